@@ -1,0 +1,109 @@
+"""Pays as the regulations write them, parsed into exact values in one place.
+
+"N to 1" pays N and returns the wager; "N for 1" returns N in all, the wager
+included, so it wins N - 1. A pay's :attr:`Pay.net` is the amount won per unit
+wagered (a loss is -1):
+
+>>> [str(parse_pay(t).net) for t in ("30 to 1", "299 for 1", "1 to 2", "2.5 to 1", "push")]
+['30', '298', '1/2', '5/2', '0']
+>>> str(parse_pay("1 to 1 less 5% vigorish").net)      # §627a.12(c)
+'19/20'
+>>> str(parse_pay("$1,500", denomination=5).net)       # a fixed award on a $5 wager
+'300'
+>>> parse_pay("100% of progressive").net
+J
+>>> parse_pay("30 too 1")
+Traceback (most recent call last):
+...
+exactodds.errors.ExactOddsError: unknown pay form '30 too 1' (write e.g. '30 to 1', '299 for 1', 'push', 'N/A', '$1,500' or '100% of progressive')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .errors import ExactOddsError
+
+__all__ = ["Pay", "parse_pay", "Net"]
+
+#: An exact net pay: a Fraction, or a sympy expression for a progressive share.
+Net = Any
+
+_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_TO = re.compile(rf"^{_NUM}\s+to\s+{_NUM}(?:\s+less\s+{_NUM}%\s+(?:vigorish|commission))?$", re.I)
+_FOR = re.compile(rf"^{_NUM}\s+for\s+{_NUM}$", re.I)
+_DOLLARS = re.compile(rf"^\$\s*{_NUM}$")
+_PROGRESSIVE = re.compile(r"^(\d+(?:\.\d+)?)%\s+(?:of\s+)?(?:the\s+)?(.*?)\s*$", re.I)
+
+
+def _num(text: str) -> Fraction:
+    return Fraction(text.replace(",", ""))
+
+
+@dataclass(frozen=True)
+class Pay:
+    """One pay: the regulation's words and the exact net win per unit wagered.
+
+    ``kind`` is ``to``, ``for``, ``push``, ``dollars``, ``progressive`` or
+    ``not offered`` (an "N/A" cell: the outcome loses under that paytable).
+    """
+
+    text: str
+    kind: str
+    net: Net
+
+    @property
+    def offered(self) -> bool:
+        return self.kind != "not offered"
+
+    @property
+    def symbolic(self) -> bool:
+        return self.kind == "progressive"
+
+
+def parse_pay(text: str, *, denomination: Fraction | int | None = None) -> Pay:
+    """Parse a pay as written in the regulation (see the module doctest)."""
+    if not isinstance(text, str):
+        raise ExactOddsError(f"a pay must be text such as '30 to 1', got {text!r}")
+    t = " ".join(text.split())
+    low = t.lower()
+    if low == "push":
+        return Pay(t, "push", Fraction(0))
+    if low in ("n/a", "not offered"):
+        return Pay(t, "not offered", Fraction(-1))
+    if m := _TO.match(t):
+        win, stake = _num(m[1]), _num(m[2])
+        if stake == 0:
+            raise ExactOddsError(f"pay {t!r} has a zero stake")
+        net = win / stake
+        if m[3] is not None:
+            rate = _num(m[3]) / 100
+            if not 0 <= rate < 1:
+                raise ExactOddsError(f"vigorish in {t!r} must be below 100%")
+            net *= 1 - rate
+        return Pay(t, "to", net)
+    if m := _FOR.match(t):
+        back, stake = _num(m[1]), _num(m[2])
+        if stake == 0:
+            raise ExactOddsError(f"pay {t!r} has a zero stake")
+        return Pay(t, "for", back / stake - 1)
+    if m := _DOLLARS.match(t):
+        if denomination is None:
+            raise ExactOddsError(f"pay {t!r} is in dollars but the paytable states no denomination")
+        return Pay(t, "dollars", _num(m[1]) / Fraction(denomination))
+    if m := _PROGRESSIVE.match(t):
+        share = _num(m[1]) / 100
+        meter = m[2].strip().lower() or "progressive"
+        import sympy  # lazily: only progressive wagers need it
+
+        name = "J" if meter in ("progressive", "progressive jackpot") else "J_" + re.sub(
+            r"\W+", "_", meter.replace("jackpot", "").strip()).strip("_").lower()
+        symbol = sympy.Symbol(name, positive=True)
+        return Pay(t, "progressive", sympy.Rational(share.numerator, share.denominator) * symbol)
+    raise ExactOddsError(
+        f"unknown pay form {t!r} (write e.g. '30 to 1', '299 for 1', 'push', 'N/A', "
+        "'$1,500' or '100% of progressive')"
+    )

@@ -1,0 +1,227 @@
+"""Renderers: the same exact numbers as text, JSON, CSV, Markdown and HTML.
+
+Decimals are for reading only and are rounded half-even from the exact
+fraction (:func:`decimal`); JSON and CSV carry the exact values too, integers
+as integers and fractions as ``"p/q"`` strings.
+
+>>> decimal(Fraction(2, 3), 6), percent(Fraction(114753351728, 10847218479825), 4)
+('0.666667', '1.0579%')
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from collections.abc import Sequence
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from fractions import Fraction
+from typing import Any
+
+from .pricing import WagerResult
+from .shoe import Shoe
+
+__all__ = ["decimal", "percent", "exact", "render", "FORMATS", "result_dict", "analysis_dict"]
+
+FORMATS = ("text", "json", "csv", "markdown", "html")
+
+#: The rounding policy of every decimal printed: half-even at the stated places.
+ROUNDING = "decimals are rounded half-even from the exact fractions; exact values are in the JSON and CSV"
+
+
+def decimal(value: Any, places: int = 6) -> str:
+    """``value`` (a Fraction or int) rounded half-even to ``places`` decimals."""
+    if not isinstance(value, (int, Fraction)):
+        return str(value)
+    fr = Fraction(value)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        d = Decimal(fr.numerator) / Decimal(fr.denominator)
+        q = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    return f"{q:f}" if q != 0 else f"{Decimal(0).quantize(Decimal(1).scaleb(-places)):f}"
+
+
+def percent(value: Any, places: int = 4) -> str:
+    """``value`` as a percentage, rounded half-even to ``places`` decimals."""
+    if not isinstance(value, (int, Fraction)):
+        return str(value)
+    return decimal(Fraction(value) * 100, places) + "%"
+
+
+def exact(value: Any) -> Any:
+    """JSON form of an exact value: int stays int, Fraction becomes ``"p/q"``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        return str(value)
+    return str(value)      # a sympy expression, e.g. "J/1000 - 1/2"
+
+
+def result_dict(r: WagerResult) -> dict[str, Any]:
+    """One priced wager as plain data with exact values."""
+    w, t = r.wager, r.paytable
+    return {
+        "id": w.id,
+        "name": w.name,
+        "game": w.game,
+        "section": w.section,
+        "paytable": t.id,
+        "paytable_section": t.section,
+        "reading": w.reading,
+        "reading_id": w.reading_id,
+        "outcomes": [
+            {
+                "id": ln.id,
+                "name": ln.name,
+                "pays": ln.pay.text,
+                "net": exact(ln.net),
+                "combinations": ln.combinations,
+                "probability": exact(ln.probability),
+                "return": exact(ln.contribution),
+            }
+            for ln in r.lines
+        ],
+        "combinations": r.total,
+        "expected_return": exact(r.expected_return),
+        "house_edge": exact(r.house_edge),
+        "variance": exact(r.variance),
+        "standard_deviation": round(r.standard_deviation, 12) if not r.symbolic else None,
+        "hit_frequency": exact(r.hit_frequency),
+        "push_frequency": exact(r.push_frequency),
+    }
+
+
+def analysis_dict(shoe: Shoe, results: Sequence[WagerResult], *, route: str) -> dict[str, Any]:
+    from . import __version__
+
+    return {
+        "exactodds": __version__,
+        "route": route,
+        "shoe": shoe.to_dict(),
+        "wagers": [result_dict(r) for r in results],
+    }
+
+
+# -- text -------------------------------------------------------------------
+
+def _title(r: WagerResult) -> str:
+    return f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id} (§{r.paytable.section})"
+
+
+def _table_rows(r: WagerResult) -> list[tuple[str, str, str, str, str]]:
+    rows = [
+        (ln.name, ln.pay.text, f"{ln.combinations:,}", decimal(ln.probability, 8), _signed(ln.contribution))
+        for ln in r.lines
+    ]
+    rows.append(("Total", "", f"{r.total:,}", decimal(sum((ln.probability for ln in r.lines), Fraction(0)), 8),
+                 _signed(r.expected_return)))
+    return rows
+
+
+def _signed(value: Any) -> str:
+    if not isinstance(value, (int, Fraction)):
+        return str(value)
+    s = decimal(value, 8)
+    return s if s.startswith("-") else "+" + s
+
+
+def _summary(r: WagerResult) -> list[tuple[str, str]]:
+    if r.symbolic:
+        return [("Expected return", str(r.expected_return))]
+    return [
+        ("Expected return", f"{_signed(r.expected_return)} (exact {r.expected_return})"),
+        ("House edge", percent(r.house_edge, 4)),
+        ("Variance", f"{decimal(r.variance, 6)} (exact {r.variance})"),
+        ("Standard deviation", f"{r.standard_deviation:.6f}"),
+        ("Hit frequency", percent(r.hit_frequency, 4)),
+    ]
+
+
+def render_text(shoe: Shoe, results: Sequence[WagerResult]) -> str:
+    out = [f"Shoe: {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences", ""]
+    head = ("Outcome", "Pays", "Combinations", "Probability", "Return")
+    for r in results:
+        rows = [head, *_table_rows(r)]
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        out.append(_title(r))
+        if r.wager.reading:
+            out.append(f"Reading: {r.wager.reading}")
+        for i, row in enumerate(rows):
+            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [
+                row[k].rjust(widths[k]) for k in (2, 3, 4)
+            ]
+            out.append("  ".join(cells).rstrip())
+            if i == 0 or i == len(rows) - 2:
+                out.append("  ".join("-" * w for w in widths))
+        out.extend(f"{k}: {v}" for k, v in _summary(r))
+        out.append("")
+    return "\n".join(out)
+
+
+def render_markdown(shoe: Shoe, results: Sequence[WagerResult]) -> str:
+    out = [f"**Shoe:** {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences", ""]
+    for r in results:
+        out.append(f"### {_md(_title(r))}")
+        out.append("")
+        if r.wager.reading:
+            out += [f"*Reading:* {_md(r.wager.reading)}", ""]
+        out.append("| Outcome | Pays | Combinations | Probability | Return |")
+        out.append("|---|---|---:|---:|---:|")
+        for row in _table_rows(r):
+            out.append("| " + " | ".join(_md(c) for c in row) + " |")
+        out.append("")
+        out.extend(f"- **{k}:** {_md(v)}" for k, v in _summary(r))
+        out.append("")
+    return "\n".join(out)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_csv(shoe: Shoe, results: Sequence[WagerResult]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["shoe", "wager_id", "wager", "section", "paytable", "outcome_id", "outcome", "pays", "net",
+                "combinations", "probability", "probability_decimal", "return", "variance", "hit_frequency"])
+    for r in results:
+        base = [shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id]
+        for ln in r.lines:
+            w.writerow(base + [ln.id, ln.name, ln.pay.text, exact(ln.net), ln.combinations,
+                               exact(ln.probability), decimal(ln.probability, 12), exact(ln.contribution), "", ""])
+        w.writerow(base + ["total", "Total", "", "", r.total, "1", decimal(Fraction(1), 12),
+                           exact(r.expected_return), exact(r.variance), exact(r.hit_frequency)])
+    return buf.getvalue()
+
+
+def render_html(shoe: Shoe, results: Sequence[WagerResult]) -> str:
+    """An HTML fragment (tables) for notebooks and reports."""
+    parts = [f"<p><b>Shoe:</b> {html.escape(shoe.describe())}; {shoe.sequences:,} ordered 6-card sequences</p>"]
+    for r in results:
+        parts.append(f"<h4>{html.escape(_title(r))}</h4>")
+        parts.append("<table><thead><tr><th>Outcome</th><th>Pays</th><th>Combinations</th>"
+                     "<th>Probability</th><th>Return</th></tr></thead><tbody>")
+        for row in _table_rows(r):
+            parts.append("<tr>" + "".join(
+                f"<td style='text-align:{'left' if i < 2 else 'right'}'>{html.escape(c)}</td>"
+                for i, c in enumerate(row)) + "</tr>")
+        parts.append("</tbody></table><ul>")
+        parts.extend(f"<li><b>{k}:</b> {html.escape(v)}</li>" for k, v in _summary(r))
+        parts.append("</ul>")
+    return "\n".join(parts)
+
+
+def render(fmt: str, shoe: Shoe, results: Sequence[WagerResult], *, route: str = "vector") -> str:
+    """Render ``results`` in one of :data:`FORMATS`."""
+    if fmt == "json":
+        return json.dumps(analysis_dict(shoe, results, route=route), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        return render_csv(shoe, results)
+    if fmt == "markdown":
+        return render_markdown(shoe, results)
+    if fmt == "html":
+        return render_html(shoe, results)
+    return render_text(shoe, results)

@@ -1,0 +1,94 @@
+"""A second route to the same numbers: a recursive walk, memoized on the shoe.
+
+Depth-first, one card at a time, the walk deals P1, B1, P2, B2 and any third
+cards from the remaining value counts, following :mod:`exactodds.rules`. The
+rest of a round depends only on the remaining counts and the round's state so
+far, so each sub-result is memoized on exactly that — not on the order in
+which the cards came. It uses Python integers only (no NumPy, no bound on the
+shoe) and shares nothing with :mod:`exactodds.engine` but the drawing rules,
+which makes agreement between the two a check of the counting in each.
+
+>>> counts = walk(Shoe.decks(1))
+>>> sum(n for (p, b, _, _), n in counts.items() if b > p)
+6737232640
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import defaultdict
+
+from .rules import banker_draws, is_natural, player_draws
+from .shoe import CARDS_PER_ROUND, Shoe
+
+__all__ = ["walk"]
+
+Key = tuple[int, int, int, int]     # player total, banker total, player cards, banker cards
+Counts = tuple[int, ...]
+
+
+def walk(shoe: Shoe) -> dict[Key, int]:
+    """Counts per (player total, banker total, player cards, banker cards)."""
+    return dict(_walk(shoe.value_counts))
+
+
+@functools.lru_cache(maxsize=64)
+def _walk(value_counts: Counts) -> tuple[tuple[Key, int], ...]:
+    size = sum(value_counts)
+
+    @functools.cache
+    def step(counts: Counts, state: State) -> tuple[tuple[Key, int], ...]:
+        """Sequences that finish the round from ``state`` (the unread cards included)."""
+        hand = _next_hand(state)
+        pt, pn, bt, bn, _ = state
+        if hand is None:                          # the round is over: count the unread cards
+            dealt = pn + bn
+            tail = math.perm(size - dealt, CARDS_PER_ROUND - dealt)
+            return (((pt, bt, pn, bn), tail),)
+        out: defaultdict[Key, int] = defaultdict(int)
+        for v, c in enumerate(counts):
+            if c == 0:
+                continue
+            rest = counts[:v] + (c - 1,) + counts[v + 1:]
+            if hand == "player":
+                nxt = ((pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1)
+            else:
+                nxt = (pt, pn, (bt + v) % 10, bn + 1, state[4])
+            for key, n in step(rest, nxt):
+                out[key] += c * n
+        return tuple(out.items())
+
+    return step(value_counts, (0, 0, 0, 0, -1))
+
+
+#: (player total, player cards, banker total, banker cards, player's third card or -1)
+State = tuple[int, int, int, int, int]
+
+
+def _next_hand(state: State) -> str | None:
+    """Which hand takes the next card (§627a.8(c), §627a.9(c), §627a.10), or None."""
+    pt, pn, bt, bn, px = state
+    if pn < 2 or bn < 2:
+        return "player" if pn == bn else "banker"
+    if pn == 2 and bn == 2:
+        if is_natural(pt) or is_natural(bt):                 # §627a.10(a)
+            return None
+        if player_draws(pt):                                 # §627a.10(b)
+            return "player"
+        return "banker" if banker_draws(bt, None) else None  # §627a.10(c)(1)
+    if pn == 3 and bn == 2:
+        return "banker" if banker_draws(bt, px) else None    # §627a.10(c)(2)
+    return None
+
+
+class WalkDistribution:
+    """The walk's counts behind the interface pricing reads (point-level wagers)."""
+
+    def __init__(self, shoe: Shoe):
+        self.shoe = shoe
+        self.total = shoe.sequences
+        self._counts = walk(shoe)
+
+    def point_counts(self) -> dict[Key, int]:
+        return self._counts
