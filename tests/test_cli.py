@@ -1,0 +1,141 @@
+"""The command line, through click's CliRunner."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exactodds.cli import cli
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(cli, list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_analyze_text_default_is_the_main_game() -> None:
+    code, out, err = run("analyze", "--decks", "8")
+    assert code == 0 and err == ""
+    assert "4,998,398,275,503,360" in out
+    assert "House edge: 1.0579%" in out and "House edge: 1.2351%" in out and "House edge: 14.3596%" in out
+
+
+def test_analyze_json_keeps_exact_values_exact() -> None:
+    code, out, _ = run("analyze", "--decks", "8", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["shoe"]["sequences"] == 4_998_398_275_503_360
+    banker = next(w for w in data["wagers"] if w["id"] == "banker")
+    assert {"id", "name", "section", "paytable", "outcomes", "expected_return", "house_edge", "variance"} <= set(banker)
+    wins = banker["outcomes"][0]
+    assert wins["combinations"] == 2_292_252_566_437_888 and isinstance(wins["combinations"], int)
+    assert Fraction(wins["probability"]) == Fraction(2_292_252_566_437_888, 4_998_398_275_503_360)
+    assert sum(Fraction(o["probability"]) for o in banker["outcomes"]) == 1
+    assert Fraction(banker["expected_return"]) == sum(Fraction(o["return"]) for o in banker["outcomes"])
+
+
+def test_analyze_csv_and_markdown() -> None:
+    code, out, _ = run("analyze", "--wager", "tie", "--paytable", "9-to-1", "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["outcome_id"] for r in rows] == ["tie", "lose", "total"]
+    assert int(rows[0]["combinations"]) + int(rows[1]["combinations"]) == int(rows[2]["combinations"])
+    code, out, _ = run("analyze", "--wager", "lucky-six", "--format", "markdown")
+    assert code == 0 and "| Banker wins with 6, three cards | 20 to 1 |" in out
+
+
+def test_analyze_remove_repeated_cards() -> None:
+    code, out, _ = run("analyze", "--decks", "6", "--remove", "5S,5S,KH", "--format", "json", "--wager", "banker")
+    assert code == 0
+    shoe = json.loads(out)["shoe"]
+    assert shoe["cards"] == 309 and shoe["card_counts"]["5♠"] == 4
+
+
+def test_analyze_all_selects_every_wager_and_paytable() -> None:
+    code, out, _ = run("analyze", "--all", "--format", "json")
+    assert code == 0
+    pairs = {(w["id"], w["paytable"]) for w in json.loads(out)["wagers"]}
+    assert ("golden-talons-banker", "E") in pairs and ("dragon-bonus-player", "C") in pairs
+    assert len(pairs) == len(json.loads(out)["wagers"])
+
+
+def test_routes_agree() -> None:
+    _, vec, _ = run("analyze", "--decks", "2", "--remove", "9,9,Kh", "--format", "json", "--all")
+    _, wlk, _ = run("analyze", "--decks", "2", "--remove", "9,9,Kh", "--format", "json", "--all", "--route", "walk")
+    a, b = json.loads(vec), json.loads(wlk)
+    assert a.pop("route") == "vector" and b.pop("route") == "walk"
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["analyze", "--decks", "0"], "--decks: number of decks must be a whole number >= 1, got 0"),
+        (["analyze", "--decks", "-3"], "--decks"),
+        (["analyze", "--decks", "x"], "'x' is not a valid integer"),
+        (["analyze", "--decks", "1", "--remove", "Ks,Ks"], "--remove: cannot remove K♠"),
+        (["analyze", "--remove", "Zz"], "--remove: unknown card 'Zz'"),
+        (["analyze", "--wager", "no-such"], "unknown wager 'no-such'"),
+        (["analyze", "--wager", "banker", "--paytable", "Q"], "has no paytable Q"),
+        (["analyze", "--alternative", "blazing-7s"], "write WAGER=READING"),
+        (["analyze", "--paytables", "/nonexistent.toml"], "/nonexistent.toml: cannot read"),
+        (["analyze", "--format", "yaml"], "'yaml' is not one of"),
+        (["frobnicate"], "No such command 'frobnicate'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(args: list[str], message: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
+    assert err.startswith("exactodds: error: ") and err.count("\n") == 1
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_shoe_of_fewer_than_six_cards() -> None:
+    """Removing 47 cards from one deck leaves 5: too few for a round."""
+    from exactodds import Card
+
+    cards = ",".join(str(Card.from_index(i)) for i in range(47))
+    code, out, err = run("analyze", "--decks", "1", "--remove", cards)
+    assert code == 2 and out == ""
+    assert err == "exactodds: error: --remove: the shoe holds 5 cards; a round may need 6\n"
+
+
+def test_user_paytable_file(tmp_path: Path) -> None:
+    p = tmp_path / "house.toml"
+    p.write_text('''
+[[wager]]
+id = "house-tie"
+name = "Tie, house paytable"
+section = "627a.12(b) (house variation)"
+  [[wager.outcome]]
+  id = "tie"
+  name = "Tie"
+  when = "tie"
+  [[wager.paytable]]
+  id = "10"
+  pays = { tie = "10 to 1" }
+''', encoding="utf-8")
+    code, out, _ = run("analyze", "--paytables", str(p), "--format", "json")
+    assert code == 0
+    (w,) = json.loads(out)["wagers"]
+    assert w["id"] == "house-tie" and Fraction(w["house_edge"]) < 0    # 10 to 1 on a tie favours the player
+    bad = tmp_path / "bad.toml"
+    bad.write_text(p.read_text().replace('"10 to 1"', '"10 bananas"'), encoding="utf-8")
+    code, _, err = run("analyze", "--paytables", str(bad))
+    assert code == 2 and f"{bad}: wager 'house-tie': paytable '10': outcome 'tie': unknown pay form" in err
+
+
+def test_list_text_and_json() -> None:
+    code, out, _ = run("list")
+    assert code == 0 and "golden-talons-player" in out and "§631b.9(e)-(g)" in out
+    code, out, _ = run("list", "--format", "json")
+    rows = json.loads(out)
+    assert {r["id"] for r in rows} >= {"banker", "lucky-six", "cover-all"}
+    assert next(r for r in rows if r["id"] == "dragon-bonus-player")["paytables"] == ["A", "B", "C"]

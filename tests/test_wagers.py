@@ -1,0 +1,103 @@
+"""The catalogue as data: citations, validation of malformed files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from exactodds import ExactOddsError, load_catalogue, load_file
+
+GOOD = '''
+[[wager]]
+id = "my-lucky-six"
+name = "Lucky Six, house paytable"
+section = "627b.2(c)(3) (house variation)"
+  [[wager.outcome]]
+  id = "six"
+  name = "Banker wins with 6"
+  when = "banker_wins and banker == 6"
+  [[wager.paytable]]
+  id = "X"
+  pays = { six = "15 to 1" }
+'''
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "mine.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_every_wager_cites_a_section_and_every_paytable_too() -> None:
+    for w in load_catalogue().values():
+        assert re.match(r"^\d{3}[ab]\.\d+", w.section), w.id
+        for t in w.paytables.values():
+            assert re.match(r"^\d{3}[ab]\.\d+", t.section), (w.id, t.id)
+
+
+def test_user_file_loads(tmp_path: Path) -> None:
+    cat = load_file(write(tmp_path, GOOD))
+    assert list(cat) == ["my-lucky-six"]
+    assert str(cat["my-lucky-six"].paytables["X"].pays["six"].net) == "15"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('"15 to 1"', '"15 too 1"'), "wager 'my-lucky-six': paytable 'X': outcome 'six': unknown pay form '15 too 1'"),
+        (('  when = "banker_wins and banker == 6"\n', ""), "wager 'my-lucky-six': outcome 'six': no definition"),
+        (("pays = { six", "pays = { seven = \"2 to 1\", six"), "wager 'my-lucky-six': paytable 'X': names unknown outcome 'seven'"),
+        (("banker == 6", "bankr == 6"), "unknown feature 'bankr'"),
+        (("banker == 6", "__import__('os')"), "only abs(), min(), max() may be called"),
+        (('id = "X"', 'id = "X"\n  section = 5'), None),
+    ],
+)
+def test_malformed_files_fail_with_one_line(tmp_path: Path, change: tuple[str, str], message: str | None) -> None:
+    text = GOOD.replace(*change)
+    if message is None:
+        load_file(write(tmp_path, text))      # a number where text is expected is read as text
+        return
+    with pytest.raises(ExactOddsError) as exc:
+        load_file(write(tmp_path, text))
+    assert str(exc.value).startswith(str(tmp_path / "mine.toml") + ": ")
+    assert message in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_duplicate_wager_id(tmp_path: Path) -> None:
+    with pytest.raises(ExactOddsError, match="wager 'my-lucky-six': duplicate id"):
+        load_file(write(tmp_path, GOOD + GOOD))
+
+
+def test_duplicate_of_a_regulation_wager_id(tmp_path: Path) -> None:
+    with pytest.raises(ExactOddsError, match="wager 'lucky-six': duplicate id .first defined in 627b.toml"):
+        load_catalogue().merged(load_file(write(tmp_path, GOOD.replace("my-lucky-six", "lucky-six"))))
+
+
+def test_overlapping_outcomes_are_refused(tmp_path: Path) -> None:
+    text = GOOD.replace("  [[wager.paytable]]", '''  [[wager.outcome]]
+  id = "any_win"
+  name = "Banker wins"
+  when = "banker_wins"
+  [[wager.paytable]]''').replace('pays = { six = "15 to 1" }', 'pays = { six = "15 to 1", any_win = "1 to 1" }')
+    with pytest.raises(ExactOddsError, match="outcomes 'six' and 'any_win' both hold on one round"):
+        load_file(write(tmp_path, text))
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(ExactOddsError, match="cannot read"):
+        load_file(tmp_path / "missing.toml")
+    with pytest.raises(ExactOddsError, match="not valid TOML"):
+        load_file(write(tmp_path, "[[wager]\n"))
+
+
+def test_alternative_reading_changes_the_numbers() -> None:
+    from exactodds import Shoe, analyze
+
+    (regular,) = analyze(Shoe.decks(8), wagers=["blazing-7s"], paytables=["B"])
+    (alt,) = analyze(Shoe.decks(8), wagers=["blazing-7s"], paytables=["B"],
+                     alternatives={"blazing-7s": "mixed-7s-as-3-card"})
+    assert alt.expected_return != regular.expected_return
+    assert alt.wager.reading_id == "mixed-7s-as-3-card"
