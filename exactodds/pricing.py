@@ -20,17 +20,30 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
-from .engine import RoundDistribution, round_table
+from .engine import round_table
 from .outcomes import point_row
 from .pays import Pay
+from .shoe import Shoe
 from .wagers import Paytable, Wager
 
-__all__ = ["OutcomeLine", "WagerResult", "price", "LOSE"]
+__all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "classify", "LOSE"]
 
 #: The line every round that meets no outcome falls into.
 LOSE = "lose"
+
+
+class PointDistribution(Protocol):
+    """What pricing reads from a route: the shoe, its total, counts per point-level round."""
+
+    @property
+    def shoe(self) -> Shoe: ...
+
+    @property
+    def total(self) -> int: ...
+
+    def point_counts(self) -> Mapping[tuple[int, int, int, int], int]: ...
 
 
 @dataclass(frozen=True)
@@ -122,7 +135,7 @@ def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[int, int, int, i
     return cache[paytable.id]  # type: ignore[no-any-return]
 
 
-def price(wager: Wager, paytable: Paytable, dist: RoundDistribution) -> WagerResult:
+def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
     by_outcome = {o.id: 0 for o in wager.outcomes}
     lost = 0
