@@ -21,6 +21,10 @@ def test_round_table_shape() -> None:
     assert set(map(int, t.cards_used)) == {4, 5, 6}
 
 
+def nonzero(counts: dict) -> dict:
+    return {k: v for k, v in counts.items() if v}
+
+
 def test_walk_agrees_with_engine_on_regulated_shoes() -> None:
     for decks in (6, 8):
         shoe = Shoe.decks(decks)
@@ -32,7 +36,7 @@ def test_walk_agrees_with_engine_on_regulated_shoes() -> None:
 def test_walk_agrees_with_engine_on_depleted_shoes(shoe: Shoe) -> None:
     dist = deal(shoe)
     assert sum(dist.point_counts().values()) == shoe.sequences
-    assert walk(shoe) == dist.point_counts()
+    assert nonzero(walk(shoe)) == nonzero(dist.point_counts())
 
 
 def test_python_int_route_beyond_int64() -> None:
@@ -41,7 +45,7 @@ def test_python_int_route_beyond_int64() -> None:
     assert shoe.size > INT64_MAX_CARDS
     dist = deal(shoe)
     assert dist.weights.dtype == object
-    assert dist.point_counts() == walk(shoe)
+    assert nonzero(dist.point_counts()) == nonzero(walk(shoe))
 
 
 def _brute_point_counts(shoe: Shoe) -> Counter:
