@@ -42,7 +42,7 @@ import numpy as np
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["RoundTable", "RoundDistribution", "round_table", "deal", "POINT_KEY"]
+__all__ = ["RoundTable", "RoundDistribution", "round_table", "round_feature", "deal", "POINT_KEY"]
 
 #: The features of a round that every point-total wager can read.
 POINT_KEY = ("player_total", "banker_total", "player_cards", "banker_cards")
@@ -156,6 +156,45 @@ def round_table() -> RoundTable:
     )
 
 
+@functools.cache
+def round_feature(name: str) -> np.ndarray:
+    """A value-level feature of every round, by name (see :mod:`exactodds.outcomes`)."""
+    t = round_table()
+    fixed = {"player": t.player_total, "banker": t.banker_total,
+             "player_cards": t.player_cards, "banker_cards": t.banker_cards}
+    if name in fixed:
+        return fixed[name]
+    if name.startswith("count_") and name[6:].isdigit() and int(name[6:]) < 10:
+        a = (t.order == int(name[6:])).sum(axis=1).astype(np.int8)
+        a.flags.writeable = False
+        return a
+    raise KeyError(name)
+
+
+@functools.cache
+def _grouping(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, ...], ...]]:
+    """Rounds sorted by the values of ``names``: (permutation, group starts, group keys)."""
+    cols = [round_feature(n).astype(np.int64) for n in names]
+    key = np.zeros(len(round_table()), dtype=np.int64)
+    for col in cols:
+        key = key * 16 + col
+    perm = np.argsort(key, kind="stable")
+    sk = key[perm]
+    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+    keys = tuple(zip(*(tuple(int(x) for x in col[perm[starts]]) for col in cols)))
+    return perm, starts, keys
+
+
+@functools.cache
+def _multisets() -> tuple[np.ndarray, np.ndarray]:
+    """The distinct value multisets of the rounds (rows of 10 counts) and each round's row."""
+    t = round_table()
+    m = np.stack([(t.order == v).sum(axis=1) for v in range(10)], axis=1).astype(np.int64)
+    code = m @ (7 ** np.arange(10, dtype=np.int64))        # each count is at most 6
+    uniq_code, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    return m[first].astype(np.int8), inverse.ravel()
+
+
 def _factors(value_counts: tuple[int, ...], size: int, dtype: Any) -> np.ndarray:
     """Factor vector: slot ``v*7+o`` holds ``c_v - o``; slot ``70+j`` holds ``N - j``."""
     f = np.empty(_TAIL + CARDS_PER_ROUND, dtype=dtype)
@@ -192,6 +231,46 @@ class RoundDistribution:
             sums = np.add.reduceat(self.weights[t.point_perm], t.point_starts)
             self._cache["point"] = {k: int(s) for k, s in zip(t.point_keys, sums)}
         return self._cache["point"]  # type: ignore[no-any-return]
+
+    def round_counts(self, names: tuple[str, ...], *, all_cards: bool = False,
+                     what: str = "this wager") -> dict[tuple[Any, ...], int]:
+        """Counts keyed by the values of the value-level features ``names`` and, with
+        ``all_cards``, by (same rank, same suit, same colour) of every card dealt."""
+        cache_key = ("round", names, all_cards)
+        if cache_key in self._cache:
+            return self._cache[cache_key]  # type: ignore[no-any-return]
+        perm, starts, keys = _grouping(names)
+        if not all_cards:
+            sums = np.add.reduceat(self.weights[perm], starts)
+            out = {k: int(s) for k, s in zip(keys, sums)}
+        else:
+            from .identity import ALL_CARD_CATEGORIES, all_card_categories
+
+            uniq, inverse = _multisets()
+            per_multiset = all_card_categories(self.shoe, uniq, what=what)
+            n = self.shoe.size
+            k = self.table.cards_used
+            tail = np.where(k == 4, (n - 4) * (n - 5), np.where(k == 5, n - 5, 1)).astype(self.weights.dtype)
+            out = {}
+            for c, category in enumerate(ALL_CARD_CATEGORIES):
+                per_round = per_multiset[inverse, c] * tail
+                sums = np.add.reduceat(per_round[perm], starts)
+                out.update({key + category: int(s) for key, s in zip(keys, sums)})
+        if sum(out.values()) != self.total:
+            raise AssertionError(f"counts by {names} do not add up to the shoe's sequences")
+        self._cache[cache_key] = out
+        return out
+
+    def initial_counts(self, needs_player: tuple[str, ...], needs_banker: tuple[str, ...],
+                       *, what: str = "this wager") -> dict[tuple[Any, ...], int]:
+        """Counts per (Player, Banker) attributes of the four initial cards (see identity)."""
+        cache_key = ("initial", needs_player, needs_banker)
+        if cache_key not in self._cache:
+            from .identity import initial_counts
+
+            self._cache[cache_key] = initial_counts(self.shoe, needs_player=needs_player,
+                                                    needs_banker=needs_banker, what=what)
+        return self._cache[cache_key]  # type: ignore[no-any-return]
 
     def main_game(self) -> dict[str, int]:
         """Banker wins, Player wins and ties (§627a.7(a)(1)–(3))."""

@@ -28,7 +28,10 @@ from types import CodeType
 
 from .errors import ExactOddsError
 
-__all__ = ["POINT_FEATURES", "DERIVED", "Condition", "point_row"]
+__all__ = [
+    "POINT_FEATURES", "VALUE_FEATURES", "ALL_CARD_FEATURES", "INITIAL_FEATURES", "DERIVED",
+    "KNOWN_FEATURES", "HAND_ATTRIBUTES", "Condition", "point_row", "initial_row", "feature_kind",
+]
 
 #: Features read off the point-level table of a round (see :mod:`exactodds.engine`).
 POINT_FEATURES: dict[str, str] = {
@@ -36,6 +39,36 @@ POINT_FEATURES: dict[str, str] = {
     "banker": "the Banker's Hand final Point Count, 0-9",
     "player_cards": "cards in the Player's Hand, 2 or 3",
     "banker_cards": "cards in the Banker's Hand, 2 or 3",
+}
+
+#: Value-level features beyond the point table: how many cards of each point value were dealt.
+VALUE_FEATURES: dict[str, str] = {
+    f"count_{v}": f"cards of point value {v} dealt in the round" for v in range(10)
+}
+
+#: Identity features of all the cards dealt in the round (ranks, suits, colours).
+ALL_CARD_FEATURES: dict[str, str] = {
+    "same_suit": "every card dealt in the round is of one suit",
+    "same_colour": "every card dealt in the round is of one colour",
+    "same_rank": "every card dealt in the round is of one rank (e.g. six-of-a-kind)",
+}
+
+_HAND = ("player", "banker")
+
+#: Identity features of the first two cards of each hand (settled before any third card).
+INITIAL_FEATURES: dict[str, str] = {
+    **{f"{h}_pair": f"first two {h} cards: 'none', 'mixed', 'coloured' or 'perfect' pair (627b.1(a))"
+       for h in _HAND},
+    **{f"{h}_suited": f"first two {h} cards of one suit" for h in _HAND},
+    **{f"{h}_royal_match": f"first two {h} cards a King and Queen of one suit (631b.7(e)(1))" for h in _HAND},
+    **{f"{h}_royal_9": f"first two {h} cards a face card and a nine: 'none', 'unsuited' or 'suited' (627b.3)"
+       for h in _HAND},
+    **{f"{h}_king_9": f"the King-Nine combination of the first two {h} cards, e.g. 'K♠9♥', or ''"
+       for h in _HAND},
+    **{f"{h}_nines": f"suits of the nines among the first two {h} cards, e.g. '', 'd', 'hs'" for h in _HAND},
+    "nines": "nines among the four initial cards (631b.4)",
+    "nines_same_suit": "two or more nines among the four initial cards, all of one suit",
+    "nine_of_diamonds": "nines of diamonds among the four initial cards",
 }
 
 
@@ -72,12 +105,49 @@ _ALLOWED = (
 )
 
 
-def point_row(key: tuple[int, int, int, int]) -> dict[str, int | bool]:
+def point_row(key: tuple[int, int, int, int], **extra: object) -> dict[str, object]:
     """The named features of one point-level row (player, banker, cards ...)."""
-    row: dict[str, int | bool] = dict(zip(POINT_FEATURES, key))
+    row: dict[str, object] = dict(zip(POINT_FEATURES, key))
     for name, (_doc, fn) in DERIVED.items():
         row[name] = fn(row)  # type: ignore[arg-type]
+    row.update(extra)
     return row
+
+
+def initial_row(player: tuple[object, ...], banker: tuple[object, ...]) -> dict[str, object]:
+    """The named features of the four initial cards, from each hand's attributes."""
+    row: dict[str, object] = {}
+    for hand, attrs in (("player", player), ("banker", banker)):
+        row.update({f"{hand}_{name}": value for name, value in zip(HAND_ATTRIBUTES, attrs)})
+    suits = str(row["player_nines"]) + str(row["banker_nines"])
+    row["nines"] = len(suits)
+    row["nines_same_suit"] = len(suits) >= 2 and len(set(suits)) == 1
+    row["nine_of_diamonds"] = suits.count("d")
+    return row
+
+
+#: The attributes of one hand's first two cards, in the order of :func:`exactodds.identity.hand_attributes`.
+HAND_ATTRIBUTES = ("pair", "suited", "royal_match", "royal_9", "king_9", "nines")
+
+
+def feature_kind(names: frozenset[str]) -> str:
+    """Which table a set of features is read from: 'point', 'round' or 'initial'."""
+    initial = names & frozenset(INITIAL_FEATURES)
+    rest = names - initial
+    if initial and rest:
+        raise ExactOddsError(
+            f"features {sorted(initial)[0]!r} and {sorted(rest)[0]!r} cannot be read together "
+            "(initial-card identities are read apart from the rest of the round)"
+        )
+    if initial:
+        return "initial"
+    if names & (frozenset(VALUE_FEATURES) | frozenset(ALL_CARD_FEATURES)):
+        return "round"
+    return "point"
+
+
+KNOWN_FEATURES = frozenset(POINT_FEATURES) | frozenset(DERIVED) | frozenset(VALUE_FEATURES) | frozenset(
+    ALL_CARD_FEATURES) | frozenset(INITIAL_FEATURES)
 
 
 @dataclass(frozen=True)
@@ -89,9 +159,9 @@ class Condition:
     code: CodeType
 
     @classmethod
-    def parse(cls, text: str, *, where: str, features: frozenset[str] | None = None) -> Condition:
-        """Check ``text`` against the grammar and the known feature names."""
-        known = features if features is not None else frozenset(POINT_FEATURES) | frozenset(DERIVED)
+    def parse(cls, text: str, *, where: str, parameters: frozenset[str] = frozenset()) -> Condition:
+        """Check ``text`` against the grammar, the known features and the wager's parameters."""
+        known = KNOWN_FEATURES | parameters
         if not isinstance(text, str) or not text.strip():
             raise ExactOddsError(f"{where}: empty condition")
         try:
@@ -109,8 +179,8 @@ class Condition:
                 if node.id not in known:
                     raise ExactOddsError(f"{where}: unknown feature {node.id!r} in {text!r}")
                 names.add(node.id)
-            elif isinstance(node, ast.Constant) and not isinstance(node.value, int):
-                raise ExactOddsError(f"{where}: only whole numbers may appear in {text!r}")
+            elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, str)):
+                raise ExactOddsError(f"{where}: only whole numbers and 'text' may appear in {text!r}")
         return cls(text.strip(), frozenset(names), compile(tree, where, "eval"))
 
     def __call__(self, row: Mapping[str, object]) -> bool:

@@ -1,0 +1,204 @@
+"""Ranks, suits and colours, counted exactly without walking card identities.
+
+The drawing rules read point values only; wagers on pairs, suits and colours
+read the cards' identities. Two exact counts serve them, both in integers:
+
+**The four initial cards** (pairs, Lucky Nines, Majestic Match, Royal 9). Each
+hand's first two cards form an ordered pair of identities ``(x, y)``; a wager
+reads an *attribute* of each hand (pair kind, suitedness, ...). The number of
+ordered 6-card sequences whose Player cards are ``(i, j)`` and whose Banker
+cards fall in class ``b`` is
+
+    c_i (c_j - [i=j]) · B_b(c - e_i - e_j) · (N-4)(N-5),
+    B_b(c') = Σ_{(x,y) in b} c'_x (c'_y - [x=y]) = c'ᵀ G_b c' - diag(G_b)·c',
+
+a quadratic form in the remaining counts ``c'``. Expanding ``c' = c - e_i - e_j``
+turns it into a few gathers from ``G_b c``, ``cᵀ G_b`` and ``G_b`` itself, so
+the joint count of every (Player class, Banker class) is one vectorised pass
+over the 2,704 ordered Player pairs per Banker class.
+
+**Every card dealt** (same suit, same colour, same rank: Heavenly 9, Harmony).
+Given a value-level round with ``m_v`` cards of value ``v``, the identities in
+each value class are an ordered draw without replacement from that class, and
+draws in different classes are independent. So the sequences in which every
+card is of suit ``s`` number ``Π_v (n_{v,s})_(m_v)``, the falling factorial of
+the class's cards of that suit; likewise for colours and ranks.
+
+>>> from exactodds.shoe import Shoe
+>>> joint = initial_counts(Shoe.decks(8), needs_player=("pair",), needs_banker=())
+>>> perfect = {k[0][0]: v for k, v in joint.items()}["perfect"]   # Player perfect pairs, 8 decks
+>>> perfect, perfect * 415 == Shoe.decks(8).sequences * 7          # the 2nd card matches 7 of 415
+(84310332357888, True)
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .cards import Card, Rank, Suit
+from .errors import ExactOddsError
+from .outcomes import HAND_ATTRIBUTES
+from .shoe import Shoe, int64_safe
+
+__all__ = ["hand_attributes", "initial_counts", "all_card_categories", "ALL_CARD_CATEGORIES"]
+
+_CARDS = tuple(Card.from_index(i) for i in range(52))
+_FACES = (Rank.KING, Rank.QUEEN, Rank.JACK)
+
+
+def hand_attributes(first: Card, second: Card) -> tuple[object, ...]:
+    """The attributes of a hand's first two cards, in :data:`HAND_ATTRIBUTES` order.
+
+    >>> hand_attributes(Card.parse("Kh"), Card.parse("Qh"))
+    ('none', True, True, 'none', '', '')
+    >>> hand_attributes(Card.parse("9d"), Card.parse("Js"))
+    ('none', False, False, 'unsuited', '', 'd')
+    """
+    if first.rank is second.rank:
+        if first.suit is second.suit:
+            pair = "perfect"                      # 627b.1(a)(3)
+        elif first.colour == second.colour:
+            pair = "coloured"                     # 627b.1(a)(1)
+        else:
+            pair = "mixed"                        # 627b.1(a)(2)
+    else:
+        pair = "none"
+    suited = first.suit is second.suit
+    ranks = {first.rank, second.rank}
+    royal_match = suited and ranks == {Rank.KING, Rank.QUEEN}           # 631b.7(e)(1)
+    royal_9 = "none"
+    if Rank.NINE in ranks and ranks & set(_FACES) and len(ranks) == 2:   # 627b.3(b)
+        royal_9 = "suited" if suited else "unsuited"
+    king_9 = ""
+    if ranks == {Rank.KING, Rank.NINE}:
+        king = first if first.rank is Rank.KING else second
+        nine = second if king is first else first
+        king_9 = f"K{king.suit.symbol}9{nine.suit.symbol}"
+    nines = "".join(sorted(c.suit.value for c in (first, second) if c.rank is Rank.NINE))
+    return (pair, suited, royal_match, royal_9, king_9, nines)
+
+
+@functools.cache
+def _labels(needs: tuple[str, ...]) -> tuple[np.ndarray, tuple[tuple[object, ...], ...]]:
+    """Label every ordered identity pair by the attributes in ``needs`` (others None)."""
+    keep = [a in needs for a in HAND_ATTRIBUTES]
+    seen: dict[tuple[object, ...], int] = {}
+    labels = np.empty(52 * 52, dtype=np.intp)
+    for i, x in enumerate(_CARDS):
+        for j, y in enumerate(_CARDS):
+            attrs = tuple(v if k else None for v, k in zip(hand_attributes(x, y), keep))
+            labels[i * 52 + j] = seen.setdefault(attrs, len(seen))
+    return labels, tuple(seen)
+
+
+def _card_counts(shoe: Shoe, what: str) -> tuple[int, ...]:
+    if shoe.card_counts is None:
+        raise ExactOddsError(
+            f"{what} reads suits, but the shoe's suits are unknown (cards were given by rank only); "
+            "give removed cards with their suits, e.g. 9h"
+        )
+    return shoe.card_counts
+
+
+def initial_counts(
+    shoe: Shoe, *, needs_player: Sequence[str], needs_banker: Sequence[str], what: str = "this wager"
+) -> dict[tuple[tuple[object, ...], tuple[object, ...]], int]:
+    """Counts per (Player attributes, Banker attributes) of the four initial cards."""
+    counts = _card_counts(shoe, what)
+    dtype: Any = np.int64 if int64_safe(shoe.size) else object
+    c = np.array(counts, dtype=dtype)
+    n = shoe.size
+    tail = (n - 4) * (n - 5)
+    p_labels, p_keys = _labels(tuple(needs_player))
+    b_labels, b_keys = _labels(tuple(needs_banker))
+    i = np.repeat(np.arange(52), 52)
+    j = np.tile(np.arange(52), 52)
+    same = (i == j).astype(dtype)
+    w_player = c[i] * (c[j] - same)
+    order = np.argsort(p_labels, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(p_labels[order]) != 0])
+    p_of_group = p_labels[order][starts]
+    out: dict[tuple[tuple[object, ...], tuple[object, ...]], int] = {}
+    for b, b_key in enumerate(b_keys):
+        g = (b_labels == b).reshape(52, 52).astype(dtype)
+        gc, cg = g @ c, c @ g
+        diag = np.diagonal(g).copy()
+        inner = (c @ gc - cg[i] - cg[j] - gc[i] - gc[j]
+                 + g[i, i] + g[i, j] + g[j, i] + g[j, j]
+                 - diag @ c + diag[i] + diag[j])
+        sums = np.add.reduceat((w_player * inner)[order], starts)
+        for p, total in zip(p_of_group, sums):
+            out[(p_keys[p], b_key)] = int(total) * tail
+    if sum(out.values()) != shoe.sequences:      # an invariant of the counting
+        raise AssertionError("initial-card counts do not add up to the shoe's sequences")
+    return out
+
+
+#: (same rank, same suit, same colour) for the six categories of :func:`all_card_categories`.
+ALL_CARD_CATEGORIES = (
+    (True, True, True), (True, False, True), (True, False, False),
+    (False, True, True), (False, False, True), (False, False, False),
+)
+
+
+def _ff_table(counts: np.ndarray, dtype: Any) -> np.ndarray:
+    """``F[..., m]`` = falling factorial ``counts (counts-1) ... (counts-m+1)``, m = 0..6."""
+    f = np.empty(counts.shape + (7,), dtype=dtype)
+    f[..., 0] = 1
+    for m in range(1, 7):
+        f[..., m] = f[..., m - 1] * (counts - (m - 1))
+    return f
+
+
+def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "this wager") -> np.ndarray:
+    """For each value multiset (rows of ``multiplicities``, 10 columns), the number of
+    ordered identity draws in each of :data:`ALL_CARD_CATEGORIES` (columns)."""
+    counts = _card_counts(shoe, what)
+    dtype: Any = np.int64 if int64_safe(shoe.size) else object
+    per = np.array(counts, dtype=dtype).reshape(13, 4)          # rank x suit
+    rank_value = np.array([r.points for r in Rank])
+    by_value_suit = np.zeros((10, 4), dtype=dtype)
+    for r in range(13):
+        by_value_suit[rank_value[r]] += per[r]
+    red = [k for k, s in enumerate((Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)) if s.colour == "red"]
+    black = [k for k in range(4) if k not in red]
+    by_value_colour = np.stack([by_value_suit[:, red].sum(1), by_value_suit[:, black].sum(1)], axis=1)
+    by_value = by_value_suit.sum(1)
+    m = multiplicities.astype(np.intp)
+
+    def product(table: np.ndarray) -> np.ndarray:     # table: (10, 7) falling factorials
+        out = np.ones(len(m), dtype=dtype)
+        for v in range(10):
+            out = out * table[v, m[:, v]]
+        return out
+
+    total = product(_ff_table(by_value, dtype))
+    suit = sum(product(_ff_table(by_value_suit[:, s], dtype)) for s in range(4))
+    colour = sum(product(_ff_table(by_value_colour[:, k], dtype)) for k in range(2))
+    k = m.sum(1)
+    single = (m == k[:, None]).any(1)
+    value = np.argmax(m, axis=1)
+    rank_ff = _ff_table(per.sum(1), dtype)                          # per rank
+    rank_suit_ff = _ff_table(per, dtype)                            # per rank and suit
+    per_colour = np.stack([per[:, red].sum(1), per[:, black].sum(1)], axis=1)
+    rank_colour_ff = _ff_table(per_colour, dtype)
+    same_rank = np.zeros(len(m), dtype=dtype)
+    rank_suit = np.zeros(len(m), dtype=dtype)
+    rank_colour = np.zeros(len(m), dtype=dtype)
+    for r in range(13):
+        hit = single & (value == rank_value[r])
+        same_rank = same_rank + np.where(hit, rank_ff[r, k], 0)
+        rank_suit = rank_suit + np.where(hit, rank_suit_ff[r, :, :][np.arange(4)[:, None], k].sum(0), 0)
+        rank_colour = rank_colour + np.where(hit, rank_colour_ff[r][np.arange(2)[:, None], k].sum(0), 0)
+    return np.stack([
+        rank_suit,
+        rank_colour - rank_suit,
+        same_rank - rank_colour,
+        suit - rank_suit,
+        colour - suit - rank_colour + rank_suit,
+        total - same_rank - colour + rank_colour,
+    ], axis=1)
