@@ -218,7 +218,7 @@ class RoundDistribution:
     shoe: Shoe
     table: RoundTable = field(repr=False)
     weights: np.ndarray = field(repr=False)
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def total(self) -> int:
@@ -232,34 +232,44 @@ class RoundDistribution:
             self._cache["point"] = {k: int(s) for k, s in zip(t.point_keys, sums)}
         return self._cache["point"]  # type: ignore[no-any-return]
 
-    def round_counts(self, names: tuple[str, ...], *, all_cards: bool = False,
-                     what: str = "this wager") -> dict[tuple[Any, ...], int]:
-        """Counts keyed by the values of the value-level features ``names`` and, with
-        ``all_cards``, by (same rank, same suit, same colour) of every card dealt."""
+    def round_count_array(self, names: tuple[str, ...], *, all_cards: bool = False,
+                          what: str = "this wager") -> np.ndarray:
+        """Counts per group of the value-level features ``names`` (in the order of the
+        grouping's keys) and, with ``all_cards``, per (same rank, same suit, same colour)
+        of every card dealt (category-minor)."""
         cache_key = ("round", names, all_cards)
         if cache_key in self._cache:
             return self._cache[cache_key]  # type: ignore[no-any-return]
-        perm, starts, keys = _grouping(names)
+        perm, starts, _keys = _grouping(names)
         if not all_cards:
-            sums = np.add.reduceat(self.weights[perm], starts)
-            out = {k: int(s) for k, s in zip(keys, sums)}
+            out = np.add.reduceat(self.weights[perm], starts)
         else:
-            from .identity import ALL_CARD_CATEGORIES, all_card_categories
+            from .identity import all_card_categories
 
             uniq, inverse = _multisets()
             per_multiset = all_card_categories(self.shoe, uniq, what=what)
             n = self.shoe.size
             k = self.table.cards_used
             tail = np.where(k == 4, (n - 4) * (n - 5), np.where(k == 5, n - 5, 1)).astype(self.weights.dtype)
-            out = {}
-            for c, category in enumerate(ALL_CARD_CATEGORIES):
-                per_round = per_multiset[inverse, c] * tail
-                sums = np.add.reduceat(per_round[perm], starts)
-                out.update({key + category: int(s) for key, s in zip(keys, sums)})
-        if sum(out.values()) != self.total:
+            per_round = per_multiset[inverse] * tail[:, None]
+            if not np.array_equal(per_round.sum(1), self.weights):
+                raise AssertionError("identity categories do not add up to the round weights")
+            out = np.add.reduceat(per_round[perm], starts, axis=0).ravel()
+        if int(out.sum()) != self.total:
             raise AssertionError(f"counts by {names} do not add up to the shoe's sequences")
+        out.flags.writeable = False
         self._cache[cache_key] = out
         return out
+
+    def round_counts(self, names: tuple[str, ...], *, all_cards: bool = False,
+                     what: str = "this wager") -> dict[tuple[Any, ...], int]:
+        """:meth:`round_count_array` keyed by feature values (+ the identity category)."""
+        from .identity import ALL_CARD_CATEGORIES
+
+        keys = _grouping(names)[2]
+        cats = ALL_CARD_CATEGORIES if all_cards else ((),)
+        arr = self.round_count_array(names, all_cards=all_cards, what=what)
+        return {k + tuple(c): int(v) for (k, c), v in zip(((k, c) for k in keys for c in cats), arr)}
 
     def initial_counts(self, needs_player: tuple[str, ...], needs_banker: tuple[str, ...],
                        *, what: str = "this wager") -> dict[tuple[Any, ...], int]:

@@ -83,15 +83,23 @@ def hand_attributes(first: Card, second: Card) -> tuple[object, ...]:
 
 
 @functools.cache
+def _all_attributes() -> tuple[tuple[object, ...], ...]:
+    """:func:`hand_attributes` of all 2,704 ordered identity pairs, row-major."""
+    return tuple(hand_attributes(x, y) for x in _CARDS for y in _CARDS)
+
+
+@functools.cache
 def _labels(needs: tuple[str, ...]) -> tuple[np.ndarray, tuple[tuple[object, ...], ...]]:
     """Label every ordered identity pair by the attributes in ``needs`` (others None)."""
-    keep = [a in needs for a in HAND_ATTRIBUTES]
+    keep = [k for k, a in enumerate(HAND_ATTRIBUTES) if a in needs]
     seen: dict[tuple[object, ...], int] = {}
     labels = np.empty(52 * 52, dtype=np.intp)
-    for i, x in enumerate(_CARDS):
-        for j, y in enumerate(_CARDS):
-            attrs = tuple(v if k else None for v, k in zip(hand_attributes(x, y), keep))
-            labels[i * 52 + j] = seen.setdefault(attrs, len(seen))
+    blank = [None] * len(HAND_ATTRIBUTES)
+    for n, attrs in enumerate(_all_attributes()):
+        projected: list[object] = list(blank)
+        for k in keep:
+            projected[k] = attrs[k]
+        labels[n] = seen.setdefault(tuple(projected), len(seen))
     return labels, tuple(seen)
 
 

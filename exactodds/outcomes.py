@@ -22,15 +22,20 @@ exactodds.errors.ExactOddsError: 627b.toml: lucky-six: unknown feature 'bankr' i
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import CodeType
+from typing import Any
+
+import numpy as np
 
 from .errors import ExactOddsError
 
 __all__ = [
     "POINT_FEATURES", "VALUE_FEATURES", "ALL_CARD_FEATURES", "INITIAL_FEATURES", "DERIVED",
     "KNOWN_FEATURES", "HAND_ATTRIBUTES", "Condition", "point_row", "initial_row", "feature_kind",
+    "initial_needs",
 ]
 
 #: Features read off the point-level table of a round (see :mod:`exactodds.engine`).
@@ -72,22 +77,23 @@ INITIAL_FEATURES: dict[str, str] = {
 }
 
 
-def _dragon_7(r: Mapping[str, int]) -> bool:
+# Derived predicates use & and | so that they work on single rounds and on NumPy columns alike.
+def _dragon_7(r: Mapping[str, Any]) -> Any:
     """§627a.1: Banker 7 with three cards against a Player below 7."""
-    return r["banker"] == 7 and r["banker_cards"] == 3 and r["player"] < 7
+    return (r["banker"] == 7) & (r["banker_cards"] == 3) & (r["player"] < 7)
 
 
-def _panda_8(r: Mapping[str, int]) -> bool:
+def _panda_8(r: Mapping[str, Any]) -> Any:
     """§627a.1: Player 8 with three cards against a Banker below 8."""
-    return r["player"] == 8 and r["player_cards"] == 3 and r["banker"] < 8
+    return (r["player"] == 8) & (r["player_cards"] == 3) & (r["banker"] < 8)
 
 
 #: Named predicates built from the point features (the regulation's own words).
-DERIVED: dict[str, tuple[str, Callable[[Mapping[str, int]], int | bool]]] = {
+DERIVED: dict[str, tuple[str, Callable[[Mapping[str, Any]], Any]]] = {
     "player_natural": ("Player 8 or 9 on the first two cards (§627a.1)",
-                       lambda r: r["player_cards"] == 2 and r["player"] >= 8),
+                       lambda r: (r["player_cards"] == 2) & (r["player"] >= 8)),
     "banker_natural": ("Banker 8 or 9 on the first two cards (§627a.1)",
-                       lambda r: r["banker_cards"] == 2 and r["banker"] >= 8),
+                       lambda r: (r["banker_cards"] == 2) & (r["banker"] >= 8)),
     "player_wins": ("Player's Point Count higher (§627a.7(a)(2))", lambda r: r["player"] > r["banker"]),
     "banker_wins": ("Banker's Point Count higher (§627a.7(a)(1))", lambda r: r["banker"] > r["player"]),
     "tie": ("equal Point Counts (§627a.7(a)(3))", lambda r: r["player"] == r["banker"]),
@@ -101,7 +107,7 @@ _ALLOWED = (
     ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub,
     ast.BinOp, ast.Add, ast.Sub, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE,
     ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Name, ast.Load, ast.Constant, ast.Tuple,
-    ast.Call,
+    ast.Call, ast.Subscript,
 )
 
 
@@ -119,6 +125,8 @@ def initial_row(player: tuple[object, ...], banker: tuple[object, ...]) -> dict[
     row: dict[str, object] = {}
     for hand, attrs in (("player", player), ("banker", banker)):
         row.update({f"{hand}_{name}": value for name, value in zip(HAND_ATTRIBUTES, attrs)})
+    if row["player_nines"] is None or row["banker_nines"] is None:
+        return row
     suits = str(row["player_nines"]) + str(row["banker_nines"])
     row["nines"] = len(suits)
     row["nines_same_suit"] = len(suits) >= 2 and len(set(suits)) == 1
@@ -146,8 +154,89 @@ def feature_kind(names: frozenset[str]) -> str:
     return "point"
 
 
+#: Cross-hand initial features and the hand attribute each needs on both hands.
+CROSS_INITIAL = {"nines": "nines", "nines_same_suit": "nines", "nine_of_diamonds": "nines"}
+
+
+def initial_needs(names: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The hand attributes (Player, Banker) that initial features ``names`` read."""
+    needs: dict[str, set[str]] = {"player": set(), "banker": set()}
+    for name in names & frozenset(INITIAL_FEATURES):
+        if name in CROSS_INITIAL:
+            needs["player"].add(CROSS_INITIAL[name])
+            needs["banker"].add(CROSS_INITIAL[name])
+        else:
+            hand, _, attr = name.partition("_")
+            needs[hand].add(attr)
+    return (tuple(a for a in HAND_ATTRIBUTES if a in needs["player"]),
+            tuple(a for a in HAND_ATTRIBUTES if a in needs["banker"]))
+
+
 KNOWN_FEATURES = frozenset(POINT_FEATURES) | frozenset(DERIVED) | frozenset(VALUE_FEATURES) | frozenset(
     ALL_CARD_FEATURES) | frozenset(INITIAL_FEATURES)
+
+
+class _Vectorise(ast.NodeTransformer):
+    """Rewrite a checked condition to work on NumPy columns: and/or/not become
+    element-wise, chained comparisons are split, ``in`` becomes ``isin``."""
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        values = [self.visit(v) for v in node.values]
+        op: ast.operator = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
+        out = _call("_bool", values[0])
+        for v in values[1:]:
+            out = ast.BinOp(out, op, _call("_bool", v))
+        return out
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        operand = self.visit(node.operand)
+        return _call("_not", operand) if isinstance(node.op, ast.Not) else ast.UnaryOp(node.op, operand)
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        left = self.visit(node.left)
+        parts: list[ast.expr] = []
+        for op, right in zip(node.ops, node.comparators):
+            right = self.visit(right)
+            if isinstance(op, (ast.In, ast.NotIn)):
+                part: ast.expr = _call("_isin", left, right)
+                if isinstance(op, ast.NotIn):
+                    part = _call("_not", part)
+            else:
+                part = ast.Compare(left, [op], [right])
+            parts.append(_call("_bool", part))
+            left = right
+        out = parts[0]
+        for p in parts[1:]:
+            out = ast.BinOp(out, ast.BitAnd(), p)
+        return out
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        assert isinstance(node.func, ast.Name)
+        return _call("_" + node.func.id, *[self.visit(a) for a in node.args])
+
+
+def _call(name: str, *args: ast.expr) -> ast.expr:
+    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
+
+
+def _isin(left: Any, right: Any) -> Any:
+    if isinstance(left, np.ndarray):
+        return np.isin(left, np.array(list(right), dtype=left.dtype if left.dtype != object else object))
+    return left in right
+
+
+_VECTOR_FUNCTIONS = {
+    "_bool": lambda x: np.asarray(x, dtype=bool), "_not": np.logical_not, "_isin": _isin,
+    "_abs": np.abs, "_min": np.minimum, "_max": np.maximum,
+}
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile(text: str, where: str, *, vector: bool) -> CodeType:
+    tree = ast.parse(text, mode="eval")
+    if vector:
+        tree = ast.fix_missing_locations(_Vectorise().visit(tree))
+    return compile(tree, where, "eval")
 
 
 @dataclass(frozen=True)
@@ -156,7 +245,17 @@ class Condition:
 
     text: str
     names: frozenset[str]
-    code: CodeType
+    where: str
+
+    @property
+    def code(self) -> CodeType:
+        """The condition compiled for one round at a time."""
+        return _compile(self.text, self.where, vector=False)
+
+    @property
+    def vector_code(self) -> CodeType:
+        """The condition compiled for NumPy columns (see :class:`_Vectorise`)."""
+        return _compile(self.text, self.where, vector=True)
 
     @classmethod
     def parse(cls, text: str, *, where: str, parameters: frozenset[str] = frozenset()) -> Condition:
@@ -181,7 +280,16 @@ class Condition:
                 names.add(node.id)
             elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, str)):
                 raise ExactOddsError(f"{where}: only whole numbers and 'text' may appear in {text!r}")
-        return cls(text.strip(), frozenset(names), compile(tree, where, "eval"))
+        return cls(text.strip(), frozenset(names), where)
 
-    def __call__(self, row: Mapping[str, object]) -> bool:
-        return bool(eval(self.code, {"__builtins__": {}, **_FUNCTIONS}, dict(row)))  # noqa: S307
+    def __call__(self, row: Mapping[str, object], parameters: Mapping[str, object] | None = None) -> bool:
+        """Evaluate on one round (plain Python; the brute-force route uses this)."""
+        names = dict(row) if not parameters else {**parameters, **row}
+        return bool(eval(self.code, {"__builtins__": {}, **_FUNCTIONS}, names))  # noqa: S307
+
+    def mask(self, columns: Mapping[str, np.ndarray], size: int,
+             parameters: Mapping[str, object] | None = None) -> np.ndarray:
+        """Evaluate on every row of a feature table at once (NumPy columns)."""
+        names = {**(parameters or {}), **columns}
+        out = eval(self.vector_code, {"__builtins__": {}, **_VECTOR_FUNCTIONS}, names)  # noqa: S307
+        return np.broadcast_to(np.asarray(out, dtype=bool), (size,))

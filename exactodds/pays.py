@@ -10,8 +10,8 @@ wagered (a loss is -1):
 '19/20'
 >>> str(parse_pay("$1,500", denomination=5).net)       # a fixed award on a $5 wager
 '300'
->>> parse_pay("100% of progressive").net
-J
+>>> parse_pay("100% of progressive").net, parse_pay("100% of progressive", award_basis="for").net
+(J, J - 1)
 >>> parse_pay("30 too 1")
 Traceback (most recent call last):
 ...
@@ -47,13 +47,27 @@ def _num(text: str) -> Fraction:
 class Pay:
     """One pay: the regulation's words and the exact net win per unit wagered.
 
-    ``kind`` is ``to``, ``for``, ``push``, ``dollars``, ``progressive`` or
-    ``not offered`` (an "N/A" cell: the outcome loses under that paytable).
+    ``kind`` is ``to``, ``for``, ``push``, ``dollars``, ``progressive``,
+    ``combined`` or ``not offered`` (an "N/A" cell: the outcome loses under that
+    paytable). A progressive pay keeps its share of the meter in ``value`` and
+    builds its sympy expression only when :attr:`net` is read.
     """
 
     text: str
     kind: str
-    net: Net
+    value: Fraction
+    meter: str | None = None
+    basis_less: int = 0
+
+    @property
+    def net(self) -> Net:
+        """Net win per unit wagered; for a meter share, ``share·J − (1 if paid 'for')``."""
+        if self.meter is None:
+            return self.value
+        import sympy  # lazily: only progressive wagers need it
+
+        share = sympy.Rational(self.value.numerator, self.value.denominator)
+        return share * sympy.Symbol(self.meter, positive=True) - self.basis_less
 
     @property
     def offered(self) -> bool:
@@ -64,8 +78,16 @@ class Pay:
         return self.kind == "progressive"
 
 
-def parse_pay(text: str, *, denomination: Fraction | int | None = None) -> Pay:
-    """Parse a pay as written in the regulation (see the module doctest)."""
+def parse_pay(text: str, *, denomination: Fraction | int | None = None, award_basis: str = "to") -> Pay:
+    """Parse a pay as written in the regulation (see the module doctest).
+
+    ``award_basis`` says how a dollar award or a share of a meter is paid:
+    ``"to"`` on top of the returned wager, ``"for"`` as the whole amount paid
+    (the wager is collected), as in a paytable whose other pays are "for 1".
+    """
+    if award_basis not in ("to", "for"):
+        raise ExactOddsError(f"award basis must be 'to' or 'for', got {award_basis!r}")
+    less = 1 if award_basis == "for" else 0
     if not isinstance(text, str):
         raise ExactOddsError(f"a pay must be text such as '30 to 1', got {text!r}")
     t = " ".join(text.split())
@@ -93,16 +115,13 @@ def parse_pay(text: str, *, denomination: Fraction | int | None = None) -> Pay:
     if m := _DOLLARS.match(t):
         if denomination is None:
             raise ExactOddsError(f"pay {t!r} is in dollars but the paytable states no denomination")
-        return Pay(t, "dollars", _num(m[1]) / Fraction(denomination))
+        return Pay(t, "dollars", _num(m[1]) / Fraction(denomination) - less)
     if m := _PROGRESSIVE.match(t):
         share = _num(m[1]) / 100
         meter = m[2].strip().lower() or "progressive"
-        import sympy  # lazily: only progressive wagers need it
-
         name = "J" if meter in ("progressive", "progressive jackpot") else "J_" + re.sub(
             r"\W+", "_", meter.replace("jackpot", "").strip()).strip("_").lower()
-        symbol = sympy.Symbol(name, positive=True)
-        return Pay(t, "progressive", sympy.Rational(share.numerator, share.denominator) * symbol)
+        return Pay(t, "progressive", share, name, less)
     raise ExactOddsError(
         f"unknown pay form {t!r} (write e.g. '30 to 1', '299 for 1', 'push', 'N/A', "
         "'$1,500' or '100% of progressive')"

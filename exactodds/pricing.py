@@ -16,17 +16,21 @@ Fraction(-114753351728, 10847218479825)
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-from .engine import round_table
-from .outcomes import point_row
+from .engine import RoundDistribution, round_table
+from .errors import ExactOddsError
+import numpy as np
+
+from .outcomes import ALL_CARD_FEATURES, DERIVED, POINT_FEATURES, VALUE_FEATURES, initial_needs, initial_row
 from .pays import Pay
 from .shoe import Shoe
-from .wagers import Paytable, Wager
+from .wagers import Paytable, Wager, _rank
 
 __all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "classify", "LOSE"]
 
@@ -95,7 +99,12 @@ class WagerResult:
     def variance(self) -> Any:
         """Variance of the net result of one unit wagered."""
         second = sum((line.net * line.net * line.probability for line in self.lines), Fraction(0))
-        return second - self.expected_return ** 2
+        var = second - self.expected_return ** 2
+        if self.symbolic:
+            import sympy
+
+            return sympy.expand(var)
+        return var
 
     @property
     def standard_deviation(self) -> float:
@@ -125,27 +134,135 @@ def _positive(net: Any) -> bool:
 _LOSE_PAY = Pay("lose", "lose", Fraction(-1))
 
 
-def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[int, int, int, int], str | None]:
-    """Which outcome each possible point-level round is paid as (shoe-independent)."""
-    cache: dict[Any, Any] = wager.__dict__.setdefault("_classified", {})
-    if paytable.id not in cache:
-        cache[paytable.id] = {
-            key: wager.settle_row(point_row(key), paytable) for key in round_table().point_keys
-        }
-    return cache[paytable.id]  # type: ignore[no-any-return]
+def _round_names(wager: Wager) -> tuple[tuple[str, ...], bool]:
+    values = tuple(sorted(wager.features & frozenset(VALUE_FEATURES)))
+    return tuple(POINT_FEATURES) + values, bool(wager.features & frozenset(ALL_CARD_FEATURES))
+
+
+def table_signature(wager: Wager) -> tuple[Any, ...]:
+    """Which feature table a wager reads: ('point',), ('round', names, all_cards) or ('initial', p, b)."""
+    kind = wager.kind
+    if kind == "point":
+        return ("point",)
+    if kind == "round":
+        return ("round", *_round_names(wager))
+    return ("initial", *initial_needs(wager.features))
+
+
+@dataclass(frozen=True, eq=False)
+class FeatureTable:
+    """Every key a table can hold, and the named features as NumPy columns (shoe-independent)."""
+
+    keys: tuple[tuple[Any, ...], ...]
+    columns: Mapping[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def _with_derived(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    for name, (_doc, fn) in DERIVED.items():
+        columns[name] = np.asarray(fn(columns))
+    return columns
+
+
+@functools.cache
+def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
+    """The feature table of a signature (see :func:`table_signature`)."""
+    kind = signature[0]
+    keys: tuple[tuple[Any, ...], ...]
+    if kind == "point":
+        keys = round_table().point_keys
+        cols = {n: np.array([k[i] for k in keys]) for i, n in enumerate(POINT_FEATURES)}
+        return FeatureTable(keys, _with_derived(cols))
+    if kind == "round":
+        from .engine import _grouping
+        from .identity import ALL_CARD_CATEGORIES
+
+        names, all_cards = signature[1], signature[2]
+        base = _grouping(names)[2]
+        cats = ALL_CARD_CATEGORIES if all_cards else ((),)
+        keys = tuple(k + tuple(c) for k in base for c in cats)
+        cols = {n: np.repeat(np.array([k[i] for k in base]), len(cats)) for i, n in enumerate(names)}
+        if all_cards:
+            for i, n in enumerate(("same_rank", "same_suit", "same_colour")):
+                cols[n] = np.tile(np.array([c[i] for c in cats], dtype=bool), len(base))
+        return FeatureTable(keys, _with_derived(cols))
+    from .identity import _labels
+
+    needs_p, needs_b = signature[1], signature[2]
+    keys = tuple((p, b) for p in _labels(needs_p)[1] for b in _labels(needs_b)[1])
+    rows = [initial_row(p, b) for p, b in keys]
+    cols = {n: np.array([r[n] for r in rows]) for n in rows[0] if rows[0][n] is not None}
+    return FeatureTable(keys, cols)
+
+
+def feature_rows(wager: Wager) -> list[tuple[tuple[Any, ...], dict[str, object]]]:
+    """Every key of the wager's table with its features as a plain dict (for display/tests)."""
+    table = feature_table(table_signature(wager))
+    return [(key, {n: c[i].item() if hasattr(c[i], "item") else c[i] for n, c in table.columns.items()})
+            for i, key in enumerate(table.keys)]
+
+
+def outcome_masks(wager: Wager) -> np.ndarray:
+    """Bool matrix: outcome x row of the wager's feature table (shoe-independent, cached)."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "masks" not in cache:
+        table = feature_table(table_signature(wager))
+        cache["masks"] = np.stack(
+            [o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
+    return cache["masks"]  # type: ignore[no-any-return]
+
+
+def settlement(wager: Wager, paytable: Paytable) -> np.ndarray:
+    """For each row, the index of the outcome it is paid as, or -1 for a loss."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("settle", paytable.id, paytable.award_basis)
+    if key not in cache:
+        masks = outcome_masks(wager)
+        order = [k for k, o in enumerate(wager.outcomes) if paytable.pays[o.id].offered]
+        if wager.settle == "highest":      # the best pay first; ties keep the data's order
+            order.sort(key=lambda k: _rank(paytable.pays[wager.outcomes[k].id]), reverse=True)
+        assign = np.full(masks.shape[1], -1, dtype=np.intp)
+        for k in reversed(order):          # earlier in ``order`` overwrites later
+            assign[masks[k]] = k
+        cache[key] = assign
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[Any, ...], str | None]:
+    """Which outcome each possible round of the wager's table is paid as (shoe-independent)."""
+    table = feature_table(table_signature(wager))
+    assign = settlement(wager, paytable)
+    return {key: (wager.outcomes[a].id if a >= 0 else None) for key, a in zip(table.keys, assign)}
+
+
+def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
+    """The shoe's counts aligned with the wager's feature table."""
+    signature = table_signature(wager)
+    if signature[0] == "point":
+        counts = dist.point_counts()
+        return np.array([counts.get(k, 0) for k in round_table().point_keys], dtype=object)
+    if not isinstance(dist, RoundDistribution):
+        raise ExactOddsError(
+            f"wager {wager.id!r} reads card ranks or suits; the walk route prices point-total wagers only"
+        )
+    what = f"wager {wager.id!r} (§{wager.section})"
+    if signature[0] == "round":
+        return dist.round_count_array(signature[1], all_cards=signature[2], what=what)
+    joint = dist.initial_counts(signature[1], signature[2], what=what)
+    return np.array([joint[k] for k in feature_table(signature).keys], dtype=object)
 
 
 def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
-    by_outcome = {o.id: 0 for o in wager.outcomes}
-    lost = 0
-    for key, outcome_id in classify(wager, paytable).items():
-        n = dist.point_counts().get(key, 0)
-        if outcome_id is None:
-            lost += n
-        else:
-            by_outcome[outcome_id] += n
+    counts = _counts(wager, dist)
+    assign = settlement(wager, paytable)
+    by_outcome = {o.id: int(counts[assign == k].sum()) for k, o in enumerate(wager.outcomes)}
+    lost = int(counts[assign == -1].sum())
     total = dist.total
+    if lost + sum(by_outcome.values()) != total:       # an invariant of the counting
+        raise AssertionError(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
     lines = [
         OutcomeLine(o.id, o.name, paytable.pays[o.id], by_outcome[o.id], Fraction(by_outcome[o.id], total))
         for o in wager.outcomes

@@ -26,8 +26,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .errors import ExactOddsError
-from .outcomes import Condition, point_row
+from .outcomes import Condition, feature_kind
 from .pays import Pay, parse_pay
 
 __all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "load_file", "DATA_FILES"]
@@ -53,6 +55,13 @@ class Paytable:
     section: str
     pays: Mapping[str, Pay]
     denomination: Fraction | None = None
+    award_basis: str = "to"
+
+    def with_award_basis(self, basis: str) -> Paytable:
+        """The paytable with dollar and meter awards paid on ``basis`` ('to' or 'for')."""
+        pays = {k: parse_pay(p.text, denomination=self.denomination, award_basis=basis)
+                if p.kind in ("dollars", "progressive") else p for k, p in self.pays.items()}
+        return replace(self, pays=pays, award_basis=basis)
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,7 @@ class Alternative:
     id: str
     reading: str
     conditions: Mapping[str, Condition]
+    award_basis: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,7 @@ class Wager:
     settle: str = "exclusive"
     alternatives: Mapping[str, Alternative] = field(default_factory=dict)
     reading_id: str = "regulation"
+    parameters: Mapping[str, object] = field(default_factory=dict)
 
     def outcome(self, outcome_id: str) -> Outcome:
         for o in self.outcomes:
@@ -105,23 +116,55 @@ class Wager:
         outcomes = tuple(
             replace(o, condition=alt.conditions.get(o.id, o.condition)) for o in self.outcomes
         )
-        return replace(self, outcomes=outcomes, reading=alt.reading, reading_id=alt.id)
+        tables = self.paytables
+        if alt.award_basis is not None:
+            tables = {k: t.with_award_basis(alt.award_basis) for k, t in tables.items()}
+        return replace(self, outcomes=outcomes, paytables=tables, reading=alt.reading, reading_id=alt.id)
 
     @property
     def features(self) -> frozenset[str]:
         names: set[str] = set()
         for o in self.outcomes:
             names |= o.condition.names
-        return frozenset(names)
+        return frozenset(names) - frozenset(self.parameters)
+
+    @property
+    def kind(self) -> str:
+        """'point', 'round' or 'initial': which exact table the wager reads."""
+        return feature_kind(self.features)
+
+    def with_parameters(self, values: Mapping[str, object]) -> Wager:
+        """The wager with some of its declared parameters set (e.g. a Royal 9 seat)."""
+        for name in values:
+            if name not in self.parameters:
+                have = ", ".join(self.parameters) or "none"
+                raise ExactOddsError(f"wager {self.id!r} has no parameter {name!r} (it has {have})")
+        merged = {**self.parameters, **values}
+        _check_parameters(self.id, merged)
+        return replace(self, parameters=merged)
 
     def settle_row(self, row: Mapping[str, object], paytable: Paytable) -> str | None:
         """The outcome a round with these features is paid as, or None (a loss)."""
-        hits = [o.id for o in self.outcomes if paytable.pays[o.id].offered and o.condition(row)]
+        hits = [o.id for o in self.outcomes
+                if paytable.pays[o.id].offered and o.condition(row, self.parameters)]
         if not hits:
             return None
         if len(hits) == 1 or self.settle == "exclusive":
             return hits[0]
-        return max(hits, key=lambda oid: paytable.pays[oid].net)   # "highest": pay the best
+        return max(hits, key=lambda oid: _rank(paytable.pays[oid]))   # "highest": pay the best
+
+
+def _rank(pay: Pay) -> tuple[int, Fraction]:
+    """Order pays for "highest": a progressive share is the top award, then by net win."""
+    return (1, Fraction(0)) if pay.symbolic else (0, Fraction(pay.net))
+
+
+def _check_parameters(wager_id: str, values: Mapping[str, object]) -> None:
+    for name, value in values.items():
+        ok = isinstance(value, (int, str)) and not isinstance(value, bool)
+        ok = ok or (isinstance(value, (list, tuple)) and all(isinstance(v, (int, str)) for v in value))
+        if not ok:
+            raise ExactOddsError(f"wager {wager_id!r}: parameter {name!r} must be a number, text or a list")
 
 
 class Catalogue(Mapping[str, Wager]):
@@ -176,9 +219,10 @@ def load_file(path: str | Path) -> Catalogue:
 
 # -- parsing and validation ---------------------------------------------------
 
-_WAGER_KEYS = {"id", "name", "section", "game", "reading", "settle", "outcome", "paytable", "alternative"}
+_WAGER_KEYS = {"id", "name", "section", "game", "reading", "settle", "outcome", "paytable", "alternative",
+               "parameters"}
 _OUTCOME_KEYS = {"id", "name", "when", "section"}
-_PAYTABLE_KEYS = {"id", "section", "pays", "denomination"}
+_PAYTABLE_KEYS = {"id", "section", "pays", "denomination", "award_basis"}
 
 
 def _parse_file(text: str, *, source: str) -> list[Wager]:
@@ -192,9 +236,74 @@ def _parse_file(text: str, *, source: str) -> list[Wager]:
     unknown = set(data) - {"wager", "chapter", "title"}
     if unknown:
         raise ExactOddsError(f"{source}: unknown top-level key {sorted(unknown)[0]!r}")
-    wagers = [_parse_wager(e, source=source, n=i + 1) for i, e in enumerate(entries)]
+    wagers: list[Wager] = []
+    for i, e in enumerate(entries):
+        if isinstance(e, dict) and "combine" in e:
+            wagers.append(_combine(e, wagers, source=source, n=i + 1))
+        else:
+            wagers.append(_parse_wager(e, source=source, n=i + 1))
     Catalogue(wagers)     # duplicate ids within the file
     return wagers
+
+
+def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int) -> Wager:
+    """A wager of one unit on each of several component wagers, settled together.
+
+    Each line is one combination of the components' results; its net is the
+    sum of their nets divided by the units wagered, so figures stay per unit.
+    """
+    wid = _text(entry, "id", f"{source}: wager #{n}")
+    where = f"{source}: wager {wid!r}"
+    if extra := set(entry) - {"id", "name", "section", "game", "reading", "combine"}:
+        raise ExactOddsError(f"{where}: unknown key {sorted(extra)[0]!r} beside 'combine'")
+    ids = entry["combine"]
+    if not isinstance(ids, list) or len(ids) != 2 or not all(isinstance(x, str) for x in ids):
+        raise ExactOddsError(f"{where}: combine must list two wager ids")
+    by_id = {w.id: w for w in earlier}
+    parts = []
+    for cid in ids:
+        if cid not in by_id:
+            raise ExactOddsError(f"{where}: combine names {cid!r}, not defined earlier in this file")
+        parts.append(by_id[cid])
+    tables = [t for t in parts[0].paytables if t in parts[1].paytables]
+    if not tables:
+        raise ExactOddsError(f"{where}: {ids[0]!r} and {ids[1]!r} share no paytable")
+    params = {**parts[0].parameters, **parts[1].parameters}
+    pnames = frozenset(params)
+
+    def results(w: Wager) -> list[tuple[str, str, str]]:
+        lose = "not (" + " or ".join(f"({o.condition.text})" for o in w.outcomes) + ")"
+        return [(o.id, o.name, o.condition.text) for o in w.outcomes] + [("lose", "no win", lose)]
+
+    outcomes: list[Outcome] = []
+    pays: dict[str, dict[str, Pay]] = {t: {} for t in tables}
+    lose_pay = Pay("lose", "lose", Fraction(-1))
+    for a_id, a_name, a_when in results(parts[0]):
+        for b_id, b_name, b_when in results(parts[1]):
+            if a_id == b_id == "lose":
+                continue
+            oid = f"{a_id}+{b_id}"
+            name = f"{parts[0].name.split(' on ')[-1]}: {a_name}; {parts[1].name.split(' on ')[-1]}: {b_name}"
+            cond = Condition.parse(f"({a_when}) and ({b_when})", where=f"{where}: outcome {oid!r}",
+                                   parameters=pnames)
+            outcomes.append(Outcome(oid, name, cond))
+            for t in tables:
+                pa = parts[0].paytables[t].pays.get(a_id, lose_pay)
+                pb = parts[1].paytables[t].pays.get(b_id, lose_pay)
+                pa = pa if pa.offered else lose_pay
+                pb = pb if pb.offered else lose_pay
+                pays[t][oid] = Pay(f"{pa.text} + {pb.text}", "combined", (pa.net + pb.net) / 2)
+    paytables = {
+        t: Paytable(t, " + ".join(dict.fromkeys(p.paytables[t].section for p in parts)), pays[t])
+        for t in tables
+    }
+    wager = Wager(
+        id=wid, name=_text(entry, "name", where), section=_text(entry, "section", where),
+        game=str(entry.get("game", parts[0].game)), outcomes=tuple(outcomes), paytables=paytables,
+        source=source, reading=entry.get("reading"), parameters=params,
+    )
+    _check_exclusive(wager, where)
+    return wager
 
 
 def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
@@ -215,6 +324,12 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
     settle = entry.get("settle", "exclusive")
     if settle not in ("exclusive", "highest"):
         raise ExactOddsError(f"{where}: settle must be 'exclusive' or 'highest', got {settle!r}")
+    params = entry.get("parameters", {})
+    if not isinstance(params, dict):
+        raise ExactOddsError(f"{where}: parameters must be a table")
+    params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
+    _check_parameters(wid, params)
+    pnames = frozenset(params)
 
     outcomes: list[Outcome] = []
     raw_outcomes = entry.get("outcome")
@@ -231,7 +346,8 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
             raise ExactOddsError(f"{owhere}: duplicate outcome id")
         if "when" not in o:
             raise ExactOddsError(f"{owhere}: no definition ('when' is missing)")
-        outcomes.append(Outcome(oid, _text(o, "name", owhere), Condition.parse(o["when"], where=owhere)))
+        outcomes.append(Outcome(oid, _text(o, "name", owhere),
+                                Condition.parse(o["when"], where=owhere, parameters=pnames)))
     ids = {o.id for o in outcomes}
 
     paytables: dict[str, Paytable] = {}
@@ -260,6 +376,9 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
                 raise ExactOddsError(f"{twhere}: denomination {denom!r} is not a number") from None
             if denomination <= 0:
                 raise ExactOddsError(f"{twhere}: denomination must be positive")
+        basis = t.get("award_basis", "to")
+        if basis not in ("to", "for"):
+            raise ExactOddsError(f"{twhere}: award_basis must be 'to' or 'for', got {basis!r}")
         raw_pays = t.get("pays")
         if not isinstance(raw_pays, dict) or not raw_pays:
             raise ExactOddsError(f"{twhere}: no pays")
@@ -268,13 +387,14 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
             if oid not in ids:
                 raise ExactOddsError(f"{twhere}: names unknown outcome {oid!r}")
             try:
-                pays[oid] = parse_pay(text, denomination=denomination)
+                pays[oid] = parse_pay(text, denomination=denomination, award_basis=basis)
             except ExactOddsError as exc:
                 raise ExactOddsError(f"{twhere}: outcome {oid!r}: {exc}") from None
         if missing := [o for o in ids if o not in pays]:
             raise ExactOddsError(f"{twhere}: no pay for outcome {sorted(missing)[0]!r} (write 'N/A' if not offered)")
         pays = {o.id: pays[o.id] for o in outcomes}
-        paytables[tid] = Paytable(tid, str(t.get("section", entry.get("section", ""))).strip(), pays, denomination)
+        paytables[tid] = Paytable(tid, str(t.get("section", entry.get("section", ""))).strip(), pays,
+                                  denomination, basis)
 
     alternatives: dict[str, Alternative] = {}
     for i, a in enumerate(entry.get("alternative", []) or []):
@@ -283,14 +403,17 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         aid = _text(a, "id", f"{where}: alternative #{i + 1}")
         awhere = f"{where}: alternative {aid!r}"
         when = a.get("when", {})
-        if not isinstance(when, dict) or not when:
+        alt_basis = a.get("award_basis")
+        if alt_basis is not None and alt_basis not in ("to", "for"):
+            raise ExactOddsError(f"{awhere}: award_basis must be 'to' or 'for', got {alt_basis!r}")
+        if not isinstance(when, dict) or (not when and alt_basis is None):
             raise ExactOddsError(f"{awhere}: 'when' must map outcome ids to conditions")
         conds = {}
         for oid, text in when.items():
             if oid not in ids:
                 raise ExactOddsError(f"{awhere}: names unknown outcome {oid!r}")
-            conds[oid] = Condition.parse(text, where=f"{awhere}: outcome {oid!r}")
-        alternatives[aid] = Alternative(aid, _text(a, "reading", awhere), conds)
+            conds[oid] = Condition.parse(text, where=f"{awhere}: outcome {oid!r}", parameters=pnames)
+        alternatives[aid] = Alternative(aid, _text(a, "reading", awhere), conds, alt_basis)
 
     wager = Wager(
         id=wid,
@@ -303,7 +426,12 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         reading=entry.get("reading"),
         settle=settle,
         alternatives=alternatives,
+        parameters=params,
     )
+    try:
+        wager.kind
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"{where}: {exc}") from None
     _check_exclusive(wager, where)
     for alt in alternatives:
         _check_exclusive(wager.with_alternative(alt), f"{where}: alternative {alt!r}")
@@ -312,23 +440,23 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
 
 def _check_exclusive(wager: Wager, where: str) -> None:
     """Outcomes of an exclusive wager must never meet on one round."""
-    if wager.settle != "exclusive" or not wager.features <= _point_names():
+    if wager.settle != "exclusive":
         return
-    from .engine import round_table
+    from .pricing import feature_table, outcome_masks, table_signature
 
-    for key in round_table().point_keys:
-        row = point_row(key)
-        hits = [o.id for o in wager.outcomes if o.condition(row)]
-        if len(hits) > 1:
-            raise ExactOddsError(
-                f"{where}: outcomes {hits[0]!r} and {hits[1]!r} both hold on one round "
-                f"(player {key[0]}, banker {key[1]}, cards {key[2]}+{key[3]}); "
-                "make them exclusive or say settle = \"highest\""
-            )
+    masks = outcome_masks(wager)
+    clash = np.flatnonzero(masks.sum(axis=0) > 1)
+    if len(clash):
+        row = int(clash[0])
+        a, b = (wager.outcomes[k].id for k in np.flatnonzero(masks[:, row])[:2])
+        key = feature_table(table_signature(wager)).keys[row]
+        raise ExactOddsError(
+            f"{where}: outcomes {a!r} and {b!r} both hold on one round "
+            f"({_describe(key)}); make them exclusive or say settle = \"highest\""
+        )
 
 
-@functools.cache
-def _point_names() -> frozenset[str]:
-    from .outcomes import DERIVED, POINT_FEATURES
-
-    return frozenset(POINT_FEATURES) | frozenset(DERIVED)
+def _describe(key: tuple[object, ...]) -> str:
+    if len(key) >= 4 and all(isinstance(k, int) for k in key[:4]):
+        return f"player {key[0]}, banker {key[1]}, cards {key[2]}+{key[3]}"
+    return ", ".join(str(k) for k in key)

@@ -56,11 +56,56 @@ def point_features(rnd: Round) -> dict[str, object]:
     return point_row((rnd.player_total, rnd.banker_total, len(rnd.player_cards), len(rnd.banker_cards)))
 
 
+def _hand(first: Card, second: Card) -> dict[str, object]:
+    """The first two cards of a hand, described straight from the regulation's words."""
+    same_rank = first.rank == second.rank
+    same_suit = first.suit == second.suit
+    if not same_rank:
+        pair = "none"
+    elif same_suit:
+        pair = "perfect"
+    elif first.colour == second.colour:
+        pair = "coloured"
+    else:
+        pair = "mixed"
+    names = sorted([str(first.rank), str(second.rank)])
+    royal_9 = "none"
+    if names in (["9", "K"], ["9", "Q"], ["9", "J"]):
+        royal_9 = "suited" if same_suit else "unsuited"
+    king_9 = ""
+    if names == ["9", "K"]:
+        king, nine = (first, second) if str(first.rank) == "K" else (second, first)
+        king_9 = "K" + king.suit.symbol + "9" + nine.suit.symbol
+    nines = "".join(sorted(c.suit.value for c in (first, second) if str(c.rank) == "9"))
+    return {"pair": pair, "suited": same_suit, "royal_match": same_suit and names == ["K", "Q"],
+            "royal_9": royal_9, "king_9": king_9, "nines": nines}
+
+
+def all_features(cards: tuple[Card, ...], rnd: Round) -> dict[str, object]:
+    """Every feature a wager can read, computed from the actual cards of the round."""
+    row = point_features(rnd)
+    for v in range(10):
+        row[f"count_{v}"] = sum(1 for c in cards if c.points == v)
+    row["same_suit"] = len({c.suit for c in cards}) == 1
+    row["same_colour"] = len({c.colour for c in cards}) == 1
+    row["same_rank"] = len({c.rank for c in cards}) == 1
+    for hand, (a, b) in (("player", (cards[0], cards[2])), ("banker", (cards[1], cards[3]))):
+        row.update({f"{hand}_{k}": v for k, v in _hand(a, b).items()})
+    nines = [c for c in cards[:4] if str(c.rank) == "9"]
+    row["nines"] = len(nines)
+    row["nines_same_suit"] = len(nines) >= 2 and len({c.suit for c in nines}) == 1
+    row["nine_of_diamonds"] = sum(1 for c in nines if c.suit.value == "d")
+    return row
+
+
 def settle_all(shoe: Shoe, pairs: list) -> dict[tuple[str, str], Counter]:
     """For each (wager, paytable id): counts per outcome id (None for a loss)."""
+    by_row: Counter = Counter()
+    for cards, rnd, weight in rounds(shoe):
+        by_row[tuple(sorted(all_features(cards, rnd).items()))] += weight
     out: dict[tuple[str, str], Counter] = {(w.id, t): Counter() for w, t in pairs}
-    for _cards, rnd, weight in rounds(shoe):
-        row = point_features(rnd)
+    for items, weight in by_row.items():
+        row = dict(items)
         for w, t in pairs:
             out[(w.id, t)][w.settle_row(row, w.paytables[t])] += weight
     return out

@@ -66,11 +66,24 @@ def test_analyze_all_selects_every_wager_and_paytable() -> None:
 
 
 def test_routes_agree() -> None:
-    _, vec, _ = run("analyze", "--decks", "2", "--remove", "9,9,Kh", "--format", "json", "--all")
-    _, wlk, _ = run("analyze", "--decks", "2", "--remove", "9,9,Kh", "--format", "json", "--all", "--route", "walk")
+    """Every point-total wager, priced by both exact routes, gives identical JSON."""
+    from exactodds import load_catalogue
+
+    point = [w.id for w in load_catalogue().values() if w.kind == "point"]
+    args = ["analyze", "--decks", "2", "--remove", "9,9,Kh", "--format", "json"]
+    for wid in point:
+        args += ["--wager", wid]
+    _, vec, _ = run(*args)
+    _, wlk, _ = run(*args, "--route", "walk")
     a, b = json.loads(vec), json.loads(wlk)
     assert a.pop("route") == "vector" and b.pop("route") == "walk"
-    assert a == b
+    assert a == b and len(a["wagers"]) > 50
+
+
+def test_walk_route_refuses_rank_and_suit_wagers() -> None:
+    code, out, err = run("analyze", "--wager", "house-money", "--route", "walk")
+    assert code == 2 and out == ""
+    assert "walk route prices point-total wagers only" in err
 
 
 @pytest.mark.parametrize(

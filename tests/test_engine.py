@@ -6,7 +6,9 @@ from collections import Counter
 
 from hypothesis import given, settings
 
-from exactodds import Shoe, deal, load_catalogue, walk
+import pytest
+
+from exactodds import Card, Shoe, deal, load_catalogue, price, walk
 from exactodds.engine import round_table
 from exactodds.shoe import INT64_MAX_CARDS
 
@@ -77,13 +79,11 @@ def test_brute_force_weights_are_the_six_card_convention() -> None:
     assert dict(literal) == {k: v for k, v in deal(shoe).point_counts().items() if v}
 
 
-@settings(max_examples=10, deadline=None)
-@given(small_shoes(max_identities=6))
-def test_every_wager_agrees_with_brute_force(shoe: Shoe) -> None:
-    """Every wager and paytable of the catalogue: engine counts == brute-force counts."""
+def assert_every_wager_agrees(shoe: Shoe, catalogue: dict | None = None) -> None:
+    """Every wager and paytable: engine counts == brute-force counts over card identities."""
     from exactodds.pricing import price
 
-    cat = load_catalogue()
+    cat = catalogue if catalogue is not None else load_catalogue()
     pairs = [(w, t) for w in cat.values() for t in w.paytables]
     brute_counts = brute.settle_all(shoe, pairs)
     dist = deal(shoe)
@@ -93,6 +93,74 @@ def test_every_wager_agrees_with_brute_force(shoe: Shoe) -> None:
         want = brute_counts[(w.id, t)]
         assert got.pop("lose") == want.pop(None, 0), (w.id, t)
         assert {k: v for k, v in got.items() if v} == {k: v for k, v in want.items() if v}, (w.id, t)
+
+
+@settings(max_examples=12, deadline=None)
+@given(small_shoes(max_identities=6))
+def test_every_wager_agrees_with_brute_force(shoe: Shoe) -> None:
+    assert_every_wager_agrees(shoe)
+
+
+# Small shoes with unequal suits, built so that the rare identity outcomes occur.
+TARGETED = {
+    "harmony: six-of-a-kind, four 8s, six 0-value cards": {"Ks": 3, "Kh": 3, "8s": 2, "8h": 2, "Qd": 1, "3c": 4},
+    "heavenly 9: same-suit and same-colour 3-card 9 ties": {"2s": 2, "As": 1, "3s": 1, "5s": 2, "5c": 1, "9d": 1},
+    "royal 9, majestic match, lucky nines": {"Ks": 2, "Kh": 1, "9s": 3, "9d": 1, "Qs": 1, "Jh": 1, "9h": 1},
+    "pairs of every kind": {"7s": 2, "7h": 1, "7c": 1, "Qd": 2, "Qs": 1, "4h": 1},
+}
+
+
+#: Outcomes each targeted shoe must make possible, so that agreement is not vacuous.
+MUST_OCCUR = {
+    "harmony: six-of-a-kind, four 8s, six 0-value cards": [
+        ("harmony-progressive", "A", "six_of_a_kind"), ("harmony-progressive", "A", "four_8s"),
+        ("harmony-progressive", "B", "four_of_a_kind"), ("harmony-progressive", "E", "six_zero")],
+    "heavenly 9: same-suit and same-colour 3-card 9 ties": [
+        ("heavenly-9-progressive", "standard", "tie_same_suit"),
+        ("heavenly-9-progressive", "standard", "tie_same_colour"),
+        ("heavenly-9-progressive", "standard", "tie")],
+    "royal 9, majestic match, lucky nines": [
+        ("royal-9-progressive", "$5", "mega"), ("royal-9-progressive", "$5", "suited_tie"),
+        ("royal-9-progressive", "$1", "any"), ("majestic-match-player", "standard", "royal"),
+        ("lucky-nines", "A", "three_same_suit"), ("lucky-nines", "D", "one_diamond")],
+    "pairs of every kind": [
+        ("perfect-pairs-both", "A", "perfect+coloured"), ("perfect-pairs-player", "C", "mixed"),
+        ("house-money", "standard", "both_pairs")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(TARGETED))
+def test_rank_and_suit_wagers_on_targeted_shoes(name: str) -> None:
+    shoe = Shoe.from_card_counts(TARGETED[name], label=name)
+    cat = {w.id: w for w in load_catalogue().values() if w.kind != "point"}
+    assert_every_wager_agrees(shoe, cat)
+    dist = deal(shoe)
+    for wid, table, outcome in MUST_OCCUR[name]:
+        lines = {ln.id: ln.combinations for ln in price(cat[wid], cat[wid].paytable(table), dist).lines}
+        assert lines[outcome] > 0, (wid, table, outcome)
+
+
+def test_royal_9_seat_parameter_agrees_with_brute_force() -> None:
+    w = load_catalogue()["royal-9-progressive"].with_parameters({"seat": 5})      # K♠9♥
+    shoe = Shoe.from_card_counts({"Ks": 2, "9h": 2, "9s": 1, "Kd": 1, "Qc": 1, "5h": 1})
+    assert_every_wager_agrees(shoe, {w.id: w})
+
+
+def test_one_deck_without_diamonds_against_brute_force_sample() -> None:
+    """A deck with every diamond removed: unequal suits; initial-card wagers checked exactly."""
+    from exactodds.cards import Suit
+
+    shoe = Shoe.decks(1).remove(*[c for c in (Card.from_index(i) for i in range(52)) if c.suit is Suit.DIAMONDS])
+    dist = deal(shoe)
+    assert sum(dist.point_counts().values()) == shoe.sequences
+    cat = load_catalogue()
+    for wid in ("lucky-nines", "perfect-pairs-both", "majestic-match-banker", "house-money"):
+        for t in cat[wid].paytables:
+            r = price(cat[wid], cat[wid].paytables[t], dist)
+            assert sum(ln.probability for ln in r.lines) == 1
+    (nine_d,) = [ln for ln in price(cat["lucky-nines"], cat["lucky-nines"].paytable("A"), dist).lines
+                 if ln.id == "one_diamond"]
+    assert nine_d.combinations == 0           # no nine of diamonds left in the shoe
 
 
 @settings(max_examples=20, deadline=None)
