@@ -92,12 +92,15 @@ def _catalogue(paytables_file: str | None) -> Any:
 @click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
 @click.option("--alternative", "alternatives", multiple=True, metavar="WAGER=READING",
               help="Price a wager under a documented alternative reading.")
+@click.option("--set", "settings", multiple=True, metavar="WAGER:NAME=VALUE",
+              help="Set a wager parameter, e.g. royal-9-progressive:seat=5 or "
+                   "royal-9-progressive:combinations=Ks9s,Kh9h (a list is comma-separated).")
 @click.option("--route", type=click.Choice(["vector", "walk"]), default="vector", show_default=True,
               help="Exact route: vectorised enumeration, or the recursive memoized walk.")
 @_FORMAT
 def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
-            everything: bool, paytables_file: str | None, alternatives: tuple[str, ...], route: str,
-            fmt: str) -> None:
+            everything: bool, paytables_file: str | None, alternatives: tuple[str, ...],
+            settings: tuple[str, ...], route: str, fmt: str) -> None:
     """Exact per-outcome tables, return, edge and variance for a shoe."""
     from .analysis import analyze as run
 
@@ -111,6 +114,8 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
         alts[wid.strip()] = alt.strip()
     shoe = _shoe(decks, remove)
     cat = _catalogue(paytables_file)
+    if settings:
+        cat = _with_settings(cat, settings)
     if paytables_file and not wagers and not everything:
         from .wagers import load_file
 
@@ -118,6 +123,49 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
     result = run(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                  alternatives=alts, route=route)
     click.echo(result.render(fmt), nl=False)
+
+
+def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
+    """The catalogue with ``--set WAGER:NAME=VALUE`` applied."""
+    from .wagers import Catalogue
+
+    values: dict[str, dict[str, object]] = {}
+    for item in settings:
+        target, sep, raw = item.partition("=")
+        wid, colon, name = target.partition(":")
+        if not sep or not colon or not wid.strip() or not name.strip():
+            raise ExactOddsError(f"--set {item!r}: write WAGER:NAME=VALUE")
+        values.setdefault(wid.strip(), {})[name.strip()] = _parameter_value(raw.strip())
+    wagers = dict(cat)
+    for wid, params in values.items():
+        if wid not in wagers:
+            raise ExactOddsError(f"--set: unknown wager {wid!r}")
+        try:
+            wagers[wid] = wagers[wid].with_parameters(params)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--set: {exc}") from None
+    return Catalogue(wagers.values())
+
+
+def _parameter_value(raw: str) -> object:
+    """``5`` → 5; ``Ks9s,Kh9h`` → ('K♠9♠', 'K♥9♥'); card pairs are written with suit symbols."""
+    from .cards import Card
+
+    def one(text: str) -> object:
+        text = text.strip()
+        if text.lstrip("-").isdigit():
+            return int(text)
+        for cut in range(2, len(text) - 1):
+            try:
+                a, b = Card.parse(text[:cut]), Card.parse(text[cut:])
+            except ExactOddsError:
+                continue
+            return f"{a}{b}"
+        return text
+
+    if "," in raw:
+        return tuple(one(t) for t in raw.split(",") if t.strip())
+    return one(raw)
 
 
 @cli.command(name="list")

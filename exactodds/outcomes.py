@@ -291,5 +291,9 @@ class Condition:
              parameters: Mapping[str, object] | None = None) -> np.ndarray:
         """Evaluate on every row of a feature table at once (NumPy columns)."""
         names = {**(parameters or {}), **columns}
-        out = eval(self.vector_code, {"__builtins__": {}, **_VECTOR_FUNCTIONS}, names)  # noqa: S307
+        try:
+            out = eval(self.vector_code, {"__builtins__": {}, **_VECTOR_FUNCTIONS}, names)  # noqa: S307
+        except (IndexError, TypeError, ValueError) as exc:
+            shown = ", ".join(f"{k}={v!r}" for k, v in (parameters or {}).items())
+            raise ExactOddsError(f"{self.where}: cannot evaluate {self.text!r} with {shown or 'no parameters'}: {exc}") from None
         return np.broadcast_to(np.asarray(out, dtype=bool), (size,))

@@ -165,6 +165,9 @@ def _check_parameters(wager_id: str, values: Mapping[str, object]) -> None:
         ok = ok or (isinstance(value, (list, tuple)) and all(isinstance(v, (int, str)) for v in value))
         if not ok:
             raise ExactOddsError(f"wager {wager_id!r}: parameter {name!r} must be a number, text or a list")
+    seat, combos = values.get("seat"), values.get("combinations")
+    if isinstance(seat, int) and isinstance(combos, tuple) and not 1 <= seat <= len(combos):
+        raise ExactOddsError(f"wager {wager_id!r}: seat must be 1 to {len(combos)} (one per printed combination), got {seat}")
 
 
 class Catalogue(Mapping[str, Wager]):

@@ -152,3 +152,17 @@ def test_list_text_and_json() -> None:
     rows = json.loads(out)
     assert {r["id"] for r in rows} >= {"banker", "lucky-six", "cover-all"}
     assert next(r for r in rows if r["id"] == "dragon-bonus-player")["paytables"] == ["A", "B", "C"]
+
+
+def test_set_royal_9_seat_and_combinations() -> None:
+    base = ["analyze", "--wager", "royal-9-progressive", "--paytable", "$5", "--format", "json"]
+    _, out1, _ = run(*base)
+    code, out5, _ = run(*base, "--set", "royal-9-progressive:seat=5")
+    assert code == 0
+    code, out_one, _ = run(*base, "--set", "royal-9-progressive:combinations=Ks9s,Kh9h")
+    assert code == 0
+    envy = {o["id"]: o["combinations"] for o in json.loads(out_one)["wagers"][0]["outcomes"]}["mega_envy"]
+    envy9 = {o["id"]: o["combinations"] for o in json.loads(out1)["wagers"][0]["outcomes"]}["mega_envy"]
+    assert 0 < envy < envy9         # two printed combinations instead of nine: Mega Envy is rarer
+    code, _, err = run(*base, "--set", "royal-9-progressive:chair=2")
+    assert code == 2 and "has no parameter 'chair'" in err
