@@ -206,6 +206,128 @@ def list_(paytables_file: str | None, fmt: str) -> None:
         click.echo(f"{r['id']:<{width}}  §{r['section']}  paytables: {', '.join(r['paytables'])}{alt}")
 
 
+def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any) -> dict[str, Any]:
+    """``--meter 25000`` (one meter) or ``--meter mega=60000`` (named) in dollars → units of the wager."""
+    from fractions import Fraction
+
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, raw = item.rpartition("=")
+        if not sep:
+            if len(symbols) != 1:
+                raise ExactOddsError(f"--meter {item!r}: this wager has meters {', '.join(symbols)}; write NAME=DOLLARS")
+            symbol = symbols[0]
+        else:
+            symbol = name if name in symbols else f"J_{name.lower()}"
+            if symbol not in symbols:
+                raise ExactOddsError(f"--meter {item!r}: no meter {name!r} (meters: {', '.join(symbols)})")
+        try:
+            dollars = Fraction(raw.strip().lstrip("$").replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            raise ExactOddsError(f"--meter {item!r}: not a dollar amount") from None
+        if dollars < 0:
+            raise ExactOddsError(f"--meter {item!r}: a meter cannot be negative")
+        if wager is None:
+            raise ExactOddsError("--meter in dollars needs the wager amount: give --wager-amount")
+        out[symbol] = dollars / wager
+    return out
+
+
+def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str, Any]:
+    from .progressive import parse_rate
+
+    out = {}
+    for item in items:
+        name, sep, raw = item.rpartition("=")
+        symbol = symbols[0] if not sep and len(symbols) == 1 else (name if name in symbols else f"J_{name.lower()}")
+        if symbol not in symbols:
+            raise ExactOddsError(f"{option} {item!r}: write NAME=RATE with a meter of {', '.join(symbols)}")
+        out[symbol] = parse_rate(raw, where=f"{option} {item!r}")
+    return out
+
+
+@cli.command()
+@click.argument("wager")
+@click.option("--paytable", help="Paytable (default: the wager's first).")
+@click.option("--decks", type=int, default=8, show_default=True)
+@click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated.")
+@click.option("--meter", "meters", multiple=True, metavar="[NAME=]DOLLARS", help="Meter value(s) to price at.")
+@click.option("--wager-amount", metavar="DOLLARS", help="Wager in dollars (default: the stated minimum).")
+@click.option("--increment", "increments", multiple=True, metavar="[NAME=]RATE", help="Increment rate, e.g. 10%.")
+@click.option("--reserve", "reserves", multiple=True, metavar="[NAME=]RATE", help="Reserve (reseed) rate.")
+@click.option("--reseed", "reseeds", multiple=True, metavar="[NAME=]DOLLARS", help="Reseed amount in dollars.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def progressive(wager: str, paytable: str | None, decks: int, remove: str | None, meters: tuple[str, ...],
+                wager_amount: str | None, increments: tuple[str, ...], reserves: tuple[str, ...],
+                reseeds: tuple[str, ...], fmt: str) -> None:
+    """Return of a progressive wager as an exact function of its meter(s)."""
+    from fractions import Fraction
+
+    from .analysis import analyze as run
+    from .progressive import load_meters, long_run_return, progressive_analysis
+    from .report import render_progressive
+    from .wagers import load_catalogue
+
+    cat = load_catalogue()
+    w = cat[wager]
+    table = w.paytable(paytable).id if paytable else next(iter(w.paytables))
+    (result,) = run(_shoe(decks, remove), wagers=[wager], paytables=[table], catalogue=cat)
+    spec = load_meters()[0].get((w.id, table))
+    analysis = progressive_analysis(result, spec)
+    symbols = list(analysis.coefficients)
+    amount = analysis.minimum_wager
+    if wager_amount is not None:
+        try:
+            amount = Fraction(wager_amount.strip().lstrip("$").replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            raise ExactOddsError(f"--wager-amount {wager_amount!r}: not a dollar amount") from None
+        if amount <= 0:
+            raise ExactOddsError(f"--wager-amount {wager_amount!r}: must be above 0")
+    at = _meter_values(meters, symbols, amount) if meters else None
+    inc = {s: m.increment_rate for s, m in (spec.meters.items() if spec else []) if m.increment_rate is not None}
+    inc.update(_rates(increments, symbols, "--increment"))
+    res = {s: m.reserve_rate for s, m in (spec.meters.items() if spec else []) if m.reserve_rate is not None}
+    res.update(_rates(reserves, symbols, "--reserve"))
+    seeds = {s: m.reseed for s, m in (spec.meters.items() if spec else []) if m.reseed is not None}
+    for item in reseeds:
+        seeds.update({k: v * (amount or 1) for k, v in _meter_values((item,), symbols, amount or 1).items()})
+    long_run = None
+    funded = {s: q for s, q in res.items() if s not in seeds or reserves}       # reserve-funded reseeds
+    if all(s in inc for s in symbols) and all(s in funded or (s in seeds and amount) for s in symbols):
+        long_run = long_run_return(analysis, wager=amount or Fraction(1), increment=inc, reseed=seeds,
+                                   reserve=funded)
+    click.echo(render_progressive(analysis, fmt, wager_amount=amount, at=at, long_run=long_run,
+                                  increments=inc, reserves=res, reseeds=seeds), nl=False)
+
+
+@cli.command()
+@click.option("--whole-cents", is_flag=True, help="Hit point uniform on whole cents (default: continuous).")
+@click.option("--minimum", metavar="DOLLARS", help="Your own configuration: minimum (reset) dollars.")
+@click.option("--maximum", metavar="DOLLARS", help="Your own configuration: maximum (must-hit-by) dollars.")
+@click.option("--rate", metavar="RATE", help="Your own configuration: contribution rate, e.g. 2%.")
+@click.option("--wager-amount", metavar="DOLLARS", help="Your own configuration: qualifying wager.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: str | None,
+            wager_amount: str | None, fmt: str) -> None:
+    """Long-run return of every Must-Hit-By mystery configuration (631b.6, 627b.3(h))."""
+    from .progressive import MysterySpec, _dollars, load_meters, mystery_return, parse_rate
+    from .report import render_mystery
+
+    custom = (minimum, maximum, rate, wager_amount)
+    if any(x is not None for x in custom):
+        if any(x is None for x in custom):
+            raise ExactOddsError("a configuration of your own needs --minimum, --maximum, --rate and --wager-amount")
+        specs = [MysterySpec(
+            "custom", "Your configuration", "631b.6(c) rule",
+            _dollars(wager_amount, where="--wager-amount", allow_zero=False),
+            _dollars(minimum, where="--minimum"), _dollars(maximum, where="--maximum"),
+            parse_rate(rate, where="--rate"))]
+    else:
+        specs = list(load_meters()[1].values())
+    rows = [mystery_return(spec, whole_cents=whole_cents) for spec in specs]
+    click.echo(render_mystery(rows, fmt), nl=False)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli()

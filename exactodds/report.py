@@ -225,3 +225,89 @@ def render(fmt: str, shoe: Shoe, results: Sequence[WagerResult], *, route: str =
     if fmt == "html":
         return render_html(shoe, results)
     return render_text(shoe, results)
+
+
+# -- progressives and mystery meters ------------------------------------------------
+
+def _one_in(p: Fraction) -> str:
+    return "never" if p == 0 else f"1 in {decimal(1 / p, 1)}"
+
+
+def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: dict[str, Fraction] | None,
+                       long_run: Fraction | None, increments: dict[str, Fraction],
+                       reserves: dict[str, Fraction], reseeds: dict[str, Fraction]) -> str:
+    """The return of a progressive wager as a function of its meters (text or JSON)."""
+    r = a.result
+    meters = []
+    for symbol, p in a.coefficients.items():
+        entry: dict[str, Any] = {"symbol": symbol, "top_award": a.top_lines.get(symbol, ""),
+                                 "probability": exact(p), "odds": _one_in(p)}
+        try:
+            be = a.break_even(symbol)
+            entry["break_even_units"] = exact(be)
+            if wager_amount is not None:
+                entry["break_even_dollars"] = exact(be * wager_amount)
+        except Exception as exc:          # noqa: BLE001 - reported, not raised: other meters unknown
+            entry["break_even_note"] = str(exc)
+        for name, table in (("increment_rate", increments), ("reserve_rate", reserves), ("reseed_dollars", reseeds)):
+            if symbol in table:
+                entry[name] = exact(table[symbol])
+        meters.append(entry)
+    data: dict[str, Any] = {
+        "id": r.wager.id, "name": r.wager.name, "section": r.wager.section, "paytable": r.paytable.id,
+        "shoe": r.shoe_description, "meter_units": "meter dollars / wager dollars",
+        "expected_return": str(a.expression), "fixed_return": exact(a.fixed_return),
+        "wager_amount": exact(wager_amount) if wager_amount is not None else None,
+        "meters": meters,
+    }
+    if a.spec is not None:
+        data["meter_section"] = a.spec.section
+    if at is not None:
+        data["at"] = {"meters_units": {k: exact(v) for k, v in at.items()}, "expected_return": exact(a.at(at))}
+    if long_run is not None:
+        data["long_run_rtp"] = exact(long_run)
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    out = [f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
+           f"Expected return E = {a.expression}   (each J = meter ÷ wager)",
+           f"Fixed awards alone (every J = 0): {decimal(a.fixed_return, 8)} (exact {a.fixed_return})"]
+    for m in meters:
+        line = f"{m['symbol']}: {m['top_award']}: probability {m['probability']} ({m['odds']})"
+        out.append(line)
+        if "break_even_units" in m:
+            be = f"  break-even {m['symbol']}* = {decimal(Fraction(m['break_even_units']), 4)} wagers"
+            if "break_even_dollars" in m:
+                be += f" = ${decimal(Fraction(m['break_even_dollars']), 2)} on a ${decimal(wager_amount, 2)} wager"
+            out.append(be)
+        else:
+            out.append(f"  break-even: {m.get('break_even_note', '')}")
+    if at is not None:
+        shown = ", ".join(f"{k} = {decimal(v, 4)}" for k, v in at.items())
+        out.append(f"At {shown}: expected return {decimal(a.at(at), 8)} (exact {a.at(at)})")
+    if long_run is not None:
+        out.append(f"Long-run RTP with the meter rates ({', '.join(f'{k}: +{percent(v, 2)}' for k, v in increments.items())}): "
+                   f"{percent(long_run, 4)} (exact {long_run})")
+    return "\n".join(out) + "\n"
+
+
+def render_mystery(rows: Sequence[Any], fmt: str) -> str:
+    """Must-hit-by configurations with their exact long-run figures."""
+    data = [{"id": m.spec.id, "name": m.spec.name, "section": m.spec.section,
+             "wager": exact(m.spec.wager), "minimum": exact(m.spec.minimum), "maximum": exact(m.spec.maximum),
+             "rate": exact(m.spec.rate), "hit_point": "whole cents" if m.discrete else "continuous",
+             "wagers_between_hits": exact(m.wagers_between_hits), "mean_award": exact(m.mean_award),
+             "return": exact(m.return_per_unit), "from_contributions": exact(m.from_contributions),
+             "from_reset": exact(m.from_reset)} for m in rows]
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    head = ("Configuration", "Wager", "Min", "Max", "Rate", "Wagers/hit", "Mean award", "Return")
+    body = [(d["id"], f"${d['wager']}", f"${d['minimum']}", f"${d['maximum']}", percent(Fraction(d["rate"]), 1),
+             decimal(Fraction(d["wagers_between_hits"]), 2), "$" + decimal(Fraction(d["mean_award"]), 2),
+             percent(Fraction(d["return"]), 4)) for d in data]
+    widths = [max(len(row[i]) for row in (head, *body)) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+             for row in (head, *body)]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    basis = "whole-cent hit points" if rows and rows[0].discrete else "a continuous hit point"
+    lines.append(f"Return per unit wagered, exact under {basis} uniform between min and max (631b.6(c)(3)).")
+    return "\n".join(lines) + "\n"
