@@ -77,6 +77,8 @@ def main() -> None:
     main_ms = _median_ms(lambda: deal(shoe).main_game(), 25)
     main_priced_ms = _median_ms(lambda: analyze(shoe), 10)
     analyze(shoe, everything=True)                        # classify every wager once
+    point_ids = [w.id for w in cat.values() if w.kind == "point"]
+    point_ms = _median_ms(lambda: analyze(shoe, wagers=point_ids), 10)
     all_ms = _median_ms(lambda: analyze(shoe, everything=True), 10)
     depleted = Shoe.decks(8).remove("5s", "5s", "9h", "Kc", "2d", "7d", "Qs")
     depleted_ms = _median_ms(lambda: analyze(depleted, everything=True), 10)
@@ -89,6 +91,7 @@ def main() -> None:
     print(f"main game, 8 decks, first call:           {first_ms:8.1f} ms")
     print(f"main game, 8 decks, in-process (median):  {main_ms:8.1f} ms")
     print(f"main wagers priced, 8 decks (median):     {main_priced_ms:8.1f} ms")
+    print(f"point-total wagers, 8 decks (median):     {point_ms:8.1f} ms  ({len(point_ids)} wagers, all paytables)")
     print(f"whole catalogue, 8 decks (median):        {all_ms:8.1f} ms")
     print(f"whole catalogue, depleted shoe, warm:     {depleted_ms:8.1f} ms")
     print(f"recursive walk, 7 decks (cold memo):      {walk_ms:8.1f} ms")
