@@ -328,6 +328,89 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
     click.echo(render_mystery(rows, fmt), nl=False)
 
 
+@cli.command()
+@click.option("--wager", help="One wager (all its paytables unless --paytable).")
+@click.option("--paytable", help="One paytable of --wager.")
+@click.option("--section", help="Every wager citing a section, e.g. 631b.9 or 627a.12(e).")
+@click.option("--all", "everything", is_flag=True, help="The whole catalogue.")
+@click.option("--decks", "decks", multiple=True, type=int, help="Decks (repeatable; default 6 and 8).")
+@click.option("--remove", metavar="CARDS", help="Cards taken out of every shoe, comma-separated.")
+@click.option("--title", help="Title of the certificate.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "html", "json"]), default="markdown",
+              show_default=True)
+@click.option("--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+def certificate(wager: str | None, paytable: str | None, section: str | None, everything: bool,
+                decks: tuple[int, ...], remove: str | None, title: str | None, fmt: str, output: str | None) -> None:
+    """An exact return-to-player certificate (Markdown, HTML or JSON)."""
+    from .certificate import build, render_html, render_markdown, select_for_certificate, shoes_from_options
+    from .certificate import write_atomically
+    from .wagers import load_catalogue
+
+    cat = load_catalogue()
+    selection = select_for_certificate(cat, wager=wager, paytable=paytable, section=section, everything=everything)
+    shoes = shoes_from_options(decks or (6, 8), remove)
+    if output is not None:
+        _check_writable(output)
+    cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title)
+    text = {"json": lambda c: json.dumps(c, indent=2, ensure_ascii=False) + "\n",
+            "html": render_html, "markdown": render_markdown}[fmt](cert)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomically(output, text)
+        click.echo(f"wrote {output} ({fmt}, content SHA-256 {cert['provenance']['content_sha256'][:16]}…)", err=True)
+
+
+def _check_writable(output: str) -> None:
+    import os
+    from pathlib import Path
+
+    target = Path(output)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise ExactOddsError(f"--output {output}: is a directory")
+    if not parent.is_dir():
+        raise ExactOddsError(f"--output {output}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ExactOddsError(f"--output {output}: not writable")
+
+
+@cli.command()
+@click.argument("path", metavar="CERT.json")
+def verify(path: str) -> None:
+    """Recompute a JSON certificate; exit 0 if every exact value matches, 1 if not."""
+    from pathlib import Path
+
+    from .certificate import verify as check
+
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ExactOddsError(f"{path}: not a JSON certificate ({exc})") from None
+    try:
+        ok, message = check(document)
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"{path}: {exc}") from None
+    if ok:
+        click.echo(f"{path}: {message}")
+        return
+    click.echo(f"{path}: FAILED: {message}", err=True)
+    sys.exit(EXIT_CHECK_FAILED)
+
+
+@cli.command()
+@click.option("--output-dir", default="tables", show_default=True, metavar="DIR", help="Where to write the tables.")
+@click.option("--decks", "decks", multiple=True, type=int, help="Decks (repeatable; default 6 and 8).")
+def tables(output_dir: str, decks: tuple[int, ...]) -> None:
+    """Write the exact tables of every wager and paytable (CSV and Markdown) for each shoe."""
+    from .tables import write_tables
+
+    for path in write_tables(output_dir, decks or (6, 8)):
+        click.echo(path)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli()
