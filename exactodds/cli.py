@@ -411,6 +411,72 @@ def tables(output_dir: str, decks: tuple[int, ...]) -> None:
         click.echo(path)
 
 
+@cli.command()
+@click.option("--decks", type=int, default=8, show_default=True)
+@click.option("--rounds", type=int, default=1_000_000, show_default=True, help="At least this many rounds.")
+@click.option("--seed", type=int, required=True, help="Seed of the random generator (reproducible output).")
+@click.option("--mode", type=click.Choice(["shoe", "fresh"]), default="shoe", show_default=True,
+              help="Deal real shoes to a cut card, or every round off a fresh shoe.")
+@click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14).")
+@click.option("--settle", "settle", multiple=True, metavar="WAGER[:PAYTABLE]",
+              help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
+@click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose: table1:B,X, "
+              "with-replacement or perfect-pairs-mixed-as-coloured.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option("--output", required=True, metavar="FILE")
+def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tuple[str, ...],
+             faults: tuple[str, ...], fmt: str, output: str) -> None:
+    """Deal rounds with the seeded reference simulator and write check-sim records."""
+    import time
+
+    from .simulate import simulate as run
+    from .simulate import write_records
+    from .wagers import load_catalogue
+
+    cat = load_catalogue()
+    pairs = []
+    for item in settle:
+        if item == "all":
+            pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
+            continue
+        wid, _, table = item.partition(":")
+        w = cat[wid]
+        pairs += [(w, w.paytable(table))] if table else [(w, t) for t in w.paytables.values()]
+    _check_writable(output)
+    t0 = time.perf_counter()
+    dealt = run(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
+    t1 = time.perf_counter()
+    n = write_records(dealt, output, fmt=fmt, settle=pairs)
+    t2 = time.perf_counter()
+    click.echo(f"dealt {n:,} rounds in {t1 - t0:.2f} s ({n / (t1 - t0) / 1e6:.2f} M rounds/s); "
+               f"wrote {output} in {t2 - t1:.2f} s", err=True)
+
+
+@cli.command(name="check-sim")
+@click.argument("path", metavar="FILE")
+@click.option("--decks", type=int, default=8, show_default=True, help="Decks of the simulated shoe.")
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="Check only these (repeatable).")
+@click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance after Holm's correction.")
+@click.option("--counts", is_flag=True, help="FILE holds aggregated outcome counts (JSON), not rounds.")
+@click.option("--lenient", is_flag=True, help="List unreadable or rule-breaking rounds instead of stopping.")
+@click.option("--verbose", is_flag=True, help="Show every test, not only flagged ones.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def check_sim(path: str, decks: int, wagers: tuple[str, ...], alpha: float, counts: bool, lenient: bool,
+              verbose: bool, fmt: str) -> None:
+    """Test a simulator's output against the exact distribution (exit 0 ok, 1 flagged, 2 bad input)."""
+    from .checksim import check, check_counts, read_counts, read_records, render
+
+    if decks < 1:
+        raise ExactOddsError(f"--decks: number of decks must be a whole number >= 1, got {decks}")
+    if counts:
+        result = check_counts(read_counts(path), decks=decks, alpha=alpha)
+    else:
+        result = check(read_records(path, lenient=lenient), decks=decks, wagers=wagers or None, alpha=alpha)
+    click.echo(render(result, fmt, verbose=verbose), nl=False)
+    if not result.ok:
+        sys.exit(EXIT_CHECK_FAILED)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli()

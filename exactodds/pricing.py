@@ -219,15 +219,23 @@ def settlement(wager: Wager, paytable: Paytable) -> np.ndarray:
     cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
     key = ("settle", paytable.id, paytable.award_basis)
     if key not in cache:
-        masks = outcome_masks(wager)
-        order = [k for k, o in enumerate(wager.outcomes) if paytable.pays[o.id].offered]
-        if wager.settle == "highest":      # the best pay first; ties keep the data's order
-            order.sort(key=lambda k: _rank(paytable.pays[wager.outcomes[k].id]), reverse=True)
-        assign = np.full(masks.shape[1], -1, dtype=np.intp)
-        for k in reversed(order):          # earlier in ``order`` overwrites later
-            assign[masks[k]] = k
-        cache[key] = assign
+        cache[key] = assign_outcomes(wager, paytable, outcome_masks(wager))
     return cache[key]  # type: ignore[no-any-return]
+
+
+def assign_outcomes(wager: Wager, paytable: Paytable, masks: np.ndarray) -> np.ndarray:
+    """Given outcome x row masks, the outcome each row is paid as (-1: a loss).
+
+    Outcomes "N/A" under the paytable never pay; under ``settle = "highest"``
+    a row meeting several outcomes is paid the best (a meter share first).
+    """
+    order = [k for k, o in enumerate(wager.outcomes) if paytable.pays[o.id].offered]
+    if wager.settle == "highest":      # the best pay first; ties keep the data's order
+        order.sort(key=lambda k: _rank(paytable.pays[wager.outcomes[k].id]), reverse=True)
+    assign = np.full(masks.shape[1], -1, dtype=np.intp)
+    for k in reversed(order):          # earlier in ``order`` overwrites later
+        assign[masks[k]] = k
+    return assign
 
 
 def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[Any, ...], str | None]:

@@ -1,0 +1,131 @@
+"""The reference simulator and check-sim: honest simulators pass, broken ones are caught."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from exactodds import load_catalogue
+from exactodds.checksim import check, read_records
+from exactodds.cli import cli
+from exactodds.rounds import invalid_rounds
+from exactodds.simulate import simulate, write_records
+from exactodds.testing import assert_matches
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(cli, list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+@pytest.fixture(scope="module")
+def fresh_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sim") / "fresh.csv"
+    rounds = simulate(decks=8, rounds=1_000_000, seed=20261122, mode="fresh")
+    cat = load_catalogue()
+    write_records(rounds, str(path), settle=[(cat["perfect-pairs-player"], cat["perfect-pairs-player"].paytable("A")),
+                                             (cat["banker"], cat["banker"].paytable("standard"))])
+    return path
+
+
+def test_reference_simulator_passes_every_wager(fresh_csv: Path) -> None:
+    result = check(read_records(fresh_csv))
+    assert result.ok, [r for r in result.flagged]
+    assert len({(r.wager, r.paytable) for r in result.rows}) == sum(len(w.paytables) for w in load_catalogue().values())
+
+
+def test_real_shoes_to_the_cut_card_pass() -> None:
+    rounds = simulate(decks=8, rounds=400_000, seed=5, mode="shoe")
+    assert len(invalid_rounds(rounds.player, rounds.banker)) == 0
+    assert_matches(rounds, wagers=["banker", "player", "tie", "perfect-pairs-player", "lucky-nines", "dragon-bonus-player"])
+
+
+def test_627a_9_e_last_hand_rule_and_burn() -> None:
+    """Every shoe deals all its rounds before the cover card plus exactly one more hand."""
+    rounds = simulate(decks=1, rounds=300, seed=11, mode="shoe", cut=14)
+    assert rounds.burned is not None and set(rounds.burned) <= set(range(2, 12))     # §627a.5(f)
+    used = (rounds.player >= 0).sum(1) + (rounds.banker >= 0).sum(1)
+    cover = 52 - 14
+    for shoe in range(int(rounds.shoe_number.max()) + 1):
+        k = used[rounds.shoe_number == shoe]
+        start = rounds.burned[shoe] + np.r_[0, np.cumsum(k)[:-1]]
+        appears = (start <= cover) & (start + k > cover)
+        assert list(np.flatnonzero(appears)) == [len(k) - 2]     # the cover card shows in the next-to-last hand
+        assert start[-1] + k[-1] <= 52
+
+
+def test_wrong_table_1_cell_is_caught(tmp_path: Path) -> None:
+    rounds = simulate(decks=8, rounds=50_000, seed=3, mode="fresh", faults=["table1:6,5"])
+    path = tmp_path / "broken.csv"
+    write_records(rounds, str(path))
+    code, out, err = run("check-sim", str(path))
+    assert code == 2 and out == "" and "third cards break the drawing rules of §627a.10" in err
+    assert err.startswith(f"exactodds: error: {path}:")
+    code, out, _ = run("check-sim", str(path), "--lenient", "--wager", "banker")
+    assert code == 1 and "invalid rounds left out" in out
+
+
+def test_dealing_with_replacement_is_caught() -> None:
+    rounds = simulate(decks=8, rounds=1_000_000, seed=4, mode="fresh", faults=["with-replacement"])
+    with pytest.raises(AssertionError, match="FLAG"):
+        assert_matches(rounds, wagers=["perfect-pairs-player:A", "player-pair", "banker"])
+
+
+def test_perfect_pairs_paid_as_coloured_on_mixed_pairs_is_caught(tmp_path: Path) -> None:
+    rounds = simulate(decks=8, rounds=20_000, seed=6, mode="fresh", faults=["perfect-pairs-mixed-as-coloured"])
+    path = tmp_path / "pp.csv"
+    cat = load_catalogue()
+    write_records(rounds, str(path), settle=[(cat["perfect-pairs-banker"], cat["perfect-pairs-banker"].paytable("B"))])
+    code, out, _ = run("check-sim", str(path), "--wager", "perfect-pairs-banker:B", "--format", "json")
+    assert code == 1
+    data = json.loads(out)
+    (bad,) = [t for t in data["tests"] if t["test"] == "settlement"]
+    assert bad["flagged"] and "paid 'coloured', the cards say 'mixed'" in bad["detail"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Qs,\n4c,4d,,9", ":3: expected 6 fields"),
+        ("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Zz,\n", ":2: unreadable card in field(s) banker2"),
+        ("player1,player2,player3,banker1,banker2,banker3\nKs,2h,,Qd,Qs,5c\n", ":2: third cards break the drawing rules"),
+        ("p1,p2\nKs,2h\n", ":1: header must start with player1"),
+        ('{"player": ["Ks", "9h"], "banker": ["Qd"]}\n', ":1: unreadable record (banker has 1 cards)"),
+    ],
+)
+def test_bad_records_name_the_line(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    code, out, err = run("check-sim", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert message in err
+
+
+def test_jsonl_records_and_aggregated_counts(tmp_path: Path) -> None:
+    rounds = simulate(decks=6, rounds=3000, seed=9, mode="fresh")
+    path = tmp_path / "r.jsonl"
+    write_records(rounds, str(path), fmt="jsonl")
+    assert len(read_records(path)) == 3000
+    code, _, _ = run("check-sim", str(path), "--decks", "6", "--wager", "banker")
+    assert code == 0
+    counts = tmp_path / "counts.json"
+    counts.write_text(json.dumps({"decks": 8, "wagers": {"banker:standard": {"banker_wins": 4586, "tie": 952, "lose": 4462}}}))
+    code, out, _ = run("check-sim", str(counts), "--counts")
+    assert code == 0 and "OK" in out
+    counts.write_text(json.dumps({"decks": 8, "wagers": {"banker:standard": {"banker_wins": 4000, "tie": 1500, "lose": 4500}}}))
+    code, out, _ = run("check-sim", str(counts), "--counts")
+    assert code == 1 and "FLAG" in out
+
+
+def test_cli_simulate_is_seeded(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for p in (a, b):
+        code, _, _ = run("simulate", "--rounds", "2000", "--seed", "42", "--output", str(p), "--settle", "lucky-six")
+        assert code == 0
+    assert a.read_bytes() == b.read_bytes()
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--cut", "5", "--output", str(a))
+    assert code == 2 and "at least 14 cards from the end" in err
