@@ -73,6 +73,17 @@ class Analysis(Sequence[WagerResult]):
         ]
         return pd.DataFrame(rows)
 
+    def summary(self) -> Any:
+        """One row per wager and paytable: exact return, edge, variance, hit frequency (pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame([{"wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
+                              "expected_return": r.expected_return,
+                              "house_edge": None if r.symbolic else r.house_edge,
+                              "house_edge_%": None if r.symbolic else float(r.house_edge) * 100,
+                              "variance": None if r.symbolic else r.variance,
+                              "hit_frequency": r.hit_frequency} for r in self.results])
+
 
 def select(
     catalogue: Mapping[str, Wager],

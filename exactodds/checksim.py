@@ -273,6 +273,26 @@ class CheckResult:
     def ok(self) -> bool:
         return not self.flagged and not self.invalid
 
+    def __str__(self) -> str:
+        return render(self, "text", verbose=True)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head = "<tr><th>wager:paytable</th><th>test</th><th>statistic</th><th>p</th><th>adjusted p</th><th></th><th>detail</th></tr>"
+        body = "".join(
+            f"<tr><td>{html.escape(r.wager)}:{html.escape(r.paytable)}</td><td>{html.escape(r.test)}</td>"
+            f"<td>{r.statistic:.4g}</td><td>{r.p_value:.3g}</td><td>{r.adjusted:.3g}</td>"
+            f"<td>{'<b>FLAG</b>' if r.flagged else ''}</td><td>{html.escape(r.detail)}</td></tr>" for r in self.rows)
+        verdict = "OK — nothing flagged" if self.ok else f"FLAGGED — {len(self.flagged)} tests"
+        return (f"<p><b>check-sim:</b> {self.rounds:,} rounds, alpha {self.alpha} (Holm): {verdict}</p>"
+                f"<table>{head}{body}</table>")
+
+    def to_dataframe(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame([r.__dict__ for r in self.rows])
+
 
 def _pooled_chi_square(observed: Sequence[int], expected: Sequence[float]) -> tuple[float, int]:
     """Chi-square with bins of expected count below 5 pooled (smallest first); returns (stat, df)."""

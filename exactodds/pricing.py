@@ -124,6 +124,22 @@ class WagerResult:
     def symbolic(self) -> bool:
         return any(line.pay.symbolic for line in self.lines)
 
+    def __str__(self) -> str:
+        from .report import result_text
+
+        return result_text(self)
+
+    def _repr_html_(self) -> str:
+        from .report import result_html
+
+        return result_html(self)
+
+    def to_dataframe(self) -> Any:
+        """One row per outcome (needs pandas: the 'notebooks' extra)."""
+        from .report import result_dataframe
+
+        return result_dataframe(self)
+
 
 def _positive(net: Any) -> bool:
     if isinstance(net, Fraction):

@@ -184,6 +184,17 @@ class ProgressiveAnalysis:
     def expression(self) -> Any:
         return self.result.expected_return
 
+    def __str__(self) -> str:
+        from .report import render_progressive
+
+        return render_progressive(self, "text", wager_amount=self.minimum_wager, at=None, long_run=None,
+                                  increments={}, reserves={}, reseeds={})
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return "<pre>" + html.escape(str(self)) + "</pre>"
+
     @property
     def minimum_wager(self) -> Fraction | None:
         return self.spec.minimum_wager if self.spec else None

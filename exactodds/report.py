@@ -130,34 +130,68 @@ def _signed(value: Any) -> str:
 
 def _summary(r: WagerResult) -> list[tuple[str, str]]:
     if r.symbolic:
-        return [("Expected return", str(r.expected_return))]
+        return [("Expected return", f"{r.expected_return} (J: the meter in units of the wager)"),
+                ("Hit frequency", percent(r.hit_frequency, 4))]
     return [
         ("Expected return", f"{_signed(r.expected_return)} (exact {r.expected_return})"),
-        ("House edge", percent(r.house_edge, 4)),
+        ("House edge", f"{percent(r.house_edge, 4)} (exact {r.house_edge})"),
         ("Variance", f"{decimal(r.variance, 6)} (exact {r.variance})"),
         ("Standard deviation", f"{r.standard_deviation:.6f}"),
         ("Hit frequency", percent(r.hit_frequency, 4)),
     ]
 
 
+def result_text(r: WagerResult) -> str:
+    """One priced wager as a plain-text table with its summary."""
+    head = ("Outcome", "Pays", "Combinations", "Probability", "Return")
+    rows = [head, *_table_rows(r)]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    out = [_title(r)]
+    if r.wager.reading:
+        out.append(f"Reading: {r.wager.reading}")
+    for i, row in enumerate(rows):
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [row[k].rjust(widths[k]) for k in (2, 3, 4)]
+        out.append("  ".join(cells).rstrip())
+        if i == 0 or i == len(rows) - 2:
+            out.append("  ".join("-" * w for w in widths))
+    out.extend(f"{k}: {v}" for k, v in _summary(r))
+    return "\n".join(out) + "\n"
+
+
+def result_html(r: WagerResult) -> str:
+    """One priced wager as an HTML table (exact fractions in the tooltips and summary)."""
+    parts = [f"<h4>{html.escape(_title(r))}</h4>", f"<p>{html.escape(r.shoe_description)}</p>",
+             "<table><thead><tr><th>Outcome</th><th>Pays</th><th>Combinations</th>"
+             "<th>Probability</th><th>Return</th></tr></thead><tbody>"]
+    exacts = [exact(ln.probability) for ln in r.lines] + [exact(sum((ln.probability for ln in r.lines), Fraction(0)))]
+    for row, fr in zip(_table_rows(r), exacts):
+        cells = [f"<td style='text-align:left'>{html.escape(c)}</td>" for c in row[:2]]
+        cells.append(f"<td style='text-align:right'>{html.escape(row[2])}</td>")
+        cells.append(f"<td style='text-align:right' title='{html.escape(str(fr))}'>{html.escape(row[3])}</td>")
+        cells.append(f"<td style='text-align:right'>{html.escape(row[4])}</td>")
+        parts.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append("</tbody></table><ul>")
+    parts.extend(f"<li><b>{k}:</b> {html.escape(v)}</li>" for k, v in _summary(r))
+    parts.append("</ul>")
+    return "\n".join(parts)
+
+
+def result_dataframe(r: WagerResult) -> Any:
+    """One priced wager as a pandas DataFrame (exact Fractions in object columns)."""
+    from .errors import ExactOddsError
+
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ExactOddsError("to_dataframe() needs pandas: pip install 'exactodds[notebooks]'") from None
+    return pd.DataFrame([{"outcome": ln.name, "pays": ln.pay.text, "net": ln.net, "combinations": ln.combinations,
+                          "probability": ln.probability, "return": ln.contribution} for ln in r.lines])
+
+
 def render_text(shoe: Shoe, results: Sequence[WagerResult]) -> str:
     out = [f"Shoe: {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences", ""]
-    head = ("Outcome", "Pays", "Combinations", "Probability", "Return")
     for r in results:
-        rows = [head, *_table_rows(r)]
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        out.append(_title(r))
-        if r.wager.reading:
-            out.append(f"Reading: {r.wager.reading}")
-        for i, row in enumerate(rows):
-            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [
-                row[k].rjust(widths[k]) for k in (2, 3, 4)
-            ]
-            out.append("  ".join(cells).rstrip())
-            if i == 0 or i == len(rows) - 2:
-                out.append("  ".join("-" * w for w in widths))
-        out.extend(f"{k}: {v}" for k, v in _summary(r))
-        out.append("")
+        out.append(result_text(r))
     return "\n".join(out)
 
 
