@@ -31,8 +31,8 @@ from .report import ROUNDING, decimal, exact, percent
 from .shoe import Shoe, parse_card_list
 from .wagers import DATA_FILES, Catalogue, Wager, load_catalogue
 
-__all__ = ["build", "verify", "render_markdown", "render_html", "write_atomically", "select_for_certificate",
-           "FORMAT"]
+__all__ = ["build", "verify", "render_markdown", "render_html", "write_atomically", "write_pdf",
+           "select_for_certificate", "FORMAT"]
 
 FORMAT = "exactodds-certificate/1"
 
@@ -414,6 +414,38 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise ExactOddsError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
+
+
+def write_pdf(cert: dict[str, Any], path: str) -> None:
+    """Print the HTML certificate to PDF with Debian's headless chromium (written atomically)."""
+    import shutil
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        raise ExactOddsError("--format pdf needs Debian's chromium (apt-get install chromium); "
+                             "or write --format html and print it")
+    target = Path(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "certificate.html"
+        page.write_text(render_html(cert), encoding="utf-8")
+        pdf = Path(tmp) / "certificate.pdf"
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp}/profile",
+               "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri()]
+        try:
+            subprocess.run(cmd, capture_output=True, timeout=180, check=True)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ExactOddsError(f"--output {path}: chromium could not print the PDF ({exc})") from None
+        if not pdf.exists() or pdf.read_bytes()[:4] != b"%PDF":
+            raise ExactOddsError(f"--output {path}: chromium produced no PDF")
+        data = pdf.read_bytes()
+    fd, tmp_path = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", suffix=".tmp")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp_path, 0o666 & ~umask)
+    os.replace(tmp_path, target)
 
 
 def shoes_from_options(decks: Iterable[int], remove: str | None) -> list[dict[str, Any]]:

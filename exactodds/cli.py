@@ -336,8 +336,8 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
 @click.option("--decks", "decks", multiple=True, type=int, help="Decks (repeatable; default 6 and 8).")
 @click.option("--remove", metavar="CARDS", help="Cards taken out of every shoe, comma-separated.")
 @click.option("--title", help="Title of the certificate.")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "html", "json"]), default="markdown",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "html", "json", "pdf"]), default="markdown",
+              show_default=True, help="pdf prints the HTML with Debian's chromium (needs --output).")
 @click.option("--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 def certificate(wager: str | None, paytable: str | None, section: str | None, everything: bool,
                 decks: tuple[int, ...], remove: str | None, title: str | None, fmt: str, output: str | None) -> None:
@@ -351,7 +351,15 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
     shoes = shoes_from_options(decks or (6, 8), remove)
     if output is not None:
         _check_writable(output)
+    if fmt == "pdf" and output is None:
+        raise ExactOddsError("--format pdf needs --output FILE")
     cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title)
+    if fmt == "pdf":
+        from .certificate import write_pdf
+
+        write_pdf(cert, output)  # type: ignore[arg-type]
+        click.echo(f"wrote {output} (pdf, content SHA-256 {cert['provenance']['content_sha256'][:16]}…)", err=True)
+        return
     text = {"json": lambda c: json.dumps(c, indent=2, ensure_ascii=False) + "\n",
             "html": render_html, "markdown": render_markdown}[fmt](cert)
     if output is None:
@@ -444,12 +452,31 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
         pairs += [(w, w.paytable(table))] if table else [(w, t) for t in w.paytables.values()]
     _check_writable(output)
     t0 = time.perf_counter()
-    dealt = run(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
+    show = rounds >= 2_000_000 and sys.stderr.isatty()          # a progress bar on long runs
+    with click.progressbar(length=rounds, label="dealing", file=sys.stderr) if show else _NoBar() as bar:
+        done = [0]
+
+        def advance(total: int) -> None:
+            bar.update(min(total, rounds) - done[0])
+            done[0] = min(total, rounds)
+
+        dealt = run(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults, progress=advance)
     t1 = time.perf_counter()
     n = write_records(dealt, output, fmt=fmt, settle=pairs)
     t2 = time.perf_counter()
     click.echo(f"dealt {n:,} rounds in {t1 - t0:.2f} s ({n / (t1 - t0) / 1e6:.2f} M rounds/s); "
                f"wrote {output} in {t2 - t1:.2f} s", err=True)
+
+
+class _NoBar:
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        return None
 
 
 @cli.command(name="check-sim")

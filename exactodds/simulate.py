@@ -22,7 +22,7 @@ Player third card X; ``"with-replacement"`` deals each card from a full shoe.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,8 +91,12 @@ def _fresh(cards: np.ndarray, n: int, rng: np.random.Generator, replacement: boo
 
 
 def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut: int = 14,
-             faults: Iterable[str] = (), batch: int = 2000) -> SimulatedRounds:
-    """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``."""
+             faults: Iterable[str] = (), batch: int = 2000,
+             progress: Callable[[int], None] | None = None) -> SimulatedRounds:
+    """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``.
+
+    ``progress`` is called with the number of rounds dealt so far after each batch.
+    """
     faults = tuple(faults)
     table = _draw_table(faults)
     if rounds < 1:
@@ -104,6 +108,8 @@ def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut:
     if mode == "fresh":
         dealt = _fresh(cards, rounds, rng, "with-replacement" in faults)
         p, b = deal_from(dealt, draw_table=table)
+        if progress is not None:
+            progress(rounds)
         return SimulatedRounds(p, b, np.zeros(rounds, dtype=np.int64), mode, faults)
     if cut < 14 or cut > len(cards) - 20:
         raise ExactOddsError(f"the cover card goes at least 14 cards from the end (§627a.5(d)), got {cut}")
@@ -136,6 +142,8 @@ def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut:
             ptr[live] = start + k
             dealt_rounds += len(live)
         first_shoe += s
+        if progress is not None:
+            progress(dealt_rounds)
     shoe_no = np.concatenate(shoes)
     order = np.argsort(shoe_no, kind="stable")       # shoe by shoe, rounds in the order dealt
     player = np.concatenate(players)[order]

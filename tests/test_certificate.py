@@ -145,3 +145,13 @@ def test_html_renders_in_headless_chromium(cert: dict, tmp_path: Path) -> None:
     subprocess.run([_chromium(), *flags, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
     assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+def test_pdf_certificate(tmp_path: Path) -> None:
+    out = tmp_path / "c.pdf"
+    code, _, _ = run("certificate", "--wager", "tie", "--paytable", "8-to-1", "--decks", "8", "--format", "pdf",
+                     "--output", str(out))
+    assert code == 0 and out.read_bytes()[:4] == b"%PDF"
+    code, _, err = run("certificate", "--wager", "tie", "--format", "pdf")
+    assert code == 2 and "--format pdf needs --output FILE" in err
