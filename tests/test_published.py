@@ -85,3 +85,22 @@ def test_banker_edge_exact_fraction() -> None:
     (r,) = analyze(Shoe.decks(8), wagers=["banker"])
     b, p, _t, total = MAIN[8]
     assert r.expected_return == (Fraction(19, 20) * b - p) / total
+
+
+def test_lucky_nines_paytable_c_published_table() -> None:
+    """8 decks, counted over unordered 4-card hands (C(416, 4)) as the published table does."""
+    import math
+
+    (r,) = analyze(Shoe.decks(8), wagers=["lucky-nines"], paytables=["C"])
+    hands = math.comb(416, 4)
+    assert {ln.id: ln.probability * hands for ln in r.lines} == {
+        "four": 35_960, "three_same_suit": 86_016, "three": 1_818_624, "two_same_suit": 8_236_032,
+        "two": 28_237_824, "one_diamond": 74_908_672, "one": 224_726_016, "lose": 891_881_376}
+    assert f"{float(r.house_edge):.2%}" == "8.27%"
+
+
+def test_fortune_7_golden_8_and_player_pair_published() -> None:
+    assert _lines("fortune-7", "A")["fortune_7"] == 112_633_011_329_024
+    assert _lines("golden-8", "B")["golden_8"] == 172_660_763_262_976
+    (pp,) = analyze(Shoe.decks(8), wagers=["player-pair"])
+    assert f"{float(pp.house_edge):.2%}" == "10.36%"
