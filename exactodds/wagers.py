@@ -72,6 +72,7 @@ class Alternative:
     reading: str
     conditions: Mapping[str, Condition]
     award_basis: str | None = None
+    pays: Mapping[str, Mapping[str, Pay]] = field(default_factory=dict)     # paytable -> outcome -> pay
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,9 @@ class Wager:
         outcomes = tuple(
             replace(o, condition=alt.conditions.get(o.id, o.condition)) for o in self.outcomes
         )
-        tables = self.paytables
+        tables = dict(self.paytables)
+        for tid, changes in alt.pays.items():
+            tables[tid] = replace(tables[tid], pays={**tables[tid].pays, **changes})
         if alt.award_basis is not None:
             tables = {k: t.with_award_basis(alt.award_basis) for k, t in tables.items()}
         return replace(self, outcomes=outcomes, paytables=tables, reading=alt.reading, reading_id=alt.id)
@@ -405,18 +408,34 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
             raise ExactOddsError(f"{where}: alternative #{i + 1} is not a table")
         aid = _text(a, "id", f"{where}: alternative #{i + 1}")
         awhere = f"{where}: alternative {aid!r}"
+        if extra := set(a) - {"id", "reading", "when", "award_basis", "pays"}:
+            raise ExactOddsError(f"{awhere}: unknown key {sorted(extra)[0]!r}")
         when = a.get("when", {})
         alt_basis = a.get("award_basis")
         if alt_basis is not None and alt_basis not in ("to", "for"):
             raise ExactOddsError(f"{awhere}: award_basis must be 'to' or 'for', got {alt_basis!r}")
-        if not isinstance(when, dict) or (not when and alt_basis is None):
-            raise ExactOddsError(f"{awhere}: 'when' must map outcome ids to conditions")
+        raw_alt_pays = a.get("pays", {})
+        if not isinstance(when, dict) or not isinstance(raw_alt_pays, dict) or (
+                not when and alt_basis is None and not raw_alt_pays):
+            raise ExactOddsError(f"{awhere}: give 'when' (outcome id -> condition), 'pays' or 'award_basis'")
+        alt_pays: dict[str, dict[str, Pay]] = {}
+        for tid, changes in raw_alt_pays.items():
+            if tid not in paytables or not isinstance(changes, dict):
+                raise ExactOddsError(f"{awhere}: pays names unknown paytable {tid!r}")
+            for oid, text in changes.items():
+                if oid not in ids:
+                    raise ExactOddsError(f"{awhere}: pays names unknown outcome {oid!r}")
+                try:
+                    alt_pays.setdefault(tid, {})[oid] = parse_pay(
+                        text, denomination=paytables[tid].denomination, award_basis=paytables[tid].award_basis)
+                except ExactOddsError as exc:
+                    raise ExactOddsError(f"{awhere}: paytable {tid!r}: outcome {oid!r}: {exc}") from None
         conds = {}
         for oid, text in when.items():
             if oid not in ids:
                 raise ExactOddsError(f"{awhere}: names unknown outcome {oid!r}")
             conds[oid] = Condition.parse(text, where=f"{awhere}: outcome {oid!r}", parameters=pnames)
-        alternatives[aid] = Alternative(aid, _text(a, "reading", awhere), conds, alt_basis)
+        alternatives[aid] = Alternative(aid, _text(a, "reading", awhere), conds, alt_basis, alt_pays)
 
     wager = Wager(
         id=wid,

@@ -133,3 +133,19 @@ def test_cover_all_is_the_union_of_the_other_four() -> None:
     for key, outcome in cover.items():
         any_win = any(classify(cat[o], cat[o].paytable("B"))[key] is not None for o in others)
         assert (outcome is not None) == any_win, key
+
+
+def test_631b_8_rising_phoenix_commission_free_alternative_reading() -> None:
+    """With 631b.5(i) brought in, a Banker 6 pays 1 to 2 (not lost); the 3-card 7 still pushes."""
+    assert settle("rising-phoenix-banker-commission-free", [0, 3, 5, 3, 0]) == "banker_wins_6:1 to 1"
+    assert settle("rising-phoenix-banker-commission-free", [0, 3, 5, 3, 0],
+                  alternative="with-631b.5-six") == "banker_wins_6:1 to 2"
+    cat = load_catalogue()
+    dist = deal(Shoe.decks(8))
+    w = cat["rising-phoenix-banker-commission-free"]
+    regular = price(w, w.paytable("standard"), dist)
+    alt = w.with_alternative("with-631b.5-six")
+    six = price(alt, alt.paytable("standard"), dist)
+    lines = {ln.id: ln for ln in regular.lines}
+    assert six.expected_return == regular.expected_return - lines["banker_wins_6"].probability / 2
+    assert {ln.id: ln.combinations for ln in six.lines} == {ln.id: ln.combinations for ln in regular.lines}
