@@ -21,6 +21,11 @@ from .rules import TABLE_1, banker_draws, play, player_draws, point_count
 from .shoe import Shoe
 from .walk import walk
 from .wagers import Catalogue, Paytable, Wager, load_catalogue, load_file
+from .certificate import build as build_certificate
+from .certificate import verify as verify_certificate
+from .checksim import check, read_records
+from .progressive import mystery_return, progressive_analysis
+from .simulate import simulate
 
 __version__ = "0.1.0"
 
@@ -55,4 +60,11 @@ __all__ = [
     "Wager",
     "load_catalogue",
     "load_file",
+    "build_certificate",
+    "verify_certificate",
+    "check",
+    "read_records",
+    "mystery_return",
+    "progressive_analysis",
+    "simulate",
 ]

@@ -176,13 +176,19 @@ def write_records(rounds: SimulatedRounds, path: str, *, fmt: str = "csv",
             columns.append((f"{wager.id}:{table.id}", ids[assign]))    # type: ignore[attr-defined]
     p = _TOKENS[np.where(rounds.player >= 0, rounds.player, 52)]
     b = _TOKENS[np.where(rounds.banker >= 0, rounds.banker, 52)]
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    if fmt not in ("csv", "jsonl"):
+        raise ExactOddsError(f"unknown record format {fmt!r} (csv or jsonl)")
+    import io
+
+    from .certificate import write_atomically
+
+    with io.StringIO() as fh:
         if fmt == "csv":
             fh.write(",".join(["player1", "player2", "player3", "banker1", "banker2", "banker3",
                                *(name for name, _ in columns)]) + "\n")
             parts = [p[:, 0], p[:, 1], p[:, 2], b[:, 0], b[:, 1], b[:, 2], *(c for _, c in columns)]
             fh.write("\n".join(map(",".join, zip(*(part.tolist() for part in parts)))) + "\n")
-        elif fmt == "jsonl":
+        else:
             import json
 
             for i in range(len(p)):
@@ -190,6 +196,5 @@ def write_records(rounds: SimulatedRounds, path: str, *, fmt: str = "csv",
                 if columns:
                     rec["settled"] = {name: str(c[i]) for name, c in columns}
                 fh.write(json.dumps(rec) + "\n")
-        else:
-            raise ExactOddsError(f"unknown record format {fmt!r} (csv or jsonl)")
+        write_atomically(path, fh.getvalue())      # whole file or nothing
     return len(p)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from exactodds.cards import Card
 from exactodds.errors import ExactOddsError
@@ -20,25 +20,16 @@ from exactodds.rules import Round, play
 from exactodds.shoe import Shoe
 
 
-def rounds(shoe: Shoe) -> Iterator[tuple[tuple[Card, ...], Round, int]]:
-    """Every distinct sequence of cards a round can deal, with its 6-card weight."""
+def _draws(shoe: Shoe, stop: Callable[[list[Card]], bool]) -> Iterator[tuple[tuple[Card, ...], int]]:
+    """Ordered draws of card identities until ``stop`` says so, each with the number of
+    ordered ways to draw it (the product of the counts as they are drawn)."""
     assert shoe.card_counts is not None
     counts = {Card.from_index(i): n for i, n in enumerate(shoe.card_counts) if n}
-    size = shoe.size
 
-    def needed(cards: list[Card]) -> Round | None:
-        values = [c.points for c in cards]
-        try:
-            return play(values)
-        except ExactOddsError:
-            return None
-
-    def rec(cards: list[Card], weight: int) -> Iterator[tuple[tuple[Card, ...], Round, int]]:
-        if len(cards) >= 4:
-            rnd = needed(cards)
-            if rnd is not None and rnd.cards_used == len(cards):
-                yield tuple(cards), rnd, weight * math.perm(size - len(cards), 6 - len(cards))
-                return
+    def rec(cards: list[Card], weight: int) -> Iterator[tuple[tuple[Card, ...], int]]:
+        if stop(cards):
+            yield tuple(cards), weight
+            return
         for card, n in counts.items():
             if n:
                 counts[card] = n - 1
@@ -48,6 +39,25 @@ def rounds(shoe: Shoe) -> Iterator[tuple[tuple[Card, ...], Round, int]]:
                 counts[card] = n
 
     yield from rec([], 1)
+
+
+def _complete(cards: list[Card]) -> Round | None:
+    """The round, if these cards are exactly the cards it deals."""
+    if len(cards) < 4:
+        return None
+    try:
+        rnd = play([c.points for c in cards])
+    except ExactOddsError:
+        return None
+    return rnd if rnd.cards_used == len(cards) else None
+
+
+def rounds(shoe: Shoe) -> Iterator[tuple[tuple[Card, ...], Round, int]]:
+    """Every distinct sequence of cards a round can deal, with its 6-card weight."""
+    for cards, weight in _draws(shoe, lambda cs: _complete(cs) is not None):
+        rnd = _complete(list(cards))
+        assert rnd is not None
+        yield cards, rnd, weight * math.perm(shoe.size - len(cards), 6 - len(cards))
 
 
 def point_features(rnd: Round) -> dict[str, object]:
@@ -113,19 +123,4 @@ def settle_all(shoe: Shoe, pairs: list) -> dict[tuple[str, str], Counter]:
 
 def all_six_card_sequences(shoe: Shoe) -> Iterator[tuple[tuple[Card, ...], int]]:
     """Literally every ordered 6-card sequence (as distinct identities with weights)."""
-    assert shoe.card_counts is not None
-    counts = {Card.from_index(i): n for i, n in enumerate(shoe.card_counts) if n}
-
-    def rec(cards: list[Card], weight: int) -> Iterator[tuple[tuple[Card, ...], int]]:
-        if len(cards) == 6:
-            yield tuple(cards), weight
-            return
-        for card, n in counts.items():
-            if n:
-                counts[card] = n - 1
-                cards.append(card)
-                yield from rec(cards, weight * n)
-                cards.pop()
-                counts[card] = n
-
-    yield from rec([], 1)
+    yield from _draws(shoe, lambda cs: len(cs) == 6)
