@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .cards import Card
-from .errors import ExactOddsError
+from .errors import ExactOddsError, read_json
 from .pricing import WagerResult, price
 from .rounds import invalid_rounds, settle_many
 from .shoe import Shoe
@@ -230,12 +230,7 @@ def _show(cards: np.ndarray) -> str:
 
 def read_counts(path: str | Path) -> dict[str, Any]:
     """Aggregated counts: ``{"rounds": N, "wagers": {"WAGER:PAYTABLE": {"outcome": n, ..., "lose": n}}}``."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ExactOddsError(f"{path}: not JSON ({exc})") from None
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("wagers"), dict):
         raise ExactOddsError(f"{path}: expected an object with 'wagers' (see 'exactodds check-sim --help')")
     return data

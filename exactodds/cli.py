@@ -387,16 +387,10 @@ def _check_writable(output: str) -> None:
 @click.argument("path", metavar="CERT.json")
 def verify(path: str) -> None:
     """Recompute a JSON certificate; exit 0 if every exact value matches, 1 if not."""
-    from pathlib import Path
-
     from .certificate import verify as check
+    from .errors import read_json
 
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ExactOddsError(f"{path}: not a JSON certificate ({exc})") from None
+    document = read_json(path, what="a JSON certificate")
     try:
         ok, message = check(document)
     except ExactOddsError as exc:

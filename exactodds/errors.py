@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["ExactOddsError"]
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ExactOddsError", "read_json"]
 
 
 class ExactOddsError(ValueError):
@@ -16,3 +19,15 @@ class ExactOddsError(ValueError):
     ...
     exactodds.errors.ExactOddsError: unknown card 'Zz' in --remove
     """
+
+
+def read_json(path: str | Path, *, what: str = "JSON") -> Any:
+    """Read a JSON file, or raise :class:`ExactOddsError` naming the file and the problem."""
+    import json
+
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ExactOddsError(f"{path}: not {what} ({exc})") from None
