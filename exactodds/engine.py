@@ -42,10 +42,10 @@ import numpy as np
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["RoundTable", "RoundDistribution", "round_table", "round_feature", "deal", "POINT_KEY"]
+__all__ = ["RoundTable", "RoundDistribution", "round_table", "round_feature", "deal", "POINT_NAMES"]
 
-#: The features of a round that every point-total wager can read.
-POINT_KEY = ("player_total", "banker_total", "player_cards", "banker_cards")
+#: The point-level features of a round (see :mod:`exactodds.outcomes`), in key order.
+POINT_NAMES = ("player", "banker", "player_cards", "banker_cards")
 
 _MAX_COPIES = CARDS_PER_ROUND + 1     # factor slots per value class
 _TAIL = 10 * _MAX_COPIES             # first slot of the "unread card" factors
@@ -67,12 +67,14 @@ class RoundTable:
     player_third: np.ndarray
     banker_third: np.ndarray
     gather: np.ndarray = field(repr=False)
-    point_perm: np.ndarray = field(repr=False)
-    point_starts: np.ndarray = field(repr=False)
-    point_keys: tuple[tuple[int, int, int, int], ...] = field(repr=False)
 
     def __len__(self) -> int:
         return len(self.order)
+
+    @property
+    def point_keys(self) -> tuple[tuple[int, ...], ...]:
+        """Every (player total, banker total, player cards, banker cards) a round can end in."""
+        return _grouping(POINT_NAMES)[2]
 
     @property
     def cards_used(self) -> np.ndarray:
@@ -129,16 +131,6 @@ def round_table() -> RoundTable:
             copies_before += order[:, i] == order[:, j]
         gather[j] = np.where(v >= 0, v * _MAX_COPIES + copies_before, _TAIL + j)
 
-    key = ((player_total.astype(np.intp) * 10 + banker_total) * 2 + (player_cards - 2)) * 2 + (
-        banker_cards - 2
-    )
-    perm = np.argsort(key, kind="stable")
-    sorted_key = key[perm]
-    starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])
-    keys = tuple(
-        (int(k) // 40, int(k) // 4 % 10, int(k) // 2 % 2 + 2, int(k) % 2 + 2)
-        for k in sorted_key[starts]
-    )
     for a in (order, player_total, banker_total, player_cards, banker_cards, px, by, gather):
         a.flags.writeable = False
     return RoundTable(
@@ -150,9 +142,6 @@ def round_table() -> RoundTable:
         player_third=px,
         banker_third=by,
         gather=gather,
-        point_perm=perm,
-        point_starts=starts,
-        point_keys=keys,
     )
 
 
@@ -224,13 +213,9 @@ class RoundDistribution:
     def total(self) -> int:
         return self.shoe.sequences
 
-    def point_counts(self) -> dict[tuple[int, int, int, int], int]:
+    def point_counts(self) -> dict[tuple[int, ...], int]:
         """Counts keyed by (player total, banker total, player cards, banker cards)."""
-        if "point" not in self._cache:
-            t = self.table
-            sums = np.add.reduceat(self.weights[t.point_perm], t.point_starts)
-            self._cache["point"] = {k: int(s) for k, s in zip(t.point_keys, sums)}
-        return self._cache["point"]  # type: ignore[no-any-return]
+        return self.round_counts(POINT_NAMES)
 
     def round_count_array(self, names: tuple[str, ...], *, all_cards: bool = False,
                           what: str = "this wager") -> np.ndarray:

@@ -47,7 +47,7 @@ class PointDistribution(Protocol):
     @property
     def total(self) -> int: ...
 
-    def point_counts(self) -> Mapping[tuple[int, int, int, int], int]: ...
+    def point_counts(self) -> Mapping[Any, int]: ...
 
 
 @dataclass(frozen=True)
@@ -211,13 +211,6 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     rows = [initial_row(p, b) for p, b in keys]
     cols = {n: np.array([r[n] for r in rows]) for n in rows[0] if rows[0][n] is not None}
     return FeatureTable(keys, cols)
-
-
-def feature_rows(wager: Wager) -> list[tuple[tuple[Any, ...], dict[str, object]]]:
-    """Every key of the wager's table with its features as a plain dict (for display/tests)."""
-    table = feature_table(table_signature(wager))
-    return [(key, {n: c[i].item() if hasattr(c[i], "item") else c[i] for n, c in table.columns.items()})
-            for i, key in enumerate(table.keys)]
 
 
 def outcome_masks(wager: Wager) -> np.ndarray:
