@@ -143,10 +143,8 @@ def _read_csv(path: Path, raw: bytes, *, lenient: bool) -> Records:
     line_ends = sep[end_at]
     commas_per_line = np.diff(np.r_[-1, end_at]) - 1
     bad_lines = np.flatnonzero(commas_per_line != ncols - 1)
-    if len(bad_lines):
-        first_bad = int(bad_lines[0]) + 2
-        if not lenient or first_bad == len(line_ends) + 1:
-            raise _problem(path, first_bad, f"expected {ncols} fields (a truncated or malformed line)")
+    if len(bad_lines) and not lenient:
+        raise _problem(path, int(bad_lines[0]) + 2, f"expected {ncols} fields (a truncated or malformed line)")
     starts = np.r_[0, sep[:-1] + 1]
     ends = sep
     line_of_token = np.cumsum(np.r_[0, is_end[:-1].astype(np.int64)]) + 2

@@ -129,3 +129,10 @@ def test_cli_simulate_is_seeded(tmp_path: Path) -> None:
     assert a.read_bytes() == b.read_bytes()
     code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--cut", "5", "--output", str(a))
     assert code == 2 and "at least 14 cards from the end" in err
+
+
+def test_lenient_lists_a_truncated_line(tmp_path: Path) -> None:
+    path = tmp_path / "trunc.csv"
+    path.write_text("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Qs,\n4c,4d,,9", encoding="utf-8")
+    records = read_records(path, lenient=True)
+    assert len(records) == 1 and records.invalid == ((3, "expected 6 fields"),)
