@@ -233,19 +233,8 @@ def render_csv(shoe: Shoe, results: Sequence[WagerResult]) -> str:
 
 def render_html(shoe: Shoe, results: Sequence[WagerResult]) -> str:
     """An HTML fragment (tables) for notebooks and reports."""
-    parts = [f"<p><b>Shoe:</b> {html.escape(shoe.describe())}; {shoe.sequences:,} ordered 6-card sequences</p>"]
-    for r in results:
-        parts.append(f"<h4>{html.escape(_title(r))}</h4>")
-        parts.append("<table><thead><tr><th>Outcome</th><th>Pays</th><th>Combinations</th>"
-                     "<th>Probability</th><th>Return</th></tr></thead><tbody>")
-        for row in _table_rows(r):
-            parts.append("<tr>" + "".join(
-                f"<td style='text-align:{'left' if i < 2 else 'right'}'>{html.escape(c)}</td>"
-                for i, c in enumerate(row)) + "</tr>")
-        parts.append("</tbody></table><ul>")
-        parts.extend(f"<li><b>{k}:</b> {html.escape(v)}</li>" for k, v in _summary(r))
-        parts.append("</ul>")
-    return "\n".join(parts)
+    head = f"<p><b>Shoe:</b> {html.escape(shoe.describe())}; {shoe.sequences:,} ordered 6-card sequences</p>"
+    return "\n".join([head, *(result_html(r) for r in results)])
 
 
 def render(fmt: str, shoe: Shoe, results: Sequence[WagerResult], *, route: str = "vector") -> str:
