@@ -394,8 +394,8 @@ def _esc(value: Any) -> str:
     return html.escape(str(value))
 
 
-def write_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` in full or not at all (no partial file on failure)."""
+def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` (text or bytes) to ``path`` in full or not at all (no partial file on failure)."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
@@ -405,8 +405,8 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     except OSError as exc:
         raise ExactOddsError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)                 # as an ordinary new file, not mkstemp's 0600
@@ -439,13 +439,7 @@ def write_pdf(cert: dict[str, Any], path: str) -> None:
         if not pdf.exists() or pdf.read_bytes()[:4] != b"%PDF":
             raise ExactOddsError(f"--output {path}: chromium produced no PDF")
         data = pdf.read_bytes()
-    fd, tmp_path = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp_path, 0o666 & ~umask)
-    os.replace(tmp_path, target)
+    write_atomically(target, data)
 
 
 def shoes_from_options(decks: Iterable[int], remove: str | None) -> list[dict[str, Any]]:

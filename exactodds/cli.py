@@ -113,13 +113,16 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
             raise ExactOddsError(f"--alternative {item!r}: write WAGER=READING")
         alts[wid.strip()] = alt.strip()
     shoe = _shoe(decks, remove)
-    cat = _catalogue(paytables_file)
+    from .wagers import load_catalogue, load_file
+
+    cat = load_catalogue()
+    if paytables_file:
+        own = load_file(paytables_file)            # read and checked once
+        cat = cat.merged(own)
+        if not wagers and not everything:
+            wagers = tuple(own)
     if settings:
         cat = _with_settings(cat, settings)
-    if paytables_file and not wagers and not everything:
-        from .wagers import load_file
-
-        wagers = tuple(load_file(paytables_file))
     result = run(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                  alternatives=alts, route=route)
     click.echo(result.render(fmt), nl=False)
