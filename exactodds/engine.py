@@ -21,7 +21,7 @@ multiplies per round. Counts stay integers throughout: NumPy ``int64`` while
 ``N**6`` fits (up to 1,448 cards, about 27 decks), Python integers beyond.
 
 >>> dist = deal(Shoe.decks(8))
->>> dist.total, int(dist.weights.sum())
+>>> dist.total, int(round_weights(Shoe.decks(8)).sum())
 (4998398275503360, 4998398275503360)
 >>> main = dist.main_game()
 >>> main["banker"], main["player"], main["tie"]
@@ -39,10 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from .outcomes import VALUE_LEVEL
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["RoundTable", "RoundDistribution", "round_table", "round_feature", "deal", "POINT_NAMES"]
+__all__ = ["RoundTable", "RoundDistribution", "round_table", "round_feature", "deal", "round_weights", "POINT_NAMES"]
 
 #: The point-level features of a round (see :mod:`exactodds.outcomes`), in key order.
 POINT_NAMES = ("player", "banker", "player_cards", "banker_cards")
@@ -147,17 +148,15 @@ def round_table() -> RoundTable:
 
 @functools.cache
 def round_feature(name: str) -> np.ndarray:
-    """A value-level feature of every round, by name (see :mod:`exactodds.outcomes`)."""
-    t = round_table()
-    fixed = {"player": t.player_total, "banker": t.banker_total,
-             "player_cards": t.player_cards, "banker_cards": t.banker_cards}
-    if name in fixed:
-        return fixed[name]
-    if name.startswith("count_") and name[6:].isdigit() and int(name[6:]) < 10:
-        a = (t.order == int(name[6:])).sum(axis=1).astype(np.int8)
-        a.flags.writeable = False
-        return a
-    raise KeyError(name)
+    """A point-value feature of every round, by name (see :mod:`exactodds.outcomes`)."""
+    from .columns import value_columns
+    from .multiset import slot_values
+
+    if name not in VALUE_LEVEL:
+        raise KeyError(name)
+    a = value_columns(slot_values(), (name,))[name].astype(np.int8)
+    a.flags.writeable = False
+    return a
 
 
 @functools.cache
@@ -166,7 +165,7 @@ def _grouping(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, tuple[tup
     cols = [round_feature(n).astype(np.int64) for n in names]
     key = np.zeros(len(round_table()), dtype=np.int64)
     for col in cols:
-        key = key * 16 + col
+        key = key * 16 + col + 1
     perm = np.argsort(key, kind="stable")
     sk = key[perm]
     starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
@@ -205,17 +204,40 @@ class RoundDistribution:
     """
 
     shoe: Shoe
-    table: RoundTable = field(repr=False)
-    weights: np.ndarray = field(repr=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def total(self) -> int:
         return self.shoe.sequences
 
+    @property
+    def table(self) -> RoundTable:
+        return round_table()
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Each value-level round's number of ordered 6-card sequences (computed on first use)."""
+        if "weights" not in self._cache:
+            self._cache["weights"] = round_weights(self.shoe)
+        return self._cache["weights"]  # type: ignore[no-any-return]
+
+    def table_counts(self, names: tuple[str, ...]) -> np.ndarray:
+        """Counts per key of the multiset table of ``names`` (see :mod:`exactodds.multiset`)."""
+        key = ("multiset", names)
+        if key not in self._cache:
+            from .multiset import compile_table
+
+            self._cache[key] = compile_table(names).counts(self.shoe)
+        return self._cache[key]  # type: ignore[no-any-return]
+
     def point_counts(self) -> dict[tuple[int, ...], int]:
         """Counts keyed by (player total, banker total, player cards, banker cards)."""
-        return self.round_counts(POINT_NAMES)
+        from .multiset import compile_table
+
+        names = tuple(sorted(POINT_NAMES))
+        where = [names.index(n) for n in POINT_NAMES]
+        keys = compile_table(names).keys
+        return {tuple(k[i] for i in where): int(n) for k, n in zip(keys, self.table_counts(names))}
 
     def round_count_array(self, names: tuple[str, ...], *, all_cards: bool = False,
                           what: str = "this wager") -> np.ndarray:
@@ -276,7 +298,12 @@ class RoundDistribution:
 
 
 def deal(shoe: Shoe) -> RoundDistribution:
-    """The exact distribution of rounds off the top of ``shoe``."""
+    """The exact distribution of rounds off the top of ``shoe`` (counted when read)."""
+    return RoundDistribution(shoe)
+
+
+def round_weights(shoe: Shoe) -> np.ndarray:
+    """Each value-level round's weight in ``shoe``, round by round (six gathers per round)."""
     table = round_table()
     dtype: Any = np.int64 if int64_safe(shoe.size) else object
     f = _factors(shoe.value_counts, shoe.size, dtype)
@@ -287,4 +314,4 @@ def deal(shoe: Shoe) -> RoundDistribution:
     total = int(w.sum())
     if total != shoe.sequences:     # an invariant of the counting, never of the input
         raise AssertionError(f"round weights add to {total}, not {shoe.sequences}")
-    return RoundDistribution(shoe, table, w)
+    return w

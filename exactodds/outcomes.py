@@ -35,7 +35,7 @@ from .errors import ExactOddsError
 __all__ = [
     "POINT_FEATURES", "VALUE_FEATURES", "ALL_CARD_FEATURES", "INITIAL_FEATURES", "DERIVED",
     "KNOWN_FEATURES", "HAND_ATTRIBUTES", "Condition", "point_row", "initial_row", "feature_kind",
-    "initial_needs",
+    "initial_needs", "SLOTS", "POSITION_FEATURES", "CARD_FEATURES", "VALUE_LEVEL", "FEATURE_TYPES", "vocabulary",
 ]
 
 #: Features read off the point-level table of a round (see :mod:`exactodds.engine`).
@@ -49,6 +49,27 @@ POINT_FEATURES: dict[str, str] = {
 #: Value-level features beyond the point table: how many cards of each point value were dealt.
 VALUE_FEATURES: dict[str, str] = {
     f"count_{v}": f"cards of point value {v} dealt in the round" for v in range(10)
+}
+
+#: The six card positions of a round, by hand, in the order of §627a.8(c)/§627a.9(c).
+SLOTS = ("player_1", "player_2", "player_3", "banker_1", "banker_2", "banker_3")
+
+_ORDINAL = {"1": "first", "2": "second", "3": "third"}
+
+#: Value-level features of single cards and of the first two cards of each hand.
+POSITION_FEATURES: dict[str, str] = {
+    **{f"{h}_value_{k}": f"point value 0-9 of the {h.capitalize()}'s {_ORDINAL[k]} card, -1 if not dealt"
+       for h in ("player", "banker") for k in "123"},
+    "player_two_card_total": "Point Count of the Player's first two cards, 0-9 (§627a.6(b))",
+    "banker_two_card_total": "Point Count of the Banker's first two cards, 0-9 (§627a.6(b))",
+}
+
+#: Rank and suit of single cards, by position.
+CARD_FEATURES: dict[str, str] = {
+    **{f"{h}_rank_{k}": f"rank of the {h.capitalize()}'s {_ORDINAL[k]} card: 1 (Ace) ... 10, 11 (J), "
+       "12 (Q), 13 (K); -1 if not dealt" for h in ("player", "banker") for k in "123"},
+    **{f"{h}_suit_{k}": f"suit of the {h.capitalize()}'s {_ORDINAL[k]} card: 's', 'h', 'd', 'c'; '' if not dealt"
+       for h in ("player", "banker") for k in "123"},
 }
 
 #: Identity features of all the cards dealt in the round (ranks, suits, colours).
@@ -139,19 +160,30 @@ HAND_ATTRIBUTES = ("pair", "suited", "royal_match", "royal_9", "king_9", "nines"
 
 
 def feature_kind(names: frozenset[str]) -> str:
-    """Which table a set of features is read from: 'point', 'round' or 'initial'."""
-    initial = names & frozenset(INITIAL_FEATURES)
-    rest = names - initial
-    if initial and rest:
-        raise ExactOddsError(
-            f"features {sorted(initial)[0]!r} and {sorted(rest)[0]!r} cannot be read together "
-            "(initial-card identities are read apart from the rest of the round)"
-        )
-    if initial:
+    """Which exact table a set of features is read from.
+
+    'point' (totals and card counts of each hand), 'value' (any point-value
+    feature), 'initial' (identities of the four initial cards only), 'round'
+    (same suit/colour/rank of every card, with point-value features) or
+    'general' (ranks and suits of single cards with anything else).
+    """
+    names = names & KNOWN_FEATURES
+    if names <= frozenset(POINT_FEATURES) | frozenset(DERIVED):
+        return "point"
+    if names <= VALUE_LEVEL:
+        return "value"
+    if names <= frozenset(INITIAL_FEATURES):
         return "initial"
-    if names & (frozenset(VALUE_FEATURES) | frozenset(ALL_CARD_FEATURES)):
+    every = names & frozenset(ALL_CARD_FEATURES)
+    if every:
+        other = names - VALUE_LEVEL - every
+        if other:
+            raise ExactOddsError(
+                f"features {sorted(every)[0]!r} and {sorted(other)[0]!r} cannot be read together "
+                "(a feature of every card dealt combines with point-value features only)"
+            )
         return "round"
-    return "point"
+    return "general"
 
 
 #: Cross-hand initial features and the hand attribute each needs on both hands.
@@ -173,7 +205,30 @@ def initial_needs(names: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ..
 
 
 KNOWN_FEATURES = frozenset(POINT_FEATURES) | frozenset(DERIVED) | frozenset(VALUE_FEATURES) | frozenset(
-    ALL_CARD_FEATURES) | frozenset(INITIAL_FEATURES)
+    POSITION_FEATURES) | frozenset(CARD_FEATURES) | frozenset(ALL_CARD_FEATURES) | frozenset(INITIAL_FEATURES)
+
+#: Features that read only point values (the drawing rules' level); everything else reads identities.
+VALUE_LEVEL = frozenset(POINT_FEATURES) | frozenset(DERIVED) | frozenset(VALUE_FEATURES) | frozenset(
+    POSITION_FEATURES)
+
+_TEXT = frozenset(f"{h}_{a}" for h in _HAND for a in ("pair", "royal_9", "king_9", "nines")) | frozenset(
+    n for n in CARD_FEATURES if "_suit_" in n)
+_BOOL = frozenset(DERIVED) - {"cards"} | frozenset(ALL_CARD_FEATURES) | frozenset(
+    f"{h}_{a}" for h in _HAND for a in ("suited", "royal_match")) | {"nines_same_suit"}
+
+#: The type of every feature: 'number', 'yes/no' or 'text'.
+FEATURE_TYPES: dict[str, str] = {
+    n: "text" if n in _TEXT else "yes/no" if n in _BOOL else "number" for n in sorted(KNOWN_FEATURES)
+}
+
+
+def vocabulary() -> list[dict[str, str]]:
+    """Every feature a condition can read: name, type, group and meaning (``exactodds features``)."""
+    groups = (("point", POINT_FEATURES), ("derived", {k: d for k, (d, _f) in DERIVED.items()}),
+              ("position", POSITION_FEATURES), ("card", CARD_FEATURES), ("count", VALUE_FEATURES),
+              ("initial", INITIAL_FEATURES), ("all cards", ALL_CARD_FEATURES))
+    return [{"name": n, "type": FEATURE_TYPES[n], "group": g, "meaning": d}
+            for g, table in groups for n, d in table.items()]
 
 
 class _Vectorise(ast.NodeTransformer):
@@ -239,6 +294,59 @@ def _compile(text: str, where: str, *, vector: bool) -> CodeType:
     return compile(tree, where, "eval")
 
 
+class _TypeCheck:
+    """Refuse a condition that compares text with a number (e.g. ``player_suit_1 == 3``)."""
+
+    def __init__(self, where: str, text: str, parameters: frozenset[str]):
+        self.where, self.text, self.parameters = where, text, parameters
+
+    def kind(self, node: ast.expr) -> str:
+        """'number', 'text' or 'any' (a parameter or a subscript: checked when evaluated)."""
+        if isinstance(node, ast.Constant):
+            return "text" if isinstance(node.value, str) else "number"
+        if isinstance(node, ast.Name):
+            if node.id in self.parameters:
+                return "any"
+            return "text" if FEATURE_TYPES.get(node.id) == "text" else "number"
+        if isinstance(node, ast.Tuple):
+            kinds = {self.kind(e) for e in node.elts} - {"any"}
+            return kinds.pop() if len(kinds) == 1 else "any"
+        if isinstance(node, ast.BinOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)):
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
+            for o in operands:
+                if self.kind(o) == "text":
+                    self.fail(f"arithmetic on {self.show(o)}")
+            return "number"
+        if isinstance(node, ast.Call):
+            for a in node.args:
+                if self.kind(a) == "text":
+                    self.fail(f"{node.func.id}() of {self.show(a)}")  # type: ignore[attr-defined]
+            return "number"
+        if isinstance(node, ast.Compare):
+            left = node.left
+            for op, right in zip(node.ops, node.comparators):
+                a, b = self.kind(left), self.kind(right)
+                if "any" not in (a, b) and a != b:
+                    self.fail(f"{self.show(left)} is compared with {self.show(right)}")
+                left = right
+            return "number"
+        return "any"     # and/or/not, subscripts: operands are checked below
+
+    def check(self, tree: ast.expr) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.expr):
+                self.kind(node)
+
+    def show(self, node: ast.expr) -> str:
+        kind = self.kind(node)
+        if isinstance(node, ast.Name):
+            return f"{kind} feature {node.id!r}"
+        return f"{kind} {ast.unparse(node)}" if kind != "any" else ast.unparse(node)
+
+    def fail(self, problem: str) -> None:
+        raise ExactOddsError(f"{self.where}: {problem} in {self.text!r} (text and numbers never compare)")
+
+
 @dataclass(frozen=True)
 class Condition:
     """A checked, compiled outcome condition over round features."""
@@ -280,6 +388,7 @@ class Condition:
                 names.add(node.id)
             elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, str)):
                 raise ExactOddsError(f"{where}: only whole numbers and 'text' may appear in {text!r}")
+        _TypeCheck(where, text.strip(), parameters).check(tree.body)
         return cls(text.strip(), frozenset(names), where)
 
     def __call__(self, row: Mapping[str, object], parameters: Mapping[str, object] | None = None) -> bool:

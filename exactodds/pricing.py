@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-from .engine import RoundDistribution, round_table
+from .engine import RoundDistribution
 from .errors import ExactOddsError
 import numpy as np
 
-from .outcomes import ALL_CARD_FEATURES, DERIVED, POINT_FEATURES, VALUE_FEATURES, initial_needs, initial_row
+from .multiset import point_names
+from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, initial_needs, initial_row
 from .pays import Pay
 from .shoe import Shoe
 from .wagers import Paytable, Wager, _rank
@@ -36,6 +37,8 @@ __all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "classify
 
 #: The line every round that meets no outcome falls into.
 LOSE = "lose"
+
+_POINT_NAMES = tuple(sorted(POINT_FEATURES))
 
 
 class PointDistribution(Protocol):
@@ -150,19 +153,21 @@ def _positive(net: Any) -> bool:
 _LOSE_PAY = Pay("lose", "lose", Fraction(-1))
 
 
-def _round_names(wager: Wager) -> tuple[tuple[str, ...], bool]:
-    values = tuple(sorted(wager.features & frozenset(VALUE_FEATURES)))
-    return tuple(POINT_FEATURES) + values, bool(wager.features & frozenset(ALL_CARD_FEATURES))
-
-
 def table_signature(wager: Wager) -> tuple[Any, ...]:
-    """Which feature table a wager reads: ('point',), ('round', names, all_cards) or ('initial', p, b)."""
+    """Which exact table a wager reads.
+
+    ('multiset', names) for the multiset tables of :mod:`exactodds.multiset`
+    (point values, and ranks and suits of single cards); ('round', names, True)
+    for same suit, colour or rank of every card dealt; ('initial', p, b) for the
+    four initial cards' identities, counted by quadratic forms.
+    """
     kind = wager.kind
-    if kind == "point":
-        return ("point",)
     if kind == "round":
-        return ("round", *_round_names(wager))
-    return ("initial", *initial_needs(wager.features))
+        values = tuple(sorted(wager.features & (VALUE_LEVEL - frozenset(DERIVED) - frozenset(POINT_FEATURES))))
+        return ("round", tuple(POINT_FEATURES) + values, True)
+    if kind == "initial":
+        return ("initial", *initial_needs(wager.features))
+    return ("multiset", point_names(wager.features))
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,9 +176,15 @@ class FeatureTable:
 
     keys: tuple[tuple[Any, ...], ...]
     columns: Mapping[str, np.ndarray]
+    names: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    def describe(self, row: int) -> str:
+        """One row in words, e.g. 'player=7, banker=7, player_cards=3'."""
+        names = self.names or tuple(f"#{i}" for i in range(len(self.keys[row])))
+        return ", ".join(f"{n}={v!r}" if isinstance(v, str) else f"{n}={v}" for n, v in zip(names, self.keys[row]))
 
 
 def _with_derived(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -187,10 +198,14 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     """The feature table of a signature (see :func:`table_signature`)."""
     kind = signature[0]
     keys: tuple[tuple[Any, ...], ...]
-    if kind == "point":
-        keys = round_table().point_keys
-        cols = {n: np.array([k[i] for k in keys]) for i, n in enumerate(POINT_FEATURES)}
-        return FeatureTable(keys, _with_derived(cols))
+    if kind == "multiset":
+        from .multiset import compile_table
+
+        table = compile_table(signature[1])
+        cols = dict(table.columns)
+        if "player" in cols:
+            _with_derived(cols)
+        return FeatureTable(table.keys, cols, table.names)
     if kind == "round":
         from .engine import _grouping
         from .identity import ALL_CARD_CATEGORIES
@@ -203,14 +218,15 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
         if all_cards:
             for i, n in enumerate(("same_rank", "same_suit", "same_colour")):
                 cols[n] = np.tile(np.array([c[i] for c in cats], dtype=bool), len(base))
-        return FeatureTable(keys, _with_derived(cols))
+        names = names + (("same_rank", "same_suit", "same_colour") if all_cards else ())
+        return FeatureTable(keys, _with_derived(cols), names)
     from .identity import _labels
 
     needs_p, needs_b = signature[1], signature[2]
     keys = tuple((p, b) for p in _labels(needs_p)[1] for b in _labels(needs_b)[1])
     rows = [initial_row(p, b) for p, b in keys]
     cols = {n: np.array([r[n] for r in rows]) for n in rows[0] if rows[0][n] is not None}
-    return FeatureTable(keys, cols)
+    return FeatureTable(keys, cols, ("player", "banker"))
 
 
 def outcome_masks(wager: Wager) -> np.ndarray:
@@ -257,14 +273,19 @@ def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[Any, ...], str |
 def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
     """The shoe's counts aligned with the wager's feature table."""
     signature = table_signature(wager)
-    if signature[0] == "point":
-        counts = dist.point_counts()
-        return np.array([counts.get(k, 0) for k in round_table().point_keys], dtype=object)
-    if not isinstance(dist, RoundDistribution):
-        raise ExactOddsError(
-            f"wager {wager.id!r} reads card ranks or suits; the walk route prices point-total wagers only"
-        )
     what = f"wager {wager.id!r} (§{wager.section})"
+    if not isinstance(dist, RoundDistribution):
+        if signature != ("multiset", _POINT_NAMES):
+            raise ExactOddsError(f"{what} reads more than the totals; the walk route prices point-total wagers only")
+        counts = dist.point_counts()
+        where = [_POINT_NAMES.index(n) for n in POINT_FEATURES]
+        return np.array([counts.get(tuple(k[i] for i in where), 0) for k in feature_table(signature).keys],
+                        dtype=object)
+    if signature[0] == "multiset":
+        try:
+            return dist.table_counts(signature[1])
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"{what}: {exc}") from None
     if signature[0] == "round":
         return dist.round_count_array(signature[1], all_cards=signature[2], what=what)
     joint = dist.initial_counts(signature[1], signature[2], what=what)

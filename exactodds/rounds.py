@@ -21,17 +21,17 @@ from typing import Any
 import numpy as np
 
 from .cards import Card
-from .outcomes import DERIVED, HAND_ATTRIBUTES
+from .columns import identity_columns, value_columns
+from .outcomes import DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 
 __all__ = ["POINTS", "deal_from", "cards_used", "invalid_rounds", "features", "settle_rounds", "settle_many",
-           "round_keys"]
+           "round_keys", "slot_arrays"]
 
 #: Point value of each card index 0-51 (§627a.6(a)).
 POINTS = np.array([Card.from_index(i).points for i in range(52)], dtype=np.int8)
 _RANK = np.arange(52) // 4                       # 0 = ace ... 12 = king
 _SUIT = np.arange(52) % 4                        # s h d c
-_RED = np.isin(_SUIT, [1, 2])
 _DRAW = np.array(BANKER_DRAW_MATRIX + ((False,) * 11,) * 2, dtype=bool)
 
 
@@ -70,55 +70,21 @@ def invalid_rounds(player: np.ndarray, banker: np.ndarray) -> np.ndarray:
     return np.flatnonzero(wrong)
 
 
-@functools.cache
-def _hand_attribute_table() -> dict[str, np.ndarray]:
-    """Each attribute of :data:`HAND_ATTRIBUTES` for every ordered pair (52 x 52)."""
-    from .identity import _all_attributes
-
-    attrs = _all_attributes()
-    return {name: np.array([a[k] for a in attrs]).reshape(52, 52) for k, name in enumerate(HAND_ATTRIBUTES)}
+def slot_arrays(player: np.ndarray, banker: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Point values, ranks and suits in :data:`~exactodds.outcomes.SLOTS` order (-1: no card)."""
+    dealt = np.concatenate([player, banker], axis=1).astype(np.intp)
+    present = dealt >= 0
+    safe = np.maximum(dealt, 0)
+    return (np.where(present, POINTS[safe], -1), np.where(present, _RANK[safe], -1),
+            np.where(present, _SUIT[safe], -1))
 
 
 def features(player: np.ndarray, banker: np.ndarray, names: frozenset[str] | None = None) -> dict[str, np.ndarray]:
-    """The features a wager can read (all, or those in ``names``), one entry per round."""
-    from .outcomes import KNOWN_FEATURES
-
-    want = KNOWN_FEATURES if names is None else names
-    n = len(player)
-    pv = np.where(player >= 0, POINTS[np.maximum(player, 0)], 0)
-    bv = np.where(banker >= 0, POINTS[np.maximum(banker, 0)], 0)
-    cols: dict[str, Any] = {
-        "player": pv.sum(1) % 10, "banker": bv.sum(1) % 10,
-        "player_cards": 2 + (player[:, 2] >= 0), "banker_cards": 2 + (banker[:, 2] >= 0),
-    }
-    dealt = np.concatenate([player, banker], axis=1)
-    present = dealt >= 0
-    safe = np.maximum(dealt, 0)
-    if any(w.startswith("count_") for w in want):
-        values = np.where(present, POINTS[safe], -1).astype(np.intp)
-        slots = (np.arange(n, dtype=np.intp)[:, None] * 11 + values + 1).ravel()
-        counts = np.bincount(slots, minlength=n * 11).reshape(n, 11)
-        for v in range(10):
-            cols[f"count_{v}"] = counts[:, v + 1]
-    if want & {"same_suit", "same_colour", "same_rank"}:
-        first = safe[:, 0:1]
-        for name, prop in (("same_suit", _SUIT), ("same_colour", _RED), ("same_rank", _RANK)):
-            cols[name] = ~(present & (prop[safe] != prop[first])).any(1)
-    table = _hand_attribute_table()
-    for hand, cards in (("player", player), ("banker", banker)):
-        for name, lookup in table.items():
-            if f"{hand}_{name}" in want:
-                cols[f"{hand}_{name}"] = lookup[cards[:, 0], cards[:, 1]]
-    if want & {"nines", "nine_of_diamonds", "nines_same_suit"}:
-        four = np.stack([player[:, 0], player[:, 1], banker[:, 0], banker[:, 1]], axis=1)
-        is_nine = _RANK[four] == 8
-        nine_suits = np.where(is_nine, _SUIT[four], -1)
-        cols["nines"] = is_nine.sum(1)
-        cols["nine_of_diamonds"] = (nine_suits == 2).sum(1)
-        lowest = np.where(is_nine, nine_suits, 9).min(1)
-        cols["nines_same_suit"] = (cols["nines"] >= 2) & (nine_suits.max(1) == lowest)
-    for name, (_doc, fn) in DERIVED.items():
-        cols[name] = np.asarray(fn(cols))
+    """The features a wager can read (all, or those in ``names`` and the totals), one entry per round."""
+    want = KNOWN_FEATURES if names is None else names | frozenset(POINT_FEATURES) | frozenset(DERIVED)
+    values, ranks, suits = slot_arrays(player, banker)
+    cols = value_columns(values, sorted(want & VALUE_LEVEL))
+    cols.update(identity_columns(values, ranks, suits, sorted(want - VALUE_LEVEL)))
     return cols
 
 
@@ -131,32 +97,17 @@ def _hand_codes() -> np.ndarray:
     return np.array([seen.setdefault(a, len(seen)) for a in _all_attributes()], dtype=np.int64).reshape(52, 52)
 
 
-def round_keys(player: np.ndarray, banker: np.ndarray, signature: tuple[Any, ...],
-               _memo: dict[str, np.ndarray] | None = None) -> np.ndarray:
+def round_keys(player: np.ndarray, banker: np.ndarray, signature: tuple[Any, ...]) -> np.ndarray:
     """An integer per round such that rounds with equal keys settle alike for every wager
     of ``signature`` (see :func:`exactodds.pricing.table_signature`)."""
-    memo = _memo if _memo is not None else {}
+    from .multiset import codes
+
     if signature[0] == "initial":
-        codes = _hand_codes()
-        return codes[player[:, 0], player[:, 1]] * 100_000 + codes[banker[:, 0], banker[:, 1]]
-    if "point" not in memo:
-        dealt = np.concatenate([player, banker], axis=1)
-        values = np.where(dealt >= 0, POINTS[np.maximum(dealt, 0)], -1).astype(np.int8)
-        pv = values[:, :3].clip(0).sum(1, dtype=np.int64) % 10
-        bv = values[:, 3:].clip(0).sum(1, dtype=np.int64) % 10
-        memo["values"] = values
-        memo["point"] = ((pv * 10 + bv) * 2 + (player[:, 2] >= 0)) * 2 + (banker[:, 2] >= 0)
-    key = memo["point"]
-    if signature[0] == "round":
-        names, all_cards = signature[1], signature[2]
-        for name in names[4:]:
-            key = key * 7 + (memo["values"] == int(name[6:])).sum(1)
-        if all_cards:
-            if "flags" not in memo:
-                f = features(player, banker, frozenset({"same_suit", "same_colour", "same_rank"}))
-                memo["flags"] = f["same_suit"] * 4 + f["same_colour"] * 2 + f["same_rank"]
-            key = key * 8 + memo["flags"]
-    return key
+        hand = _hand_codes()
+        return hand[player[:, 0], player[:, 1]] * 100_000 + hand[banker[:, 0], banker[:, 1]]
+    names = signature[1] + (("same_suit", "same_colour", "same_rank") if signature[0] == "round" else ())
+    cols = features(player, banker, frozenset(names))
+    return codes([cols[n] for n in names])
 
 
 def settle_many(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np.ndarray) -> list[np.ndarray]:
@@ -164,12 +115,11 @@ def settle_many(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np
     from .pricing import table_signature
 
     groups: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
-    memo: dict[str, np.ndarray] = {}
     out = []
     for wager, paytable in pairs:
         sig = table_signature(wager)
         if sig not in groups:
-            keys = round_keys(player, banker, sig, memo)
+            keys = round_keys(player, banker, sig)
             _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
             groups[sig] = (first, inverse.ravel(), features(player[first], banker[first]))
         first, inverse, cols = groups[sig]

@@ -471,14 +471,8 @@ def _check_exclusive(wager: Wager, where: str) -> None:
     if len(clash):
         row = int(clash[0])
         a, b = (wager.outcomes[k].id for k in np.flatnonzero(masks[:, row])[:2])
-        key = feature_table(table_signature(wager)).keys[row]
+        shown = feature_table(table_signature(wager)).describe(row)
         raise ExactOddsError(
             f"{where}: outcomes {a!r} and {b!r} both hold on one round "
-            f"({_describe(key)}); make them exclusive or say settle = \"highest\""
+            f"({shown}); make them exclusive or say settle = \"highest\""
         )
-
-
-def _describe(key: tuple[object, ...]) -> str:
-    if len(key) >= 4 and all(isinstance(k, int) for k in key[:4]):
-        return f"player {key[0]}, banker {key[1]}, cards {key[2]}+{key[3]}"
-    return ", ".join(str(k) for k in key)

@@ -1,0 +1,324 @@
+"""Counting at the level of multisets: compile once, then price any shoe with a sparse sum.
+
+A round's weight in a shoe — the number of ordered 6-card sequences that
+produce it (the published convention) — depends only on *which* cards it
+reads, as a multiset, and on how many; what a wager reads depends on their
+order. So the order-dependent part is compiled once per process, shoe-free:
+for a set of features, every way the deal can come out is walked (the round
+table of :mod:`exactodds.engine`, refined to ranks or suits exactly where the
+features read them) and summed into sparse entries
+
+    (multiset of cards read, feature key)  ->  number of orderings.
+
+Per shoe only the multisets' weights are computed — products of falling
+factorials, six factors each — and summed into each key:
+
+    count(key) = Σ_multiset  orderings(multiset, key) × Π_atoms (n_a)_(m_a) × (N-k)...(N-5)
+
+Cards are read at the coarsest *resolution* the features need: point values
+(the drawing rules), ranks, suits within a value class, or whole cards. A
+card read only for its value, in a class where other cards are read finer,
+contributes ``(n_v - r_v)_(u_v)``, the ways to draw it from what the finer
+cards leave. A position no feature reads is not read at all: it falls into
+the tail factors, exactly like the unread cards of a short round.
+
+>>> t = compile_table(("banker", "banker_cards", "player", "player_cards"))
+>>> len(t.multisets), len(t.keys), len(slot_values())     # value multisets, point keys, rounds
+(6958, 205, 339400)
+>>> from exactodds.shoe import Shoe
+>>> counts = t.counts(Shoe.decks(8))
+>>> int(counts.sum()) == Shoe.decks(8).sequences
+True
+>>> p = compile_table(("player_rank_1", "player_rank_2", "banker_rank_1", "banker_rank_2"))
+>>> len(p.keys), p.resolution                            # every ordered rank quadruple
+(28561, 'rank')
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .cards import Rank
+from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
+from .errors import ExactOddsError
+from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL
+from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
+
+__all__ = ["MultisetTable", "compile_table", "RESOLUTIONS", "slot_values", "codes", "point_names"]
+
+#: How finely cards are read, coarsest first.
+RESOLUTIONS = ("value", "rank", "suit", "card")
+
+_POINTS = np.array([r.points for r in Rank], dtype=np.int8)          # by rank code 0-12
+_OFFSETS = CARDS_PER_ROUND                                           # factor slots per token
+_INITIAL_VALUES = frozenset({"player_value_1", "player_value_2", "banker_value_1", "banker_value_2",
+                             "player_two_card_total", "banker_two_card_total"})
+
+
+def _join(a: str, b: str) -> str:
+    """The coarsest resolution finer than both."""
+    if a == b or b == "value":
+        return a
+    if a == "value":
+        return b
+    return "card"
+
+
+@functools.cache
+def _atoms(resolution: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms of a resolution: (value, rank or -1, suit or -1) per atom id."""
+    if resolution == "rank":
+        return _POINTS.copy(), np.arange(13), np.full(13, -1)
+    if resolution == "suit":
+        return np.repeat(np.arange(10), 4), np.full(40, -1), np.tile(np.arange(4), 10)
+    if resolution == "card":
+        return np.repeat(_POINTS, 4), np.repeat(np.arange(13), 4), np.tile(np.arange(4), 13)
+    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
+
+@functools.cache
+def _atoms_by_value(resolution: str) -> tuple[np.ndarray, np.ndarray]:
+    """(number of atoms of each value, (10, width) table of their ids)."""
+    value, _r, _s = _atoms(resolution)
+    per = [np.flatnonzero(value == v) for v in range(10)]
+    width = max(len(p) for p in per)
+    table = np.zeros((10, width), dtype=np.int64)
+    for v, ids in enumerate(per):
+        table[v, :len(ids)] = ids
+    return np.array([len(p) for p in per]), table
+
+
+def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
+    if resolution == "rank":
+        return list(shoe.rank_counts)
+    if shoe.card_counts is None:
+        raise ExactOddsError(
+            "this wager reads suits, but the shoe's suits are unknown (cards were given by rank only); "
+            "give removed cards with their suits, e.g. 9h"
+        )
+    cards = shoe.card_counts
+    if resolution == "card":
+        return list(cards)
+    return [sum(cards[r * 4 + s] for r in range(13) if _POINTS[r] == v) for v in range(10) for s in range(4)]
+
+
+@functools.cache
+def slot_values() -> np.ndarray:
+    """Every value-level round of :func:`exactodds.engine.round_table` as ``(n, 6)`` point
+    values in :data:`~exactodds.outcomes.SLOTS` order (-1 where a hand has no third card)."""
+    from .engine import round_table
+
+    t = round_table()
+    out = np.stack([t.order[:, 0], t.order[:, 2], t.player_third,
+                    t.order[:, 1], t.order[:, 3], t.banker_third], axis=1).astype(np.int8)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class MultisetTable:
+    """Sparse (multiset, feature key) -> orderings, for one set of features (shoe-free).
+
+    ``keys[k]`` is a tuple of feature values in :attr:`names` order and
+    ``columns[name][k]`` the same values as NumPy columns; ``multisets`` holds
+    each multiset's six indices into the per-shoe factor vector; the entries
+    (``entry_multiset``, ``entry_orderings``) are sorted by key, key ``k``'s
+    starting at ``key_starts[k]``.
+    """
+
+    names: tuple[str, ...]
+    resolution: str
+    keys: tuple[tuple[Any, ...], ...]
+    columns: dict[str, np.ndarray] = field(repr=False)
+    multisets: np.ndarray = field(repr=False)
+    entry_multiset: np.ndarray = field(repr=False)
+    entry_orderings: np.ndarray = field(repr=False)
+    key_starts: np.ndarray = field(repr=False)
+    leaves: int = 0
+
+    def factors(self, shoe: Shoe, dtype: Any) -> np.ndarray:
+        """Slot ``t*6 + o`` holds ``n_t - o`` for atom or value token ``t``; the tail
+        slots hold ``N - j``."""
+        atoms = _atom_counts(shoe, self.resolution) if self.resolution != "value" else []
+        counts = [*atoms, *shoe.value_counts]
+        f = np.empty((len(counts) + 1) * _OFFSETS, dtype=dtype)
+        for t, n in enumerate(counts):
+            for o in range(_OFFSETS):
+                f[t * _OFFSETS + o] = n - o
+        for j in range(_OFFSETS):
+            f[len(counts) * _OFFSETS + j] = shoe.size - j
+        return f
+
+    def multiset_weights(self, shoe: Shoe) -> np.ndarray:
+        """Each multiset's number of ordered draws from ``shoe`` (times the unread tail)."""
+        dtype: Any = np.int64 if int64_safe(shoe.size) else object
+        f = self.factors(shoe, dtype)
+        w = f[self.multisets[:, 0]]
+        for j in range(1, CARDS_PER_ROUND):
+            w = w * f[self.multisets[:, j]]
+        return w
+
+    def counts(self, shoe: Shoe) -> np.ndarray:
+        """Ordered 6-card sequences of ``shoe`` per key (aligned with :attr:`keys`)."""
+        w = self.multiset_weights(shoe)
+        orderings = self.entry_orderings if w.dtype != object else self.entry_orderings.astype(object)
+        out = np.add.reduceat(w[self.entry_multiset] * orderings, self.key_starts)
+        if int(out.sum()) != shoe.sequences:          # an invariant of the counting, never of the input
+            raise AssertionError(f"counts by {self.names} add to {int(out.sum())}, not {shoe.sequences}")
+        return out
+
+
+def codes(columns: Sequence[np.ndarray]) -> np.ndarray:
+    """One int64 code per row such that equal codes mean equal rows."""
+    code = np.zeros(len(columns[0]), dtype=np.int64)
+    room = 1
+    for col in columns:
+        if col.dtype.kind in "biu" and col.min(initial=0) >= -1:
+            inv = col.astype(np.int64) + 1            # small whole numbers from -1 up
+        else:
+            inv = np.unique(col, return_inverse=True)[1].ravel()
+        radix = int(inv.max(initial=0)) + 1
+        room *= radix
+        if room >= 2 ** 62:                           # too many combinations for one int64: renumber
+            code = np.unique(code, return_inverse=True)[1].ravel()
+            room = (int(code.max(initial=0)) + 1) * radix
+        code = code * radix + inv
+    return code
+
+
+def _per_value(values: np.ndarray) -> np.ndarray:
+    """``(n, 10)``: how many of each row's cards have each point value."""
+    n = len(values)
+    slots = (np.arange(n, dtype=np.int64)[:, None] * 11 + values.astype(np.int64) + 1).ravel()
+    return np.bincount(slots, minlength=n * 11).reshape(n, 11)[:, 1:]
+
+
+def _base(value_names: set[str], id_slots: set[int]) -> np.ndarray:
+    """The value-level rows the table is built on (``(n, 6)`` point values, -1: not read).
+
+    When only the four initial cards are read, every combination of their values
+    is a row and the rest of the round is unread; otherwise every round is.
+    """
+    if value_names <= _INITIAL_VALUES and id_slots <= set(INITIAL_SLOTS):
+        read = set(id_slots)
+        for name in value_names:
+            hand = 0 if name.startswith("player") else 3
+            read |= {hand + int(name[-1]) - 1} if "_value_" in name else {hand, hand + 1}
+        slots = sorted(read)
+        grid = np.indices((10,) * len(slots)).reshape(len(slots), -1).T
+        values = np.full((len(grid), 6), -1, dtype=np.int8)
+        values[:, slots] = grid
+        return values
+    return slot_values()
+
+
+@functools.cache
+def compile_table(names: tuple[str, ...]) -> MultisetTable:
+    """Compile the multiset table of a set of features (once per process)."""
+    names = tuple(sorted(set(names)))
+    value_names = {n for n in names if n in VALUE_LEVEL}
+    id_names = [n for n in names if n not in VALUE_LEVEL]
+    resolution, id_slots = "value", set()
+    for name in id_names:
+        slots, need = slots_read(name)
+        id_slots.update(slots)
+        resolution = _join(resolution, need)
+    refined = sorted(id_slots)
+
+    values = _base(value_names, id_slots)
+    vcols = value_columns(values, sorted(value_names))
+    read_by_value = _per_value(values)
+    # merge value rows that read alike and weigh alike before refining them
+    group_code = codes([*vcols.values(), *(values[:, s] for s in refined), *read_by_value.T])
+    _u, first, inverse = np.unique(group_code, return_index=True, return_inverse=True)
+    weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
+    values = values[first]
+    vcols = {n: c[first] for n, c in vcols.items()}
+
+    # refine: each read position becomes every atom of its value class
+    n_atoms, atom_table = _atoms_by_value(resolution)
+    atom_value, atom_rank, atom_suit = _atoms(resolution)
+    rows = np.arange(len(values))
+    chosen: list[np.ndarray] = []
+    for s in refined:
+        v = values[rows, s]
+        options = np.where(v >= 0, n_atoms[np.maximum(v, 0)], 1)
+        pick = np.repeat(np.arange(len(rows)), options)
+        within = np.arange(len(pick)) - np.repeat(np.cumsum(options) - options, options)
+        vv = v[pick]
+        atom = np.where(vv >= 0, atom_table[np.maximum(vv, 0), within], -1)
+        chosen = [c[pick] for c in chosen] + [atom]
+        rows = rows[pick]
+    leaf_values = values[rows]
+    ranks = np.full(leaf_values.shape, -1, dtype=np.int64)
+    suits = np.full(leaf_values.shape, -1, dtype=np.int64)
+    tokens_atom = np.full(leaf_values.shape, -1, dtype=np.int64)
+    for s, atom in zip(refined, chosen):
+        ok = atom >= 0
+        ranks[:, s] = np.where(ok, atom_rank[np.maximum(atom, 0)], -1) if len(atom_rank) else -1
+        suits[:, s] = np.where(ok, atom_suit[np.maximum(atom, 0)], -1) if len(atom_suit) else -1
+        tokens_atom[:, s] = atom
+    columns = {n: c[rows] for n, c in vcols.items()}
+    columns.update(identity_columns(leaf_values, ranks, suits, id_names))
+    multisets, multiset_code = _multisets(leaf_values, tokens_atom, atom_value)
+
+    key_code = codes([columns[n] for n in names])
+    order = np.lexsort((multiset_code, key_code))
+    kc, mc = key_code[order], multiset_code[order]
+    starts = np.flatnonzero(np.r_[True, (kc[1:] != kc[:-1]) | (mc[1:] != mc[:-1])])
+    orderings = np.add.reduceat(weight[rows][order], starts)
+    uniq_ms, ms_first, ms_index = np.unique(mc[starts], return_index=True, return_inverse=True)
+    entry_keys = kc[starts]
+    key_starts = np.flatnonzero(np.r_[True, entry_keys[1:] != entry_keys[:-1]])
+    representative = order[starts[key_starts]]
+    key_columns = {n: columns[n][representative] for n in names}
+    keys = tuple(zip(*(c.tolist() for c in key_columns.values())))
+    ms_rows = order[starts[ms_first]]
+    for a in (*key_columns.values(), orderings, key_starts):
+        a.flags.writeable = False
+    return MultisetTable(
+        names=names, resolution=resolution, keys=keys, columns=key_columns,
+        multisets=multisets[ms_rows], entry_multiset=ms_index.ravel(), entry_orderings=orderings,
+        key_starts=key_starts, leaves=len(rows),
+    )
+
+
+def _multisets(values: np.ndarray, atoms: np.ndarray, atom_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each leaf's six factor-vector indices (sorted) and a code for the multiset they make.
+
+    Tokens: atom ``a`` for a card read finer than its value, ``n_atoms + v`` for a
+    card read at value ``v``, ``n_atoms + 10`` for a position not read (the tail).
+    """
+    n_atoms = len(atom_value)
+    tail = n_atoms + 10
+    tokens = np.where(atoms >= 0, atoms, np.where(values >= 0, n_atoms + values.astype(np.int64), tail))
+    tokens = np.sort(tokens, axis=1)
+    read = (tokens < tail).sum(1)
+    fine = _per_value(np.where(atoms >= 0, np.append(atom_value, -1)[atoms], -1))   # cards read finer
+    gathers = np.empty_like(tokens)
+    for j in range(CARDS_PER_ROUND):
+        t = tokens[:, j]
+        before = np.zeros(len(t), dtype=np.int64)
+        for i in range(j):
+            before += tokens[:, i] == t
+        is_value = (t >= n_atoms) & (t < tail)
+        shift = np.where(is_value, fine[np.arange(len(t)), np.clip(t - n_atoms, 0, 9)], 0)
+        shift = np.where(t == tail, read, shift)
+        gathers[:, j] = t * _OFFSETS + shift + before
+    code = np.zeros(len(tokens), dtype=np.int64)
+    for j in range(CARDS_PER_ROUND):
+        code = code * 512 + gathers[:, j]
+    return gathers, code
+
+
+def point_names(names: frozenset[str]) -> tuple[str, ...]:
+    """The base features a table is compiled on: derived predicates become the point features."""
+    base = {n for n in names if n not in DERIVED}
+    if names & (frozenset(DERIVED) | frozenset(POINT_FEATURES)):
+        base |= set(POINT_FEATURES)
+    return tuple(sorted(base))
