@@ -371,8 +371,9 @@ class Condition:
         known = KNOWN_FEATURES | parameters
         if not isinstance(text, str) or not text.strip():
             raise ExactOddsError(f"{where}: empty condition")
+        text = " ".join(text.split())            # a condition may span lines in the data file
         try:
-            tree = ast.parse(text.strip(), mode="eval")
+            tree = ast.parse(text, mode="eval")
         except SyntaxError:
             raise ExactOddsError(f"{where}: cannot read condition {text!r}") from None
         names: set[str] = set()

@@ -101,6 +101,16 @@ def all_features(cards: tuple[Card, ...], rnd: Round) -> dict[str, object]:
     row["same_rank"] = len({c.rank for c in cards}) == 1
     for hand, (a, b) in (("player", (cards[0], cards[2])), ("banker", (cards[1], cards[3]))):
         row.update({f"{hand}_{k}": v for k, v in _hand(a, b).items()})
+    for hand, held in (("player", rnd.player_cards), ("banker", rnd.banker_cards)):
+        row[f"{hand}_two_card_total"] = (held[0] + held[1]) % 10
+    player_cards = [cards[0], cards[2]] + ([cards[4]] if len(rnd.player_cards) == 3 else [])
+    banker_cards = [cards[1], cards[3]] + ([cards[-1]] if len(rnd.banker_cards) == 3 else [])
+    for hand, held_cards in (("player", player_cards), ("banker", banker_cards)):
+        for k in range(3):
+            card = held_cards[k] if k < len(held_cards) else None
+            row[f"{hand}_value_{k + 1}"] = card.points if card else -1
+            row[f"{hand}_rank_{k + 1}"] = card.rank.value if card else -1
+            row[f"{hand}_suit_{k + 1}"] = card.suit.value if card else ""
     nines = [c for c in cards[:4] if str(c.rank) == "9"]
     row["nines"] = len(nines)
     row["nines_same_suit"] = len(nines) >= 2 and len({c.suit for c in nines}) == 1

@@ -1,0 +1,278 @@
+"""New bets written as paytable files with the positional features, priced exactly.
+
+Each bet of ``examples/new-bets.toml`` is checked three ways: against the brute
+force over card identities on small shoes (unequal suits included), against
+an independent count on 8 decks (closed forms over identities or ranks, and a
+plain value-level enumeration written here), and for the invariants.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from exactodds import ExactOddsError, Shoe, deal, load_file, price
+from exactodds.cards import Card, Rank
+from exactodds.rules import play
+
+from .strategies import small_shoes
+from .test_engine import assert_every_wager_agrees
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "new-bets.toml"
+EIGHT = Shoe.decks(8)
+
+
+@pytest.fixture(scope="module")
+def bets() -> dict:
+    return dict(load_file(EXAMPLES))
+
+
+def lines(bets: dict, wager: str, shoe: Shoe = EIGHT) -> dict[str, int]:
+    w = bets[wager]
+    return {ln.id: ln.combinations for ln in price(w, w.paytable("A"), deal(shoe)).lines}
+
+
+@settings(max_examples=10, deadline=None)
+@given(small_shoes(max_identities=6))
+def test_new_bets_agree_with_brute_force(shoe: Shoe) -> None:
+    assert_every_wager_agrees(shoe, dict(load_file(EXAMPLES)))
+
+
+@pytest.mark.parametrize("cards", [
+    {"9s": 2, "Ks": 2, "Kh": 1, "9h": 1, "Qs": 1, "4c": 1},         # suited nines, kings, unequal suits
+    {"2d": 2, "7d": 2, "3h": 2, "8h": 1, "5c": 2, "Kc": 1},         # two-card 9s, third cards of one suit
+    {"Ah": 3, "As": 1, "Ad": 1, "6h": 2, "6c": 1, "Jd": 1},         # four of a kind possible, suits unequal
+])
+def test_new_bets_agree_with_brute_force_on_targeted_shoes(cards: dict[str, int], bets: dict) -> None:
+    shoe = Shoe.from_card_counts(cards, label="targeted")
+    assert_every_wager_agrees(shoe, bets)
+
+
+def test_the_targeted_shoes_make_the_rare_lines_happen(bets: dict) -> None:
+    """So the agreement above is not vacuous."""
+    assert lines(bets, "perfect-9", Shoe.from_card_counts({"9s": 2, "Ks": 2, "Kh": 1, "9h": 1, "Qs": 1, "4c": 1}))[
+        "suited_9"] > 0
+    third = lines(bets, "third-card-suits", Shoe.from_card_counts(
+        {"2d": 2, "7d": 2, "3h": 2, "8h": 1, "5c": 2, "Kc": 1}))
+    assert third["suited_player_win"] > 0 and third["suited_banker_win"] > 0
+    assert lines(bets, "four-card-poker", Shoe.from_card_counts(
+        {"Ah": 3, "As": 1, "Ad": 1, "6h": 2, "6c": 1, "Jd": 1}))["four_of_a_kind"] > 0
+
+
+# -- independent counts on 8 decks -------------------------------------------------
+
+def test_banker_first_card_is_one_card_in_thirteen(bets: dict) -> None:
+    """Any single position is a uniform draw from the shoe: 32 Kings in 416 cards."""
+    got = lines(bets, "banker-first-card")
+    assert got["king"] == got["nine"] == EIGHT.sequences * 32 // 416
+    depleted = Shoe.decks(8).remove("Ks", "Kh", "9d")
+    got = lines(bets, "banker-first-card", depleted)
+    assert Fraction(got["king"], depleted.sequences) == Fraction(30, 413)
+
+
+def _identity_pairs(shoe: Shoe) -> list[tuple[Card, Card, int]]:
+    """Ordered pairs of identities with the number of ways to draw them first and second."""
+    counts = {Card.from_index(i): n for i, n in enumerate(shoe.card_counts or ()) if n}
+    return [(x, y, nx * (counts[y] - (x == y))) for x, nx in counts.items() for y in counts]
+
+
+def test_perfect_9_by_a_sum_over_identity_pairs(bets: dict) -> None:
+    for shoe in (EIGHT, Shoe.decks(6).remove("9s", "9s", "Ah", "8h")):
+        hits = sum(n for x, y, n in _identity_pairs(shoe)
+                   if x.suit == y.suit and (x.points + y.points) % 10 == 9 and x.points != 0)
+        assert lines(bets, "perfect-9", shoe)["suited_9"] == hits * math.perm(shoe.size - 2, 4)
+    # by hand for 8 decks: a 1-8 needs the one suited rank completing 9, a 9 any suited 10-value card
+    assert Fraction(lines(bets, "perfect-9")["suited_9"], EIGHT.sequences) == Fraction(8 * 32 * 8 + 32 * 32,
+                                                                                      416 * 415)
+
+
+def test_four_card_poker_by_rank_quadruples(bets: dict) -> None:
+    shoe = Shoe.decks(8).remove("As", "Ah", "Kd")
+    n = list(shoe.rank_counts)
+    want: Counter = Counter()
+    for a in range(13):
+        for b in range(13):
+            for c in range(13):
+                for d in range(13):
+                    left = list(n)
+                    ways = 1
+                    for r in (a, b, c, d):
+                        ways *= left[r]
+                        left[r] -= 1
+                    sizes = sorted(Counter((a, b, c, d)).values())
+                    kind = {(4,): "four_of_a_kind", (1, 3): "three_of_a_kind", (2, 2): "two_pair"}.get(tuple(sizes))
+                    want[kind] += ways
+    got = lines(bets, "four-card-poker", shoe)
+    tail = math.perm(shoe.size - 4, 2)
+    for kind in ("four_of_a_kind", "three_of_a_kind", "two_pair"):
+        assert got[kind] == want[kind] * tail, kind
+
+
+def _value_rounds(shoe: Shoe):
+    """Every value-level round, enumerated plainly: (values in shoe order, Round, weight)."""
+    c = list(shoe.value_counts)
+    size = shoe.size
+
+    def draws(prefix: list[int], k: int):
+        if len(prefix) == k:
+            yield list(prefix)
+            return
+        for v in range(10):
+            prefix.append(v)
+            yield from draws(prefix, k)
+            prefix.pop()
+
+    for first in draws([], 4):
+        try:
+            rnd = play(first)
+            yield first, rnd, _weight(c, first, size)
+            continue
+        except ExactOddsError:
+            pass
+        for fifth in range(10):
+            seq = first + [fifth]
+            try:
+                rnd = play(seq)
+                yield seq, rnd, _weight(c, seq, size)
+                continue
+            except ExactOddsError:
+                pass
+            for sixth in range(10):
+                rnd = play(seq + [sixth])
+                yield seq + [sixth], rnd, _weight(c, seq + [sixth], size)
+
+
+def _weight(counts: list[int], seq: list[int], size: int) -> int:
+    left = list(counts)
+    w = 1
+    for v in seq:
+        w *= left[v]
+        left[v] -= 1
+    return w * math.perm(size - len(seq), 6 - len(seq))
+
+
+@pytest.fixture(scope="module")
+def value_rounds_8() -> list:
+    out = [(seq, rnd, w) for seq, rnd, w in _value_rounds(EIGHT) if rnd.cards_used == len(seq)]
+    assert sum(w for *_x, w in out) == EIGHT.sequences
+    return out
+
+
+def test_comeback_by_plain_enumeration(bets: dict, value_rounds_8: list) -> None:
+    want = sum(w for _s, r, w in value_rounds_8
+               if sum(r.player_cards[:2]) % 10 in (0, 1, 2) and r.player_total > r.banker_total)
+    assert lines(bets, "comeback-player")["comeback"] == want
+
+
+def test_third_card_suits_by_suit_symmetry(bets: dict, value_rounds_8: list) -> None:
+    """In a full shoe the suits are symmetric: two third cards of different values share a
+    suit with chance 1/4; of one value v, (n_v/4 - 1)/(n_v - 1) (two cards of one class)."""
+    n = EIGHT.value_counts
+    want = {"suited_player_win": Fraction(0), "suited_banker_win": Fraction(0), "banker_3_player_8": Fraction(0)}
+    for _s, r, w in value_rounds_8:
+        if len(r.player_cards) == 3 and len(r.banker_cards) == 3:
+            p3, b3 = r.player_cards[2], r.banker_cards[2]
+            same = Fraction(1, 4) if p3 != b3 else Fraction(n[p3] // 4 - 1, n[p3] - 1)
+            if r.player_total > r.banker_total:
+                want["suited_player_win"] += w * same
+            elif r.banker_total > r.player_total:
+                want["suited_banker_win"] += w * same
+        if len(r.player_cards) == 3 and sum(r.banker_cards[:2]) % 10 == 3 and r.player_cards[2] == 8:
+            stood = len(r.banker_cards) == 2
+            want["banker_3_player_8"] += w * (1 if stood else 1 - (Fraction(1, 4) if r.banker_cards[2] != 8
+                                                                    else Fraction(n[8] // 4 - 1, n[8] - 1)))
+    got = lines(bets, "third-card-suits")
+    for k, v in want.items():
+        assert got[k] == v, k
+
+
+# -- a second route on full shoes for the four initial cards ---------------------------
+
+@pytest.mark.parametrize("wager,features", [
+    ("perfect-pairs-player", ("player_pair",)),
+    ("majestic-match-banker", ("banker_royal_match", "banker_suited")),
+])
+def test_initial_card_wagers_two_routes_on_a_depleted_shoe(wager: str, features: tuple[str, ...]) -> None:
+    """Quadratic forms over identities (identity.py) against the multiset table (multiset.py)."""
+    from exactodds import load_catalogue
+    from exactodds.multiset import compile_table
+
+    shoe = Shoe.decks(8).remove("7s", "7s", "7h", "Kd", "Qd", "Qd", "9c")
+    w = load_catalogue()[wager]
+    table = compile_table(tuple(sorted(features)))
+    counts = table.counts(shoe)
+    for t in w.paytables.values():
+        by_line = {ln.id: ln.combinations for ln in price(w, t, deal(shoe)).lines}
+        for o in w.outcomes:
+            mask = o.condition.mask(table.columns, len(table.keys))
+            assert by_line[o.id] == int(counts[mask].sum()), (wager, o.id)
+
+
+# -- bad conditions still fail with one line naming the file and the outcome ------------
+
+@pytest.mark.parametrize("when,message", [
+    ("player_suit_1 == 3", "text feature 'player_suit_1' is compared with number 3"),
+    ("player_rank_1 == 's'", "number feature 'player_rank_1' is compared with text 's'"),
+    ("player_sute_1 == 's'", "unknown feature 'player_sute_1'"),
+    ("player_suit_1 + 1 == 2", "arithmetic on text feature 'player_suit_1'"),
+])
+def test_bad_conditions_name_the_file_and_outcome(tmp_path: Path, when: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(f'''[[wager]]
+id = "bad"
+name = "Bad"
+section = "example"
+  [[wager.outcome]]
+  id = "x"
+  name = "x"
+  when = "{when}"
+  [[wager.paytable]]
+  id = "A"
+  pays = {{ x = "1 to 1" }}
+''', encoding="utf-8")
+    with pytest.raises(ExactOddsError) as err:
+        load_file(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}: wager 'bad': outcome 'x': ") and message in text
+    assert "\n" not in text
+
+
+def test_every_card_with_a_single_card_feature_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "mix.toml"
+    path.write_text('''[[wager]]
+id = "mix"
+name = "Mix"
+section = "example"
+  [[wager.outcome]]
+  id = "x"
+  name = "x"
+  when = "same_suit and player_rank_1 == 13"
+  [[wager.paytable]]
+  id = "A"
+  pays = { x = "1 to 1" }
+''', encoding="utf-8")
+    with pytest.raises(ExactOddsError, match="'same_suit' and 'player_rank_1' cannot be read together"):
+        load_file(path)
+
+
+def test_a_shoe_with_unknown_suits_prices_ranks_but_refuses_suits(bets: dict) -> None:
+    shoe = Shoe.decks(8).remove("K", "K")               # two Kings, suits not given
+    assert Fraction(lines(bets, "four-card-poker", shoe)["four_of_a_kind"], shoe.sequences) > 0
+    with pytest.raises(ExactOddsError, match="reads suits, but the shoe's suits are unknown"):
+        lines(bets, "perfect-9", shoe)
+
+
+def test_big_shoes_count_in_python_integers(bets: dict) -> None:
+    """Past the int64 bound (about 27 decks) the same tables count in Python integers."""
+    shoe = Shoe.decks(30)
+    got = lines(bets, "banker-first-card", shoe)
+    assert got["king"] * 13 == shoe.sequences
+    poker = lines(bets, "four-card-poker", shoe)
+    n = 120
+    assert poker["four_of_a_kind"] == 13 * n * (n - 1) * (n - 2) * (n - 3) * math.perm(shoe.size - 4, 2)
+    assert Rank.KING.points == 0
