@@ -209,6 +209,40 @@ def list_(paytables_file: str | None, fmt: str) -> None:
         click.echo(f"{r['id']:<{width}}  §{r['section']}  paytables: {', '.join(r['paytables'])}{alt}")
 
 
+@cli.command()
+@_FORMAT
+def features(fmt: str) -> None:
+    """Every feature a condition in a paytable file can read, with its meaning."""
+    import csv
+    import io
+
+    from .outcomes import vocabulary
+
+    rows = vocabulary()
+    if fmt == "json":
+        from . import __version__
+
+        click.echo(json.dumps({"version": __version__, "features": rows}, indent=2, ensure_ascii=False))
+    elif fmt == "csv":
+        buf = io.StringIO()
+        out = csv.DictWriter(buf, fieldnames=["name", "type", "group", "meaning"], lineterminator="\n")
+        out.writeheader()
+        out.writerows(rows)
+        click.echo(buf.getvalue(), nl=False)
+    elif fmt == "markdown":
+        click.echo("| feature | type | group | meaning |\n|---|---|---|---|")
+        for r in rows:
+            click.echo(f"| `{r['name']}` | {r['type']} | {r['group']} | {r['meaning']} |")
+    else:
+        width = max(len(r["name"]) for r in rows)
+        group = None
+        for r in rows:
+            if r["group"] != group:
+                group = r["group"]
+                click.echo(("" if r is rows[0] else "\n") + f"{group} features:")
+            click.echo(f"  {r['name']:<{width}}  {r['type']:<6}  {r['meaning']}")
+
+
 def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any) -> dict[str, Any]:
     """``--meter 25000`` (one meter) or ``--meter mega=60000`` (named) in dollars → units of the wager."""
     from fractions import Fraction

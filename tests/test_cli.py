@@ -166,3 +166,14 @@ def test_set_royal_9_seat_and_combinations() -> None:
     assert 0 < envy < envy9         # two printed combinations instead of nine: Mega Envy is rarer
     code, _, err = run(*base, "--set", "royal-9-progressive:chair=2")
     assert code == 2 and "has no parameter 'chair'" in err
+
+
+def test_features_lists_the_whole_vocabulary() -> None:
+    from exactodds.outcomes import KNOWN_FEATURES
+
+    code, out, _err = run("features", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert {f["name"] for f in data["features"]} == KNOWN_FEATURES and data["version"]
+    code, out, _err = run("features")
+    assert code == 0 and "player_suit_3" in out and "banker_two_card_total" in out

@@ -276,3 +276,30 @@ def test_big_shoes_count_in_python_integers(bets: dict) -> None:
     n = 120
     assert poker["four_of_a_kind"] == 13 * n * (n - 1) * (n - 2) * (n - 3) * math.perm(shoe.size - 4, 2)
     assert Rank.KING.points == 0
+
+
+# -- dealt rounds are settled by the same definitions ----------------------------------
+
+def test_dealt_rounds_settle_as_the_brute_force_reads_them(bets: dict) -> None:
+    """The simulator's settlement (rounds.py over columns.py) against brute.all_features."""
+    import numpy as np
+
+    from exactodds.rounds import settle_many
+    from exactodds.simulate import simulate
+
+    from . import brute
+
+    sim = simulate(rounds=3000, seed=11, mode="fresh", decks=1)
+    pairs = [(w, w.paytable("A")) for w in bets.values()]
+    settled = settle_many(pairs, sim.player, sim.banker)
+    for i in range(len(sim.player)):
+        p = [Card.from_index(int(c)) for c in sim.player[i] if c >= 0]
+        b = [Card.from_index(int(c)) for c in sim.banker[i] if c >= 0]
+        order = [p[0], b[0], p[1], b[1]] + p[2:] + b[2:]
+        rnd = play([c.points for c in order])
+        row = brute.all_features(tuple(order), rnd)
+        for (w, t), column in zip(pairs, settled):
+            want = w.settle_row(row, t)
+            got = w.outcomes[int(column[i])].id if column[i] >= 0 else None
+            assert got == want, (w.id, i)
+    assert any(np.any(c >= 0) for c in settled)
