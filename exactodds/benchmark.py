@@ -1,28 +1,46 @@
-"""Speed and memory, measured and printed (not a timed test).
+"""Speed and memory, measured and printed beside their targets (not a timed test).
 
-Run ``python -m exactodds.benchmark``. It prints:
-
-* the one-time build of the shoe-independent round table;
-* the exact main game for 8 decks in-process (median of repeated runs), and
-  the same through the recursive walk;
-* every wager and paytable of the catalogue for 8 decks, in-process;
-* a depleted shoe recomputed in a warm process;
-* cold ``exactodds analyze --decks 8`` and ``--all`` processes (wall time and
-  peak resident memory of the child).
+Run ``python -m exactodds.benchmark``. Every ratio is against a reference
+measured in the same run on the same machine: the exact main game against a
+plain C loop over the value-level rounds (built with ``gcc -O2`` in a temporary
+directory) and against the plain NumPy per-round loop; cold ``exactodds``
+processes against a bare ``python -c "import numpy"``. It also prices the
+whole catalogue on a depleted shoe, two user-written wagers that read ranks
+and suits (cold, in a fresh process, and warm), 30 decks against 8, and the
+peak memory of each child (``VmHWM``, read by the child itself).
+Nothing here fails on a slow machine: a missed target is printed as MISS.
 """
 
 from __future__ import annotations
 
-import resource
+import json
+import os
+import platform
+import re
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+PYTHON = sys.executable
+DEPLETED = ("5s", "5s", "9h", "Kc", "2d", "7d", "Qs")
+MAIN = ["banker", "player", "tie"]
+POINT_TABLE = ("banker", "banker_cards", "player", "player_cards")
+
+# -- timing helpers -------------------------------------------------------------
 
 
-def _median_ms(fn: Callable[[], object], repeat: int) -> float:
+def _median_ms(fn: Callable[[], object], repeat: int, warmup: int = 1) -> float:
+    """Median wall time of ``fn()`` in milliseconds, after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
@@ -31,74 +49,352 @@ def _median_ms(fn: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-_PEAK = (
-    "import resource, runpy, sys\n"
-    "sys.argv = ['exactodds', *sys.argv[1:]]\n"
-    "try:\n    runpy.run_module('exactodds.cli', run_name='__main__')\n"
-    "finally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-)
+def _fresh_ms(run: Callable[[Any], object], make: Callable[[], Any], repeat: int, warmup: int = 1) -> float:
+    """Like :func:`_median_ms`, but ``run`` gets a new shoe from ``make()`` (built untimed) each call,
+    so nothing cached on a shoe or its distribution is reused."""
+    for _ in range(warmup):
+        run(make())
+    times = []
+    for _ in range(repeat):
+        shoe = make()
+        t = time.perf_counter()
+        run(shoe)
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
 
 
-def _cold(args: list[str], repeat: int = 3) -> tuple[float, float]:
-    """Median wall time of a fresh ``exactodds`` process, and its own peak RSS in MB."""
-    exe = shutil.which("exactodds")
-    cmd = [exe, *args] if exe else [sys.executable, "-m", "exactodds.cli", *args]
+def _wall_s(cmd: Sequence[str], repeat: int) -> float:
+    """Median wall time in seconds of a fresh process (stdout discarded)."""
     walls = []
     for _ in range(repeat):
         t = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         walls.append(time.perf_counter() - t)
-    probe = subprocess.run([sys.executable, "-c", _PEAK, *args], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, check=False)
-    peak_kb = int(probe.stderr.strip().splitlines()[-1])
-    return statistics.median(walls), peak_kb / 1024
+    return statistics.median(walls)
 
 
-def _cold_import_ms() -> float:
-    code = "import time; t = time.perf_counter(); import exactodds; print((time.perf_counter() - t) * 1e3)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout)
+#: Child-side helper: the process's own peak resident set (VmHWM), in MB; -1 where /proc is missing.
+_PEAK_MB = (
+    "def _peak_mb():\n"
+    "    try:\n"
+    "        with open('/proc/self/status') as fh:\n"
+    "            for line in fh:\n"
+    "                if line.startswith('VmHWM:'):\n"
+    "                    return int(line.split()[1]) / 1024\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    return -1.0\n"
+)
+
+#: Runs ``exactodds ARGS`` in this process and prints its own peak memory to stderr at exit.
+_CLI_PEAK = _PEAK_MB + (
+    "import runpy, sys\n"
+    "sys.argv = ['exactodds', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('exactodds.cli', run_name='__main__')\n"
+    "finally:\n"
+    "    print(f'peak_mb={_peak_mb()}', file=sys.stderr)\n"
+)
+
+
+def _peak_mb(code: str, args: Sequence[str] = ()) -> float:
+    """Peak memory (MB) of a fresh ``python -c code args`` that prints ``peak_mb=...`` to stderr."""
+    out = subprocess.run([PYTHON, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, check=False)
+    found = re.findall(r"peak_mb=(-?[\d.]+)", out.stderr)
+    if not found:
+        raise RuntimeError(f"no peak reported by the child: {out.stderr.strip()[-500:]}")
+    return float(found[-1])
+
+
+def _child_json(code: str, args: Sequence[str] = ()) -> Any:
+    """Run ``python -c code args`` in a fresh process; its last stdout line is JSON."""
+    out = subprocess.run([PYTHON, "-c", code, *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _exactodds_cmd() -> list[str]:
+    """The ``exactodds`` console script next to this interpreter, else ``python -m exactodds.cli``."""
+    beside = Path(PYTHON).with_name("exactodds")
+    exe = str(beside) if beside.exists() else shutil.which("exactodds")
+    return [exe] if exe else [PYTHON, "-m", "exactodds.cli"]
+
+
+# -- output -----------------------------------------------------------------------
+
+
+def _row(label: str, measured: str, target: str = "", ok: bool | None = None) -> None:
+    verdict = "" if ok is None else ("PASS" if ok else "MISS")
+    print(f"  {label:<58} {measured:>10}  {target:<9} {verdict}".rstrip())
+
+
+def _mb(mb: float) -> str:
+    return "n/a" if mb < 0 else f"{mb:.0f} MB"
+
+
+# -- reference A: a plain C loop over the value-level rounds ------------------------
+
+_C_SOURCE = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* usage: ref FILE PASSES. FILE holds n (int64), gather (6 x n int32, row-major),
+   outcome (n int8: 0 Banker wins, 1 Player wins, 2 tie) and the 76 factors (int64).
+   Prints the median microseconds of one pass and the three counts. */
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) return 2;
+    FILE *fp = fopen(argv[1], "rb");
+    long passes = atol(argv[2]);
+    int64_t n, f[76];
+    if (!fp || passes < 1 || fread(&n, sizeof n, 1, fp) != 1) return 2;
+    int32_t *g = malloc(6 * n * sizeof *g);
+    int8_t *outcome = malloc(n);
+    double *us = malloc(passes * sizeof *us);
+    if (!g || !outcome || !us) return 2;
+    if (fread(g, sizeof *g, 6 * n, fp) != (size_t)(6 * n) || fread(outcome, 1, n, fp) != (size_t)n
+        || fread(f, sizeof *f, 76, fp) != 76) return 2;
+    fclose(fp);
+
+    int64_t count[3] = {0, 0, 0};
+    for (long r = 0; r < passes; r++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        count[0] = count[1] = count[2] = 0;
+        for (int64_t i = 0; i < n; i++)
+            count[outcome[i]] += f[g[i]] * f[g[n + i]] * f[g[2 * n + i]]
+                               * f[g[3 * n + i]] * f[g[4 * n + i]] * f[g[5 * n + i]];
+        __asm__ volatile("" : : "r"(count) : "memory");   /* keep every pass */
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        us[r] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+    }
+    qsort(us, passes, sizeof *us, by_value);
+    printf("%.3f %lld %lld %lld\n", us[passes / 2], (long long)count[0], (long long)count[1],
+           (long long)count[2]);
+    return 0;
+}
+"""
+
+
+def _c_reference(factors: np.ndarray, outcome: np.ndarray, passes: int) -> tuple[float, tuple[int, ...]] | str:
+    """(median ms per pass, (banker, player, tie)) of the C loop, or why it could not run."""
+    from .engine import round_table
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        return "gcc not found"
+    table = round_table()
+    with tempfile.TemporaryDirectory(prefix="exactodds-bench-") as tmp:
+        src, exe, data = Path(tmp, "ref.c"), Path(tmp, "ref"), Path(tmp, "rounds.bin")
+        src.write_text(_C_SOURCE)
+        with data.open("wb") as fh:
+            np.array([len(table)], dtype=np.int64).tofile(fh)
+            table.gather.astype(np.int32).tofile(fh)
+            outcome.astype(np.int8).tofile(fh)
+            factors.astype(np.int64).tofile(fh)
+        build = subprocess.run([gcc, "-O2", "-o", str(exe), str(src)], capture_output=True, text=True)
+        if build.returncode != 0:
+            return f"gcc -O2 failed: {build.stderr.strip()[:200]}"
+        run = subprocess.run([str(exe), str(data), str(passes)], capture_output=True, text=True, check=True)
+    us, *counts = run.stdout.split()
+    return float(us) / 1e3, tuple(int(c) for c in counts)
+
+
+def _gcc_version() -> str:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        return "none"
+    out = subprocess.run([gcc, "--version"], capture_output=True, text=True, check=False)
+    return out.stdout.splitlines()[0] if out.stdout else "unknown"
+
+
+# -- a user's own wagers: ranks and suits read with totals -----------------------------
+
+_a, _b, _c, _d = "player_rank_1", "player_rank_2", "banker_rank_1", "banker_rank_2"
+_OWN_TOML = f"""\
+chapter = "benchmark"
+title = "A user's wagers on ranks and suits"
+
+[[wager]]
+id = "four-card-poker"
+name = "Poker on the four initial cards' ranks"
+section = "benchmark"
+  [[wager.outcome]]
+  id = "four"
+  name = "Four of a kind"
+  when = "{_a} == {_b} == {_c} == {_d}"
+  [[wager.outcome]]
+  id = "three"
+  name = "Three of a kind (exactly three)"
+  when = "({_a} == {_b} == {_c} and {_d} != {_a}) or ({_a} == {_b} == {_d} and {_c} != {_a}) or ({_a} == {_c} == {_d} and {_b} != {_a}) or ({_b} == {_c} == {_d} and {_a} != {_b})"
+  [[wager.outcome]]
+  id = "two_pair"
+  name = "Two pair"
+  when = "({_a} == {_b} and {_c} == {_d} and {_a} != {_c}) or ({_a} == {_c} and {_b} == {_d} and {_a} != {_b}) or ({_a} == {_d} and {_b} == {_c} and {_a} != {_b})"
+  [[wager.paytable]]
+  id = "standard"
+  section = "benchmark"
+  pays = {{ four = "500 to 1", three = "25 to 1", two_pair = "6 to 1" }}
+
+[[wager]]
+id = "suited-third-cards"
+name = "Both third cards of one suit, Player wins"
+section = "benchmark"
+  [[wager.outcome]]
+  id = "suited_player"
+  name = "Third cards of one suit and the Player wins"
+  when = "player_suit_3 == banker_suit_3 and player_suit_3 != '' and player_wins"
+  [[wager.paytable]]
+  id = "standard"
+  section = "benchmark"
+  pays = {{ suited_player = "20 to 1" }}
+"""
+
+#: In a fresh process: load the user's file, price one wager on 8 decks (cold, compile included),
+#: then the same on fresh shoes (warm); prints JSON.
+_OWN_CHILD = _PEAK_MB + (
+    "import json, statistics, sys, time\n"
+    "t0 = time.perf_counter()\n"
+    "from exactodds import Shoe, analyze, load_file\n"
+    "t1 = time.perf_counter()\n"
+    "cat = load_file(sys.argv[1])\n"
+    "analyze(Shoe.decks(8), wagers=[sys.argv[2]], catalogue=cat)\n"
+    "t2 = time.perf_counter()\n"
+    "warm = []\n"
+    "for _ in range(7):\n"
+    "    shoe = Shoe.decks(8)\n"
+    "    t = time.perf_counter()\n"
+    "    analyze(shoe, wagers=[sys.argv[2]], catalogue=cat)\n"
+    "    warm.append(time.perf_counter() - t)\n"
+    "print(json.dumps({'import_s': t1 - t0, 'first_s': t2 - t1,\n"
+    "                  'warm_ms': statistics.median(warm) * 1e3, 'peak_mb': _peak_mb()}))\n"
+)
+
+
+# -- the benchmark ----------------------------------------------------------------------
 
 
 def main() -> None:
-    from exactodds import Shoe, analyze, deal, load_catalogue, walk
-    from exactodds.engine import round_table
+    from .analysis import analyze
+    from .engine import _factors, deal, round_table, round_weights
+    from .shoe import Shoe
+    from .wagers import load_catalogue
 
-    import_ms = _cold_import_ms()
+    started = time.perf_counter()
+    print(f"exactodds benchmark: Python {platform.python_version()}, NumPy {np.__version__}, "
+          f"{os.cpu_count()} CPUs, gcc: {_gcc_version()}")
+
+    # -- one-time costs ---------------------------------------------------------------
+    print("\nOne-time costs")
+    code = "import time; t = time.perf_counter(); import exactodds; print((time.perf_counter() - t) * 1e3)"
+    imports = [_child_json(code) for _ in range(3)]
+    _row("import exactodds (fresh process, median of 3)", f"{statistics.median(imports):.0f} ms")
+    code = ("import json, time; from exactodds.multiset import compile_table\n"
+            f"t = time.perf_counter(); compile_table({POINT_TABLE!r})\n"
+            "print((time.perf_counter() - t) * 1e3)")
+    _row("point table compile (fresh process)", f"{_child_json(code):.0f} ms")
     t = time.perf_counter()
     table = round_table()
-    build_ms = (time.perf_counter() - t) * 1e3
+    _row(f"round table build ({len(table):,} value-level rounds)", f"{(time.perf_counter() - t) * 1e3:.0f} ms")
     t = time.perf_counter()
     cat = load_catalogue()
-    load_ms = (time.perf_counter() - t) * 1e3
-
-    shoe = Shoe.decks(8)
-    first_ms = _median_ms(lambda: deal(shoe).main_game(), 1)
-    main_ms = _median_ms(lambda: deal(shoe).main_game(), 25)
-    main_priced_ms = _median_ms(lambda: analyze(shoe), 10)
-    analyze(shoe, everything=True)                        # classify every wager once
-    point_ids = [w.id for w in cat.values() if w.kind == "point"]
-    point_ms = _median_ms(lambda: analyze(shoe, wagers=point_ids), 10)
-    all_ms = _median_ms(lambda: analyze(shoe, everything=True), 10)
-    depleted = Shoe.decks(8).remove("5s", "5s", "9h", "Kc", "2d", "7d", "Qs")
-    depleted_ms = _median_ms(lambda: analyze(depleted, everything=True), 10)
-    walk_ms = _median_ms(lambda: walk(Shoe.decks(7)), 1)
     pairs = sum(len(w.paytables) for w in cat.values())
+    _row(f"catalogue load + checks ({len(cat)} wagers, {pairs} paytables)",
+         f"{(time.perf_counter() - t) * 1e3:.0f} ms")
 
-    print(f"import exactodds (fresh process):         {import_ms:8.1f} ms")
-    print(f"round table build (once per process):     {build_ms:8.1f} ms  ({len(table):,} value-level rounds)")
-    print(f"catalogue load + checks (once):           {load_ms:8.1f} ms  ({len(cat)} wagers, {pairs} paytables)")
-    print(f"main game, 8 decks, first call:           {first_ms:8.1f} ms")
-    print(f"main game, 8 decks, in-process (median):  {main_ms:8.1f} ms")
-    print(f"main wagers priced, 8 decks (median):     {main_priced_ms:8.1f} ms")
-    print(f"point-total wagers, 8 decks (median):     {point_ms:8.1f} ms  ({len(point_ids)} wagers, all paytables)")
-    print(f"whole catalogue, 8 decks (median):        {all_ms:8.1f} ms")
-    print(f"whole catalogue, depleted shoe, warm:     {depleted_ms:8.1f} ms")
-    print(f"recursive walk, 7 decks (cold memo):      {walk_ms:8.1f} ms")
-    wall, peak = _cold(["analyze", "--decks", "8"])
-    print(f"cold `exactodds analyze --decks 8`:       {wall * 1e3:8.1f} ms  (peak RSS {peak:.0f} MB)")
-    wall, peak = _cold(["analyze", "--all", "--decks", "8"])
-    print(f"cold `exactodds analyze --all --decks 8`: {wall * 1e3:8.1f} ms  (peak RSS {peak:.0f} MB)")
+    # -- 1. the main game against C and NumPy ------------------------------------------
+    print("\n1. Main game (Banker, Player, Tie), 8 decks, in-process, fresh Shoe each call")
+    exact = deal(Shoe.decks(8)).main_game()
+    exact_counts = (exact["banker"], exact["player"], exact["tie"])
+    main_ms = _fresh_ms(lambda s: analyze(s, wagers=MAIN), lambda: Shoe.decks(8), repeat=50)
+    _row("exactodds analyze(), median of 50", f"{main_ms:.3f} ms")
+
+    banker = table.banker_total > table.player_total
+    player = table.player_total > table.banker_total
+    tie = ~(banker | player)
+
+    def numpy_main(shoe: Shoe) -> tuple[int, ...]:
+        w = round_weights(shoe)
+        return int(w[banker].sum()), int(w[player].sum()), int(w[tie].sum())
+
+    if numpy_main(Shoe.decks(8)) != exact_counts:
+        raise RuntimeError("the NumPy reference disagrees with the exact main game")
+    numpy_ms = _fresh_ms(numpy_main, lambda: Shoe.decks(8), repeat=20)
+    _row("reference B: NumPy per-round loop, median of 20", f"{numpy_ms:.3f} ms")
+
+    shoe8 = Shoe.decks(8)
+    outcome = np.where(banker, 0, np.where(player, 1, 2))
+    c = _c_reference(_factors(shoe8.value_counts, shoe8.size, np.int64), outcome, passes=200)
+    if isinstance(c, str):
+        _row("reference A: plain C loop", "skipped", f"({c})")
+    else:
+        c_ms, c_counts = c
+        if c_counts != exact_counts:
+            raise RuntimeError(f"the C reference counted {c_counts}, not the exact {exact_counts}")
+        _row("reference A: C loop, gcc -O2, median of 200 passes", f"{c_ms:.3f} ms", "(counts exact)")
+        _row("exactodds / C", f"{main_ms / c_ms:.2f}x", "< 1.0x", main_ms / c_ms < 1.0)
+    _row("exactodds / NumPy", f"{main_ms / numpy_ms:.2f}x")
+
+    # -- 2. the whole catalogue on a depleted shoe -----------------------------------------
+    print(f"\n2. Whole catalogue ({len(cat)} wagers, {pairs} paytables), warm process, fresh Shoe each call")
+    depleted_ms = _fresh_ms(lambda s: analyze(s, everything=True),
+                            lambda: Shoe.decks(8).remove(*DEPLETED), repeat=10)
+    _row(f"8 decks less {','.join(DEPLETED)}, median of 10", f"{depleted_ms:.1f} ms", "<= 30 ms",
+         depleted_ms <= 30)
+
+    # -- 3. a user's wagers on ranks and suits ---------------------------------------------
+    print("\n3. A user's own wagers (TOML file), 8 decks: first pricing in a fresh process, then warm")
+    with tempfile.TemporaryDirectory(prefix="exactodds-bench-") as tmp:
+        own = Path(tmp, "own.toml")
+        own.write_text(_OWN_TOML, encoding="utf-8")
+        for wid in ("four-card-poker", "suited-third-cards"):
+            t = time.perf_counter()
+            r = _child_json(_OWN_CHILD, [str(own), wid])
+            whole = time.perf_counter() - t
+            _row(f"{wid}: load + compile + first price", f"{r['first_s']:.2f} s", "<= 5 s", r["first_s"] <= 5)
+            _row(f"{wid}: whole process (import {r['import_s']:.2f} s)", f"{whole:.2f} s", "<= 5 s",
+                 whole <= 5)
+            _row(f"{wid}: warm, fresh shoe, median of 7", f"{r['warm_ms']:.2f} ms")
+            _row(f"{wid}: peak memory of that process", _mb(r["peak_mb"]))
+
+    # -- 4. past the int64 bound -------------------------------------------------------------
+    print("\n4. 30 decks (Python integers past the int64 bound) against 8 decks, fresh Shoe each call")
+    main30_ms = _fresh_ms(lambda s: analyze(s, wagers=MAIN), lambda: Shoe.decks(30), repeat=20)
+    _row("main game, 30 decks, median of 20", f"{main30_ms:.3f} ms")
+    _row("main game, 30 / 8 decks", f"{main30_ms / main_ms:.1f}x", "<= 3x", main30_ms / main_ms <= 3)
+    all8_ms = _fresh_ms(lambda s: analyze(s, everything=True), lambda: Shoe.decks(8), repeat=7)
+    all30_ms = _fresh_ms(lambda s: analyze(s, everything=True), lambda: Shoe.decks(30), repeat=5)
+    _row("whole catalogue, 8 decks, median of 7", f"{all8_ms:.1f} ms")
+    _row("whole catalogue, 30 decks, median of 5", f"{all30_ms:.1f} ms")
+    _row("whole catalogue, 30 / 8 decks", f"{all30_ms / all8_ms:.1f}x", "<= 3x", all30_ms / all8_ms <= 3)
+
+    # -- 5 and 6. cold processes: wall time and the child's own peak memory --------------------
+    print("\n5. Cold processes, wall time (median of 5) against a bare `python -c \"import numpy\"`")
+    numpy_s = _wall_s([PYTHON, "-c", "import numpy"], repeat=5)
+    _row("python -c \"import numpy\"", f"{numpy_s * 1e3:.0f} ms")
+    cmd = _exactodds_cmd()
+    peaks = {}
+    for args, target in ((["analyze", "--decks", "8"], 2.0), (["analyze", "--all", "--decks", "8"], 4.0)):
+        shown = "exactodds " + " ".join(args)
+        wall = _wall_s([*cmd, *args], repeat=5)
+        _row(shown, f"{wall * 1e3:.0f} ms")
+        _row(f"{shown} / import numpy", f"{wall / numpy_s:.1f}x", f"<= {target:.0f}x", wall / numpy_s <= target)
+        peaks[shown] = _peak_mb(_CLI_PEAK, args)
+
+    print("\n6. Peak memory of each child (its own VmHWM from /proc/self/status, read at exit)")
+    _row("python -c \"import numpy\"", _mb(_peak_mb(_PEAK_MB + "import numpy, sys\n"
+                                                         "print(f'peak_mb={_peak_mb()}', file=sys.stderr)\n")))
+    for shown, mb in peaks.items():
+        _row(shown, _mb(mb))
+
+    print(f"\n(benchmark took {time.perf_counter() - started:.0f} s)")
 
 
 if __name__ == "__main__":

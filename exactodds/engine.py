@@ -34,6 +34,7 @@ numbers by another route.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,11 +72,6 @@ class RoundTable:
 
     def __len__(self) -> int:
         return len(self.order)
-
-    @property
-    def point_keys(self) -> tuple[tuple[int, ...], ...]:
-        """Every (player total, banker total, player cards, banker cards) a round can end in."""
-        return _grouping(POINT_NAMES)[2]
 
     @property
     def cards_used(self) -> np.ndarray:
@@ -159,30 +155,6 @@ def round_feature(name: str) -> np.ndarray:
     return a
 
 
-@functools.cache
-def _grouping(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, tuple[tuple[int, ...], ...]]:
-    """Rounds sorted by the values of ``names``: (permutation, group starts, group keys)."""
-    cols = [round_feature(n).astype(np.int64) for n in names]
-    key = np.zeros(len(round_table()), dtype=np.int64)
-    for col in cols:
-        key = key * 16 + col + 1
-    perm = np.argsort(key, kind="stable")
-    sk = key[perm]
-    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
-    keys = tuple(zip(*(tuple(int(x) for x in col[perm[starts]]) for col in cols)))
-    return perm, starts, keys
-
-
-@functools.cache
-def _multisets() -> tuple[np.ndarray, np.ndarray]:
-    """The distinct value multisets of the rounds (rows of 10 counts) and each round's row."""
-    t = round_table()
-    m = np.stack([(t.order == v).sum(axis=1) for v in range(10)], axis=1).astype(np.int64)
-    code = m @ (7 ** np.arange(10, dtype=np.int64))        # each count is at most 6
-    uniq_code, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    return m[first].astype(np.int8), inverse.ravel()
-
-
 def _factors(value_counts: tuple[int, ...], size: int, dtype: Any) -> np.ndarray:
     """Factor vector: slot ``v*7+o`` holds ``c_v - o``; slot ``70+j`` holds ``N - j``."""
     f = np.empty(_TAIL + CARDS_PER_ROUND, dtype=dtype)
@@ -239,44 +211,31 @@ class RoundDistribution:
         keys = compile_table(names).keys
         return {tuple(k[i] for i in where): int(n) for k, n in zip(keys, self.table_counts(names))}
 
-    def round_count_array(self, names: tuple[str, ...], *, all_cards: bool = False,
-                          what: str = "this wager") -> np.ndarray:
-        """Counts per group of the value-level features ``names`` (in the order of the
-        grouping's keys) and, with ``all_cards``, per (same rank, same suit, same colour)
-        of every card dealt (category-minor)."""
-        cache_key = ("round", names, all_cards)
-        if cache_key in self._cache:
-            return self._cache[cache_key]  # type: ignore[no-any-return]
-        perm, starts, _keys = _grouping(names)
-        if not all_cards:
-            out = np.add.reduceat(self.weights[perm], starts)
-        else:
+    def every_card_counts(self, names: tuple[str, ...], *, what: str = "this wager") -> np.ndarray:
+        """Counts per (key of the value-level table of ``names``, category of every card dealt):
+        ``(keys, 6)``, categories as in :data:`exactodds.identity.ALL_CARD_CATEGORIES`.
+
+        The value multisets of the table are split into identity categories by
+        per-suit and per-rank falling factorials (:func:`exactodds.identity.all_card_categories`).
+        """
+        cache_key = ("every card", names)
+        if cache_key not in self._cache:
             from .identity import all_card_categories
+            from .multiset import compile_table
 
-            uniq, inverse = _multisets()
-            per_multiset = all_card_categories(self.shoe, uniq, what=what)
+            table = compile_table(names)
+            values, read = table.value_multiplicities()
+            per_multiset = all_card_categories(self.shoe, values, what=what)
             n = self.shoe.size
-            k = self.table.cards_used
-            tail = np.where(k == 4, (n - 4) * (n - 5), np.where(k == 5, n - 5, 1)).astype(self.weights.dtype)
-            per_round = per_multiset[inverse] * tail[:, None]
-            if not np.array_equal(per_round.sum(1), self.weights):
-                raise AssertionError("identity categories do not add up to the round weights")
-            out = np.add.reduceat(per_round[perm], starts, axis=0).ravel()
-        if int(out.sum()) != self.total:
-            raise AssertionError(f"counts by {names} do not add up to the shoe's sequences")
-        out.flags.writeable = False
-        self._cache[cache_key] = out
-        return out
-
-    def round_counts(self, names: tuple[str, ...], *, all_cards: bool = False,
-                     what: str = "this wager") -> dict[tuple[Any, ...], int]:
-        """:meth:`round_count_array` keyed by feature values (+ the identity category)."""
-        from .identity import ALL_CARD_CATEGORIES
-
-        keys = _grouping(names)[2]
-        cats = ALL_CARD_CATEGORIES if all_cards else ((),)
-        arr = self.round_count_array(names, all_cards=all_cards, what=what)
-        return {k + tuple(c): int(v) for (k, c), v in zip(((k, c) for k in keys for c in cats), arr)}
+            tail = np.array([math.perm(n - k, CARDS_PER_ROUND - k) for k in range(CARDS_PER_ROUND + 1)],
+                            dtype=per_multiset.dtype)[read]
+            per_multiset = per_multiset * tail[:, None]
+            orderings = table.entry_orderings.astype(per_multiset.dtype)
+            out = np.add.reduceat(per_multiset[table.entry_multiset] * orderings[:, None], table.key_starts, axis=0)
+            if int(out.sum()) != self.total:     # an invariant of the counting
+                raise AssertionError(f"counts by {names} and every card do not add up to the shoe's sequences")
+            self._cache[cache_key] = out
+        return self._cache[cache_key]  # type: ignore[no-any-return]
 
     def initial_counts(self, needs_player: tuple[str, ...], needs_banker: tuple[str, ...],
                        *, what: str = "this wager") -> dict[tuple[Any, ...], int]:

@@ -154,6 +154,15 @@ class MultisetTable:
             f[len(counts) * _OFFSETS + j] = shoe.size - j
         return f
 
+    def value_multiplicities(self) -> tuple[np.ndarray, np.ndarray]:
+        """For a table read at point values: each multiset's cards per value ``(M, 10)``
+        and how many cards it reads."""
+        if self.resolution != "value":
+            raise ValueError("value multiplicities exist for point-value tables only")
+        tokens = self.multisets // _OFFSETS
+        per_value = np.stack([(tokens == v).sum(1) for v in range(10)], axis=1)
+        return per_value, per_value.sum(1)
+
     def multiset_weights(self, shoe: Shoe) -> np.ndarray:
         """Each multiset's number of ordered draws from ``shoe`` (times the unread tail)."""
         dtype: Any = np.int64 if int64_safe(shoe.size) else object

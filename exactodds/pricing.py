@@ -157,14 +157,13 @@ def table_signature(wager: Wager) -> tuple[Any, ...]:
     """Which exact table a wager reads.
 
     ('multiset', names) for the multiset tables of :mod:`exactodds.multiset`
-    (point values, and ranks and suits of single cards); ('round', names, True)
-    for same suit, colour or rank of every card dealt; ('initial', p, b) for the
+    (point values, and ranks and suits of single cards); ('round', names) for
+    same suit, colour or rank of every card dealt with the point-value ``names``; ('initial', p, b) for the
     four initial cards' identities, counted by quadratic forms.
     """
     kind = wager.kind
     if kind == "round":
-        values = tuple(sorted(wager.features & (VALUE_LEVEL - frozenset(DERIVED) - frozenset(POINT_FEATURES))))
-        return ("round", tuple(POINT_FEATURES) + values, True)
+        return ("round", point_names(wager.features & VALUE_LEVEL | frozenset(POINT_FEATURES)))
     if kind == "initial":
         return ("initial", *initial_needs(wager.features))
     return ("multiset", point_names(wager.features))
@@ -207,19 +206,16 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
             _with_derived(cols)
         return FeatureTable(table.keys, cols, table.names)
     if kind == "round":
-        from .engine import _grouping
         from .identity import ALL_CARD_CATEGORIES
+        from .multiset import compile_table
 
-        names, all_cards = signature[1], signature[2]
-        base = _grouping(names)[2]
-        cats = ALL_CARD_CATEGORIES if all_cards else ((),)
-        keys = tuple(k + tuple(c) for k in base for c in cats)
-        cols = {n: np.repeat(np.array([k[i] for k in base]), len(cats)) for i, n in enumerate(names)}
-        if all_cards:
-            for i, n in enumerate(("same_rank", "same_suit", "same_colour")):
-                cols[n] = np.tile(np.array([c[i] for c in cats], dtype=bool), len(base))
-        names = names + (("same_rank", "same_suit", "same_colour") if all_cards else ())
-        return FeatureTable(keys, _with_derived(cols), names)
+        table = compile_table(signature[1])
+        cats = ALL_CARD_CATEGORIES
+        keys = tuple(k + tuple(c) for k in table.keys for c in cats)
+        cols = {n: np.repeat(c, len(cats)) for n, c in table.columns.items()}
+        for i, n in enumerate(("same_rank", "same_suit", "same_colour")):
+            cols[n] = np.tile(np.array([c[i] for c in cats], dtype=bool), len(table.keys))
+        return FeatureTable(keys, _with_derived(cols), table.names + ("same_rank", "same_suit", "same_colour"))
     from .identity import _labels
 
     needs_p, needs_b = signature[1], signature[2]
@@ -287,7 +283,7 @@ def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
         except ExactOddsError as exc:
             raise ExactOddsError(f"{what}: {exc}") from None
     if signature[0] == "round":
-        return dist.round_count_array(signature[1], all_cards=signature[2], what=what)
+        return dist.every_card_counts(signature[1], what=what).ravel()
     joint = dist.initial_counts(signature[1], signature[2], what=what)
     return np.array([joint[k] for k in feature_table(signature).keys], dtype=object)
 
