@@ -225,7 +225,10 @@ class RoundDistribution:
 
             table = compile_table(names)
             values, read = table.value_multiplicities()
-            per_multiset = all_card_categories(self.shoe, values, what=what)
+            shared = ("categories", values.tobytes())        # the same value multisets for every such table
+            if shared not in self._cache:
+                self._cache[shared] = all_card_categories(self.shoe, values, what=what)
+            per_multiset = self._cache[shared]
             n = self.shoe.size
             tail = np.array([math.perm(n - k, CARDS_PER_ROUND - k) for k in range(CARDS_PER_ROUND + 1)],
                             dtype=per_multiset.dtype)[read]

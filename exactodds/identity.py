@@ -112,6 +112,13 @@ def _card_counts(shoe: Shoe, what: str) -> tuple[int, ...]:
     return shoe.card_counts
 
 
+@functools.cache
+def _class_matrices(needs: tuple[str, ...]) -> np.ndarray:
+    """``G[b, x, y]`` = 1 when the ordered pair of identities (x, y) is in Banker class b."""
+    labels, keys = _labels(needs)
+    return (labels[None, :] == np.arange(len(keys))[:, None]).reshape(len(keys), 52, 52).astype(np.int64)
+
+
 def initial_counts(
     shoe: Shoe, *, needs_player: Sequence[str], needs_banker: Sequence[str], what: str = "this wager"
 ) -> dict[tuple[tuple[object, ...], tuple[object, ...]], int]:
@@ -130,16 +137,16 @@ def initial_counts(
     order = np.argsort(p_labels, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(p_labels[order]) != 0])
     p_of_group = p_labels[order][starts]
+    g = _class_matrices(tuple(needs_banker)).astype(dtype)            # (Banker classes, 52, 52)
+    gc, cg = g @ c, c @ g                                             # (classes, 52) each
+    diag = np.diagonal(g, axis1=1, axis2=2)
+    inner = ((cg @ c)[:, None] - cg[:, i] - cg[:, j] - gc[:, i] - gc[:, j]
+             + g[:, i, i] + g[:, i, j] + g[:, j, i] + g[:, j, j]
+             - (diag @ c)[:, None] + diag[:, i] + diag[:, j])
+    sums = np.add.reduceat((w_player[None, :] * inner)[:, order], starts, axis=1)
     out: dict[tuple[tuple[object, ...], tuple[object, ...]], int] = {}
     for b, b_key in enumerate(b_keys):
-        g = (b_labels == b).reshape(52, 52).astype(dtype)
-        gc, cg = g @ c, c @ g
-        diag = np.diagonal(g).copy()
-        inner = (c @ gc - cg[i] - cg[j] - gc[i] - gc[j]
-                 + g[i, i] + g[i, j] + g[j, i] + g[j, j]
-                 - diag @ c + diag[i] + diag[j])
-        sums = np.add.reduceat((w_player * inner)[order], starts)
-        for p, total in zip(p_of_group, sums):
+        for p, total in zip(p_of_group, sums[b].tolist()):
             out[(p_keys[p], b_key)] = int(total) * tail
     if sum(out.values()) != shoe.sequences:      # an invariant of the counting
         raise AssertionError("initial-card counts do not add up to the shoe's sequences")
@@ -162,6 +169,14 @@ def _ff_table(counts: np.ndarray, dtype: Any) -> np.ndarray:
     return f
 
 
+def _sum_by_value(per_rank: np.ndarray, rank_value: np.ndarray) -> np.ndarray:
+    """Rows of a per-rank table summed into the ten point-value classes."""
+    out = np.zeros((10,) + per_rank.shape[1:], dtype=per_rank.dtype)
+    for r, v in enumerate(rank_value):
+        out[v] = out[v] + per_rank[r]
+    return out
+
+
 def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "this wager") -> np.ndarray:
     """For each value multiset (rows of ``multiplicities``, 10 columns), the number of
     ordered identity draws in each of :data:`ALL_CARD_CATEGORIES` (columns)."""
@@ -177,31 +192,21 @@ def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "
     by_value_colour = np.stack([by_value_suit[:, red].sum(1), by_value_suit[:, black].sum(1)], axis=1)
     by_value = by_value_suit.sum(1)
     m = multiplicities.astype(np.intp)
-
-    def product(table: np.ndarray) -> np.ndarray:     # table: (10, 7) falling factorials
-        out = np.ones(len(m), dtype=dtype)
-        for v in range(10):
-            out = out * table[v, m[:, v]]
-        return out
-
-    total = product(_ff_table(by_value, dtype))
-    suit = sum(product(_ff_table(by_value_suit[:, s], dtype)) for s in range(4))
-    colour = sum(product(_ff_table(by_value_colour[:, k], dtype)) for k in range(2))
+    # falling factorials per value class: the whole class, each suit, each colour (7 tables)
+    tables = np.stack([_ff_table(by_value, dtype)] + [_ff_table(by_value_suit[:, q], dtype) for q in range(4)]
+                      + [_ff_table(by_value_colour[:, q], dtype) for q in range(2)])      # (7, 10, 7)
+    products = tables[:, 0, m[:, 0]]
+    for v in range(1, 10):
+        products = products * tables[:, v, m[:, v]]
+    total, suit, colour = products[0], products[1:5].sum(0), products[5:7].sum(0)
+    # a multiset of one value class: every card of one rank (and suit, colour), summed per value
     k = m.sum(1)
     single = (m == k[:, None]).any(1)
     value = np.argmax(m, axis=1)
-    rank_ff = _ff_table(per.sum(1), dtype)                          # per rank
-    rank_suit_ff = _ff_table(per, dtype)                            # per rank and suit
     per_colour = np.stack([per[:, red].sum(1), per[:, black].sum(1)], axis=1)
-    rank_colour_ff = _ff_table(per_colour, dtype)
-    same_rank = np.zeros(len(m), dtype=dtype)
-    rank_suit = np.zeros(len(m), dtype=dtype)
-    rank_colour = np.zeros(len(m), dtype=dtype)
-    for r in range(13):
-        hit = single & (value == rank_value[r])
-        same_rank = same_rank + np.where(hit, rank_ff[r, k], 0)
-        rank_suit = rank_suit + np.where(hit, rank_suit_ff[r, :, :][np.arange(4)[:, None], k].sum(0), 0)
-        rank_colour = rank_colour + np.where(hit, rank_colour_ff[r][np.arange(2)[:, None], k].sum(0), 0)
+    by_rank = (_ff_table(per.sum(1), dtype), _ff_table(per, dtype).sum(1), _ff_table(per_colour, dtype).sum(1))
+    same_rank, rank_suit, rank_colour = (
+        np.where(single, _sum_by_value(t, rank_value)[value, k], 0) for t in by_rank)
     return np.stack([
         rank_suit,
         rank_colour - rank_suit,

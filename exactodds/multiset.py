@@ -232,7 +232,7 @@ def compile_table(names: tuple[str, ...]) -> MultisetTable:
     names = tuple(sorted(set(names)))
     value_names = {n for n in names if n in VALUE_LEVEL}
     id_names = [n for n in names if n not in VALUE_LEVEL]
-    resolution, id_slots = "value", set()
+    resolution, id_slots = "value", set[int]()
     for name in id_names:
         slots, need = slots_read(name)
         id_slots.update(slots)

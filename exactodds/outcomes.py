@@ -318,9 +318,9 @@ class _TypeCheck:
                     self.fail(f"arithmetic on {self.show(o)}")
             return "number"
         if isinstance(node, ast.Call):
-            for a in node.args:
-                if self.kind(a) == "text":
-                    self.fail(f"{node.func.id}() of {self.show(a)}")  # type: ignore[attr-defined]
+            for arg in node.args:
+                if self.kind(arg) == "text":
+                    self.fail(f"{node.func.id}() of {self.show(arg)}")  # type: ignore[attr-defined]
             return "number"
         if isinstance(node, ast.Compare):
             left = node.left

@@ -244,6 +244,18 @@ def settlement(wager: Wager, paytable: Paytable) -> np.ndarray:
     return cache[key]  # type: ignore[no-any-return]
 
 
+def _groups(wager: Wager, paytable: Paytable) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Rows sorted by the outcome they are paid as: (order, group starts, outcome index per group)."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("groups", paytable.id, paytable.award_basis)
+    if key not in cache:
+        assign = settlement(wager, paytable)
+        order = np.argsort(assign, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(assign[order]) != 0])
+        cache[key] = (order, starts, assign[order][starts].tolist())
+    return cache[key]  # type: ignore[no-any-return]
+
+
 def assign_outcomes(wager: Wager, paytable: Paytable, masks: np.ndarray) -> np.ndarray:
     """Given outcome x row masks, the outcome each row is paid as (-1: a loss).
 
@@ -291,9 +303,10 @@ def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
 def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
     counts = _counts(wager, dist)
-    assign = settlement(wager, paytable)
-    by_outcome = {o.id: int(counts[assign == k].sum()) for k, o in enumerate(wager.outcomes)}
-    lost = int(counts[assign == -1].sum())
+    order, starts, paid_as = _groups(wager, paytable)
+    sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
+    by_outcome = {o.id: int(sums.get(k, 0)) for k, o in enumerate(wager.outcomes)}
+    lost = int(sums.get(-1, 0))
     total = dist.total
     if lost + sum(by_outcome.values()) != total:       # an invariant of the counting
         raise AssertionError(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
