@@ -11,7 +11,7 @@ can come out of the shoe (58 Pa. Code §627a, §627b, §629b, §631b).
 
 from __future__ import annotations
 
-from .analysis import MAIN_WAGERS, Analysis, analyze, select
+from .analysis import MAIN_WAGERS, Analysis, analyze, load_file, select
 from .cards import Card, Rank, Suit, parse_card_or_rank
 from .engine import RoundDistribution, deal, round_table
 from .errors import ExactOddsError
@@ -20,7 +20,7 @@ from .pricing import OutcomeLine, WagerResult, price
 from .rules import TABLE_1, banker_draws, play, player_draws, point_count
 from .shoe import Shoe
 from .walk import walk
-from .wagers import Catalogue, Paytable, Wager, load_catalogue, load_file
+from .wagers import Catalogue, Paytable, Wager, load_catalogue
 from .certificate import build as build_certificate
 from .certificate import verify as verify_certificate
 from .checksim import check, read_records

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .engine import deal
 from .errors import ExactOddsError
-from .pricing import WagerResult, price
+from .pricing import WagerResult, check_wagers, price
 from .report import analysis_dict, render
 from .shoe import Shoe
 from .walk import WalkDistribution
-from .wagers import Catalogue, Wager, load_catalogue
+from .wagers import Catalogue, Wager, load_catalogue, read_file
 
-__all__ = ["Analysis", "analyze", "select", "MAIN_WAGERS", "ROUTES"]
+__all__ = ["Analysis", "analyze", "select", "load_file", "MAIN_WAGERS", "ROUTES"]
 
 #: The main-game wagers `exactodds analyze` prices when none is named.
 MAIN_WAGERS = (
@@ -83,6 +84,14 @@ class Analysis(Sequence[WagerResult]):
                               "house_edge_%": None if r.symbolic else float(r.house_edge) * 100,
                               "variance": None if r.symbolic else r.variance,
                               "hit_frequency": r.hit_frequency} for r in self.results])
+
+
+def load_file(path: str | Path) -> Catalogue:
+    """Wagers from a user's own data file, checked exactly like the shipped ones: as data
+    when read, and every outcome against every possible round of its exact table."""
+    catalogue = read_file(path)
+    check_wagers(catalogue)
+    return catalogue
 
 
 def select(

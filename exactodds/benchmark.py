@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
 
 def _c_reference(factors: np.ndarray, outcome: np.ndarray, passes: int) -> tuple[float, tuple[int, ...]] | str:
     """(median ms per pass, (banker, player, tie)) of the C loop, or why it could not run."""
-    from .engine import round_table
+    from .roundtable import round_table
 
     gcc = shutil.which("gcc")
     if gcc is None:
@@ -283,7 +283,8 @@ _OWN_CHILD = _PEAK_MB + (
 
 def main() -> None:
     from .analysis import analyze
-    from .engine import _factors, deal, round_table, round_weights
+    from .roundtable import _factors, round_table, round_weights
+    from .engine import deal
     from .shoe import Shoe
     from .wagers import load_catalogue
 

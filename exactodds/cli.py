@@ -75,7 +75,8 @@ def _shoe(decks: int, remove: str | None) -> Any:
 
 
 def _catalogue(paytables_file: str | None) -> Any:
-    from .wagers import load_catalogue, load_file
+    from .analysis import load_file
+    from .wagers import load_catalogue
 
     cat = load_catalogue()
     if paytables_file:
@@ -113,7 +114,8 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
             raise ExactOddsError(f"--alternative {item!r}: write WAGER=READING")
         alts[wid.strip()] = alt.strip()
     shoe = _shoe(decks, remove)
-    from .wagers import load_catalogue, load_file
+    from .analysis import load_file
+    from .wagers import load_catalogue
 
     cat = load_catalogue()
     if paytables_file:

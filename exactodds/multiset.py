@@ -47,6 +47,7 @@ from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
 from .errors import ExactOddsError
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL
+from .roundtable import slot_values
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
 __all__ = ["MultisetTable", "compile_table", "RESOLUTIONS", "slot_values", "codes", "point_names"]
@@ -105,19 +106,6 @@ def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
     if resolution == "card":
         return list(cards)
     return [sum(cards[r * 4 + s] for r in range(13) if _POINTS[r] == v) for v in range(10) for s in range(4)]
-
-
-@functools.cache
-def slot_values() -> np.ndarray:
-    """Every value-level round of :func:`exactodds.engine.round_table` as ``(n, 6)`` point
-    values in :data:`~exactodds.outcomes.SLOTS` order (-1 where a hand has no third card)."""
-    from .engine import round_table
-
-    t = round_table()
-    out = np.stack([t.order[:, 0], t.order[:, 2], t.player_third,
-                    t.order[:, 1], t.order[:, 3], t.banker_third], axis=1).astype(np.int8)
-    out.flags.writeable = False
-    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,7 +33,7 @@ from .pays import Pay
 from .shoe import Shoe
 from .wagers import Paytable, Wager, _rank
 
-__all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "classify", "LOSE"]
+__all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "classify", "check_wagers", "LOSE"]
 
 #: The line every round that meets no outcome falls into.
 LOSE = "lose"
@@ -226,13 +226,34 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
 
 
 def outcome_masks(wager: Wager) -> np.ndarray:
-    """Bool matrix: outcome x row of the wager's feature table (shoe-independent, cached)."""
+    """Bool matrix: outcome x row of the wager's feature table (shoe-independent, cached).
+
+    The first call also checks that the outcomes of an exclusive wager never
+    meet on one round (every possible round of the table is tried).
+    """
     cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
     if "masks" not in cache:
         table = feature_table(table_signature(wager))
-        cache["masks"] = np.stack(
-            [o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
+        masks = np.stack([o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
+        clash = np.flatnonzero(masks.sum(axis=0) > 1) if wager.settle == "exclusive" else np.zeros(0, int)
+        if len(clash):
+            row = int(clash[0])
+            a, b = (wager.outcomes[k].id for k in np.flatnonzero(masks[:, row])[:2])
+            alt = f": alternative {wager.reading_id!r}" if wager.reading_id != "regulation" else ""
+            raise ExactOddsError(
+                f"{wager.source}: wager {wager.id!r}{alt}: outcomes {a!r} and {b!r} both hold on one round "
+                f"({table.describe(row)}); make them exclusive or say settle = \"highest\""
+            )
+        cache["masks"] = masks
     return cache["masks"]  # type: ignore[no-any-return]
+
+
+def check_wagers(wagers: Mapping[str, Wager]) -> None:
+    """Check every wager, and every alternative reading of it, against its exact table."""
+    for w in wagers.values():
+        outcome_masks(w)
+        for alt in w.alternatives:
+            outcome_masks(w.with_alternative(alt))
 
 
 def settlement(wager: Wager, paytable: Paytable) -> np.ndarray:

@@ -17,10 +17,53 @@ import json
 from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
-from .pricing import WagerResult
 from .shoe import Shoe
+
+
+class WagerResult(Protocol):
+    """What a renderer reads of a priced wager (:class:`exactodds.pricing.WagerResult`).
+
+    Results render themselves through this module, so it names their shape
+    instead of importing them: pricing sits below reports, never beside them.
+    """
+
+    @property
+    def wager(self) -> Any: ...
+
+    @property
+    def paytable(self) -> Any: ...
+
+    @property
+    def shoe_description(self) -> str: ...
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def lines(self) -> Any: ...
+
+    @property
+    def expected_return(self) -> Any: ...
+
+    @property
+    def house_edge(self) -> Any: ...
+
+    @property
+    def variance(self) -> Any: ...
+
+    @property
+    def standard_deviation(self) -> float: ...
+
+    @property
+    def hit_frequency(self) -> Any: ...
+
+    @property
+    def push_frequency(self) -> Any: ...
+
+    @property
+    def symbolic(self) -> bool: ...
 
 __all__ = ["decimal", "percent", "exact", "render", "FORMATS", "result_dict", "analysis_dict"]
 

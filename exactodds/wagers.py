@@ -26,13 +26,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .errors import ExactOddsError
 from .outcomes import Condition, feature_kind
 from .pays import Pay, parse_pay
 
-__all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "load_file", "DATA_FILES"]
+__all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "DATA_FILES"]
 
 #: The regulation data shipped with the package, one file per chapter.
 DATA_FILES = ("627a.toml", "627b.toml", "631b.toml")
@@ -211,8 +209,12 @@ def load_catalogue() -> Catalogue:
     return Catalogue(wagers)
 
 
-def load_file(path: str | Path) -> Catalogue:
-    """Wagers from a user's own data file, checked exactly like the shipped ones."""
+def read_file(path: str | Path) -> Catalogue:
+    """Wagers from a user's own data file, read and checked as data (keys, pays, conditions).
+
+    That no two outcomes of an exclusive wager meet on one round is checked
+    against the exact tables: :func:`exactodds.analysis.load_file` does both.
+    """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -308,7 +310,6 @@ def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int
         game=str(entry.get("game", parts[0].game)), outcomes=tuple(outcomes), paytables=paytables,
         source=source, reading=entry.get("reading"), parameters=params,
     )
-    _check_exclusive(wager, where)
     return wager
 
 
@@ -454,25 +455,4 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         wager.kind
     except ExactOddsError as exc:
         raise ExactOddsError(f"{where}: {exc}") from None
-    _check_exclusive(wager, where)
-    for alt in alternatives:
-        _check_exclusive(wager.with_alternative(alt), f"{where}: alternative {alt!r}")
     return wager
-
-
-def _check_exclusive(wager: Wager, where: str) -> None:
-    """Outcomes of an exclusive wager must never meet on one round."""
-    if wager.settle != "exclusive":
-        return
-    from .pricing import feature_table, outcome_masks, table_signature
-
-    masks = outcome_masks(wager)
-    clash = np.flatnonzero(masks.sum(axis=0) > 1)
-    if len(clash):
-        row = int(clash[0])
-        a, b = (wager.outcomes[k].id for k in np.flatnonzero(masks[:, row])[:2])
-        shown = feature_table(table_signature(wager)).describe(row)
-        raise ExactOddsError(
-            f"{where}: outcomes {a!r} and {b!r} both hold on one round "
-            f"({shown}); make them exclusive or say settle = \"highest\""
-        )

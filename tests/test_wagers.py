@@ -101,3 +101,10 @@ def test_alternative_reading_changes_the_numbers() -> None:
                      alternatives={"blazing-7s": "mixed-7s-as-3-card"})
     assert alt.expected_return != regular.expected_return
     assert alt.wager.reading_id == "mixed-7s-as-3-card"
+
+
+def test_every_shipped_wager_and_reading_has_exclusive_outcomes() -> None:
+    """The shipped catalogue is checked when each wager is first priced; here, all at once."""
+    from exactodds.pricing import check_wagers
+
+    check_wagers(load_catalogue())
