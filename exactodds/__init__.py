@@ -3,68 +3,75 @@
 Every figure is an exact rational number, found by walking every way the cards
 can come out of the shoe (58 Pa. Code §627a, §627b, §629b, §631b).
 
->>> from exactodds import Shoe, analyze
+>>> from exactodds import Shoe, deal
 >>> main = deal(Shoe.decks(8)).main_game()
 >>> main["banker"], main["player"], main["tie"]
 (2292252566437888, 2230518282592256, 475627426473216)
+
+The public names are imported when first used, so ``import exactodds`` (and
+the ``exactodds`` command) loads only what a task needs.
 """
 
 from __future__ import annotations
 
-from .analysis import MAIN_WAGERS, Analysis, analyze, load_file, select
-from .cards import Card, Rank, Suit, parse_card_or_rank
-from .engine import RoundDistribution, deal, round_table
-from .errors import ExactOddsError
-from .pays import Pay, parse_pay
-from .pricing import OutcomeLine, WagerResult, price
-from .rules import TABLE_1, banker_draws, play, player_draws, point_count
-from .shoe import Shoe
-from .walk import walk
-from .wagers import Catalogue, Paytable, Wager, load_catalogue
-from .certificate import build as build_certificate
-from .certificate import verify as verify_certificate
-from .checksim import check, read_records
-from .progressive import mystery_return, progressive_analysis
-from .simulate import simulate
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "__version__",
-    "Analysis",
-    "analyze",
-    "select",
-    "MAIN_WAGERS",
-    "Card",
-    "Rank",
-    "Suit",
-    "parse_card_or_rank",
-    "RoundDistribution",
-    "deal",
-    "round_table",
-    "ExactOddsError",
-    "Pay",
-    "parse_pay",
-    "OutcomeLine",
-    "WagerResult",
-    "price",
-    "TABLE_1",
-    "banker_draws",
-    "player_draws",
-    "play",
-    "point_count",
-    "Shoe",
-    "walk",
-    "Catalogue",
-    "Paytable",
-    "Wager",
-    "load_catalogue",
-    "load_file",
-    "build_certificate",
-    "verify_certificate",
-    "check",
-    "read_records",
-    "mystery_return",
-    "progressive_analysis",
-    "simulate",
-]
+#: Public name -> (module, attribute).
+_EXPORTS: dict[str, tuple[str, str]] = {
+    **{n: ("analysis", n) for n in ("Analysis", "analyze", "select", "load_file", "MAIN_WAGERS")},
+    **{n: ("cards", n) for n in ("Card", "Rank", "Suit", "parse_card_or_rank")},
+    **{n: ("engine", n) for n in ("RoundDistribution", "deal", "round_table")},
+    "ExactOddsError": ("errors", "ExactOddsError"),
+    **{n: ("pays", n) for n in ("Pay", "parse_pay")},
+    **{n: ("pricing", n) for n in ("OutcomeLine", "WagerResult", "price")},
+    **{n: ("rules", n) for n in ("TABLE_1", "banker_draws", "play", "player_draws", "point_count")},
+    "Shoe": ("shoe", "Shoe"),
+    **{n: ("wagers", n) for n in ("Catalogue", "Paytable", "Wager", "load_catalogue")},
+    "build_certificate": ("certificate", "build"),
+    "verify_certificate": ("certificate", "verify"),
+    **{n: ("checksim", n) for n in ("check", "read_records")},
+    **{n: ("progressive", n) for n in ("mystery_return", "progressive_analysis")},
+    "compile_table": ("multiset", "compile_table"),
+    "features": ("outcomes", "vocabulary"),
+}
+
+__all__ = ["__version__", "simulate", "walk", *_EXPORTS]
+
+# These two share their names with their modules, which would otherwise replace
+# them as attributes of the package when first imported: bind them now.
+from .simulate import simulate  # noqa: E402
+from .walk import walk  # noqa: E402
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'exactodds' has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(f".{module}", __name__), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:                     # what a type checker and an IDE see
+    from .analysis import MAIN_WAGERS, Analysis, analyze, load_file, select
+    from .cards import Card, Rank, Suit, parse_card_or_rank
+    from .certificate import build as build_certificate
+    from .certificate import verify as verify_certificate
+    from .checksim import check, read_records
+    from .engine import RoundDistribution, deal, round_table
+    from .errors import ExactOddsError
+    from .multiset import compile_table
+    from .outcomes import vocabulary as features
+    from .pays import Pay, parse_pay
+    from .pricing import OutcomeLine, WagerResult, price
+    from .progressive import mystery_return, progressive_analysis
+    from .rules import TABLE_1, banker_draws, play, player_draws, point_count
+    from .shoe import Shoe
+    from .wagers import Catalogue, Paytable, Wager, load_catalogue

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from . import cache
 from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
 from .errors import ExactOddsError
@@ -216,8 +217,38 @@ def _base(value_names: set[str], id_slots: set[int]) -> np.ndarray:
 
 @functools.cache
 def compile_table(names: tuple[str, ...]) -> MultisetTable:
-    """Compile the multiset table of a set of features (once per process)."""
+    """The multiset table of a set of features: compiled once per process, and kept
+    on disk between processes (:mod:`exactodds.cache`)."""
     names = tuple(sorted(set(names)))
+    key = "|".join(names)
+    saved = cache.load("multiset", key)
+    if saved is not None:
+        return _from_arrays(names, saved)
+    table = _compile(names)
+    cache.save("multiset", key, _to_arrays(table))
+    return table
+
+
+def _to_arrays(t: MultisetTable) -> dict[str, np.ndarray]:
+    return {"resolution": np.array(t.resolution), "leaves": np.array(t.leaves),
+            "multisets": t.multisets.astype(np.int16), "entry_multiset": t.entry_multiset.astype(np.int32),
+            "entry_orderings": t.entry_orderings, "key_starts": t.key_starts,
+            **{f"column:{n}": c for n, c in t.columns.items()}}
+
+
+def _from_arrays(names: tuple[str, ...], a: dict[str, np.ndarray]) -> MultisetTable:
+    columns = {n: a[f"column:{n}"] for n in names}
+    for c in columns.values():
+        c.flags.writeable = False
+    return MultisetTable(
+        names=names, resolution=str(a["resolution"]), keys=tuple(zip(*(c.tolist() for c in columns.values()))),
+        columns=columns, multisets=a["multisets"].astype(np.intp), entry_multiset=a["entry_multiset"].astype(np.intp),
+        entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]),
+    )
+
+
+def _compile(names: tuple[str, ...]) -> MultisetTable:
+    """Walk the round table, refine it where ``names`` read ranks or suits, and sum it into entries."""
     value_names = {n for n in names if n in VALUE_LEVEL}
     id_names = [n for n in names if n not in VALUE_LEVEL]
     resolution, id_slots = "value", set[int]()

@@ -330,12 +330,20 @@ class _TypeCheck:
                     self.fail(f"{self.show(left)} is compared with {self.show(right)}")
                 left = right
             return "number"
-        return "any"     # and/or/not, subscripts: operands are checked below
+        if isinstance(node, (ast.BoolOp, ast.UnaryOp)):
+            self.check(node)
+            return "number"
+        return "any"     # a subscript: checked when evaluated
 
-    def check(self, tree: ast.expr) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.expr):
-                self.kind(node)
+    def check(self, node: ast.expr) -> None:
+        """Check every comparison and sum once, through and/or/not."""
+        if isinstance(node, ast.BoolOp):
+            for value in node.values:
+                self.check(value)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            self.check(node.operand)
+        else:
+            self.kind(node)
 
     def show(self, node: ast.expr) -> str:
         kind = self.kind(node)

@@ -10,8 +10,8 @@ wagered (a loss is -1):
 '19/20'
 >>> str(parse_pay("$1,500", denomination=5).net)       # a fixed award on a $5 wager
 '300'
->>> parse_pay("100% of progressive").net, parse_pay("100% of progressive", award_basis="for").net
-(J, J - 1)
+>>> str(parse_pay("100% of progressive").net), str(parse_pay("100% of progressive", award_basis="for").net)
+('J', 'J - 1')
 >>> parse_pay("30 too 1")
 Traceback (most recent call last):
 ...
@@ -26,10 +26,11 @@ from fractions import Fraction
 from typing import Any
 
 from .errors import ExactOddsError
+from .forms import Form
 
 __all__ = ["Pay", "parse_pay", "Net"]
 
-#: An exact net pay: a Fraction, or a sympy expression for a progressive share.
+#: An exact net pay: a Fraction, or a :class:`~exactodds.forms.Form` for a progressive share.
 Net = Any
 
 _NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
@@ -50,7 +51,8 @@ class Pay:
     ``kind`` is ``to``, ``for``, ``push``, ``dollars``, ``progressive``,
     ``combined`` or ``not offered`` (an "N/A" cell: the outcome loses under that
     paytable). A progressive pay keeps its share of the meter in ``value`` and
-    builds its sympy expression only when :attr:`net` is read.
+    builds its exact polynomial in the meter (:class:`~exactodds.forms.Form`) when
+    :attr:`net` is read.
     """
 
     text: str
@@ -64,10 +66,7 @@ class Pay:
         """Net win per unit wagered; for a meter share, ``share·J − (1 if paid 'for')``."""
         if self.meter is None:
             return self.value
-        import sympy  # lazily: only progressive wagers need it
-
-        share = sympy.Rational(self.value.numerator, self.value.denominator)
-        return share * sympy.Symbol(self.meter, positive=True) - self.basis_less
+        return self.value * Form.meter(self.meter) - self.basis_less
 
     @property
     def offered(self) -> bool:

@@ -102,12 +102,7 @@ class WagerResult:
     def variance(self) -> Any:
         """Variance of the net result of one unit wagered."""
         second = sum((line.net * line.net * line.probability for line in self.lines), Fraction(0))
-        var = second - self.expected_return ** 2
-        if self.symbolic:
-            import sympy
-
-            return sympy.expand(var)
-        return var
+        return second - self.expected_return ** 2
 
     @property
     def standard_deviation(self) -> float:

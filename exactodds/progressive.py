@@ -1,6 +1,7 @@
 """Progressive and mystery jackpots, exactly.
 
-**Progressive wagers.** A pay of "100% of progressive" is a sympy symbol ``J``:
+**Progressive wagers.** A pay of "100% of progressive" is the meter ``J``, an
+exact polynomial variable (:class:`~exactodds.forms.Form`; sympy only solves):
 the meter in units of the wager (meter dollars ÷ wager dollars). The expected
 return is exactly linear, ``E(J) = a + b·J`` (with one term per meter when a
 wager has several, as Royal 9's Mega, Major and Minor). ``a`` is the return of
@@ -234,7 +235,7 @@ class ProgressiveAnalysis:
                     raise ExactOddsError(f"give a value for meter {s} to solve for {symbol}")
                 others[s] = reseed
         j = sympy.Symbol(symbol, positive=True)
-        e = sympy.expand(self.expression).subs(
+        e = self.expression.to_sympy().subs(
             {sympy.Symbol(s, positive=True): sympy.Rational(v.numerator, v.denominator) for s, v in others.items()})
         (root,) = sympy.solve(sympy.Eq(e, 0), j) or (None,)
         if root is None:
@@ -244,19 +245,15 @@ class ProgressiveAnalysis:
 
 def progressive_analysis(result: WagerResult, spec: ProgressiveSpec | None = None) -> ProgressiveAnalysis:
     """Split a symbolic :class:`WagerResult` into ``a + Σ b·J``."""
-    import sympy
-
     if not result.symbolic:
         raise ExactOddsError(f"wager {result.wager.id!r} has no progressive award")
-    e = sympy.expand(result.expected_return)
-    symbols = sorted(e.free_symbols, key=lambda s: s.name)
-    a = e.subs({s: 0 for s in symbols})
-    coefficients = {s.name: _fraction(e.coeff(s)) for s in symbols}
+    e = result.expected_return                                    # a Form, linear in the meters
+    coefficients = {s: e.coefficient(s) for s in e.meters}
     tops = {}
     for line in result.lines:
         if line.pay.symbolic and line.pay.meter is not None:
             tops[line.pay.meter] = line.name
-    return ProgressiveAnalysis(result, spec, _fraction(a), coefficients, tops)
+    return ProgressiveAnalysis(result, spec, e.constant, coefficients, tops)
 
 
 def long_run_return(analysis: ProgressiveAnalysis, *, wager: Fraction,

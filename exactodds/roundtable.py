@@ -29,12 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from .columns import value_columns
-from .outcomes import VALUE_LEVEL
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["RoundTable", "round_table", "round_feature", "round_weights", "slot_values", "POINT_NAMES"]
+__all__ = ["RoundTable", "round_table", "round_weights", "slot_values", "POINT_NAMES"]
 
 #: The point-level features of a round (see :mod:`exactodds.outcomes`), in key order.
 POINT_NAMES = ("player", "banker", "player_cards", "banker_cards")
@@ -130,16 +128,6 @@ def round_table() -> RoundTable:
         banker_third=by,
         gather=gather,
     )
-
-
-@functools.cache
-def round_feature(name: str) -> np.ndarray:
-    """A point-value feature of every round, by name (see :mod:`exactodds.outcomes`)."""
-    if name not in VALUE_LEVEL:
-        raise KeyError(name)
-    a = value_columns(slot_values(), (name,))[name].astype(np.int8)
-    a.flags.writeable = False
-    return a
 
 
 def _factors(value_counts: tuple[int, ...], size: int, dtype: Any) -> np.ndarray:
