@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any, cast
@@ -81,6 +80,8 @@ def save(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
     path = _path(kind, key)
     if path is None:
         return
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")

@@ -18,6 +18,8 @@ must be mutually exclusive; that is checked when the file loads.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -25,6 +27,8 @@ from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .errors import ExactOddsError
 from .outcomes import Condition, feature_kind
@@ -205,7 +209,7 @@ def load_catalogue() -> Catalogue:
     base = resources.files("exactodds") / "data"
     for name in DATA_FILES:
         text = (base / name).read_text(encoding="utf-8")
-        wagers.extend(_parse_file(text, source=name))
+        wagers.extend(_parse_file(text, source=name, cached=True))
     return Catalogue(wagers)
 
 
@@ -233,11 +237,28 @@ _OUTCOME_KEYS = {"id", "name", "when", "section"}
 _PAYTABLE_KEYS = {"id", "section", "pays", "denomination", "award_basis"}
 
 
-def _parse_file(text: str, *, source: str) -> list[Wager]:
+def _read_toml(text: str, *, source: str, cached: bool = False) -> dict[str, Any]:
+    """Parse TOML; a shipped file's parse is kept on disk as JSON, which reads faster."""
+    if cached:
+        from . import cache
+
+        key = hashlib.sha256(text.encode()).hexdigest()
+        saved = cache.load("toml", key)
+        if saved is not None:
+            return json.loads(str(saved["json"]))  # type: ignore[no-any-return]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExactOddsError(f"{source}: not valid TOML ({exc})") from None
+    if cached:
+        encoded = json.dumps(data)
+        if json.loads(encoded) == data:          # plain strings, numbers, lists and tables only
+            cache.save("toml", key, {"json": np.array(encoded)})
+    return data
+
+
+def _parse_file(text: str, *, source: str, cached: bool = False) -> list[Wager]:
+    data = _read_toml(text, source=source, cached=cached)
     entries = data.get("wager")
     if not isinstance(entries, list) or not entries:
         raise ExactOddsError(f"{source}: no [[wager]] entries")
