@@ -26,7 +26,8 @@ import numpy as np
 
 from .multiset import compile_table
 from .roundtable import POINT_NAMES, RoundTable, round_table, round_weights
-from .shoe import CARDS_PER_ROUND, Shoe
+from .modular import crt, primes_for
+from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
 __all__ = ["RoundDistribution", "deal", "round_table", "round_weights", "POINT_NAMES"]
 
@@ -81,24 +82,36 @@ class RoundDistribution:
         """
         cache_key = ("every card", names)
         if cache_key not in self._cache:
-            from .identity import all_card_categories
-
             table = compile_table(names)
             values, read = table.value_multiplicities()
-            shared = ("categories", values.tobytes())        # the same value multisets for every such table
-            if shared not in self._cache:
-                self._cache[shared] = all_card_categories(self.shoe, values, what=what)
-            per_multiset = self._cache[shared]
             n = self.shoe.size
-            tail = np.array([math.perm(n - k, CARDS_PER_ROUND - k) for k in range(CARDS_PER_ROUND + 1)],
-                            dtype=per_multiset.dtype)[read]
-            per_multiset = per_multiset * tail[:, None]
-            orderings = table.entry_orderings.astype(per_multiset.dtype)
-            out = np.add.reduceat(per_multiset[table.entry_multiset] * orderings[:, None], table.key_starts, axis=0)
+            tail = [math.perm(n - k, CARDS_PER_ROUND - k) for k in range(CARDS_PER_ROUND + 1)]
+            if int64_safe(n):
+                per_multiset = self._categories(values, what, None) * np.array(tail, dtype=np.int64)[read][:, None]
+                out = np.add.reduceat(per_multiset[table.entry_multiset] * table.entry_orderings[:, None],
+                                      table.key_starts, axis=0)
+            else:                   # past the int64 bound: modulo primes, rebuilt exactly
+                primes = primes_for(self.total, bits=31)
+                residues = []
+                for p in primes:
+                    per = self._categories(values, what, p) * (np.array(tail, dtype=object) % p).astype(np.int64)[read][:, None] % p
+                    sums = np.add.reduceat(per[table.entry_multiset] * (table.entry_orderings % p)[:, None] % p,
+                                           table.key_starts, axis=0)
+                    residues.append(sums % p)
+                out = crt(residues, primes)
             if int(out.sum()) != self.total:     # an invariant of the counting
                 raise AssertionError(f"counts by {names} and every card do not add up to the shoe's sequences")
             self._cache[cache_key] = out
         return self._cache[cache_key]  # type: ignore[no-any-return]
+
+    def _categories(self, values: np.ndarray, what: str, modulus: int | None) -> np.ndarray:
+        """Identity categories per value multiset, shared by every table of the same multisets."""
+        from .identity import all_card_categories
+
+        key = ("categories", values.tobytes(), modulus)
+        if key not in self._cache:
+            self._cache[key] = all_card_categories(self.shoe, values, what=what, modulus=modulus)
+        return self._cache[key]  # type: ignore[no-any-return]
 
     def initial_counts(self, needs_player: tuple[str, ...], needs_banker: tuple[str, ...],
                        *, what: str = "this wager") -> dict[tuple[Any, ...], int]:

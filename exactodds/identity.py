@@ -124,9 +124,9 @@ def initial_counts(
 ) -> dict[tuple[tuple[object, ...], tuple[object, ...]], int]:
     """Counts per (Player attributes, Banker attributes) of the four initial cards."""
     counts = _card_counts(shoe, what)
-    dtype: Any = np.int64 if int64_safe(shoe.size) else object
-    c = np.array(counts, dtype=dtype)
     n = shoe.size
+    dtype: Any = np.int64 if n ** 4 < 2 ** 62 else object     # the tail (N-4)(N-5) is applied in Python
+    c = np.array(counts, dtype=dtype)
     tail = (n - 4) * (n - 5)
     p_labels, p_keys = _labels(tuple(needs_player))
     b_labels, b_keys = _labels(tuple(needs_banker))
@@ -160,12 +160,15 @@ ALL_CARD_CATEGORIES = (
 )
 
 
-def _ff_table(counts: np.ndarray, dtype: Any) -> np.ndarray:
-    """``F[..., m]`` = falling factorial ``counts (counts-1) ... (counts-m+1)``, m = 0..6."""
+def _ff_table(counts: np.ndarray, dtype: Any, modulus: int | None = None) -> np.ndarray:
+    """``F[..., m]`` = falling factorial ``counts (counts-1) ... (counts-m+1)``, m = 0..6
+    (modulo ``modulus`` when given; a factor below 0 follows a 0, so it is read as 0)."""
     f = np.empty(counts.shape + (7,), dtype=dtype)
     f[..., 0] = 1
     for m in range(1, 7):
-        f[..., m] = f[..., m - 1] * (counts - (m - 1))
+        f[..., m] = f[..., m - 1] * np.maximum(counts - (m - 1), 0)
+        if modulus is not None:
+            f[..., m] %= modulus
     return f
 
 
@@ -177,11 +180,20 @@ def _sum_by_value(per_rank: np.ndarray, rank_value: np.ndarray) -> np.ndarray:
     return out
 
 
-def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "this wager") -> np.ndarray:
+def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "this wager",
+                        modulus: int | None = None) -> np.ndarray:
     """For each value multiset (rows of ``multiplicities``, 10 columns), the number of
-    ordered identity draws in each of :data:`ALL_CARD_CATEGORIES` (columns)."""
+    ordered identity draws in each of :data:`ALL_CARD_CATEGORIES` (columns).
+
+    With ``modulus`` (a prime below 2**31) every figure is its residue, in int64:
+    each product of two residues is reduced before the next (see :mod:`exactodds.modular`).
+    """
     counts = _card_counts(shoe, what)
-    dtype: Any = np.int64 if int64_safe(shoe.size) else object
+    dtype: Any = np.int64 if int64_safe(shoe.size) or modulus is not None else object
+
+    def mod(x: Any) -> Any:
+        return x % modulus if modulus is not None else x
+
     per = np.array(counts, dtype=dtype).reshape(13, 4)          # rank x suit
     rank_value = np.array([r.points for r in Rank])
     by_value_suit = np.zeros((10, 4), dtype=dtype)
@@ -193,25 +205,27 @@ def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "
     by_value = by_value_suit.sum(1)
     m = multiplicities.astype(np.intp)
     # falling factorials per value class: the whole class, each suit, each colour (7 tables)
-    tables = np.stack([_ff_table(by_value, dtype)] + [_ff_table(by_value_suit[:, q], dtype) for q in range(4)]
-                      + [_ff_table(by_value_colour[:, q], dtype) for q in range(2)])      # (7, 10, 7)
+    tables = np.stack([_ff_table(by_value, dtype, modulus)]
+                      + [_ff_table(by_value_suit[:, q], dtype, modulus) for q in range(4)]
+                      + [_ff_table(by_value_colour[:, q], dtype, modulus) for q in range(2)])      # (7, 10, 7)
     products = tables[:, 0, m[:, 0]]
     for v in range(1, 10):
-        products = products * tables[:, v, m[:, v]]
-    total, suit, colour = products[0], products[1:5].sum(0), products[5:7].sum(0)
+        products = mod(products * tables[:, v, m[:, v]])
+    total, suit, colour = products[0], mod(products[1:5].sum(0)), mod(products[5:7].sum(0))
     # a multiset of one value class: every card of one rank (and suit, colour), summed per value
     k = m.sum(1)
     single = (m == k[:, None]).any(1)
     value = np.argmax(m, axis=1)
     per_colour = np.stack([per[:, red].sum(1), per[:, black].sum(1)], axis=1)
-    by_rank = (_ff_table(per.sum(1), dtype), _ff_table(per, dtype).sum(1), _ff_table(per_colour, dtype).sum(1))
+    by_rank = (_ff_table(per.sum(1), dtype, modulus), _ff_table(per, dtype, modulus).sum(1),
+               _ff_table(per_colour, dtype, modulus).sum(1))
     same_rank, rank_suit, rank_colour = (
-        np.where(single, _sum_by_value(t, rank_value)[value, k], 0) for t in by_rank)
-    return np.stack([
+        np.where(single, mod(_sum_by_value(t, rank_value))[value, k], 0) for t in by_rank)
+    return mod(np.stack([
         rank_suit,
         rank_colour - rank_suit,
         same_rank - rank_colour,
         suit - rank_suit,
         colour - suit - rank_colour + rank_suit,
         total - same_rank - colour + rank_colour,
-    ], axis=1)
+    ], axis=1))

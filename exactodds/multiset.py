@@ -48,6 +48,7 @@ from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
 from .errors import ExactOddsError
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL
+from .modular import crt, primes_for
 from .roundtable import slot_values
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
@@ -130,18 +131,18 @@ class MultisetTable:
     key_starts: np.ndarray = field(repr=False)
     leaves: int = 0
 
-    def factors(self, shoe: Shoe, dtype: Any) -> np.ndarray:
+    def factors(self, shoe: Shoe, dtype: Any = object) -> np.ndarray:
         """Slot ``t*6 + o`` holds ``n_t - o`` for atom or value token ``t``; the tail
         slots hold ``N - j``."""
         atoms = _atom_counts(shoe, self.resolution) if self.resolution != "value" else []
         counts = [*atoms, *shoe.value_counts]
-        f = np.empty((len(counts) + 1) * _OFFSETS, dtype=dtype)
+        f = np.empty((len(counts) + 1) * _OFFSETS, dtype=object)
         for t, n in enumerate(counts):
             for o in range(_OFFSETS):
                 f[t * _OFFSETS + o] = n - o
         for j in range(_OFFSETS):
             f[len(counts) * _OFFSETS + j] = shoe.size - j
-        return f
+        return f if dtype is object else f.astype(dtype)
 
     def value_multiplicities(self) -> tuple[np.ndarray, np.ndarray]:
         """For a table read at point values: each multiset's cards per value ``(M, 10)``
@@ -152,23 +153,80 @@ class MultisetTable:
         per_value = np.stack([(tokens == v).sum(1) for v in range(10)], axis=1)
         return per_value, per_value.sum(1)
 
-    def multiset_weights(self, shoe: Shoe) -> np.ndarray:
-        """Each multiset's number of ordered draws from ``shoe`` (times the unread tail)."""
-        dtype: Any = np.int64 if int64_safe(shoe.size) else object
-        f = self.factors(shoe, dtype)
-        w = f[self.multisets[:, 0]]
-        for j in range(1, CARDS_PER_ROUND):
-            w = w * f[self.multisets[:, j]]
-        return w
-
     def counts(self, shoe: Shoe) -> np.ndarray:
-        """Ordered 6-card sequences of ``shoe`` per key (aligned with :attr:`keys`)."""
-        w = self.multiset_weights(shoe)
-        orderings = self.entry_orderings if w.dtype != object else self.entry_orderings.astype(object)
-        out = np.add.reduceat(w[self.entry_multiset] * orderings, self.key_starts)
+        """Ordered 6-card sequences of ``shoe`` per key (aligned with :attr:`keys`).
+
+        In ``int64`` while the shoe's counts fit it; beyond, modulo primes and
+        rebuilt exactly (:mod:`exactodds.modular`).
+        """
+        if int64_safe(shoe.size):
+            out = self._sum(self.factors(shoe, np.int64), None)
+        else:
+            primes = primes_for(shoe.sequences, bits=self.modulus_bits)
+            factors = np.maximum(self.factors(shoe), 0).astype(np.uint64)  # a negative factor meets a 0 first
+            out = crt([self._sum(factors, p) for p in primes], primes)
         if int(out.sum()) != shoe.sequences:          # an invariant of the counting, never of the input
             raise AssertionError(f"counts by {self.names} add to {int(out.sum())}, not {shoe.sequences}")
         return out
+
+    def counts_in_python_integers(self, shoe: Shoe) -> np.ndarray:
+        """The same counts in Python integers throughout (slow; a check of the modular route)."""
+        return self._sum(self.factors(shoe), None)
+
+    def _orderings_mod(self, modulus: int) -> np.ndarray:
+        """The entries' orderings modulo a prime (shoe-independent, kept for the next shoe)."""
+        memo: dict[int, np.ndarray] = self.__dict__.setdefault("_mod", {})
+        if modulus not in memo:
+            memo[modulus] = (self.entry_orderings % modulus).astype(np.uint64)
+        return memo[modulus]
+
+    @property
+    def _spare_bits(self) -> int:
+        """How large a residue may be for its products with the entries' orderings,
+        summed over every entry, to stay below 2**64 (unsigned) unreduced."""
+        return 63 - int(self.entry_orderings.max(initial=1)).bit_length() - len(self.entry_orderings).bit_length()
+
+    @property
+    def modulus_bits(self) -> int:
+        """The size of the primes a shoe past the int64 bound is counted modulo."""
+        return max(min(32, self._spare_bits), 20)
+
+    def _sum(self, f: np.ndarray, modulus: int | None) -> np.ndarray:
+        """Σ over entries of orderings × multiset weight, per key.
+
+        With a modulus (a prime of :attr:`modulus_bits` bits) the weight is
+        reduced after every product, and the entries' sum needs no reduction
+        until the end, unless the table is too large for that (then each entry is).
+        """
+        m = self._by_card()
+        if modulus is None:
+            w = f[m[0]]
+            for j in range(1, CARDS_PER_ROUND):
+                w = w * f[m[j]]
+            orderings = self.entry_orderings if f.dtype != object else self.entry_orderings.astype(object)
+            return np.add.reduceat(w[self.entry_multiset] * orderings, self.key_starts)
+        # factors lie in 0..N: multiply raw ones while the product fits 64 bits, then reduce
+        per = max(int(f.max(initial=1)).bit_length(), 1)
+        w = f[m[0]].copy()
+        bits = per
+        for j in range(1, CARDS_PER_ROUND):
+            if bits + per > 64:
+                w %= modulus
+                bits = modulus.bit_length()
+            w *= f[m[j]]
+            bits += per
+        w %= modulus
+        contributions = w[self.entry_multiset] * self._orderings_mod(modulus)
+        if modulus.bit_length() > self._spare_bits:
+            contributions %= modulus
+        return np.add.reduceat(contributions, self.key_starts) % modulus
+
+    def _by_card(self) -> np.ndarray:
+        """The multisets' factor indices as six contiguous rows (faster to gather)."""
+        memo: dict[str, np.ndarray] = self.__dict__.setdefault("_rows", {})
+        if "rows" not in memo:
+            memo["rows"] = np.ascontiguousarray(self.multisets.T)
+        return memo["rows"]
 
 
 def codes(columns: Sequence[np.ndarray]) -> np.ndarray:

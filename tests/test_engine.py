@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+from fractions import Fraction
+
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pytest
 
 from exactodds import Card, Shoe, deal, load_catalogue, price, walk
-from exactodds.engine import round_table
+from exactodds.roundtable import round_table
 from exactodds.shoe import INT64_MAX_CARDS
 
 from . import brute
@@ -174,3 +177,60 @@ def test_every_wager_probabilities_sum_to_one(shoe: Shoe) -> None:
             r = price(w, t, dist)
             assert sum(ln.combinations for ln in r.lines) == shoe.sequences
             assert sum(ln.probability for ln in r.lines) == 1
+
+
+# -- past the int64 bound: counts modulo primes, rebuilt by the Chinese remainder theorem ------
+
+@pytest.mark.parametrize("names", [
+    ("banker", "banker_cards", "player", "player_cards"),
+    ("banker_rank_1", "banker_rank_2", "player_rank_1", "player_rank_2"),
+    ("banker", "banker_suit_3", "player", "player_suit_3"),
+])
+@pytest.mark.parametrize("shoe", [Shoe.decks(28), Shoe.decks(30).remove("5s", "5s", "Kh"), Shoe.decks(400)],
+                         ids=["28", "30-depleted", "400"])
+def test_modular_counts_equal_python_integers(names: tuple[str, ...], shoe: Shoe) -> None:
+    from exactodds.multiset import compile_table
+
+    table = compile_table(names)
+    assert [int(x) for x in table.counts(shoe)] == [int(x) for x in table.counts_in_python_integers(shoe)]
+
+
+def test_modular_every_card_counts_equal_python_integers() -> None:
+    import math
+
+    import numpy as np
+
+    from exactodds.identity import all_card_categories
+    from exactodds.multiset import compile_table
+
+    shoe = Shoe.decks(40).remove("Ks", "Kh", "9d", "9d")
+    names = ("banker", "banker_cards", "count_0", "count_8", "player", "player_cards")
+    got = deal(shoe).every_card_counts(names)
+    table = compile_table(names)
+    values, read = table.value_multiplicities()
+    per = all_card_categories(shoe, values)                        # Python integers throughout
+    assert per.dtype == object
+    tail = np.array([math.perm(shoe.size - k, 6 - k) for k in range(7)], dtype=object)[read]
+    want = np.add.reduceat((per * tail[:, None])[table.entry_multiset] * table.entry_orderings.astype(object)[:, None],
+                           table.key_starts, axis=0)
+    assert [int(x) for x in got.ravel()] == [int(x) for x in want.ravel()]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 10 ** 60), st.sampled_from([20, 31, 32]))
+def test_chinese_remainders_rebuild_the_number(x: int, bits: int) -> None:
+    import numpy as np
+
+    from exactodds.modular import crt, primes_for
+
+    primes = primes_for(10 ** 60, bits=bits)
+    assert int(crt([np.array([x % p], dtype=np.uint64) for p in primes], primes)[0]) == x
+
+
+@pytest.mark.parametrize("decks", [30, 200])
+def test_perfect_pair_chance_on_big_shoes(decks: int) -> None:
+    """The Player's second card matches the first's rank and suit: (n - 1) of 52n - 1 cards."""
+    w = load_catalogue()["perfect-pairs-player"]
+    shoe = Shoe.decks(decks)
+    (perfect,) = [ln for ln in price(w, w.paytable("A"), deal(shoe)).lines if ln.id == "perfect"]
+    assert perfect.probability == Fraction(decks - 1, 52 * decks - 1)
