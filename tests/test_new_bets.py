@@ -8,6 +8,7 @@ plain value-level enumeration written here), and for the invariants.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from fractions import Fraction
@@ -115,36 +116,18 @@ def test_four_card_poker_by_rank_quadruples(bets: dict) -> None:
 
 def _value_rounds(shoe: Shoe):
     """Every value-level round, enumerated plainly: (values in shoe order, Round, weight)."""
-    c = list(shoe.value_counts)
-    size = shoe.size
 
-    def draws(prefix: list[int], k: int):
-        if len(prefix) == k:
-            yield list(prefix)
-            return
-        for v in range(10):
-            prefix.append(v)
-            yield from draws(prefix, k)
-            prefix.pop()
-
-    for first in draws([], 4):
+    def extend(seq: list[int]):
         try:
-            rnd = play(first)
-            yield first, rnd, _weight(c, first, size)
-            continue
-        except ExactOddsError:
-            pass
-        for fifth in range(10):
-            seq = first + [fifth]
-            try:
-                rnd = play(seq)
-                yield seq, rnd, _weight(c, seq, size)
-                continue
-            except ExactOddsError:
-                pass
-            for sixth in range(10):
-                rnd = play(seq + [sixth])
-                yield seq + [sixth], rnd, _weight(c, seq + [sixth], size)
+            rnd = play(seq)
+        except ExactOddsError:                     # the rules call for another card
+            for v in range(10):
+                yield from extend(seq + [v])
+            return
+        yield seq, rnd, _weight(list(shoe.value_counts), seq, shoe.size)
+
+    for first in itertools.product(range(10), repeat=4):
+        yield from extend(list(first))
 
 
 def _weight(counts: list[int], seq: list[int], size: int) -> int:
@@ -158,7 +141,8 @@ def _weight(counts: list[int], seq: list[int], size: int) -> int:
 
 @pytest.fixture(scope="module")
 def value_rounds_8() -> list:
-    out = [(seq, rnd, w) for seq, rnd, w in _value_rounds(EIGHT) if rnd.cards_used == len(seq)]
+    out = list(_value_rounds(EIGHT))
+    assert all(rnd.cards_used == len(seq) for seq, rnd, _w in out) and len(out) == 339_400
     assert sum(w for *_x, w in out) == EIGHT.sequences
     return out
 
