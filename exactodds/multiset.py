@@ -341,9 +341,9 @@ def _compile(names: tuple[str, ...]) -> MultisetTable:
         chosen = [c[pick] for c in chosen] + [atom]
         rows = rows[pick]
     leaf_values = values[rows]
-    ranks = np.full(leaf_values.shape, -1, dtype=np.int64)
-    suits = np.full(leaf_values.shape, -1, dtype=np.int64)
-    tokens_atom = np.full(leaf_values.shape, -1, dtype=np.int64)
+    ranks = np.full(leaf_values.shape, -1, dtype=np.int8)
+    suits = np.full(leaf_values.shape, -1, dtype=np.int8)
+    tokens_atom = np.full(leaf_values.shape, -1, dtype=np.int16)
     for s, atom in zip(refined, chosen):
         ok = atom >= 0
         ranks[:, s] = np.where(ok, atom_rank[np.maximum(atom, 0)], -1) if len(atom_rank) else -1
@@ -369,7 +369,7 @@ def _compile(names: tuple[str, ...]) -> MultisetTable:
         a.flags.writeable = False
     return MultisetTable(
         names=names, resolution=resolution, keys=keys, columns=key_columns,
-        multisets=multisets[ms_rows], entry_multiset=ms_index.ravel(), entry_orderings=orderings,
+        multisets=multisets[ms_rows].astype(np.intp), entry_multiset=ms_index.ravel(), entry_orderings=orderings,
         key_starts=key_starts, leaves=len(rows),
     )
 
@@ -382,18 +382,20 @@ def _multisets(values: np.ndarray, atoms: np.ndarray, atom_value: np.ndarray) ->
     """
     n_atoms = len(atom_value)
     tail = n_atoms + 10
-    tokens = np.where(atoms >= 0, atoms, np.where(values >= 0, n_atoms + values.astype(np.int64), tail))
-    tokens = np.sort(tokens, axis=1)
-    read = (tokens < tail).sum(1)
-    fine = _per_value(np.where(atoms >= 0, np.append(atom_value, -1)[atoms], -1))   # cards read finer
-    gathers = np.empty_like(tokens)
+    tokens = np.where(atoms >= 0, atoms, np.where(values >= 0, n_atoms + values.astype(np.int16), tail))
+    tokens = np.sort(tokens.astype(np.int16), axis=1)
+    read = (tokens < tail).sum(1, dtype=np.int16)
+    fine_value = np.where(atoms >= 0, np.append(atom_value, -1)[atoms], -1)         # cards read finer
+    fine = np.stack([(fine_value == v).sum(1, dtype=np.int8) for v in range(10)], axis=1)
+    rows = np.arange(len(tokens))
+    gathers = np.empty(tokens.shape, dtype=np.int16)
     for j in range(CARDS_PER_ROUND):
         t = tokens[:, j]
-        before = np.zeros(len(t), dtype=np.int64)
+        before = np.zeros(len(t), dtype=np.int16)
         for i in range(j):
             before += tokens[:, i] == t
         is_value = (t >= n_atoms) & (t < tail)
-        shift = np.where(is_value, fine[np.arange(len(t)), np.clip(t - n_atoms, 0, 9)], 0)
+        shift = np.where(is_value, fine[rows, np.clip(t - n_atoms, 0, 9)], 0).astype(np.int16)
         shift = np.where(t == tail, read, shift)
         gathers[:, j] = t * _OFFSETS + shift + before
     code = np.zeros(len(tokens), dtype=np.int64)
