@@ -21,7 +21,7 @@ import functools
 import hashlib
 import json
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from importlib import resources
@@ -176,41 +176,66 @@ def _check_parameters(wager_id: str, values: Mapping[str, object]) -> None:
 
 
 class Catalogue(Mapping[str, Wager]):
-    """All wagers by id, in the order the data files list them."""
+    """All wagers by id, in the order the data files list them.
 
-    def __init__(self, wagers: Iterable[Wager]):
+    A wager may be held unread (``pending``: its id, its file and a function
+    that reads it) and is read the first time it is looked up, so a command that
+    prices a few wagers reads only those; a duplicate id is refused at once.
+    """
+
+    def __init__(self, wagers: Iterable[Wager] = (), *,
+                 pending: Iterable[tuple[str, str, Callable[[], Wager]]] = ()):
+        self._sources: dict[str, str] = {}
         self._wagers: dict[str, Wager] = {}
+        self._pending: dict[str, Callable[[], Wager]] = {}
         for w in wagers:
-            if w.id in self._wagers:
-                first = self._wagers[w.id].source
-                raise ExactOddsError(f"{w.source}: wager {w.id!r}: duplicate id (first defined in {first})")
+            self._add(w.id, w.source)
             self._wagers[w.id] = w
+        for wid, source, read in pending:
+            self._add(wid, source)
+            self._pending[wid] = read
+
+    def _add(self, wid: str, source: str) -> None:
+        if wid in self._sources:
+            raise ExactOddsError(f"{source}: wager {wid!r}: duplicate id (first defined in {self._sources[wid]})")
+        self._sources[wid] = source
 
     def __getitem__(self, key: str) -> Wager:
+        if key in self._pending:
+            self._wagers[key] = self._pending.pop(key)()
         try:
             return self._wagers[key]
         except KeyError:
             raise ExactOddsError(f"unknown wager {key!r} (see 'exactodds list')") from None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._wagers)
+        return iter(self._sources)
 
     def __len__(self) -> int:
-        return len(self._wagers)
+        return len(self._sources)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._sources
 
     def merged(self, other: Catalogue) -> Catalogue:
-        return Catalogue([*self.values(), *other.values()])
+        out = Catalogue()
+        for cat in (self, other):
+            for wid in cat:
+                out._add(wid, cat._sources[wid])
+            out._wagers.update(cat._wagers)
+            out._pending.update(cat._pending)
+        return out
 
 
 @functools.cache
 def load_catalogue() -> Catalogue:
-    """The wagers of every regulation data file shipped with the package."""
-    wagers: list[Wager] = []
+    """The wagers of every regulation data file shipped with the package (each read when first used)."""
+    pending: list[tuple[str, str, Callable[[], Wager]]] = []
     base = resources.files("exactodds") / "data"
     for name in DATA_FILES:
         text = (base / name).read_text(encoding="utf-8")
-        wagers.extend(_parse_file(text, source=name, cached=True))
-    return Catalogue(wagers)
+        pending.extend(_entries(text, source=name, cached=True))
+    return Catalogue(pending=pending)
 
 
 def read_file(path: str | Path) -> Catalogue:
@@ -258,6 +283,12 @@ def _read_toml(text: str, *, source: str, cached: bool = False) -> dict[str, Any
 
 
 def _parse_file(text: str, *, source: str, cached: bool = False) -> list[Wager]:
+    """Every wager of a data file, read and checked now."""
+    return [read() for _wid, _source, read in _entries(text, source=source, cached=cached)]
+
+
+def _entries(text: str, *, source: str, cached: bool = False) -> list[tuple[str, str, Callable[[], Wager]]]:
+    """Each wager of a data file as (id, file, a function that reads it once)."""
     data = _read_toml(text, source=source, cached=cached)
     entries = data.get("wager")
     if not isinstance(entries, list) or not entries:
@@ -265,14 +296,29 @@ def _parse_file(text: str, *, source: str, cached: bool = False) -> list[Wager]:
     unknown = set(data) - {"wager", "chapter", "title"}
     if unknown:
         raise ExactOddsError(f"{source}: unknown top-level key {sorted(unknown)[0]!r}")
-    wagers: list[Wager] = []
+    read: dict[str, Wager] = {}
+    readers: dict[str, Callable[[], Wager]] = {}
+    out: list[tuple[str, str, Callable[[], Wager]]] = []
     for i, e in enumerate(entries):
-        if isinstance(e, dict) and "combine" in e:
-            wagers.append(_combine(e, wagers, source=source, n=i + 1))
-        else:
-            wagers.append(_parse_wager(e, source=source, n=i + 1))
-    Catalogue(wagers)     # duplicate ids within the file
-    return wagers
+        if not isinstance(e, dict):
+            raise ExactOddsError(f"{source}: wager #{i + 1}: not a table")
+        wid = _text(e, "id", f"{source}: wager #{i + 1}")
+        if wid in readers:
+            raise ExactOddsError(f"{source}: wager {wid!r}: duplicate id (first defined in {source})")
+        earlier = list(readers)
+
+        def reader(e: dict[str, Any] = e, wid: str = wid, n: int = i + 1, earlier: list[str] = earlier) -> Wager:
+            if wid not in read:
+                if "combine" in e:
+                    named = e["combine"] if isinstance(e["combine"], list) else []
+                    read[wid] = _combine(e, [readers[x]() for x in earlier if x in named], source=source, n=n)
+                else:
+                    read[wid] = _parse_wager(e, source=source, n=n)
+            return read[wid]
+
+        readers[wid] = reader
+        out.append((wid, source, reader))
+    return out
 
 
 def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int) -> Wager:
