@@ -21,7 +21,7 @@ from exactodds import ExactOddsError, Shoe, deal, load_file, price
 from exactodds.cards import Card, Rank
 from exactodds.rules import play
 
-from .strategies import small_shoes
+from .strategies import depleted_shoes, small_shoes
 from .test_engine import assert_every_wager_agrees
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "new-bets.toml"
@@ -90,6 +90,19 @@ def test_perfect_9_by_a_sum_over_identity_pairs(bets: dict) -> None:
     # by hand for 8 decks: a 1-8 needs the one suited rank completing 9, a 9 any suited 10-value card
     assert Fraction(lines(bets, "perfect-9")["suited_9"], EIGHT.sequences) == Fraction(8 * 32 * 8 + 32 * 32,
                                                                                       416 * 415)
+
+
+@settings(max_examples=15, deadline=None)
+@given(depleted_shoes())
+def test_single_positions_and_suited_pairs_on_random_depleted_shoes(shoe: Shoe) -> None:
+    """Unequal suits and ranks: a position is a uniform draw; a suited 9 is a sum over identity pairs."""
+    bets = dict(load_file(EXAMPLES))
+    first = lines(bets, "banker-first-card", shoe)
+    assert first["king"] * shoe.size == shoe.rank_counts[12] * shoe.sequences
+    assert first["nine"] * shoe.size == shoe.rank_counts[8] * shoe.sequences
+    hits = sum(n for x, y, n in _identity_pairs(shoe)
+               if x.suit == y.suit and (x.points + y.points) % 10 == 9 and x.points != 0)
+    assert lines(bets, "perfect-9", shoe)["suited_9"] == hits * math.perm(shoe.size - 2, 4)
 
 
 def test_four_card_poker_by_rank_quadruples(bets: dict) -> None:
