@@ -8,7 +8,8 @@ Tables are saved as NumPy ``.npz`` files (no pickles) under
 Each file's name carries a hash of the source of every module the tables are
 built from (the drawing rules, the round table, the feature columns and the
 multiset compiler) and of the package version, so a change of rules or code
-never reads an old table: it is rebuilt and saved beside the old one. The cache
+never reads an old table: it is rebuilt, and the tables of other code versions
+are removed when a new one is saved. The cache
 is only an optimisation: a directory that cannot be written, or a file that
 cannot be read, is passed over silently and the table is built in memory.
 Files are written atomically (a temporary file renamed into place).
@@ -92,5 +93,18 @@ def save(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        _prune(path.parent)
     except OSError:
         return
+
+
+@functools.cache
+def _prune(directory: Path) -> None:
+    """Remove the tables of other versions of the code (once per process): they are never read again."""
+    current = f"-{code_version()}.npz"
+    for old in directory.glob("*-*-*.npz"):
+        if not old.name.endswith(current) and len(old.name.rsplit("-", 1)[-1]) == len(current) - 1:
+            try:
+                old.unlink()
+            except OSError:
+                pass

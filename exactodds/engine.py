@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from .modular import crt, primes_for
 from .multiset import compile_table
 from .roundtable import POINT_NAMES, RoundTable, round_table, round_weights
-from .modular import crt, primes_for
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
 __all__ = ["RoundDistribution", "deal", "round_table", "round_weights", "POINT_NAMES"]
@@ -34,11 +34,12 @@ __all__ = ["RoundDistribution", "deal", "round_table", "round_weights", "POINT_N
 
 @dataclass(frozen=True, eq=False)
 class RoundDistribution:
-    """The exact distribution of rounds off the top of one shoe.
+    """The exact distribution of rounds off the top of one shoe, counted as wagers read it.
 
-    ``weights[i]`` is the number of ordered 6-card sequences of the shoe that
-    produce value-level round ``i`` of :attr:`table`; they add up to
-    :attr:`total`, the shoe's :attr:`~exactodds.shoe.Shoe.sequences`.
+    Every count is a number of ordered 6-card sequences of the shoe; each table's
+    counts add up to :attr:`total`, the shoe's :attr:`~exactodds.shoe.Shoe.sequences`.
+    :attr:`weights` gives the same distribution round by round (the slower per-round
+    route of :mod:`exactodds.roundtable`).
     """
 
     shoe: Shoe

@@ -37,7 +37,7 @@ True
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +47,7 @@ from . import cache
 from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
 from .errors import ExactOddsError
-from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL
+from .outcomes import ALL_CARD_FEATURES, DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
 from .modular import crt, primes_for
 from .roundtable import slot_values
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
@@ -273,11 +273,34 @@ def _base(value_names: set[str], id_slots: set[int]) -> np.ndarray:
     return slot_values()
 
 
+def compile_table(names: Iterable[str] | str) -> MultisetTable:
+    """The multiset table of a set of features (names as listed by ``exactodds features``):
+    compiled once per process, and kept on disk between processes (:mod:`exactodds.cache`).
+
+    ``table.counts(shoe)`` gives the ordered 6-card sequences of a shoe per key,
+    aligned with ``table.keys`` (tuples of feature values in ``table.names`` order).
+    Features of every card dealt (``same_suit``, ...) are counted by the wagers
+    that read them, not by a multiset table.
+    """
+    if isinstance(names, str):
+        names = (names,)
+    try:
+        chosen = tuple(sorted(set(names)))
+    except TypeError:
+        raise ExactOddsError("compile_table takes feature names, e.g. ('player', 'banker')") from None
+    if not chosen:
+        raise ExactOddsError("compile_table needs at least one feature name")
+    for name in chosen:
+        if not isinstance(name, str) or name not in KNOWN_FEATURES:
+            raise ExactOddsError(f"unknown feature {name!r} (see 'exactodds features')")
+        if name in ALL_CARD_FEATURES:
+            raise ExactOddsError(f"{name!r} reads every card dealt: it is counted per value multiset by the "
+                                 "wagers that read it, not in a multiset table")
+    return _table(chosen)
+
+
 @functools.cache
-def compile_table(names: tuple[str, ...]) -> MultisetTable:
-    """The multiset table of a set of features: compiled once per process, and kept
-    on disk between processes (:mod:`exactodds.cache`)."""
-    names = tuple(sorted(set(names)))
+def _table(names: tuple[str, ...]) -> MultisetTable:
     key = "|".join(names)
     saved = cache.load("multiset", key)
     if saved is not None:

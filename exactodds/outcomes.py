@@ -275,9 +275,14 @@ def _call(name: str, *args: ast.expr) -> ast.expr:
 
 
 def _isin(left: Any, right: Any) -> Any:
-    if isinstance(left, np.ndarray):
-        return np.isin(left, np.array(list(right), dtype=left.dtype if left.dtype != object else object))
-    return left in right
+    """``left in right`` on columns: against each value of the tuple, row by row
+    (a value may itself be a feature's column)."""
+    if not isinstance(left, np.ndarray) and not any(isinstance(v, np.ndarray) for v in right):
+        return left in right
+    out = np.zeros(np.shape(left) or len(next(v for v in right if isinstance(v, np.ndarray))), dtype=bool)
+    for value in right:
+        out = out | (np.asarray(left) == value)
+    return out
 
 
 _VECTOR_FUNCTIONS = {
@@ -294,56 +299,89 @@ def _compile(text: str, where: str, *, vector: bool) -> CodeType:
     return compile(tree, where, "eval")
 
 
+_SUITS = ("s", "h", "d", "c")
+#: The values a text feature takes; a condition naming any other value is refused.
+TEXT_VALUES: dict[str, tuple[str, ...]] = {
+    **{n: (*_SUITS, "") for n in CARD_FEATURES if "_suit_" in n},
+    **{f"{h}_pair": ("none", "mixed", "coloured", "perfect") for h in _HAND},
+    **{f"{h}_royal_9": ("none", "unsuited", "suited") for h in _HAND},
+    **{f"{h}_king_9": tuple(f"K{k}9{n}" for k in "♠♥♦♣" for n in "♠♥♦♣") + ("",) for h in _HAND},
+    **{f"{h}_nines": ("",) + tuple(sorted({"".join(sorted(a + b)) for a in _SUITS for b in ("", *_SUITS)}))
+       for h in _HAND},
+}
+
+
 class _TypeCheck:
-    """Refuse a condition that compares text with a number (e.g. ``player_suit_1 == 3``)."""
+    """Refuse a condition whose parts do not fit: text compared with a number
+    (``player_suit_1 == 3``), a text value no feature takes (``player_suit_1 == 'S'``),
+    sums of text, a condition that is not yes/no (a bare ``player``)."""
 
     def __init__(self, where: str, text: str, parameters: frozenset[str]):
         self.where, self.text, self.parameters = where, text, parameters
 
     def kind(self, node: ast.expr) -> str:
-        """'number', 'text' or 'any' (a parameter or a subscript: checked when evaluated)."""
+        """'number', 'yes/no', 'text' or 'any' (a parameter or a subscript: checked when evaluated)."""
         if isinstance(node, ast.Constant):
-            return "text" if isinstance(node.value, str) else "number"
+            return "yes/no" if isinstance(node.value, bool) else "text" if isinstance(node.value, str) else "number"
         if isinstance(node, ast.Name):
-            if node.id in self.parameters:
-                return "any"
-            return "text" if FEATURE_TYPES.get(node.id) == "text" else "number"
+            return "any" if node.id in self.parameters else FEATURE_TYPES.get(node.id, "any")
         if isinstance(node, ast.Tuple):
             kinds = {self.kind(e) for e in node.elts} - {"any"}
-            return kinds.pop() if len(kinds) == 1 else "any"
+            if len(kinds) > 1:
+                self.fail(f"({ast.unparse(node)}) mixes {' and '.join(sorted(kinds))}")
+            return kinds.pop() if kinds else "any"
         if isinstance(node, ast.BinOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)):
-            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
-            for o in operands:
-                if self.kind(o) == "text":
+            for o in [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]:
+                if self.kind(o) not in ("number", "any"):
                     self.fail(f"arithmetic on {self.show(o)}")
             return "number"
         if isinstance(node, ast.Call):
+            name = node.func.id  # type: ignore[attr-defined]
+            if (name == "abs") != (len(node.args) == 1) or not node.args:
+                self.fail(f"{name}() takes {'one number' if name == 'abs' else 'two or more numbers'}")
             for arg in node.args:
-                if self.kind(arg) == "text":
-                    self.fail(f"{node.func.id}() of {self.show(arg)}")  # type: ignore[attr-defined]
+                if self.kind(arg) not in ("number", "any"):
+                    self.fail(f"{name}() of {self.show(arg)}")
             return "number"
         if isinstance(node, ast.Compare):
             left = node.left
             for op, right in zip(node.ops, node.comparators):
-                a, b = self.kind(left), self.kind(right)
-                if "any" not in (a, b) and a != b:
-                    self.fail(f"{self.show(left)} is compared with {self.show(right)}")
+                self.compare(left, op, right)
                 left = right
-            return "number"
-        if isinstance(node, (ast.BoolOp, ast.UnaryOp)):
-            self.check(node)
-            return "number"
-        return "any"     # a subscript: checked when evaluated
-
-    def check(self, node: ast.expr) -> None:
-        """Check every comparison and sum once, through and/or/not."""
+            return "yes/no"
         if isinstance(node, ast.BoolOp):
             for value in node.values:
-                self.check(value)
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            self.check(node.operand)
-        else:
-            self.kind(node)
+                self.truth(value)
+            return "yes/no"
+        if isinstance(node, ast.UnaryOp):                       # not
+            self.truth(node.operand)
+            return "yes/no"
+        return "any"                                            # a subscript of a parameter
+
+    def compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr) -> None:
+        a, b = self.kind(left), self.kind(right)
+        if isinstance(op, (ast.In, ast.NotIn)):
+            if not isinstance(right, ast.Tuple) and not (isinstance(right, ast.Name) and right.id in self.parameters):
+                self.fail(f"'in' needs values in parentheses, e.g. player in (1, 2), not {ast.unparse(right)}")
+        elif not isinstance(op, (ast.Eq, ast.NotEq)) and "number" not in (a, b) and "any" not in (a, b):
+            self.fail(f"{self.show(left)} and {self.show(right)} have no order")
+        if "any" not in (a, b) and a != b:
+            self.fail(f"{self.show(left)} is compared with {self.show(right)}")
+        for feature, other in ((left, right), (right, left)):
+            if isinstance(feature, ast.Name) and feature.id in TEXT_VALUES:
+                values = other.elts if isinstance(other, ast.Tuple) else [other]
+                for v in values:
+                    if isinstance(v, ast.Constant) and v.value not in TEXT_VALUES[feature.id]:
+                        allowed = ", ".join(repr(x) for x in TEXT_VALUES[feature.id][:16])
+                        self.fail(f"{v.value!r} is not a value of {feature.id!r} (it is one of {allowed})")
+
+    def truth(self, node: ast.expr) -> None:
+        """``node`` must be yes/no: a comparison, a yes/no feature, and/or/not of those."""
+        if self.kind(node) not in ("yes/no", "any"):
+            self.fail(f"{self.show(node)} is not yes/no (compare it, e.g. {ast.unparse(node)} == 0)")
+
+    def check(self, node: ast.expr) -> None:
+        self.truth(node)
 
     def show(self, node: ast.expr) -> str:
         kind = self.kind(node)
@@ -352,7 +390,12 @@ class _TypeCheck:
         return f"{kind} {ast.unparse(node)}" if kind != "any" else ast.unparse(node)
 
     def fail(self, problem: str) -> None:
-        raise ExactOddsError(f"{self.where}: {problem} in {self.text!r} (text and numbers never compare)")
+        raise ExactOddsError(f"{self.where}: {problem} in {_shorten(self.text)}")
+
+
+def _shorten(text: str, limit: int = 160) -> str:
+    """A condition as quoted in an error message, cut short if it is long."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f" ... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -366,39 +409,57 @@ class Condition:
     @property
     def code(self) -> CodeType:
         """The condition compiled for one round at a time."""
-        return _compile(self.text, self.where, vector=False)
+        return self._compiled(vector=False)
 
     @property
     def vector_code(self) -> CodeType:
         """The condition compiled for NumPy columns (see :class:`_Vectorise`)."""
-        return _compile(self.text, self.where, vector=True)
+        return self._compiled(vector=True)
+
+    def _compiled(self, *, vector: bool) -> CodeType:
+        try:
+            return _compile(self.text, self.where, vector=vector)
+        except (RecursionError, MemoryError):
+            raise ExactOddsError(
+                f"{self.where}: condition too long or too deeply nested ({len(self.text):,} characters)") from None
 
     @classmethod
     def parse(cls, text: str, *, where: str, parameters: frozenset[str] = frozenset()) -> Condition:
         """Check ``text`` against the grammar, the known features and the wager's parameters."""
         known = KNOWN_FEATURES | parameters
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
+            raise ExactOddsError(f"{where}: a condition must be text in quotes, got {text!r}")
+        if not text.strip():
             raise ExactOddsError(f"{where}: empty condition")
         text = " ".join(text.split())            # a condition may span lines in the data file
         try:
             tree = ast.parse(text, mode="eval")
+            names = cls._check_nodes(tree, text, where=where, known=known)
+            _TypeCheck(where, text, parameters).check(tree.body)
+            compile(tree, where, "eval")
         except SyntaxError:
-            raise ExactOddsError(f"{where}: cannot read condition {text!r}") from None
+            raise ExactOddsError(f"{where}: cannot read condition {_shorten(text)}") from None
+        except (RecursionError, MemoryError):
+            raise ExactOddsError(f"{where}: condition too long or too deeply nested ({len(text):,} characters)") from None
+        return cls(text, frozenset(names), where)
+
+    @staticmethod
+    def _check_nodes(tree: ast.AST, text: str, *, where: str, known: frozenset[str]) -> set[str]:
+        """Only the allowed node types, names and constants; the features read."""
         names: set[str] = set()
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED):
-                raise ExactOddsError(f"{where}: {type(node).__name__} not allowed in {text!r}")
+                raise ExactOddsError(f"{where}: {type(node).__name__} not allowed in {_shorten(text)}")
             if isinstance(node, ast.Call):
                 if not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS) or node.keywords:
-                    raise ExactOddsError(f"{where}: only abs(), min(), max() may be called in {text!r}")
+                    raise ExactOddsError(f"{where}: only abs(), min(), max() may be called in {_shorten(text)}")
             elif isinstance(node, ast.Name) and node.id not in _FUNCTIONS:
                 if node.id not in known:
-                    raise ExactOddsError(f"{where}: unknown feature {node.id!r} in {text!r}")
+                    raise ExactOddsError(f"{where}: unknown feature {node.id!r} in {_shorten(text)}")
                 names.add(node.id)
             elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, str)):
-                raise ExactOddsError(f"{where}: only whole numbers and 'text' may appear in {text!r}")
-        _TypeCheck(where, text.strip(), parameters).check(tree.body)
-        return cls(text.strip(), frozenset(names), where)
+                raise ExactOddsError(f"{where}: only whole numbers and 'text' may appear in {_shorten(text)}")
+        return names
 
     def __call__(self, row: Mapping[str, object], parameters: Mapping[str, object] | None = None) -> bool:
         """Evaluate on one round (plain Python; the brute-force route uses this)."""
@@ -409,9 +470,14 @@ class Condition:
              parameters: Mapping[str, object] | None = None) -> np.ndarray:
         """Evaluate on every row of a feature table at once (NumPy columns)."""
         names = {**(parameters or {}), **columns}
+        code = self.vector_code
         try:
-            out = eval(self.vector_code, {"__builtins__": {}, **_VECTOR_FUNCTIONS}, names)  # noqa: S307
+            out = eval(code, {"__builtins__": {}, **_VECTOR_FUNCTIONS}, names)  # noqa: S307
+        except RecursionError:
+            raise ExactOddsError(
+                f"{self.where}: condition too long or too deeply nested ({len(self.text):,} characters)") from None
         except (IndexError, TypeError, ValueError) as exc:
             shown = ", ".join(f"{k}={v!r}" for k, v in (parameters or {}).items())
-            raise ExactOddsError(f"{self.where}: cannot evaluate {self.text!r} with {shown or 'no parameters'}: {exc}") from None
+            raise ExactOddsError(
+                f"{self.where}: cannot evaluate {_shorten(self.text)} with {shown or 'no parameters'}: {exc}") from None
         return np.broadcast_to(np.asarray(out, dtype=bool), (size,))

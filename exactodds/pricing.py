@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
-from .engine import RoundDistribution
-from .errors import ExactOddsError
 import numpy as np
 
-from .multiset import point_names
+from .engine import RoundDistribution
+from .errors import ExactOddsError
+from .multiset import compile_table, point_names
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, initial_needs, initial_row
 from .pays import Pay
 from .shoe import Shoe
@@ -153,8 +153,9 @@ def table_signature(wager: Wager) -> tuple[Any, ...]:
 
     ('multiset', names) for the multiset tables of :mod:`exactodds.multiset`
     (point values, and ranks and suits of single cards); ('round', names) for
-    same suit, colour or rank of every card dealt with the point-value ``names``; ('initial', p, b) for the
-    four initial cards' identities, counted by quadratic forms.
+    same suit, colour or rank of every card dealt, with the point-value
+    ``names``; ('initial', p, b) for the four initial cards' identities,
+    counted by quadratic forms (:mod:`exactodds.identity`).
     """
     kind = wager.kind
     if kind == "round":
@@ -193,8 +194,6 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     kind = signature[0]
     keys: tuple[tuple[Any, ...], ...]
     if kind == "multiset":
-        from .multiset import compile_table
-
         table = compile_table(signature[1])
         cols = dict(table.columns)
         if "player" in cols:
@@ -202,7 +201,6 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
         return FeatureTable(table.keys, cols, table.names)
     if kind == "round":
         from .identity import ALL_CARD_CATEGORIES
-        from .multiset import compile_table
 
         table = compile_table(signature[1])
         cats = ALL_CARD_CATEGORIES

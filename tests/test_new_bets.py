@@ -210,6 +210,28 @@ def test_initial_card_wagers_two_routes_on_a_depleted_shoe(wager: str, features:
             assert by_line[o.id] == int(counts[mask].sum()), (wager, o.id)
 
 
+def test_in_with_features_reads_each_round(tmp_path: Path) -> None:
+    """``x in (a, b)`` with features on the right compares within the round (brute force agrees)."""
+    path = tmp_path / "in.toml"
+    path.write_text('''[[wager]]
+id = "matching-first-card"
+name = "The Player's first card matches a Banker card in value"
+section = "example"
+  [[wager.outcome]]
+  id = "match"
+  name = "Match"
+  when = "player_value_1 in (banker_value_1, banker_value_2) and player_suit_1 not in ('h', banker_suit_1)"
+  [[wager.paytable]]
+  id = "A"
+  pays = { match = "2 to 1" }
+''', encoding="utf-8")
+    cat = dict(load_file(path))
+    for cards in ({"9s": 2, "9h": 2, "Ks": 1, "4d": 2, "4c": 1}, {"As": 3, "Ad": 1, "2h": 2, "Qc": 2}):
+        assert_every_wager_agrees(Shoe.from_card_counts(cards), cat)
+    got = lines(cat, "matching-first-card")["match"]
+    assert 0 < got < EIGHT.sequences // 2
+
+
 # -- bad conditions still fail with one line naming the file and the outcome ------------
 
 @pytest.mark.parametrize("when,message", [
@@ -217,9 +239,18 @@ def test_initial_card_wagers_two_routes_on_a_depleted_shoe(wager: str, features:
     ("player_rank_1 == 's'", "number feature 'player_rank_1' is compared with text 's'"),
     ("player_sute_1 == 's'", "unknown feature 'player_sute_1'"),
     ("player_suit_1 + 1 == 2", "arithmetic on text feature 'player_suit_1'"),
+    ("player_suit_1 == 'S'", "'S' is not a value of 'player_suit_1'"),
+    ("player_pair == 'perfekt'", "'perfekt' is not a value of 'player_pair'"),
+    ("'h' in player_nines", "'in' needs values in parentheses"),
+    ("player", "number feature 'player' is not yes/no"),
+    ("player_suit_1 < player_suit_2", "have no order"),
+    ("player_wins == 1", "yes/no feature 'player_wins' is compared with number 1"),
+    ("min(player) == 1", "min() takes two or more numbers"),
+    ("not " * 600 + "tie", "too long or too deeply nested"),
 ])
 def test_bad_conditions_name_the_file_and_outcome(tmp_path: Path, when: str, message: str) -> None:
     path = tmp_path / "bad.toml"
+    when = when.replace('"', '\\"')
     path.write_text(f'''[[wager]]
 id = "bad"
 name = "Bad"

@@ -1,0 +1,62 @@
+"""The on-disk cache of compiled tables: same tables back, versioned, never in the way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from exactodds import Shoe, cache
+from exactodds.multiset import _from_arrays, _table, _to_arrays, compile_table
+
+NAMES = ("banker_rank_1", "player_suit_1", "player_two_card_total")
+
+
+@pytest.fixture()
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("EXACTODDS_CACHE_DIR", str(tmp_path))
+    _table.cache_clear()
+    yield tmp_path
+    _table.cache_clear()
+
+
+def test_a_table_read_back_from_disk_is_the_same_table(cache_dir: Path) -> None:
+    built = compile_table(NAMES)
+    (saved,) = cache_dir.glob("multiset-*.npz")
+    _table.cache_clear()
+    loaded = compile_table(NAMES)
+    assert loaded is not built and loaded.keys == built.keys and loaded.resolution == built.resolution
+    shoe = Shoe.decks(8).remove("Ks", "9h")
+    assert np.array_equal(loaded.counts(shoe), built.counts(shoe))
+    assert _from_arrays(built.names, _to_arrays(built)).keys == built.keys
+    assert saved.name.endswith(f"-{cache.code_version()}.npz")
+
+
+def test_a_damaged_file_is_rebuilt(cache_dir: Path) -> None:
+    compile_table(NAMES)
+    (saved,) = cache_dir.glob("multiset-*.npz")
+    saved.write_bytes(saved.read_bytes()[:100])
+    _table.cache_clear()
+    assert int(compile_table(NAMES).counts(Shoe.decks(6)).sum()) == Shoe.decks(6).sequences
+
+
+def test_other_versions_are_removed_and_foreign_files_kept(cache_dir: Path) -> None:
+    old = cache_dir / "multiset-0123456789abcdef0123-0000000000000000.npz"
+    mine = cache_dir / "notes.npz"
+    old.write_bytes(b"old")
+    mine.write_bytes(b"mine")
+    cache._prune.cache_clear()
+    compile_table(NAMES)
+    assert not old.exists() and mine.exists()
+
+
+def test_an_unwritable_or_disabled_cache_is_passed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    for setting in (str(blocker / "cache"), "off"):
+        monkeypatch.setenv("EXACTODDS_CACHE_DIR", setting)
+        _table.cache_clear()
+        assert compile_table(NAMES).keys
+    assert cache.cache_dir() is None
+    _table.cache_clear()
