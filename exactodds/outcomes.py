@@ -58,8 +58,8 @@ _ORDINAL = {"1": "first", "2": "second", "3": "third"}
 
 #: Value-level features of single cards and of the first two cards of each hand.
 POSITION_FEATURES: dict[str, str] = {
-    **{f"{h}_value_{k}": f"point value 0-9 of the {h.capitalize()}'s {_ORDINAL[k]} card, -1 if not dealt"
-       for h in ("player", "banker") for k in "123"},
+    **{f"{h}_value_{k}": f"point value 0-9 of the {h.capitalize()}'s {_ORDINAL[k]} card"
+       + (", -1 if not dealt" if k == "3" else "") for h in ("player", "banker") for k in "123"},
     "player_two_card_total": "Point Count of the Player's first two cards, 0-9 (§627a.6(b))",
     "banker_two_card_total": "Point Count of the Banker's first two cards, 0-9 (§627a.6(b))",
 }
@@ -67,9 +67,9 @@ POSITION_FEATURES: dict[str, str] = {
 #: Rank and suit of single cards, by position.
 CARD_FEATURES: dict[str, str] = {
     **{f"{h}_rank_{k}": f"rank of the {h.capitalize()}'s {_ORDINAL[k]} card: 1 (Ace) ... 10, 11 (J), "
-       "12 (Q), 13 (K); -1 if not dealt" for h in ("player", "banker") for k in "123"},
-    **{f"{h}_suit_{k}": f"suit of the {h.capitalize()}'s {_ORDINAL[k]} card: 's', 'h', 'd', 'c'; '' if not dealt"
-       for h in ("player", "banker") for k in "123"},
+       "12 (Q), 13 (K)" + ("; -1 if not dealt" if k == "3" else "") for h in ("player", "banker") for k in "123"},
+    **{f"{h}_suit_{k}": f"suit of the {h.capitalize()}'s {_ORDINAL[k]} card: 's', 'h', 'd' or 'c'"
+       + ("; '' if not dealt" if k == "3" else "") for h in ("player", "banker") for k in "123"},
 }
 
 #: Identity features of all the cards dealt in the round (ranks, suits, colours).
@@ -91,7 +91,8 @@ INITIAL_FEATURES: dict[str, str] = {
        for h in _HAND},
     **{f"{h}_king_9": f"the King-Nine combination of the first two {h} cards, e.g. 'K♠9♥', or ''"
        for h in _HAND},
-    **{f"{h}_nines": f"suits of the nines among the first two {h} cards, e.g. '', 'd', 'hs'" for h in _HAND},
+    **{f"{h}_nines": f"suits of the nines among the first two {h} cards, letters in alphabetical order, "
+       "e.g. '', 'd', 'hs'" for h in _HAND},
     "nines": "nines among the four initial cards (631b.4)",
     "nines_same_suit": "two or more nines among the four initial cards, all of one suit",
     "nine_of_diamonds": "nines of diamonds among the four initial cards",

@@ -177,3 +177,17 @@ def test_features_lists_the_whole_vocabulary() -> None:
     assert {f["name"] for f in data["features"]} == KNOWN_FEATURES and data["version"]
     code, out, _err = run("features")
     assert code == 0 and "player_suit_3" in out and "banker_two_card_total" in out
+
+
+def test_a_plain_analyze_imports_no_heavy_library() -> None:
+    """Pricing needs NumPy only: sympy, scipy, pandas and matplotlib stay unloaded."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from exactodds.cli import cli\n"
+            "try:\n    cli.main(['analyze', '--all', '--decks', '8'], standalone_mode=False)\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('sympy', 'scipy', 'pandas', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
