@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
@@ -47,7 +46,7 @@ def code_version() -> str:
     from . import __version__
 
     h = hashlib.sha256(__version__.encode())
-    package = resources.files("exactodds")
+    package = Path(__file__).parent
     for name in SOURCES:
         h.update(name.encode() + b"\0" + (package / name).read_bytes())
     return h.hexdigest()[:16]

@@ -381,7 +381,7 @@ def _compile(names: tuple[str, ...]) -> MultisetTable:
     kc, mc = key_code[order], multiset_code[order]
     starts = np.flatnonzero(np.r_[True, (kc[1:] != kc[:-1]) | (mc[1:] != mc[:-1])])
     orderings = np.add.reduceat(weight[rows][order], starts)
-    uniq_ms, ms_first, ms_index = np.unique(mc[starts], return_index=True, return_inverse=True)
+    _unique, ms_first, ms_index = np.unique(mc[starts], return_index=True, return_inverse=True)
     entry_keys = kc[starts]
     key_starts = np.flatnonzero(np.r_[True, entry_keys[1:] != entry_keys[:-1]])
     representative = order[starts[key_starts]]

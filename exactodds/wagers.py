@@ -20,11 +20,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +229,7 @@ class Catalogue(Mapping[str, Wager]):
 def load_catalogue() -> Catalogue:
     """The wagers of every regulation data file shipped with the package (each read when first used)."""
     pending: list[tuple[str, str, Callable[[], Wager]]] = []
-    base = resources.files("exactodds") / "data"
+    base = Path(__file__).parent / "data"
     for name in DATA_FILES:
         text = (base / name).read_text(encoding="utf-8")
         pending.extend(_entries(text, source=name, cached=True))
@@ -271,6 +269,8 @@ def _read_toml(text: str, *, source: str, cached: bool = False) -> dict[str, Any
         saved = cache.load("toml", key)
         if saved is not None:
             return json.loads(str(saved["json"]))  # type: ignore[no-any-return]
+    import tomllib             # only where no parse is cached
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
