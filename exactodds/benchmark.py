@@ -211,6 +211,17 @@ def _c_reference(factors: np.ndarray, outcome: np.ndarray, passes: int) -> tuple
     return float(us) / 1e3, tuple(int(c) for c in counts)
 
 
+def _editable() -> bool:
+    """Whether exactodds is imported from a source tree (an editable install) rather than
+    from the interpreter's site-packages."""
+    import sysconfig
+
+    import exactodds
+
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    return site not in Path(exactodds.__file__).resolve().parents
+
+
 def _gcc_version() -> str:
     gcc = shutil.which("gcc")
     if gcc is None:
@@ -295,6 +306,9 @@ def main() -> None:
     started = time.perf_counter()
     print(f"exactodds benchmark: Python {platform.python_version()}, NumPy {np.__version__}, "
           f"{os.cpu_count()} CPUs, gcc: {_gcc_version()}")
+    if _editable():
+        print("note: exactodds is an editable install here; its import hook slows every cold process "
+              "(section 5): `pip install .` measures what a user runs")
 
     # -- one-time costs ---------------------------------------------------------------
     print("\nOne-time costs")
