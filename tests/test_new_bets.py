@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactodds import ExactOddsError, Shoe, deal, load_file, price
 from exactodds.cards import Card, Rank
@@ -331,3 +332,26 @@ def test_dealt_rounds_settle_as_the_brute_force_reads_them(bets: dict) -> None:
             got = w.outcomes[int(column[i])].id if column[i] >= 0 else None
             assert got == want, (w.id, i)
     assert any(np.any(c >= 0) for c in settled)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 51), min_size=6, max_size=6))
+def test_every_feature_of_a_dealt_round_matches_the_brute_force(indices: list[int]) -> None:
+    """columns.py (tables and dealt rounds) against brute.all_features (written apart), feature by feature."""
+    import numpy as np
+
+    from exactodds.outcomes import KNOWN_FEATURES
+    from exactodds.rounds import deal_from, features
+
+    from . import brute
+
+    player, banker = deal_from(np.array([indices]))
+    cols = features(player, banker)
+    p = [Card.from_index(int(c)) for c in player[0] if c >= 0]
+    b = [Card.from_index(int(c)) for c in banker[0] if c >= 0]
+    order = [p[0], b[0], p[1], b[1]] + p[2:] + b[2:]
+    want = brute.all_features(tuple(order), play([c.points for c in order]))
+    assert set(cols) == KNOWN_FEATURES == set(want)
+    for name in sorted(KNOWN_FEATURES):
+        got = cols[name][0]
+        assert (got.item() if hasattr(got, "item") else got) == want[name], name
