@@ -101,7 +101,7 @@ def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
         return list(shoe.rank_counts)
     if shoe.card_counts is None:
         raise ExactOddsError(
-            "this wager reads suits, but the shoe's suits are unknown (cards were given by rank only); "
+            "it reads suits, but the shoe's suits are unknown (cards were given by rank only); "
             "give removed cards with their suits, e.g. 9h"
         )
     cards = shoe.card_counts

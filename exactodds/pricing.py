@@ -297,12 +297,10 @@ def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
     signature = table_signature(wager)
     what = f"wager {wager.id!r} (§{wager.section})"
     if not isinstance(dist, RoundDistribution):
-        if signature != ("multiset", _POINT_NAMES):
-            raise ExactOddsError(f"{what} reads more than the totals; the walk route prices point-total wagers only")
-        counts = dist.point_counts()
-        where = [_POINT_NAMES.index(n) for n in POINT_FEATURES]
-        return np.array([counts.get(tuple(k[i] for i in where), 0) for k in feature_table(signature).keys],
-                        dtype=object)
+        if signature[0] != "multiset" or not set(signature[1]) <= VALUE_LEVEL or not hasattr(dist, "value_counts"):
+            raise ExactOddsError(f"{what} reads ranks or suits; the walk route prices wagers on point values only")
+        counts = dist.value_counts(signature[1])
+        return np.array([counts.get(k, 0) for k in feature_table(signature).keys], dtype=object)
     if signature[0] == "multiset":
         try:
             return dist.table_counts(signature[1])

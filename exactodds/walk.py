@@ -19,6 +19,7 @@ import functools
 import math
 from collections import defaultdict
 
+from .outcomes import point_row
 from .rules import banker_draws, is_natural, player_draws
 from .shoe import CARDS_PER_ROUND, Shoe
 
@@ -30,23 +31,28 @@ Counts = tuple[int, ...]
 
 def walk(shoe: Shoe) -> dict[Key, int]:
     """Counts per (player total, banker total, player cards, banker cards)."""
-    return dict(_walk(shoe.value_counts))
+    return {(k[0], k[1], k[2], k[3]): n for k, n in _walk(shoe.value_counts, (), False)}
 
 
 @functools.lru_cache(maxsize=64)
-def _walk(value_counts: Counts) -> tuple[tuple[Key, int], ...]:
+def _walk(value_counts: Counts, record: tuple[int, ...], dealt: bool) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Counts per (player total, banker total, player cards, banker cards, the values at the
+    positions ``record`` (0-2 the Player's cards, 3-5 the Banker's; -1 if not dealt), and,
+    with ``dealt``, how many cards of each value the round dealt)."""
     size = sum(value_counts)
 
     @functools.cache
-    def step(counts: Counts, state: State) -> tuple[tuple[Key, int], ...]:
+    def step(counts: Counts, state: State, seen: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
         """Sequences that finish the round from ``state`` (the unread cards included)."""
         hand = _next_hand(state)
         pt, pn, bt, bn, _ = state
         if hand is None:                          # the round is over: count the unread cards
-            dealt = pn + bn
-            tail = math.perm(size - dealt, CARDS_PER_ROUND - dealt)
-            return (((pt, bt, pn, bn), tail),)
-        out: defaultdict[Key, int] = defaultdict(int)
+            used = pn + bn
+            tail = math.perm(size - used, CARDS_PER_ROUND - used)
+            spent = tuple(a - b for a, b in zip(value_counts, counts)) if dealt else ()
+            return (((pt, bt, pn, bn, *seen, *spent), tail),)
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        position = pn if hand == "player" else 3 + bn
         for v, c in enumerate(counts):
             if c == 0:
                 continue
@@ -55,11 +61,12 @@ def _walk(value_counts: Counts) -> tuple[tuple[Key, int], ...]:
                 nxt = ((pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1)
             else:
                 nxt = (pt, pn, (bt + v) % 10, bn + 1, state[4])
-            for key, n in step(rest, nxt):
+            now = tuple(v if r == position else x for r, x in zip(record, seen))
+            for key, n in step(rest, nxt, now):
                 out[key] += c * n
         return tuple(out.items())
 
-    return step(value_counts, (0, 0, 0, 0, -1))
+    return step(value_counts, (0, 0, 0, 0, -1), (-1,) * len(record))
 
 
 #: (player total, player cards, banker total, banker cards, player's third card or -1)
@@ -83,7 +90,7 @@ def _next_hand(state: State) -> str | None:
 
 
 class WalkDistribution:
-    """The walk's counts behind the interface pricing reads (point-level wagers)."""
+    """The walk's counts behind the interface pricing reads (wagers on point values)."""
 
     def __init__(self, shoe: Shoe):
         self.shoe = shoe
@@ -92,3 +99,30 @@ class WalkDistribution:
 
     def point_counts(self) -> dict[Key, int]:
         return self._counts
+
+    def value_counts(self, names: tuple[str, ...]) -> dict[tuple[object, ...], int]:
+        """Counts per value of the point-value features ``names`` (a tuple in ``names`` order)."""
+        slots = {"player": 0, "banker": 3}
+        record: set[int] = set()
+        for name in names:
+            hand = name.split("_")[0]
+            if "_value_" in name:
+                record.add(slots[hand] + int(name[-1]) - 1)
+            elif name.endswith("_two_card_total"):
+                record |= {slots[hand], slots[hand] + 1}
+        order = tuple(sorted(record))
+        dealt = any(n.startswith("count_") for n in names)
+        out: defaultdict[tuple[object, ...], int] = defaultdict(int)
+        for key, n in _walk(self.shoe.value_counts, order, dealt):
+            pt, bt, pn, bn = key[:4]
+            at = dict(zip(order, key[4:4 + len(order)]))
+            row: dict[str, object] = point_row((pt, bt, pn, bn))
+            for hand, first in slots.items():
+                for k in range(3):
+                    row[f"{hand}_value_{k + 1}"] = at.get(first + k, -1)
+                if first in at and first + 1 in at:
+                    row[f"{hand}_two_card_total"] = (at[first] + at[first + 1]) % 10
+            for v, m in enumerate(key[4 + len(order):]):
+                row[f"count_{v}"] = m
+            out[tuple(row[name] for name in names)] += n
+        return dict(out)

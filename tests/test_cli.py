@@ -83,7 +83,7 @@ def test_routes_agree() -> None:
 def test_walk_route_refuses_rank_and_suit_wagers() -> None:
     code, out, err = run("analyze", "--wager", "house-money", "--route", "walk")
     assert code == 2 and out == ""
-    assert "walk route prices point-total wagers only" in err
+    assert "reads ranks or suits; the walk route prices wagers on point values only" in err
 
 
 @pytest.mark.parametrize(

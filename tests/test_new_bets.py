@@ -355,3 +355,42 @@ def test_every_feature_of_a_dealt_round_matches_the_brute_force(indices: list[in
     for name in sorted(KNOWN_FEATURES):
         got = cols[name][0]
         assert (got.item() if hasattr(got, "item") else got) == want[name], name
+
+
+# -- the recursive walk: a second route on full shoes for every wager on point values -------
+
+VALUE_BETS = '''[[wager]]
+id = "value-mix"
+name = "Point values by position, card counts and the result"
+section = "example"
+  [[wager.outcome]]
+  id = "a"
+  name = "Banker starts on 3, the Player draws an 8"
+  when = "banker_two_card_total == 3 and player_value_3 == 8"
+  [[wager.outcome]]
+  id = "b"
+  name = "Two or more 0-value cards and the Banker wins with its first card a 9"
+  when = "count_0 >= 2 and banker_wins and banker_value_1 == 9"
+  [[wager.outcome]]
+  id = "c"
+  name = "The Banker's third card equals the Player's first, Player wins"
+  when = "banker_value_3 == player_value_1 and player_wins and not (banker_two_card_total == 3 and player_value_3 == 8)"
+  [[wager.paytable]]
+  id = "A"
+  pays = { a = "10 to 1", b = "20 to 1", c = "5 to 1" }
+'''
+
+
+@pytest.mark.parametrize("shoe", [Shoe.decks(6), Shoe.decks(8).remove("9", "9", "K", "3", "Q")],
+                         ids=["6 decks", "8 decks depleted"])
+def test_walk_route_agrees_on_point_value_bets(tmp_path: Path, shoe: Shoe, bets: dict) -> None:
+    from exactodds import analyze
+
+    path = tmp_path / "values.toml"
+    path.write_text(VALUE_BETS, encoding="utf-8")
+    cat = {**dict(load_file(path)), "comeback-player": bets["comeback-player"]}
+    for wid in cat:
+        (tables,) = analyze(shoe, wagers=[wid], catalogue=cat)
+        (walked,) = analyze(shoe, wagers=[wid], catalogue=cat, route="walk")
+        assert tables.lines == walked.lines, wid
+        assert all(ln.combinations > 0 for ln in tables.lines), wid
