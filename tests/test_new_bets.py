@@ -211,25 +211,33 @@ def test_initial_card_wagers_two_routes_on_a_depleted_shoe(wager: str, features:
             assert by_line[o.id] == int(counts[mask].sum()), (wager, o.id)
 
 
-def test_in_with_features_reads_each_round(tmp_path: Path) -> None:
-    """``x in (a, b)`` with features on the right compares within the round (brute force agrees)."""
-    path = tmp_path / "in.toml"
-    path.write_text('''[[wager]]
-id = "matching-first-card"
-name = "The Player's first card matches a Banker card in value"
+def one_outcome_file(path: Path, wager: str, when: str) -> Path:
+    """A data file of one wager with one outcome, paid 2 to 1."""
+    when = when.replace('"', '\\"')
+    path.write_text(f'''[[wager]]
+id = "{wager}"
+name = "{wager}"
 section = "example"
   [[wager.outcome]]
-  id = "match"
-  name = "Match"
-  when = "player_value_1 in (banker_value_1, banker_value_2) and player_suit_1 not in ('h', banker_suit_1)"
+  id = "x"
+  name = "x"
+  when = "{when}"
   [[wager.paytable]]
   id = "A"
-  pays = { match = "2 to 1" }
+  pays = {{ x = "2 to 1" }}
 ''', encoding="utf-8")
+    return path
+
+
+def test_in_with_features_reads_each_round(tmp_path: Path) -> None:
+    """``x in (a, b)`` with features on the right compares within the round (brute force agrees)."""
+    path = one_outcome_file(tmp_path / "in.toml", "matching-first-card",
+                            "player_value_1 in (banker_value_1, banker_value_2) "
+                            "and player_suit_1 not in ('h', banker_suit_1)")
     cat = dict(load_file(path))
     for cards in ({"9s": 2, "9h": 2, "Ks": 1, "4d": 2, "4c": 1}, {"As": 3, "Ad": 1, "2h": 2, "Qc": 2}):
         assert_every_wager_agrees(Shoe.from_card_counts(cards), cat)
-    got = lines(cat, "matching-first-card")["match"]
+    got = lines(cat, "matching-first-card")["x"]
     assert 0 < got < EIGHT.sequences // 2
 
 
@@ -250,20 +258,7 @@ section = "example"
     ("not " * 600 + "tie", "too long or too deeply nested"),
 ])
 def test_bad_conditions_name_the_file_and_outcome(tmp_path: Path, when: str, message: str) -> None:
-    path = tmp_path / "bad.toml"
-    when = when.replace('"', '\\"')
-    path.write_text(f'''[[wager]]
-id = "bad"
-name = "Bad"
-section = "example"
-  [[wager.outcome]]
-  id = "x"
-  name = "x"
-  when = "{when}"
-  [[wager.paytable]]
-  id = "A"
-  pays = {{ x = "1 to 1" }}
-''', encoding="utf-8")
+    path = one_outcome_file(tmp_path / "bad.toml", "bad", when)
     with pytest.raises(ExactOddsError) as err:
         load_file(path)
     text = str(err.value)
@@ -272,19 +267,7 @@ section = "example"
 
 
 def test_every_card_with_a_single_card_feature_is_refused_clearly(tmp_path: Path) -> None:
-    path = tmp_path / "mix.toml"
-    path.write_text('''[[wager]]
-id = "mix"
-name = "Mix"
-section = "example"
-  [[wager.outcome]]
-  id = "x"
-  name = "x"
-  when = "same_suit and player_rank_1 == 13"
-  [[wager.paytable]]
-  id = "A"
-  pays = { x = "1 to 1" }
-''', encoding="utf-8")
+    path = one_outcome_file(tmp_path / "mix.toml", "mix", "same_suit and player_rank_1 == 13")
     with pytest.raises(ExactOddsError, match="'same_suit' and 'player_rank_1' cannot be read together"):
         load_file(path)
 
