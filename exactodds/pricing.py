@@ -32,6 +32,7 @@ from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, initial_needs, initi
 from .pays import Pay
 from .shoe import Shoe
 from .wagers import Paytable, Wager, _rank
+from .walk import WalkDistribution
 
 __all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "classify", "check_wagers", "LOSE"]
 
@@ -297,9 +298,14 @@ def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
     signature = table_signature(wager)
     what = f"wager {wager.id!r} (§{wager.section})"
     if not isinstance(dist, RoundDistribution):
-        if signature[0] != "multiset" or not set(signature[1]) <= VALUE_LEVEL or not hasattr(dist, "value_counts"):
-            raise ExactOddsError(f"{what} reads ranks or suits; the walk route prices wagers on point values only")
-        counts = dist.value_counts(signature[1])
+        if signature[0] != "multiset" or not isinstance(dist, WalkDistribution):
+            raise ExactOddsError(f"{what}: the walk route prices wagers on point values and on single cards' "
+                                 "ranks and suits, not pair, suit or colour attributes (use --route vector)")
+        try:
+            counts = (dist.value_counts(signature[1]) if set(signature[1]) <= VALUE_LEVEL
+                      else dist.initial_counts(signature[1]))
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"{what}: the walk route cannot price it: {exc}") from None
         return np.array([counts.get(k, 0) for k in feature_table(signature).keys], dtype=object)
     if signature[0] == "multiset":
         try:

@@ -8,6 +8,13 @@ which the cards came. It uses Python integers only (no NumPy, no bound on the
 shoe) and shares nothing with :mod:`exactodds.engine` but the drawing rules,
 which makes agreement between the two a check of the counting in each.
 
+A wager on the point values of single cards (``player_value_3``, the two-card
+totals, ``count_0`` ...) is walked the same way, with those values carried in
+the state. A wager on the ranks or suits of the four initial cards alone (a
+poker hand of the first four cards, a suited two-card 9) is walked over ranks,
+suits or whole cards at just the positions it reads — by exchangeability the
+other cards of the round are the unread tail, whatever they are.
+
 >>> counts = walk(Shoe.decks(1))
 >>> sum(n for (p, b, _, _), n in counts.items() if b > p)
 6737232640
@@ -19,7 +26,8 @@ import functools
 import math
 from collections import defaultdict
 
-from .outcomes import point_row
+from .errors import ExactOddsError
+from .outcomes import ALL_CARD_FEATURES, VALUE_LEVEL, point_row
 from .rules import banker_draws, is_natural, player_draws
 from .shoe import CARDS_PER_ROUND, Shoe
 
@@ -125,4 +133,62 @@ class WalkDistribution:
             for v, m in enumerate(key[4 + len(order):]):
                 row[f"count_{v}"] = m
             out[tuple(row[name] for name in names)] += n
+        return dict(out)
+
+    def initial_counts(self, names: tuple[str, ...], *, limit: int = 300_000) -> dict[tuple[object, ...], int]:
+        """Counts per value of ``names``, features of the four initial cards only (ranks,
+        suits, their point values), by a walk over the cards at the positions they read."""
+        import numpy as np
+
+        from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
+        from .multiset import _atom_counts, _atoms, _join
+
+        resolution, read = "value", set()
+        for name in names:
+            if name.endswith("_two_card_total"):
+                first = 0 if name.startswith("player") else 3
+                read |= {first, first + 1}
+            elif "_value_" in name:
+                read.add((0 if name.startswith("player") else 3) + int(name[-1]) - 1)
+            elif name in VALUE_LEVEL or name in ALL_CARD_FEATURES:
+                raise ExactOddsError(f"it reads {name!r} of the whole round together with ranks or suits")
+            else:
+                slots, need = slots_read(name)
+                read |= set(slots)
+                resolution = _join(resolution, need)
+        positions = sorted(read)
+        if not read <= set(INITIAL_SLOTS):
+            raise ExactOddsError("the walk reads ranks and suits of the four initial cards only")
+        if resolution == "value":
+            counts = list(self.shoe.value_counts)
+            value, rank, suit = np.arange(10), np.full(10, -1), np.full(10, -1)
+        else:
+            counts = _atom_counts(self.shoe, resolution)
+            value, rank, suit = _atoms(resolution)
+        if len(counts) ** len(positions) > limit:
+            raise ExactOddsError(f"{len(counts)}**{len(positions)} orderings are too many to walk")
+        leaves: list[tuple[tuple[int, ...], int]] = []
+
+        def deal(chosen: tuple[int, ...], ways: int) -> None:
+            if len(chosen) == len(positions):
+                leaves.append((chosen, ways))
+                return
+            for a, c in enumerate(counts):
+                if c:
+                    counts[a] -= 1
+                    deal(chosen + (a,), ways * c)
+                    counts[a] += 1
+
+        deal((), 1)
+        tail = math.perm(self.shoe.size - len(positions), CARDS_PER_ROUND - len(positions))
+        atoms = np.array([chosen for chosen, _ in leaves], dtype=np.intp).reshape(len(leaves), len(positions))
+        grid = {name: np.full((len(leaves), 6), -1, dtype=np.int64) for name in ("value", "rank", "suit")}
+        for k, slot in enumerate(positions):
+            for name, of in (("value", value), ("rank", rank), ("suit", suit)):
+                grid[name][:, slot] = of[atoms[:, k]]
+        cols = value_columns(grid["value"], names)
+        cols.update(identity_columns(grid["value"], grid["rank"], grid["suit"], names))
+        out: defaultdict[tuple[object, ...], int] = defaultdict(int)
+        for i, (_chosen, ways) in enumerate(leaves):
+            out[tuple(cols[name][i].item() for name in names)] += ways * tail
         return dict(out)

@@ -83,7 +83,7 @@ def test_routes_agree() -> None:
 def test_walk_route_refuses_rank_and_suit_wagers() -> None:
     code, out, err = run("analyze", "--wager", "house-money", "--route", "walk")
     assert code == 2 and out == ""
-    assert "reads ranks or suits; the walk route prices wagers on point values only" in err
+    assert "the walk route prices wagers on point values and on single cards' ranks and suits" in err
 
 
 @pytest.mark.parametrize(

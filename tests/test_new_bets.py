@@ -377,3 +377,21 @@ def test_walk_route_agrees_on_point_value_bets(tmp_path: Path, shoe: Shoe, bets:
         (walked,) = analyze(shoe, wagers=[wid], catalogue=cat, route="walk")
         assert tables.lines == walked.lines, wid
         assert all(ln.combinations > 0 for ln in tables.lines), wid
+
+
+@pytest.mark.parametrize("wager", ["perfect-9", "four-card-poker", "banker-first-card"])
+def test_walk_route_agrees_on_the_initial_cards(wager: str, bets: dict) -> None:
+    """Ranks and suits of the four initial cards, walked card by card on a depleted shoe."""
+    from exactodds import analyze
+
+    shoe = Shoe.decks(6).remove("Ks", "9h", "9h", "As", "Ac", "4d")
+    (tables,) = analyze(shoe, wagers=[wager], catalogue=bets)
+    (walked,) = analyze(shoe, wagers=[wager], catalogue=bets, route="walk")
+    assert tables.lines == walked.lines
+
+
+def test_walk_route_refuses_what_it_cannot_walk(bets: dict) -> None:
+    from exactodds import analyze
+
+    with pytest.raises(ExactOddsError, match="cannot price it: it reads 'banker' of the whole round"):
+        analyze(EIGHT, wagers=["third-card-suits"], catalogue=bets, route="walk")
