@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,12 +15,13 @@ from typing import Any
 from .engine import deal
 from .errors import ExactOddsError
 from .pricing import WagerResult, check_wagers, price
+from .render import Results
 from .report import analysis_dict, render
 from .shoe import Shoe
 from .walk import WalkDistribution
 from .wagers import Catalogue, Wager, load_catalogue, read_file
 
-__all__ = ["Analysis", "analyze", "select", "load_file", "MAIN_WAGERS", "ROUTES"]
+__all__ = ["Analysis", "analyze", "select", "load_file", "priced_pairs", "MAIN_WAGERS", "ROUTES"]
 
 #: The main-game wagers `exactodds analyze` prices when none is named.
 MAIN_WAGERS = (
@@ -33,27 +34,12 @@ ROUTES = ("vector", "walk")
 
 
 @dataclass(frozen=True)
-class Analysis(Sequence[WagerResult]):
+class Analysis(Results[WagerResult]):
     """Priced wagers for one shoe; shows itself as text, HTML or a DataFrame."""
 
     shoe: Shoe
     results: tuple[WagerResult, ...]
     route: str = "vector"
-
-    def __getitem__(self, i: Any) -> Any:
-        return self.results[i]
-
-    def __len__(self) -> int:
-        return len(self.results)
-
-    def __iter__(self) -> Iterator[WagerResult]:
-        return iter(self.results)
-
-    def __str__(self) -> str:
-        return render("text", self.shoe, self.results)
-
-    def _repr_html_(self) -> str:
-        return render("html", self.shoe, self.results)
 
     def render(self, fmt: str) -> str:
         return render(fmt, self.shoe, self.results, route=self.route)
@@ -92,6 +78,27 @@ def load_file(path: str | Path) -> Catalogue:
     catalogue = read_file(path)
     check_wagers(catalogue)
     return catalogue
+
+
+def priced_pairs(catalogue: Mapping[str, Wager], specs: Iterable[str], *,
+                 where: str = "WAGER:PAYTABLE") -> list[tuple[Wager, str]]:
+    """``WAGER:PAYTABLE`` (or a bare ``WAGER``: all its paytables) → (wager, paytable id) pairs.
+
+    >>> [(w.id, t) for w, t in priced_pairs(load_catalogue(), ["tie", "dragon-bonus-player:b"])]
+    [('tie', '8-to-1'), ('tie', '9-to-1'), ('dragon-bonus-player', 'B')]
+    """
+    pairs: list[tuple[Wager, str]] = []
+    for spec in specs:
+        wid, sep, table = spec.strip().partition(":")
+        if not wid:
+            raise ExactOddsError(f"{where} {spec!r}: write WAGER or WAGER:PAYTABLE (see 'exactodds list')")
+        try:
+            w = catalogue[wid]
+            tables = [w.paytable(table).id] if sep else list(w.paytables)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"{where} {spec!r}: {exc}") from None
+        pairs.extend((w, t) for t in tables if (w, t) not in pairs)
+    return pairs
 
 
 def select(

@@ -34,7 +34,8 @@ from .shoe import Shoe
 from .wagers import Paytable, Wager, _rank
 from .walk import WalkDistribution
 
-__all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "classify", "check_wagers", "LOSE"]
+__all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "expected_return", "classify",
+           "check_wagers", "LOSE"]
 
 #: The line every round that meets no outcome falls into.
 LOSE = "lose"
@@ -335,3 +336,37 @@ def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerRes
     ]
     lines.append(OutcomeLine(LOSE, "Loses", _LOSE_PAY, lost, Fraction(lost, total)))
     return WagerResult(wager, paytable, dist.shoe.describe(), total, tuple(lines))
+
+
+def _nets(wager: Wager, paytable: Paytable) -> list[Any]:
+    """Net pay of each group of :func:`_groups` (a loss pays -1)."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("nets", paytable.id, paytable.award_basis)
+    if key not in cache:
+        paid_as = _groups(wager, paytable)[2]
+        cache[key] = [Fraction(-1) if k < 0 else paytable.pays[wager.outcomes[k].id].net for k in paid_as]
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -> Any:
+    """The exact expected return of ``wager`` under ``paytable``: :attr:`WagerResult.expected_return`
+    without the per-outcome table (the fast path of effects of removal and exposure runs).
+
+    >>> from exactodds.engine import deal
+    >>> from exactodds.wagers import load_catalogue
+    >>> d7 = load_catalogue()["dragon-7-insurance"]
+    >>> shoe = Shoe.decks(8)
+    >>> expected_return(d7, d7.paytable("standard"), deal(shoe)) == price(d7, d7.paytable("standard"), deal(shoe)).expected_return
+    True
+    """
+    counts = _counts(wager, dist)
+    order, starts, _paid_as = _groups(wager, paytable)
+    sums = np.add.reduceat(counts[order], starts).tolist()
+    if sum(sums) != dist.total:                           # an invariant of the counting
+        raise AssertionError(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
+    nets = _nets(wager, paytable)
+    if any(not isinstance(net, Fraction) for net in nets):
+        return sum((net * n for net, n in zip(nets, sums)), Fraction(0)) * Fraction(1, dist.total)
+    common = math.lcm(*(net.denominator for net in nets))
+    numerator = sum(int(net.numerator * (common // net.denominator)) * int(n) for net, n in zip(nets, sums))
+    return Fraction(numerator, common * dist.total)
