@@ -8,7 +8,8 @@ can come out of the shoe (58 Pa. Code §627a, §627b, §629b, §631b).
 >>> main["banker"], main["player"], main["tie"]
 (2292252566437888, 2230518282592256, 475627426473216)
 
-The public names are imported when first used, so ``import exactodds`` (and
+Exposure runs (exact edges before every round of real shoes) are
+:func:`exactodds.exposure.exposure`. The public names are imported when first used, so ``import exactodds`` (and
 the ``exactodds`` command) loads only what a task needs.
 """
 
@@ -36,6 +37,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("progressive", n) for n in ("mystery_return", "progressive_analysis")},
     "compile_table": ("multiset", "compile_table"),
     "features": ("outcomes", "vocabulary"),
+    "effects_of_removal": ("eor", "effects_of_removal"),
+    **{n: ("counting", n) for n in ("Count", "suggest_tags")},
 }
 
 __all__ = ["__version__", "simulate", "walk", *_EXPORTS]
@@ -65,7 +68,9 @@ if TYPE_CHECKING:                     # what a type checker and an IDE see
     from .certificate import build as build_certificate
     from .certificate import verify as verify_certificate
     from .checksim import check, read_records
+    from .counting import Count, suggest_tags
     from .engine import RoundDistribution, deal, round_table
+    from .eor import effects_of_removal
     from .errors import ExactOddsError
     from .multiset import compile_table
     from .outcomes import vocabulary as features

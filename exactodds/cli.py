@@ -453,6 +453,75 @@ def tables(output_dir: str, decks: tuple[int, ...]) -> None:
 
 
 @cli.command()
+@click.argument("specs", nargs=-1, metavar="WAGER[:PAYTABLE]...")
+@click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
+@click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
+@click.option("--remove", metavar="CARDS", help="Cards taken out first, comma-separated, may repeat: 5S,5S,KH,9.")
+@click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
+@click.option("--tags", metavar="RANK=TAG,...", help="Your own count instead of the suggested one, e.g. 4=-1,5=-1,6=-1,7=-1,8=2,9=2.")
+@click.option("--max-tag", type=click.IntRange(1, 10), default=3, show_default=True, help="Largest tag of a suggested count.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True, help="Output format; JSON and CSV keep exact values exact.")
+def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None, paytables_file: str | None,
+        tags: str | None, max_tag: int, fmt: str) -> None:
+    """Exact effect of removal of each card on a wager's return, and a count built from it."""
+    from .analysis import priced_pairs
+    from .counting import parse_tags
+    from .eor import effects_of_removal
+
+    if everything and specs:
+        raise ExactOddsError("--all and WAGER arguments exclude each other")
+    cat = _catalogue(paytables_file)
+    if not specs and not everything:
+        raise ExactOddsError("name a wager (WAGER or WAGER:PAYTABLE, see 'exactodds list') or give --all")
+    pairs = priced_pairs(cat, list(cat) if everything else specs, where="wager")
+    given = parse_tags(tags) if tags is not None else None
+    table = effects_of_removal(_shoe(decks, remove), pairs, catalogue=cat, tags=given, max_tag=max_tag)
+    click.echo(table.render(fmt), nl=False)
+
+
+@cli.command()
+@click.argument("specs", nargs=-1, required=True, metavar="WAGER[:PAYTABLE]...")
+@click.option("--shoes", type=int, required=True, help="Shoes to deal.")
+@click.option("--seed", type=int, required=True, help="Seed of the run: shoe i is shuffled from (seed, i).")
+@click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
+@click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14, §627a.5(d)).")
+@click.option("--tags", metavar="RANK=TAG,...", help="Your own count instead of the suggested one, e.g. 4=-1,5=-1,6=-1,7=-1,8=2,9=2.")
+@click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
+@click.option("--batch", type=int, default=25, show_default=True, help="Shoes per unit of work.")
+@click.option("--workers", type=int, default=None, help="Local processes (default: every core).")
+@click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True, help="Output format; JSON and CSV keep exact values exact.")
+def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int, tags: str | None,
+             paytables_file: str | None, batch: int, workers: int | None, scheduler: str | None, quiet: bool,
+             fmt: str) -> None:
+    """Deal real shoes; the exact edge and the count before every round; what a counter wins."""
+    import os
+
+    from .analysis import priced_pairs
+    from .counting import parse_tags
+    from .exposure import exposure as run
+
+    cat = _catalogue(paytables_file)
+    pairs = priced_pairs(cat, specs, where="wager")
+    given = parse_tags(tags) if tags is not None else None
+    show = not quiet and sys.stderr.isatty()
+    with click.progressbar(length=shoes, label="shoes", file=sys.stderr) if show else _NoBar() as bar:
+        done = [0]
+
+        def advance(total: int) -> None:
+            bar.update(total - done[0])
+            done[0] = total
+
+        result = run(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=given, catalogue=cat, batch=batch,
+                     workers=workers if workers is not None else (os.cpu_count() or 1), scheduler=scheduler,
+                     progress=advance)
+    click.echo(result.render(fmt), nl=False)
+
+
+@cli.command()
 @click.option("--decks", type=int, default=8, show_default=True)
 @click.option("--rounds", type=int, default=1_000_000, show_default=True, help="At least this many rounds.")
 @click.option("--seed", type=int, required=True, help="Seed of the random generator (reproducible output).")

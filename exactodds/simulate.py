@@ -32,7 +32,7 @@ from .errors import ExactOddsError
 from .rounds import _DRAW, POINTS, cards_used, deal_from
 from .shoe import Shoe
 
-__all__ = ["SimulatedRounds", "simulate", "write_records", "FAULTS"]
+__all__ = ["SimulatedRounds", "simulate", "deal_shoes", "write_records", "FAULTS"]
 
 FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured")
 
@@ -116,39 +116,56 @@ def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut:
     players, bankers, shoes, burns = [], [], [], []
     dealt_rounds, first_shoe = 0, 0
     while dealt_rounds < rounds:
-        s = batch
-        stack = rng.permuted(np.broadcast_to(cards, (s, len(cards))), axis=1)
+        stack = rng.permuted(np.broadcast_to(cards, (batch, len(cards))), axis=1)
         if "with-replacement" in faults:
             stack = cards[rng.integers(0, len(cards), stack.shape)]
-        first = POINTS[stack[:, 0]].astype(np.int64)
-        face = np.where(stack[:, 0] // 4 >= 9, 10, first)       # §627a.5(f): 10, J, Q, K burn ten
-        ptr = 1 + face
-        burns.append(ptr.copy())
-        cover = len(cards) - cut
-        phase = np.zeros(s, dtype=np.int8)       # 0 dealing, 1 last hand to come, 2 done
-        rows = np.arange(s)
-        while (phase < 2).any():
-            live = rows[phase < 2]
-            take = stack[live[:, None], ptr[live][:, None] + np.arange(6)]
-            p, b = deal_from(take, draw_table=table)
-            k = cards_used(p, b)
-            players.append(p)
-            bankers.append(b)
-            shoes.append(first_shoe + live)
-            start = ptr[live]
-            appears = (start <= cover) & (start + k > cover)           # §627a.9(e)
-            was_last = phase[live] == 1
-            phase[live] = np.where(was_last, 2, np.where(appears, 1, 0))
-            ptr[live] = start + k
-            dealt_rounds += len(live)
-        first_shoe += s
+        p, b, shoe_no, burned = deal_shoes(stack, cut=cut, draw_table=table)
+        players.append(p)
+        bankers.append(b)
+        shoes.append(first_shoe + shoe_no)
+        burns.append(burned)
+        dealt_rounds += len(p)
+        first_shoe += batch
         if progress is not None:
             progress(dealt_rounds)
+    return SimulatedRounds(np.concatenate(players), np.concatenate(bankers), np.concatenate(shoes), mode, faults,
+                           np.concatenate(burns))
+
+
+def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Deal every shoe of ``stack`` (shuffled shoes, one per row) to its cover card, side by side.
+
+    Burn per §627a.5(f), cover card ``cut`` cards from the end (§627a.5(d)), last
+    hand per §627a.9(e). Returns (player, banker, shoe row, burned per shoe): the
+    rounds shoe by shoe, in the order dealt.
+    """
+    s, size = stack.shape
+    table = _DRAW if draw_table is None else draw_table
+    first = POINTS[stack[:, 0]].astype(np.int64)
+    face = np.where(stack[:, 0] // 4 >= 9, 10, first)       # §627a.5(f): 10, J, Q, K burn ten
+    ptr = 1 + face
+    burned = ptr.copy()
+    cover = size - cut
+    phase = np.zeros(s, dtype=np.int8)       # 0 dealing, 1 last hand to come, 2 done
+    rows = np.arange(s)
+    players, bankers, shoes = [], [], []
+    while (phase < 2).any():
+        live = rows[phase < 2]
+        take = stack[live[:, None], ptr[live][:, None] + np.arange(6)]
+        p, b = deal_from(take, draw_table=table)
+        k = cards_used(p, b)
+        players.append(p)
+        bankers.append(b)
+        shoes.append(live)
+        start = ptr[live]
+        appears = (start <= cover) & (start + k > cover)           # §627a.9(e)
+        was_last = phase[live] == 1
+        phase[live] = np.where(was_last, 2, np.where(appears, 1, 0))
+        ptr[live] = start + k
     shoe_no = np.concatenate(shoes)
     order = np.argsort(shoe_no, kind="stable")       # shoe by shoe, rounds in the order dealt
-    player = np.concatenate(players)[order]
-    banker = np.concatenate(bankers)[order]
-    return SimulatedRounds(player, banker, shoe_no[order], mode, faults, np.concatenate(burns))
+    return np.concatenate(players)[order], np.concatenate(bankers)[order], shoe_no[order], burned
 
 
 _TOKENS = np.array([f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in range(52)] + [""])

@@ -1,0 +1,175 @@
+"""Effects of removal and the counts built from them (exactodds.eor, exactodds.counting)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from exactodds.analysis import analyze
+from exactodds.cards import Card, Rank
+from exactodds.cli import cli
+from exactodds.counting import RANKS, betting_correlation_squared, parse_tags, suggest_tags
+from exactodds.eor import effects_of_removal, resolution
+from exactodds.errors import ExactOddsError
+from exactodds.shoe import Shoe
+from exactodds.wagers import load_catalogue
+
+CATALOGUE = load_catalogue()
+ALL_PAIRS = [(CATALOGUE[w], t) for w in CATALOGUE for t in CATALOGUE[w].paytables]
+#: A shoe no test of the literature used: 6 decks with a lopsided handful of cards gone.
+DEPLETED = Shoe.decks(6).remove("5s", "5s", "5h", "9h", "9d", "Kc", "2d", "7d", "Qs", "Qs", "Ah")
+
+
+@pytest.fixture(scope="module")
+def eight_decks():
+    return effects_of_removal(Shoe.decks(8), ALL_PAIRS)
+
+
+def test_every_wager_effects_sum_to_zero_exactly(eight_decks):
+    """Removing an unseen card at random changes nothing: Σ copies × effect = 0, for every wager."""
+    assert len(eight_decks) == len(ALL_PAIRS)
+    for r in eight_decks:
+        assert r.weighted_sum == 0, (r.wager.id, r.paytable.id)
+        assert all(e is not None for e in r.effects)
+        assert len(r.items) == (13 if r.resolution == "rank" else 52)
+
+
+def test_effects_sum_to_zero_on_a_depleted_shoe():
+    pairs = [(CATALOGUE[w], t) for w in ("dragon-7-insurance", "perfect-pairs-both", "lucky-nines", "golden-talons-banker")
+             for t in list(CATALOGUE[w].paytables)[:1]]
+    for r in effects_of_removal(DEPLETED, pairs):
+        assert r.weighted_sum == 0
+        assert r.counts == tuple(DEPLETED.rank_counts) if r.resolution == "rank" else r.counts == DEPLETED.card_counts
+
+
+@pytest.mark.parametrize("wager, paytable, item", [
+    ("dragon-7-insurance", "standard", "8"), ("panda-8-insurance", "standard", "3"),
+    ("tie", "9-to-1", "K"), ("perfect-pairs-both", "B", "Qs"), ("lucky-nines", "C", "9d"),
+    ("harmony-progressive", "D", "Kh"), ("majestic-match-banker", "standard", "Kd"),
+])
+def test_each_effect_equals_a_direct_recomputation(wager, paytable, item):
+    """E(shoe less the card) − E(shoe), each priced from scratch by the per-outcome route."""
+    r = effects_of_removal(DEPLETED, [(wager, paytable)])[0]
+    base = analyze(DEPLETED, wagers=[wager], paytables=[paytable])[0].expected_return
+    removed = analyze(DEPLETED.remove(item), wagers=[wager], paytables=[paytable])[0].expected_return
+    assert r.effects[r.items.index(item)] == removed - base
+
+
+def test_a_point_wager_effect_by_the_recursive_walk():
+    """A second route: the memoized walk on the shoe less one 6."""
+    r = effects_of_removal(DEPLETED, [("dragon-7-insurance", "standard")])[0]
+    walk = [analyze(s, wagers=["dragon-7-insurance"], route="walk")[0].expected_return
+            for s in (DEPLETED, DEPLETED.remove("6"))]
+    assert r.effects[r.items.index("6")] == walk[1] - walk[0]
+
+
+def test_resolution_follows_what_the_wager_reads():
+    assert resolution(CATALOGUE["dragon-7-insurance"]) == "rank"
+    assert resolution(CATALOGUE["tie"]) == "rank"
+    assert resolution(CATALOGUE["perfect-pairs-player"]) == "card"     # perfect pairs read suits
+    assert resolution(CATALOGUE["harmony-progressive"]) == "card"      # same colour reads suits
+
+
+def test_pair_wagers_have_no_first_order_effect_on_a_full_shoe(eight_decks):
+    """By symmetry every card of a full shoe has the same effect on a pair wager, so each is zero."""
+    pair = next(r for r in eight_decks if r.wager.id == "player-pair")
+    assert set(pair.effects) == {0}
+    assert pair.count is not None and pair.count.betting_correlation is None
+
+
+def test_dragon_7_effects_have_the_published_shape(eight_decks):
+    """Jacobson (2011): taking out 8s and 9s helps the Dragon 7 bettor; 4 to 7 hurt; his count
+    4–7 = −1, 8–9 = +2 is balanced and tracks the exact effects closely."""
+    d7 = next(r for r in eight_decks if r.wager.id == "dragon-7-insurance")
+    eff = dict(zip(d7.items, d7.effects))
+    assert eff["8"] > 0 and eff["9"] > 0
+    assert all(eff[r] < 0 for r in ("4", "5", "6", "7"))
+    assert len({eff[r] for r in ("10", "J", "Q", "K")}) == 1        # the drawing rules see only values
+    published = {"4": -1, "5": -1, "6": -1, "7": -1, "8": 2, "9": 2}
+    bc2, sign = betting_correlation_squared(d7.effects, [published.get(r, 0) for r in d7.items], d7.counts)
+    assert sign == 1 and Fraction(929, 1000) < bc2 < Fraction(930, 1000)        # 0.964 squared
+    assert d7.count.betting_correlation_squared >= bc2             # the suggested count does at least as well
+
+
+def test_suggested_counts_are_balanced_small_and_exact(eight_decks):
+    for r in eight_decks:
+        if r.count is None or r.count.betting_correlation is None:
+            continue
+        tags = list(r.count.tags.values())
+        assert sum(tags) == 0 and max(map(abs, tags)) <= 3 and any(tags)
+        # the exact squared correlation against a float recomputation
+        e = np.array([float(x) for x in r.numeric()])
+        t = np.array(tags, dtype=float)
+        assert float(r.count.betting_correlation_squared) == pytest.approx(np.corrcoef(e, t)[0, 1] ** 2, rel=1e-9)
+
+
+def test_a_count_proportional_to_the_effects_correlates_perfectly():
+    effects = [Fraction(v, 10**5) for v in (3, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0)]
+    c = suggest_tags(RANKS, effects, [24] * 13, max_tag=3)
+    assert [c.tags[r] for r in ("A", "2", "3", "4")] == [3, -1, -1, -1]
+    assert c.betting_correlation_squared == 1
+
+
+def test_progressive_effects_are_formulas_in_the_meters():
+    r = effects_of_removal(Shoe.decks(8), [("royal-9-progressive", "$5")])[0]
+    assert r.symbolic and r.weighted_sum == 0
+    assert r.meters is not None and set(r.meters) == set(r.base.meters)
+    numbers = r.numeric()
+    assert numbers[0] == r.effects[0].at(r.meters)
+
+
+def test_parse_tags_and_errors():
+    assert parse_tags("4=-1,8=+2, 9s=1") == {"4": -1, "8": 2, "9s": 1}
+    for bad, words in [("4", "RANK=TAG"), ("4=x", "whole number"), ("Z=1", "unknown"), ("4=1,4=2", "twice"),
+                       ("", "no tags")]:
+        with pytest.raises(ExactOddsError, match=words):
+            parse_tags(bad)
+    with pytest.raises(ExactOddsError, match="per rank"):
+        effects_of_removal(Shoe.decks(8), [("tie", "8-to-1")], tags={"9s": 1})
+
+
+def test_cards_need_suits():
+    with pytest.raises(ExactOddsError, match="does not know its suits"):
+        effects_of_removal(Shoe.decks(8).remove(Rank.FIVE), [("perfect-pairs-player", "A")])
+    # a rank-level wager is fine on it
+    assert effects_of_removal(Shoe.decks(8).remove(Rank.FIVE), [("tie", "8-to-1")])[0].weighted_sum == 0
+
+
+def test_a_card_the_shoe_has_none_of_has_no_effect():
+    shoe = Shoe.from_card_counts({Card.from_index(i): 1 for i in range(4, 52)})      # no aces
+    r = effects_of_removal(shoe, [("tie", "8-to-1")])[0]
+    assert r.effects[0] is None and r.counts[0] == 0 and r.weighted_sum == 0
+
+
+def test_cli_eor_formats():
+    runner = CliRunner()
+    out = runner.invoke(cli, ["eor", "dragon-7-insurance", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    d7 = data["wagers"][0]
+    assert Fraction(d7["weighted_sum"]) == 0 and d7["count"]["source"] == "suggested"
+    assert Fraction(d7["effects"]["8"]) > 0
+    out = runner.invoke(cli, ["eor", "tie:9-to-1", "--tags", "8=1,9=1,6=-1,7=-1", "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0].startswith("shoe,wager,paytable") and len(lines) == 14
+    assert lines[9].split(",")[-1] == "1"          # the given tag of 8
+    text = runner.invoke(cli, ["eor", "dragon-7-insurance", "--remove", "8s,8s,9h"]).output
+    assert "less 8♠, 8♠, 9♥" in text and "exactly zero" in text
+
+
+@pytest.mark.parametrize("args, words", [
+    (["eor"], "name a wager"),
+    (["eor", "nope"], "unknown wager 'nope'"),
+    (["eor", "tie:7-to-1"], "no paytable '7-to-1'"),
+    (["eor", "--all", "tie"], "exclude each other"),
+    (["eor", "tie", "--tags", "8"], "--tags"),
+    (["eor", "perfect-pairs-player", "--remove", "5"], "does not know its suits"),
+])
+def test_cli_eor_refuses_bad_input_in_one_line(args, words):
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 2 and words in out.output and "Traceback" not in out.output

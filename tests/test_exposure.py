@@ -1,0 +1,148 @@
+"""Exposure runs (exactodds.exposure): exact edges before every round, split-invariant, on Dask too."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from exactodds.analysis import analyze
+from exactodds.cards import Card
+from exactodds.cli import cli
+from exactodds.errors import ExactOddsError
+from exactodds.exposure import ExposureSpec, exposure, exposure_batch
+from exactodds.rules import play
+from exactodds.shoe import Shoe
+from exactodds.wagers import load_catalogue
+
+PAIRS = [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard")]
+
+
+def _dealt_by_the_rules(seed: int, shoe_number: int, *, decks: int, cut: int) -> list[tuple[list[int], list[int]]]:
+    """(cards seen before the round, the round's cards) for each round of one shoe, dealt card by card
+    from §627a.5 and §627a.9(e) with :func:`exactodds.rules.play` — not the simulator's vectorised loop."""
+    stack = np.random.default_rng([seed, shoe_number]).permutation(np.repeat(np.arange(52), decks)).tolist()
+    first = Card.from_index(stack[0])
+    pos = 1 + (10 if first.rank.value >= 10 else first.points)          # §627a.5(f): expose, burn its face
+    cover = len(stack) - cut
+    seen = [stack[0]]
+    out, last_hand = [], False
+    while True:
+        rnd = play([Card.from_index(c).points for c in stack[pos:pos + 6]])
+        cards = stack[pos:pos + rnd.cards_used]
+        out.append((list(seen), cards))
+        seen += cards
+        appears = pos <= cover < pos + rnd.cards_used
+        pos += rnd.cards_used
+        if last_hand:
+            return out
+        last_hand = appears
+
+
+def test_edges_equal_analyze_on_the_cards_not_yet_seen():
+    """Every round's exact edge, summed, equals analyze on the unseen cards round by round."""
+    decks, cut, seed, shoe_number = 6, 20, 11, 3
+    spec = ExposureSpec(tuple((load_catalogue()[w], t) for w, t in PAIRS), decks, cut, seed, ((0,) * 52,) * 2)
+    tallies = exposure_batch(spec, shoe_number, shoe_number + 1)
+    rounds = _dealt_by_the_rules(seed, shoe_number, decks=decks, cut=cut)
+    for (wager, table), tally in zip(PAIRS, tallies):
+        edges = []
+        for seen, _cards in rounds[::7]:      # spot-check every seventh round through analyze
+            unseen = Shoe.decks(decks).remove(*(Card.from_index(c) for c in seen))
+            edges.append(analyze(unseen, wagers=[wager], paytables=[table])[0].expected_return)
+        assert tally.rounds == len(rounds)
+        assert edges[0] == analyze(Shoe.decks(decks).remove(Card.from_index(rounds[0][0][0])),
+                                   wagers=[wager], paytables=[table])[0].expected_return
+        everything = _all_edges(wager, table, rounds, decks)
+        assert everything[::7] == edges
+        assert tally.sum_edge == sum(everything, Fraction(0))
+        assert tally.advantage_rounds == sum(e > 0 for e in everything)
+        assert tally.sum_advantage == sum((e for e in everything if e > 0), Fraction(0))
+        lows = [row[3] for row in tally.by_penetration.values()]
+        assert min(lows) == min(everything)
+
+
+def _all_edges(wager, table, rounds, decks):
+    from exactodds.engine import deal
+    from exactodds.pricing import price
+
+    w = load_catalogue()[wager]
+    out = []
+    for seen, _cards in rounds:
+        unseen = Shoe.decks(decks).remove(*(Card.from_index(c) for c in seen))
+        out.append(price(w, w.paytable(table), deal(unseen)).expected_return)
+    return out
+
+
+def _figures(x):
+    return [(r.summary(), r.thresholds(), r.penetration(), r.tally.histogram) for r in x]
+
+
+def test_the_split_does_not_change_the_numbers():
+    one = exposure(PAIRS, shoes=6, seed=5, batch=6)
+    small = exposure(PAIRS, shoes=6, seed=5, batch=1)
+    pool = exposure(PAIRS, shoes=6, seed=5, batch=2, workers=2)
+    assert _figures(one) == _figures(small) == _figures(pool)
+    other = exposure(PAIRS, shoes=6, seed=6, batch=6)
+    assert _figures(other) != _figures(one)
+
+
+def test_the_dask_path_gives_the_local_numbers():
+    distributed = pytest.importorskip("dask.distributed")
+    local = exposure(PAIRS[:1], shoes=4, seed=9, batch=4)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        on_cluster = exposure(PAIRS[:1], shoes=4, seed=9, batch=1, scheduler=cluster.scheduler_address)
+        with distributed.Client(cluster) as client:
+            by_client = exposure(PAIRS[:1], shoes=4, seed=9, batch=3, scheduler=client)
+    assert _figures(on_cluster) == _figures(local) == _figures(by_client)
+
+
+def test_the_figures_are_read_exactly_from_the_sums():
+    r = exposure(PAIRS[:1], shoes=5, seed=2)[0]
+    assert r.rounds == sum(row[0] for row in r.tally.by_tc.values()) == sum(r.tally.histogram.values())
+    assert r.advantage_share == Fraction(r.tally.advantage_rounds, r.rounds)
+    assert r.perfect_per_100 == 100 * r.tally.sum_advantage / r.rounds
+    lowest = r.thresholds()[0]
+    assert lowest["rounds_bet"] == r.rounds and lowest["win_per_100"] == 100 * r.mean_edge
+    best = r.best_threshold()
+    assert best is None or all(best["win_per_100"] >= row["win_per_100"] for row in r.thresholds())
+    assert r.count.tags["8"] > 0 and r.count.tags["7"] < 0
+
+
+def test_given_tags_are_used():
+    r = exposure(PAIRS[:1], shoes=2, seed=2, tags={"4": -1, "5": -1, "6": -1, "7": -1, "8": 2, "9": 2})[0]
+    assert r.count.source == "given" and r.count.tags["8"] == 2 and r.count.tags["K"] == 0
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"seed": -1}, "--seed"), ({"shoes": 0}, "--shoes"), ({"cut": 10}, "--cut"), ({"batch": 0}, "--batch"),
+    ({"decks": 0}, "--decks"),
+])
+def test_bad_runs_are_refused(kwargs, words):
+    args = {"shoes": 1, "seed": 1} | kwargs
+    with pytest.raises(ExactOddsError, match=words):
+        exposure(PAIRS[:1], **args)
+
+
+def test_progressives_are_refused():
+    with pytest.raises(ExactOddsError, match="progressive meter"):
+        exposure([("royal-9-progressive", "$5")], shoes=1, seed=1)
+
+
+def test_cli_exposure():
+    runner = CliRunner()
+    out = runner.invoke(cli, ["exposure", "dragon-7-insurance", "--shoes", "3", "--seed", "4", "--workers", "1",
+                              "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)["wagers"][0]
+    assert data["shoes"] == 3 and data["seed"] == 4 and data["thresholds"]
+    assert Fraction(data["advantage_share"]) >= 0
+    text = runner.invoke(cli, ["exposure", "tie:8-to-1", "--shoes", "2", "--seed", "4", "--workers", "1"]).output
+    assert "Betting by the count" in text and "Edge against penetration" in text
+    bad = runner.invoke(cli, ["exposure", "tie", "--shoes", "2", "--seed", "-3"])
+    assert bad.exit_code == 2 and "--seed" in bad.output and "Traceback" not in bad.output
+    bad = runner.invoke(cli, ["exposure", "tie", "--shoes", "2", "--seed", "1", "--scheduler", "tcp://127.0.0.1:1"])
+    assert bad.exit_code == 2 and "--scheduler" in bad.output
