@@ -6,8 +6,10 @@ plain C loop over the value-level rounds (built with ``gcc -O2`` in a temporary
 directory) and against the plain NumPy per-round loop; cold ``exactodds``
 processes against a bare ``python -c "import numpy"``. It also prices the
 whole catalogue on a depleted shoe, two user-written wagers that read ranks
-and suits (cold, in a fresh process, and warm), 30 decks against 8, and the
-peak memory of each child (``VmHWM``, read by the child itself).
+and suits (cold, in a fresh process, and warm), 30 decks against 8, the
+peak memory of each child (``VmHWM``, read by the child itself), and the
+counting tools: effects of removal of the whole catalogue, the exact edge the
+exposure loop computes before each round, and exposure runs on 1 and 2 workers.
 Nothing here fails on a slow machine: a missed target is printed as MISS.
 """
 
@@ -420,7 +422,56 @@ def main() -> None:
     for shown, mb in peaks.items():
         _row(shown, _mb(mb))
 
+    _counting(cat)
     print(f"\n(benchmark took {time.perf_counter() - started:.0f} s)")
+
+
+def _counting(cat: Any) -> None:
+    """7. Effects of removal of the whole catalogue, one exact edge on a depleted shoe, exposure runs."""
+    from .engine import deal
+    from .eor import effects_of_removal
+    from .exposure import exposure
+    from .pricing import expected_return
+    from .shoe import Shoe
+
+    print("\n7. Counting: effects of removal, the exposure loop's exact edge, exposure runs (8 decks)")
+    pairs = [(cat[w], t) for w in cat for t in cat[w].paytables]
+    t = time.perf_counter()
+    table = effects_of_removal(Shoe.decks(8), pairs)
+    eor_s = time.perf_counter() - t
+    items = sum(len(r.items) for r in table)
+    _row(f"effects of removal, every wager and paytable ({len(pairs)}; {items:,} effects)", f"{eor_s:.2f} s",
+         "<= 5 s", eor_s <= 5)
+    reference = statistics.median(_time_s(lambda: effects_of_removal(Shoe.decks(8), pairs[:1])) for _ in range(3))
+    _row("  reference: the main-game Banker alone (14 shoes)", f"{reference * 1e3:.0f} ms",
+         f"catalogue / Banker = {eor_s / reference:.0f}x")
+    d7 = cat["dragon-7-insurance"]
+    standard = d7.paytable("standard")
+    shoe = Shoe.decks(8).remove(*DEPLETED)
+    edge_ms = _fresh_ms(lambda s: expected_return(d7, standard, deal(s)),
+                        lambda: Shoe(shoe.rank_counts, shoe.card_counts, "unseen"), repeat=200, warmup=5)
+    _row("exact edge of Dragon 7 on a depleted shoe, fresh shoe, median of 200", f"{edge_ms:.3f} ms", "<= 1 ms",
+         edge_ms <= 1)
+    main_ms = _fresh_ms(lambda s: deal(s).main_game(), lambda: Shoe(shoe.rank_counts, shoe.card_counts, "unseen"),
+                        repeat=200, warmup=5)
+    _row("  reference: Banker/Player/Tie counts on the same shoe", f"{main_ms:.3f} ms", f"{edge_ms / main_ms:.1f}x")
+    for shoes, workers in ((200, 1), (200, 2), (1000, 2)):
+        t = time.perf_counter()
+        exposure([("dragon-7-insurance", "standard")], shoes=shoes, seed=1, workers=workers, catalogue=cat)
+        wall = time.perf_counter() - t
+        target = ("<= 120 s", wall <= 120) if shoes == 1000 else ("", None)
+        _row(f"exposure of Dragon 7, {shoes:,} shoes, {workers} worker{'s' if workers > 1 else ''}",
+             f"{wall:.1f} s ({shoes / wall:.0f} shoes/s)", *target)
+        if shoes == 200 and workers == 1:
+            one = wall
+        elif shoes == 200:
+            _row("  2 workers against 1 (same 200 shoes)", f"{one / wall:.2f}x faster")
+
+
+def _time_s(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
 
 
 if __name__ == "__main__":

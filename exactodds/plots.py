@@ -15,7 +15,8 @@ from .errors import ExactOddsError
 from .pricing import WagerResult
 from .shoe import Shoe
 
-__all__ = ["edge_by_decks", "outcome_probabilities", "progressive_return", "removal_effect"]
+__all__ = ["edge_by_decks", "outcome_probabilities", "progressive_return", "removal_effect", "effects_bars",
+           "edge_by_penetration"]
 
 
 def _axes(ax: Any) -> Any:
@@ -77,17 +78,65 @@ def progressive_return(analysis: Any, *, meter: Sequence[float], symbol: str = "
 def removal_effect(wager: str, paytable: str, *, decks: int = 8, ax: Any = None) -> dict[str, Fraction]:
     """Effect of removing one card of each rank on the house edge (exact); plotted if ``ax`` or pyplot.
 
-    Returns rank -> change in house edge (exact Fraction).
+    Returns rank -> change in house edge (exact Fraction): the negative of the
+    effect on the player's return that :func:`exactodds.eor.effects_of_removal` gives.
     """
-    base = analyze(Shoe.decks(decks), wagers=[wager], paytables=[paytable])[0].house_edge
-    effect = {}
-    for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
-        shoe = Shoe.decks(decks).remove(f"{rank}s")
-        effect[rank] = analyze(shoe, wagers=[wager], paytables=[paytable])[0].house_edge - base
+    from .eor import effects_of_removal
+
+    r = effects_of_removal(Shoe.decks(decks), [(wager, paytable)])[0]
+    effect = {item: -e for item, e in zip(r.items, r.numeric()) if e is not None}
     ax = _axes(ax)
     ax.bar(list(effect), [float(v) * 100 for v in effect.values()])
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_xlabel("rank removed (one card, spades)")
+    ax.set_xlabel("card removed")
     ax.set_ylabel("change in house edge, % points")
     ax.set_title(f"Effect of removal: {wager} ({paytable}), {decks} decks", fontsize="medium")
     return effect
+
+
+def effects_bars(effects: Any, *, ax: Any = None) -> Any:
+    """Bars of a :class:`~exactodds.eor.RemovalEffects`: the change in the player's return x100,000
+    per card removed, with the count's tags written above them."""
+    ax = _axes(ax)
+    values = [0.0 if v is None else float(v) * 100_000 for v in effects.numeric()]
+    bars = ax.bar(list(effects.items), values, color=["tab:green" if v > 0 else "tab:red" for v in values])
+    if effects.count is not None and effects.count.betting_correlation is not None:
+        for bar, item in zip(bars, effects.items):
+            tag = effects.count.tags.get(item, 0)
+            ax.annotate(f"{tag:+d}" if tag else "0", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                        ha="center", va="bottom" if bar.get_height() >= 0 else "top", fontsize="x-small")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("card removed" + ("  (tags of the count above the bars)" if effects.count else ""))
+    ax.set_ylabel("change in player's return x100,000")
+    ax.set_title(f"Effect of removal: {effects.wager.name} ({effects.paytable.id}), {effects.shoe.label}",
+                 fontsize="medium")
+    if len(effects.items) > 13:
+        ax.tick_params(axis="x", labelsize="xx-small", rotation=90)
+    return ax
+
+
+def edge_by_penetration(result: Any, *, ax: Any = None) -> Any:
+    """Edge against penetration of a :class:`~exactodds.exposure.WagerExposure`: the mean exact edge
+    per tenth of the shoe seen, the middle 80% of the edges (to the 1% bin), the lowest and highest,
+    and the share of rounds with an advantage."""
+    ax = _axes(ax)
+    rows = result.penetration()
+    x = [float(r["seen_from"] + r["seen_to"]) / 2 * 100 for r in rows]
+    mean = [float(r["mean_edge"]) * 100 for r in rows]
+    ax.fill_between(x, [float(r["decile_1_edge"]) * 100 for r in rows], [float(r["decile_9_edge"]) * 100 for r in rows],
+                    alpha=0.25, label="middle 80% of edges")
+    ax.plot(x, [float(r["min_edge"]) * 100 for r in rows], linestyle=":", color="tab:blue", linewidth=0.8,
+            label="lowest and highest")
+    ax.plot(x, [float(r["max_edge"]) * 100 for r in rows], linestyle=":", color="tab:blue", linewidth=0.8)
+    ax.plot(x, mean, marker="o", label="mean exact edge")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("shoe seen, %")
+    ax.set_ylabel("player's expected return, %")
+    twin = ax.twinx()
+    twin.bar(x, [float(r["advantage_share"]) * 100 for r in rows], width=6, alpha=0.25, color="tab:green",
+             label="rounds with an advantage, %")
+    twin.set_ylabel("rounds with a player advantage, %")
+    ax.set_title(f"{result.wager.name} ({result.paytable.id}): {result.shoes:,} shoes, exact edge before every round",
+                 fontsize="medium")
+    ax.legend(loc="lower left", fontsize="small")
+    return ax
