@@ -124,6 +124,8 @@ def select(
         w = catalogue[wid]
         if wid in alternatives:
             w = w.with_alternative(alternatives[wid])
+        elif w.follows in alternatives and alternatives[w.follows] in w.alternatives:
+            w = w.with_alternative(alternatives[w.follows])     # e.g. Cover All reads Blazing 7's as chosen
         tables = [t for t in w.paytables if not wanted or t.lower() in wanted]
         if not tables and not everything:
             raise ExactOddsError(

@@ -128,6 +128,9 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
     result = run(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                  alternatives=alts, route=route)
     click.echo(result.render(fmt), nl=False)
+    for w in {r.wager.id: r.wager for r in result if r.wager.implausible}.values():
+        click.echo(f"exactodds: warning: {w.id} under the reading {w.reading_id!r} is implausible: "
+                   f"{w.implausible}", err=True)
 
 
 def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
@@ -182,7 +185,8 @@ def list_(paytables_file: str | None, fmt: str) -> None:
     rows = [
         {"id": w.id, "name": w.name, "game": w.game, "section": w.section,
          "paytables": list(w.paytables), "alternatives": list(w.alternatives), "source": w.source,
-         "reading": w.reading}
+         "reading": w.reading,
+         "implausible_alternatives": {a.id: a.implausible for a in w.alternatives.values() if a.implausible}}
         for w in cat.values()
     ]
     if fmt == "json":
@@ -207,7 +211,8 @@ def list_(paytables_file: str | None, fmt: str) -> None:
         return
     width = max(len(r["id"]) for r in rows)
     for r in rows:
-        alt = f"  [alternatives: {', '.join(r['alternatives'])}]" if r["alternatives"] else ""
+        names = [a + (" (implausible)" if a in r["implausible_alternatives"] else "") for a in r["alternatives"]]
+        alt = f"  [alternatives: {', '.join(names)}]" if names else ""
         click.echo(f"{r['id']:<{width}}  §{r['section']}  paytables: {', '.join(r['paytables'])}{alt}")
 
 
@@ -336,7 +341,7 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
         long_run = long_run_return(analysis, wager=amount or Fraction(1), increment=inc, reseed=seeds,
                                    reserve=funded)
     click.echo(render_progressive(analysis, fmt, wager_amount=amount, at=at, long_run=long_run,
-                                  increments=inc, reserves=res, reseeds=seeds), nl=False)
+                                  increments=inc, reserves=res, reseeds=seeds, funded=funded), nl=False)
 
 
 @cli.command()

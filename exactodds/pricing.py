@@ -31,7 +31,7 @@ from .multiset import compile_table, point_names
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, initial_needs, initial_row
 from .pays import Pay
 from .shoe import Shoe
-from .wagers import Paytable, Wager, _rank
+from .wagers import Paytable, Wager
 from .walk import WalkDistribution
 
 __all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "expected_return", "classify",
@@ -142,9 +142,11 @@ class WagerResult:
 
 
 def _positive(net: Any) -> bool:
+    """Whether a pay is a win. A share of a meter always is: the meter is never below its reset,
+    which is many times the wager, so even a share paid 'for 1' (``J − 1``) wins money."""
     if isinstance(net, Fraction):
         return net > 0
-    return bool(getattr(net, "is_positive", False))     # a progressive share of a positive meter
+    return any(net.coefficient(m) > 0 for m in net.meters)
 
 
 _LOSE_PAY = Pay("lose", "lose", Fraction(-1))
@@ -280,7 +282,7 @@ def assign_outcomes(wager: Wager, paytable: Paytable, masks: np.ndarray) -> np.n
     """
     order = [k for k, o in enumerate(wager.outcomes) if paytable.pays[o.id].offered]
     if wager.settle == "highest":      # the best pay first; ties keep the data's order
-        order.sort(key=lambda k: _rank(paytable.pays[wager.outcomes[k].id]), reverse=True)
+        order.sort(key=lambda k: wager.rank(paytable, wager.outcomes[k].id), reverse=True)
     assign = np.full(masks.shape[1], -1, dtype=np.intp)
     for k in reversed(order):          # earlier in ``order`` overwrites later
         assign[masks[k]] = k

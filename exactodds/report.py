@@ -115,6 +115,7 @@ def result_dict(r: WagerResult) -> dict[str, Any]:
         "paytable_section": t.section,
         "reading": w.reading,
         "reading_id": w.reading_id,
+        "implausible": getattr(w, "implausible", None),
         "outcomes": [
             {
                 "id": ln.id,
@@ -192,6 +193,8 @@ def result_text(r: WagerResult) -> str:
     out = [_title(r)]
     if r.wager.reading:
         out.append(f"Reading: {r.wager.reading}")
+    if getattr(r.wager, "implausible", None):
+        out.append(f"IMPLAUSIBLE READING: {r.wager.implausible}")
     for i, row in enumerate(rows):
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [row[k].rjust(widths[k]) for k in (2, 3, 4)]
         out.append("  ".join(cells).rstrip())
@@ -301,8 +304,13 @@ def _one_in(p: Fraction) -> str:
 
 def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: dict[str, Fraction] | None,
                        long_run: Fraction | None, increments: dict[str, Fraction],
-                       reserves: dict[str, Fraction], reseeds: dict[str, Fraction]) -> str:
-    """The return of a progressive wager as a function of its meters (text or JSON)."""
+                       reserves: dict[str, Fraction], reseeds: dict[str, Fraction],
+                       funded: dict[str, Fraction] | None = None) -> str:
+    """The return of a progressive wager as a function of its meters (text or JSON).
+
+    ``funded``: the meters whose reseed the long-run figure takes from a reserve
+    rate (the others add back the reseed as it is paid).
+    """
     r = a.result
     meters = []
     for symbol, p in a.coefficients.items():
@@ -332,6 +340,8 @@ def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: d
         data["at"] = {"meters_units": {k: exact(v) for k, v in at.items()}, "expected_return": exact(a.at(at))}
     if long_run is not None:
         data["long_run_rtp"] = exact(long_run)
+        data["long_run_includes"] = {k: "increment + reserve" if k in (funded or {}) else "increment + reseed"
+                                     for k in increments}
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     out = [f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
@@ -351,8 +361,11 @@ def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: d
         shown = ", ".join(f"{k} = {decimal(v, 4)}" for k, v in at.items())
         out.append(f"At {shown}: expected return {decimal(a.at(at), 8)} (exact {a.at(at)})")
     if long_run is not None:
-        out.append(f"Long-run RTP with the meter rates ({', '.join(f'{k}: +{percent(v, 2)}' for k, v in increments.items())}): "
-                   f"{percent(long_run, 4)} (exact {long_run})")
+        funded = funded or {}
+        rates = ", ".join(f"{k}: increment {percent(v, 2)} + " + (
+            f"reserve {percent(funded[k], 2)}" if k in funded else
+            f"reseed ${decimal(reseeds[k], 2)} when hit" if k in reseeds else "reseed") for k, v in increments.items())
+        out.append(f"Long-run RTP with the meter rates ({rates}): {percent(long_run, 4)} (exact {long_run})")
     return "\n".join(out) + "\n"
 
 

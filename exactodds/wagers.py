@@ -73,6 +73,8 @@ class Alternative:
     conditions: Mapping[str, Condition]
     award_basis: str | None = None
     pays: Mapping[str, Mapping[str, Pay]] = field(default_factory=dict)     # paytable -> outcome -> pay
+    implausible: str | None = None          # why this reading cannot be what the regulation means
+    rank_meters: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)   # paytable -> meter -> units
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,10 @@ class Wager:
     alternatives: Mapping[str, Alternative] = field(default_factory=dict)
     reading_id: str = "regulation"
     parameters: Mapping[str, object] = field(default_factory=dict)
+    follows: str | None = None              # a wager whose chosen reading this one takes too
+    #: paytable -> meter -> value (units of the wager) at which "highest" ranks a meter share
+    #: by the amount it pays; without it a meter share outranks every fixed award
+    rank_meters: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
 
     def outcome(self, outcome_id: str) -> Outcome:
         for o in self.outcomes:
@@ -122,7 +128,34 @@ class Wager:
             tables[tid] = replace(tables[tid], pays={**tables[tid].pays, **changes})
         if alt.award_basis is not None:
             tables = {k: t.with_award_basis(alt.award_basis) for k, t in tables.items()}
-        return replace(self, outcomes=outcomes, paytables=tables, reading=alt.reading, reading_id=alt.id)
+        return replace(self, outcomes=outcomes, paytables=tables, reading=alt.reading, reading_id=alt.id,
+                       rank_meters=alt.rank_meters or self.rank_meters)
+
+    def with_rank_meters(self, paytable_id: str, meters: Mapping[str, Fraction | int]) -> Wager:
+        """The wager with "highest" ranking each meter share by what it pays at ``meters``
+        (units of the wager), e.g. Royal 9 at the meters on the sign today."""
+        table = self.paytable(paytable_id)
+        symbols = {table.pays[o.id].meter for o in self.outcomes if table.pays[o.id].symbolic}
+        for name, value in meters.items():
+            if name not in symbols:
+                raise ExactOddsError(f"wager {self.id!r} paytable {table.id!r} has no meter {name!r} "
+                                     f"(meters: {', '.join(sorted(s for s in symbols if s))})")
+            if value < 0:
+                raise ExactOddsError(f"meter {name} must be >= 0, got {value}")
+        if missing := symbols - set(meters):
+            raise ExactOddsError(f"give every meter of paytable {table.id!r}: missing {sorted(m for m in missing if m)}")
+        ranks = {**self.rank_meters, table.id: {k: Fraction(v) for k, v in meters.items()}}
+        return replace(self, rank_meters=ranks)
+
+    @property
+    def implausible(self) -> str | None:
+        """Why the reading priced is not a plausible reading of the regulation (None if it is)."""
+        alt = self.alternatives.get(self.reading_id)
+        return alt.implausible if alt is not None else None
+
+    def rank(self, paytable: Paytable, outcome_id: str) -> tuple[int, Fraction]:
+        """How "highest" orders this outcome's pay under ``paytable`` (see :func:`_rank`)."""
+        return _rank(paytable.pays[outcome_id], self.rank_meters.get(paytable.id))
 
     @property
     def features(self) -> frozenset[str]:
@@ -154,12 +187,36 @@ class Wager:
             return None
         if len(hits) == 1 or self.settle == "exclusive":
             return hits[0]
-        return max(hits, key=lambda oid: _rank(paytable.pays[oid]))   # "highest": pay the best
+        return max(hits, key=lambda oid: self.rank(paytable, oid))   # "highest": pay the best
 
 
-def _rank(pay: Pay) -> tuple[int, Fraction]:
-    """Order pays for "highest": a progressive share is the top award, then by net win."""
-    return (1, Fraction(0)) if pay.symbolic else (0, Fraction(pay.net))
+def _rank(pay: Pay, meters: Mapping[str, Fraction] | None = None) -> tuple[int, Fraction]:
+    """Order pays for "highest": a progressive share is the top award, then by net win;
+    with ``meters`` (units of the wager), every pay ranks by what it pays at those meters."""
+    if pay.symbolic:
+        return (0, pay.net.at(meters)) if meters else (1, Fraction(0))
+    return (0, Fraction(pay.net))
+
+
+def _rank_meters(raw: Any, paytables: Mapping[str, Paytable], where: str) -> dict[str, dict[str, Fraction]]:
+    """``rank_meters.'$5' = { J_minor = 90, ... }``: meter values (units of the wager) per paytable."""
+    if not isinstance(raw, dict):
+        raise ExactOddsError(f"{where}: rank_meters must map paytables to meter values")
+    out: dict[str, dict[str, Fraction]] = {}
+    for tid, meters in raw.items():
+        if tid not in paytables or not isinstance(meters, dict):
+            raise ExactOddsError(f"{where}: rank_meters names unknown paytable {tid!r}")
+        for name, value in meters.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ExactOddsError(f"{where}: rank_meters.{tid}.{name} must be a whole number of wagers >= 0")
+            out.setdefault(tid, {})[name] = Fraction(value)
+    return out
+
+
+def _follows(raw: Any, where: str) -> str | None:
+    if raw is not None and (not isinstance(raw, str) or not raw.strip()):
+        raise ExactOddsError(f"{where}: 'follows' must name a wager")
+    return raw
 
 
 def _check_parameters(wager_id: str, values: Mapping[str, object]) -> None:
@@ -254,7 +311,7 @@ def read_file(path: str | Path) -> Catalogue:
 
 # -- parsing and validation ---------------------------------------------------
 
-_WAGER_KEYS = {"id", "name", "section", "game", "reading", "settle", "outcome", "paytable", "alternative",
+_WAGER_KEYS = {"id", "name", "section", "game", "reading", "settle", "outcome", "paytable", "alternative", "follows",
                "parameters"}
 _OUTCOME_KEYS = {"id", "name", "when", "section"}
 _PAYTABLE_KEYS = {"id", "section", "pays", "denomination", "award_basis"}
@@ -476,16 +533,21 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
             raise ExactOddsError(f"{where}: alternative #{i + 1} is not a table")
         aid = _text(a, "id", f"{where}: alternative #{i + 1}")
         awhere = f"{where}: alternative {aid!r}"
-        if extra := set(a) - {"id", "reading", "when", "award_basis", "pays"}:
+        if extra := set(a) - {"id", "reading", "when", "award_basis", "pays", "implausible", "rank_meters"}:
             raise ExactOddsError(f"{awhere}: unknown key {sorted(extra)[0]!r}")
         when = a.get("when", {})
         alt_basis = a.get("award_basis")
         if alt_basis is not None and alt_basis not in ("to", "for"):
             raise ExactOddsError(f"{awhere}: award_basis must be 'to' or 'for', got {alt_basis!r}")
         raw_alt_pays = a.get("pays", {})
+        rank_meters = _rank_meters(a.get("rank_meters", {}), paytables, awhere)
         if not isinstance(when, dict) or not isinstance(raw_alt_pays, dict) or (
-                not when and alt_basis is None and not raw_alt_pays):
-            raise ExactOddsError(f"{awhere}: give 'when' (outcome id -> condition), 'pays' or 'award_basis'")
+                not when and alt_basis is None and not raw_alt_pays and not rank_meters):
+            raise ExactOddsError(f"{awhere}: give 'when' (outcome id -> condition), 'pays', 'award_basis' "
+                                 "or 'rank_meters'")
+        implausible = a.get("implausible")
+        if implausible is not None and (not isinstance(implausible, str) or not implausible.strip()):
+            raise ExactOddsError(f"{awhere}: 'implausible' must be a sentence saying why")
         alt_pays: dict[str, dict[str, Pay]] = {}
         for tid, changes in raw_alt_pays.items():
             if tid not in paytables or not isinstance(changes, dict):
@@ -503,7 +565,8 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
             if oid not in ids:
                 raise ExactOddsError(f"{awhere}: names unknown outcome {oid!r}")
             conds[oid] = Condition.parse(text, where=f"{awhere}: outcome {oid!r}", parameters=pnames)
-        alternatives[aid] = Alternative(aid, _text(a, "reading", awhere), conds, alt_basis, alt_pays)
+        alternatives[aid] = Alternative(aid, _text(a, "reading", awhere), conds, alt_basis, alt_pays,
+                                        implausible, rank_meters)
 
     wager = Wager(
         id=wid,
@@ -517,6 +580,7 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         settle=settle,
         alternatives=alternatives,
         parameters=params,
+        follows=_follows(entry.get("follows"), where),
     )
     try:
         wager.kind
