@@ -163,11 +163,26 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
 
 
 def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str]],
-          catalogue: Catalogue | None = None, title: str | None = None) -> dict[str, Any]:
-    """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``."""
+          catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None) -> dict[str, Any]:
+    """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
+
+    ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
+    the vigorish rounded up to 25¢ as §627a.12(c) allows.
+    """
     from . import __version__
 
     cat = catalogue if catalogue is not None else load_catalogue()
+    if bet is not None:
+        from .pays import vigorish_terms
+        from .vigorish import at_bet, parse_dollars
+        from .wagers import Catalogue as _Catalogue
+
+        dollars = parse_dollars(bet, where="bet")
+        charged = {wid for wid, _ in selection
+                   if any(vigorish_terms(p.text) for t in cat[wid].paytables.values() for p in t.pays.values())}
+        if not charged:
+            raise ExactOddsError("--bet: no selected wager charges a vigorish")
+        cat = _Catalogue([at_bet(cat[w], dollars) if w in charged else cat[w] for w in cat])
     results = []
     for spec in shoes:
         shoe = _shoe_from_inputs(spec)
@@ -182,7 +197,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         "title": title or ("Return-to-player certificate: " + ", ".join(cat[w].name for w in wagers[:3])
                            + (f" and {len(wagers) - 3} more" if len(wagers) > 3 else "")),
         "inputs": {"shoes": [dict(s) for s in shoes],
-                   "selection": [{"wager": w, "paytable": t} for w, t in selection]},
+                   "selection": [{"wager": w, "paytable": t} for w, t in selection],
+                   **({"bet": str(bet)} if bet is not None else {})},
         "assumptions": ASSUMPTIONS,
         "rounding": ROUNDING + "; probabilities to 12 places in the tables, percentages to 4 places.",
         "results": results,
@@ -227,7 +243,8 @@ def verify(document: Any) -> tuple[bool, str]:
         selection = [(s["wager"], s["paytable"]) for s in inputs["selection"]]
     except (KeyError, TypeError):
         raise ExactOddsError("malformed certificate: inputs need 'shoes' and 'selection' (wager, paytable)") from None
-    fresh = build(shoes=shoes, selection=selection, title=document["title"])
+    bet = inputs.get("bet") if isinstance(inputs, dict) else None
+    fresh = build(shoes=shoes, selection=selection, title=document["title"], bet=bet)
     stated = {k: v for k, v in document.items() if k != "provenance"}
     recomputed = {k: v for k, v in fresh.items() if k != "provenance"}
     diff = _first_difference(stated, recomputed)

@@ -149,7 +149,14 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
         if wid not in wagers:
             raise ExactOddsError(f"--set: unknown wager {wid!r}")
         try:
-            wagers[wid] = wagers[wid].with_parameters(params)
+            if "bet" in params:                 # a bet size: the vigorish rounded to 25¢ (627a.12(c))
+                from .vigorish import at_bet, parse_dollars
+
+                bet = params.pop("bet")
+                wagers[wid] = at_bet(wagers[wid], parse_dollars(
+                    ",".join(map(str, bet)) if isinstance(bet, tuple) else bet, where=f"{wid}:bet"))
+            if params:
+                wagers[wid] = wagers[wid].with_parameters(params)
         except ExactOddsError as exc:
             raise ExactOddsError(f"--set: {exc}") from None
     return Catalogue(wagers.values())
@@ -345,6 +352,26 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
 
 
 @cli.command()
+@click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
+@click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
+@click.option("--bets", metavar="DOLLARS,...", help="Bet sizes (default: $1 to $25, then every $5 to $100).")
+@click.option("--wager", "wager_id", default="banker", show_default=True, metavar="WAGER",
+              help="A wager that charges a vigorish.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True, help="Output format; JSON and CSV keep exact values exact.")
+def vigorish(decks: int, remove: str | None, bets: str | None, wager_id: str, fmt: str) -> None:
+    """The Banker's exact edge at each bet size, the vigorish rounded up to 25¢ (627a.12(c))."""
+    from .vigorish import COMMON_BETS, parse_dollars, vigorish_table
+    from .wagers import load_catalogue
+
+    sizes = ([parse_dollars(b, where="--bets") for b in bets.split(",") if b.strip()] if bets is not None
+             else list(COMMON_BETS))
+    if not sizes:
+        raise ExactOddsError("--bets: give at least one bet size")
+    click.echo(vigorish_table(_shoe(decks, remove), sizes, wager=load_catalogue()[wager_id]).render(fmt), nl=False)
+
+
+@cli.command()
 @click.option("--whole-cents", is_flag=True, help="Hit point uniform on whole cents (default: continuous).")
 @click.option("--minimum", metavar="DOLLARS", help="Your own configuration: minimum (reset) dollars.")
 @click.option("--maximum", metavar="DOLLARS", help="Your own configuration: maximum (must-hit-by) dollars.")
@@ -383,8 +410,11 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
 @click.option("--format", "fmt", type=click.Choice(["markdown", "html", "json", "pdf"]), default="markdown",
               show_default=True, help="pdf prints the HTML with Debian's chromium (needs --output).")
 @click.option("--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+@click.option("--bet", metavar="DOLLARS", help="Bet size: wagers with a vigorish are priced with it rounded up "
+              "to 25¢ (627a.12(c)).")
 def certificate(wager: str | None, paytable: str | None, section: str | None, everything: bool,
-                decks: tuple[int, ...], remove: str | None, title: str | None, fmt: str, output: str | None) -> None:
+                decks: tuple[int, ...], remove: str | None, title: str | None, fmt: str, output: str | None,
+                bet: str | None) -> None:
     """An exact return-to-player certificate (Markdown, HTML or JSON)."""
     from .certificate import build, render_html, render_markdown, select_for_certificate, shoes_from_options
     from .certificate import write_atomically
@@ -397,7 +427,7 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
         _check_writable(output)
     if fmt == "pdf" and output is None:
         raise ExactOddsError("--format pdf needs --output FILE")
-    cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title)
+    cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title, bet=bet)
     if fmt == "pdf":
         from .certificate import write_pdf
 

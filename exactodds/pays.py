@@ -28,7 +28,7 @@ from typing import Any
 from .errors import ExactOddsError
 from .forms import Form
 
-__all__ = ["Pay", "parse_pay", "Net"]
+__all__ = ["Pay", "parse_pay", "vigorish_terms", "Net"]
 
 #: An exact net pay: a Fraction, or a :class:`~exactodds.forms.Form` for a progressive share.
 Net = Any
@@ -75,6 +75,18 @@ class Pay:
     @property
     def symbolic(self) -> bool:
         return self.kind == "progressive"
+
+
+def vigorish_terms(text: str) -> tuple[Fraction, Fraction] | None:
+    """For a pay with a vigorish, (win per unit before it, its rate); None otherwise.
+
+    >>> vigorish_terms("1 to 1 less 5% vigorish"), vigorish_terms("8 to 1")
+    ((Fraction(1, 1), Fraction(1, 20)), None)
+    """
+    m = _TO.match(" ".join(str(text).split()))
+    if m is None or m[3] is None:
+        return None
+    return _num(m[1]) / _num(m[2]), _num(m[3]) / 100
 
 
 def parse_pay(text: str, *, denomination: Fraction | int | None = None, award_basis: str = "to") -> Pay:

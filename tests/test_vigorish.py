@@ -1,0 +1,90 @@
+"""§627a.12(c): the Banker's 5% vigorish at a bet size, rounded up to a multiple of 25¢."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from exactodds.analysis import analyze
+from exactodds.cli import cli
+from exactodds.engine import deal
+from exactodds.errors import ExactOddsError
+from exactodds.shoe import Shoe
+from exactodds.vigorish import at_bet, parse_dollars, vigorish, vigorish_table
+from exactodds.wagers import load_catalogue
+
+SHOE = Shoe.decks(8)
+
+
+def test_627a_12_c_rounding_up_to_the_next_quarter():
+    assert [vigorish(Fraction(b)) for b in (1, 4, 5, 6, 7, 10, 11)] == [
+        Fraction(1, 4), Fraction(1, 4), Fraction(1, 4), Fraction(1, 2), Fraction(1, 2), Fraction(1, 2), Fraction(3, 4)]
+
+
+def test_627a_12_c_multiples_of_5_dollars_are_not_changed_by_rounding():
+    table = vigorish_table(SHOE, range(5, 101, 5))
+    assert all(r.house_edge == r.unrounded_edge and r.charged == r.exact_vigorish for r in table)
+    assert table[0].unrounded_edge == analyze(SHOE, wagers=["banker"])[0].house_edge
+
+
+def test_627a_12_c_a_1_dollar_bet_by_hand():
+    """$1 on the Banker: a win pays $1 less a 25¢ vigorish (5¢ rounded up), so it nets 75¢."""
+    main = deal(SHOE).main_game()
+    total = SHOE.sequences
+    by_hand = -(Fraction(main["banker"], total) * Fraction(3, 4) - Fraction(main["player"], total))
+    (row,) = vigorish_table(SHOE, [1])
+    assert row.house_edge == by_hand
+    assert f"{float(by_hand):.4%}" == "10.2299%"
+
+
+def test_a_bet_size_between_quarters_costs_the_rounding_exactly():
+    (row,) = vigorish_table(SHOE, [7])
+    main = deal(SHOE).main_game()
+    p_banker = Fraction(main["banker"], SHOE.sequences)
+    # 35¢ owed, 50¢ charged: 15¢ more on each $7 win
+    assert row.house_edge - row.unrounded_edge == p_banker * Fraction(15, 100) / 7
+
+
+def test_analyze_set_bet_and_the_table_agree():
+    out = CliRunner().invoke(cli, ["analyze", "--wager", "banker", "--set", "banker:bet=7", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    edge = Fraction(json.loads(out.output)["wagers"][0]["house_edge"])
+    assert edge == vigorish_table(SHOE, [7])[0].house_edge
+    assert "rounded up" in json.loads(out.output)["wagers"][0]["reading"]
+
+
+def test_the_certificate_carries_the_bet_and_verifies(tmp_path):
+    from exactodds.certificate import build, verify
+
+    cert = build(shoes=[{"decks": 8}], selection=[("banker", "standard")], bet="7")
+    assert cert["inputs"]["bet"] == "7"
+    assert Fraction(cert["results"][0]["wagers"][0]["summary"]["house_edge"]) == vigorish_table(SHOE, [7])[0].house_edge
+    ok, _ = verify(json.loads(json.dumps(cert)))
+    assert ok
+    cert["inputs"]["bet"] = "10"
+    assert not verify(cert)[0]
+
+
+@pytest.mark.parametrize("raw, words", [("0", r"above \$0"), ("abc", "not a dollar amount"), ("1.005", "cents"),
+                                        ("-5", r"above \$0"), ("1e999", "at most")])
+def test_bad_bets(raw, words):
+    with pytest.raises(ExactOddsError, match=words):
+        parse_dollars(raw, where="--bets")
+
+
+def test_wagers_without_a_vigorish_refuse_a_bet_size():
+    with pytest.raises(ExactOddsError, match="charges no vigorish"):
+        at_bet(load_catalogue()["tie"], Fraction(5))
+    out = CliRunner().invoke(cli, ["vigorish", "--wager", "player"])
+    assert out.exit_code == 2 and "charges no vigorish" in out.output
+
+
+def test_cli_vigorish_table():
+    out = CliRunner().invoke(cli, ["vigorish", "--bets", "1,7.50,10", "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    rows = out.output.splitlines()
+    assert rows[0].startswith("bet,") and len(rows) == 4
+    assert rows[3].split(",")[-1] == "0.0000000000"
