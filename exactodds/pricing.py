@@ -28,7 +28,7 @@ import numpy as np
 from .engine import RoundDistribution
 from .errors import ExactOddsError
 from .multiset import compile_table, point_names
-from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, initial_needs, initial_row
+from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from .pays import Pay
 from .shoe import Shoe
 from .wagers import Paytable, Wager
@@ -161,12 +161,17 @@ def table_signature(wager: Wager) -> tuple[Any, ...]:
     ``names``; ('initial', p, b) for the four initial cards' identities,
     counted by quadratic forms (:mod:`exactodds.identity`).
     """
-    kind = wager.kind
+    return signature_for(wager.features, kind=wager.kind)
+
+
+def signature_for(features: frozenset[str], *, kind: str | None = None) -> tuple[Any, ...]:
+    """The exact table that reads ``features`` (see :func:`table_signature`)."""
+    kind = kind if kind is not None else feature_kind(features)
     if kind == "round":
-        return ("round", point_names(wager.features & VALUE_LEVEL | frozenset(POINT_FEATURES)))
+        return ("round", point_names(features & VALUE_LEVEL | frozenset(POINT_FEATURES)))
     if kind == "initial":
-        return ("initial", *initial_needs(wager.features))
-    return ("multiset", point_names(wager.features))
+        return ("initial", *initial_needs(features))
+    return ("multiset", point_names(features))
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,8 +303,11 @@ def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[Any, ...], str |
 
 def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
     """The shoe's counts aligned with the wager's feature table."""
-    signature = table_signature(wager)
-    what = f"wager {wager.id!r} (§{wager.section})"
+    return counts_for(table_signature(wager), dist, what=f"wager {wager.id!r} (§{wager.section})")
+
+
+def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str) -> np.ndarray:
+    """The shoe's counts aligned with the rows of :func:`feature_table` of ``signature``."""
     if not isinstance(dist, RoundDistribution):
         if signature[0] != "multiset" or not isinstance(dist, WalkDistribution):
             raise ExactOddsError(f"{what}: the walk route prices wagers on point values and on single cards' "

@@ -1,0 +1,303 @@
+"""Positions: several wagers on one round, settled together, as one exact joint distribution.
+
+A player's position is a set of wagers with stakes (Banker $25 + Dragon 7 $5 +
+Panda 8 $5, or a Dragon Bonus on both hands, §627a.7(a)(4)). Every wager is read
+off one exact table of the features they read between them, so the joint
+distribution of their results is exact, and so are the position's expected
+value, its variance and the covariance of every two wagers.
+
+>>> p = position(Shoe.decks(8), [("banker", "standard", 25), ("dragon-7-insurance", "standard", 5)])
+>>> p.expected_value == 25 * p.lines[0].expected + 5 * p.lines[1].expected
+True
+>>> p.variance == sum(a * b * p.covariance[i][j] for i, a in enumerate(p.stakes) for j, b in enumerate(p.stakes))
+True
+
+The figures a game report carries (standard deviation per round, volatility
+index, the range of the result after n rounds) use the normal approximation
+``n·E ± z·σ·√n`` and are printed as decimals; everything else is exact.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from .engine import deal
+from .errors import ExactOddsError
+from .pricing import assign_outcomes, counts_for, feature_table, signature_for
+from .render import grid
+from .shoe import Shoe
+from .wagers import Catalogue, Paytable, Wager
+
+__all__ = ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE"]
+
+#: The horizons and confidence levels of the volatility table.
+ROUNDS = (100, 1_000, 10_000)
+CONFIDENCE = (Fraction(90, 100), Fraction(95, 100))
+
+
+@dataclass(frozen=True)
+class PositionLine:
+    """One wager of a position: its stake and its own exact figures per unit."""
+
+    wager: Wager
+    paytable: Paytable
+    stake: Fraction
+    outcomes: dict[str, int]            # outcome id (or 'lose') -> combinations
+    expected: Fraction                  # per unit staked
+    variance: Fraction                  # per unit staked
+
+
+@dataclass(frozen=True)
+class Position:
+    """The exact joint result of several wagers on one round."""
+
+    shoe: Shoe
+    lines: tuple[PositionLine, ...]
+    total: int                                  # ordered 6-card sequences
+    joint: dict[tuple[str, ...], int]           # outcome of each wager -> combinations
+    distribution: dict[Fraction, int]           # net result of the position -> combinations
+    covariance: tuple[tuple[Fraction, ...], ...]   # per unit staked, wager by wager
+    mystery: tuple[tuple[str, Fraction], ...] = ()   # (configuration, expected dollars per round)
+
+    @property
+    def stakes(self) -> tuple[Fraction, ...]:
+        return tuple(ln.stake for ln in self.lines)
+
+    @property
+    def staked(self) -> Fraction:
+        return sum(self.stakes, Fraction(0))
+
+    @property
+    def expected_value(self) -> Fraction:
+        """Expected net result of the round, in the stakes' units (a must-hit-by bonus included)."""
+        rounds = sum((Fraction(v, self.total) * n for v, n in self.distribution.items()), Fraction(0))
+        return rounds + sum((m for _, m in self.mystery), Fraction(0))
+
+    @property
+    def variance(self) -> Fraction:
+        """Variance of the round's net result (the must-hit-by bonus, paid at random, not included)."""
+        mean = sum((v * n for v, n in self.distribution.items()), Fraction(0)) / self.total
+        return sum((n * (v - mean) ** 2 for v, n in self.distribution.items()), Fraction(0)) / self.total
+
+    @property
+    def standard_deviation(self) -> float:
+        return math.sqrt(float(self.variance))
+
+    @property
+    def house_edge(self) -> Fraction:
+        """Expected loss per unit staked."""
+        return -self.expected_value / self.staked
+
+    def volatility_index(self, confidence: Fraction = Fraction(90, 100)) -> float:
+        """z × standard deviation per unit staked (two-sided ``confidence``)."""
+        return _z(confidence) * self.standard_deviation / float(self.staked)
+
+    def ranges(self) -> list[dict[str, Any]]:
+        """The player's result after n rounds: n·E ± z·σ·√n, for each horizon and confidence."""
+        e, sd = float(self.expected_value), self.standard_deviation
+        return [{"rounds": n, "confidence": float(c), "expected": n * e,
+                 "low": n * e - _z(c) * sd * math.sqrt(n), "high": n * e + _z(c) * sd * math.sqrt(n)}
+                for n in ROUNDS for c in CONFIDENCE]
+
+    def to_dataframe(self) -> Any:
+        """The distribution of the position's net result: one row per value."""
+        from .eor import _frame
+
+        return _frame([{"net": float(v), "net_exact": v, "combinations": n,
+                        "probability": n / self.total, "probability_exact": Fraction(n, self.total),
+                        "shoe": self.shoe.describe()} for v, n in sorted(self.distribution.items())])
+
+    def __str__(self) -> str:
+        return self.render("text")
+
+    def _repr_html_(self) -> str:
+        return self.render("html")
+
+    def render(self, fmt: str) -> str:
+        from .report import decimal, exact, percent
+
+        names = [f"{ln.wager.id}:{ln.paytable.id}" for ln in self.lines]
+        if fmt == "json":
+            import json
+
+            from . import __version__
+
+            return json.dumps({
+                "exactodds": __version__, "kind": "position", "shoe": self.shoe.to_dict(),
+                "stakes": [{"wager": ln.wager.id, "paytable": ln.paytable.id, "section": ln.wager.section,
+                            "stake": exact(ln.stake), "expected_per_unit": exact(ln.expected),
+                            "variance_per_unit": exact(ln.variance), "outcomes": ln.outcomes} for ln in self.lines],
+                "total": self.total, "expected_value": exact(self.expected_value), "variance": exact(self.variance),
+                "standard_deviation": self.standard_deviation, "house_edge": exact(self.house_edge),
+                "covariance_per_unit": [[exact(c) for c in row] for row in self.covariance],
+                "mystery": [{"configuration": k, "expected_dollars_per_round": exact(v)} for k, v in self.mystery],
+                "distribution": [{"net": exact(v), "combinations": n} for v, n in sorted(self.distribution.items())],
+                "joint": [{"outcomes": list(k), "combinations": n} for k, n in sorted(self.joint.items())],
+                "volatility_index": {f"{float(c):.0%}": self.volatility_index(c) for c in CONFIDENCE},
+                "ranges": self.ranges()}, indent=2, ensure_ascii=False) + "\n"
+        if fmt == "csv":
+            return grid(["net", "net_exact", "combinations", "probability", "probability_exact"],
+                        [[decimal(v, 6), exact(v), n, decimal(Fraction(n, self.total), 12), exact(Fraction(n, self.total))]
+                         for v, n in sorted(self.distribution.items())], "csv")
+        head = ["Wager", "Stake", "Expected per unit", "Edge", "SD per unit"]
+        rows = [[name, decimal(ln.stake, 2), decimal(ln.expected, 6), percent(-ln.expected, 4),
+                 f"{math.sqrt(float(ln.variance)):.4f}"] for name, ln in zip(names, self.lines)]
+        cov_head = ["Covariance per unit", *names]
+        cov_rows = [[name, *(decimal(c, 6) for c in row)] for name, row in zip(names, self.covariance)]
+        dist_head = ["Net result", "Probability"]
+        dist_rows = [[decimal(v, 2), decimal(Fraction(n, self.total), 8)] for v, n in sorted(self.distribution.items())]
+        range_head = ["Rounds", "Confidence", "Expected", "Low", "High"]
+        range_rows = [[f"{r['rounds']:,}", f"{r['confidence']:.0%}", f"{r['expected']:,.2f}", f"{r['low']:,.2f}",
+                       f"{r['high']:,.2f}"] for r in self.ranges()]
+        facts = [f"Shoe: {self.shoe.describe()}; {len(self.joint):,} joint outcomes",
+                 f"Expected result per round: {decimal(self.expected_value, 6)} (exact {self.expected_value}); "
+                 f"house edge on {decimal(self.staked, 2)} staked: {percent(self.house_edge, 4)}",
+                 f"Variance per round: {decimal(self.variance, 6)} (exact {self.variance}); "
+                 f"standard deviation {self.standard_deviation:.4f}",
+                 "Volatility index (z × SD per unit staked): "
+                 + ", ".join(f"{float(c):.0%}: {self.volatility_index(c):.4f}" for c in CONFIDENCE)]
+        facts += [f"Must-hit-by bonus {k}: {decimal(v, 6)} expected per round (long run; not in the variance)"
+                  for k, v in self.mystery]
+        parts = [("Stakes", head, rows), ("Covariance of the wagers, per unit staked", cov_head, cov_rows),
+                 ("Net result of the round", dist_head, dist_rows),
+                 ("The player's result after n rounds (normal approximation)", range_head, range_rows)]
+        if fmt == "html":
+            import html
+
+            return ("<ul>" + "".join(f"<li>{html.escape(f)}</li>" for f in facts) + "</ul>"
+                    + "".join(f"<p><b>{html.escape(t)}</b></p>" + grid(h, r, "html") for t, h, r in parts))
+        if fmt == "markdown":
+            return ("".join(f"- {f}\n" for f in facts) + "".join(f"\n**{t}**\n\n" + grid(h, r, "markdown") + "\n"
+                                                                for t, h, r in parts))
+        return "\n".join(facts) + "\n" + "".join(f"\n{t}\n" + grid(h, r, "text") + "\n" for t, h, r in parts)
+
+
+def _z(confidence: Fraction) -> float:
+    return NormalDist().inv_cdf(0.5 + float(confidence) / 2)
+
+
+def parse_stake(text: str, *, where: str = "stake") -> tuple[str, str | None, Fraction]:
+    """``WAGER[:PAYTABLE][=STAKE]`` → (wager, paytable or None, stake; 1 if not given).
+
+    >>> parse_stake("dragon-bonus-player:A=5")
+    ('dragon-bonus-player', 'A', Fraction(5, 1))
+    """
+    spec, sep, raw = text.strip().rpartition("=") if "=" in text else (text.strip(), "", "1")
+    wid, colon, table = spec.partition(":")
+    if not wid:
+        raise ExactOddsError(f"{where} {text!r}: write WAGER[:PAYTABLE][=STAKE], e.g. banker:standard=25")
+    from .vigorish import parse_dollars
+
+    return wid.strip(), (table.strip() or None) if colon else None, parse_dollars(raw, where=f"{where} {text!r}")
+
+
+def position(
+    shoe: Shoe,
+    stakes: Iterable[tuple[Wager | str, Paytable | str | None, Fraction | int]],
+    *,
+    catalogue: Catalogue | None = None,
+    meters: dict[str, Fraction] | None = None,
+    mystery: Sequence[str] = (),
+) -> Position:
+    """The exact joint distribution of several wagers with stakes on one round off ``shoe``.
+
+    A progressive's meters are read at ``meters`` (units of its wager). ``mystery``
+    adds the long-run expected value of must-hit-by configurations (§631b.6) per
+    round, for a position that qualifies for them.
+    """
+    from .eor import resolve_pairs
+
+    chosen = list(stakes)
+    if not chosen:
+        raise ExactOddsError("a position needs at least one wager")
+    pairs = resolve_pairs([(w, t if t is not None else _first(w, catalogue)) for w, t, _ in chosen], catalogue)
+    amounts = [Fraction(a) for _, _, a in chosen]
+    if any(a <= 0 for a in amounts):
+        raise ExactOddsError("every stake must be above 0")
+    features = frozenset().union(*(w.features for w, _ in pairs))
+    try:
+        signature = signature_for(features)
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"these wagers cannot be read off one table: {exc}") from None
+    table = feature_table(signature)
+    dist = deal(shoe)
+    counts = np.asarray(counts_for(signature, dist, what="this position"), dtype=object)
+    assigned, nets, ids = [], [], []
+    for w, t in pairs:
+        masks = np.stack([o.condition.mask(table.columns, len(table), w.parameters) for o in w.outcomes])
+        assigned.append(assign_outcomes(w, t, masks))
+        nets.append([_number(t.pays[o.id].net, w, meters) for o in w.outcomes] + [Fraction(-1)])
+        ids.append([o.id for o in w.outcomes] + ["lose"])
+    joint: dict[tuple[int, ...], int] = {}
+    for key, n in zip(zip(*(a.tolist() for a in assigned)), counts.tolist()):
+        if n:
+            joint[key] = joint.get(key, 0) + int(n)
+    total = dist.total
+    if sum(joint.values()) != total:                       # an invariant of the counting
+        raise AssertionError("the joint counts do not add up to the shoe's sequences")
+    distribution: dict[Fraction, int] = {}
+    for key, n in joint.items():
+        v = sum((a * nets[i][k] for i, (a, k) in enumerate(zip(amounts, key))), Fraction(0))
+        distribution[v] = distribution.get(v, 0) + n
+    k_wagers = len(pairs)
+    means = [sum((nets[i][key[i]] * n for key, n in joint.items()), Fraction(0)) / total for i in range(k_wagers)]
+    covariance = tuple(tuple(
+        sum((nets[i][key[i]] * nets[j][key[j]] * n for key, n in joint.items()), Fraction(0)) / total
+        - means[i] * means[j] for j in range(k_wagers)) for i in range(k_wagers))
+    lines = []
+    for i, ((w, t), a) in enumerate(zip(pairs, amounts)):
+        outcomes: dict[str, int] = {}
+        for key, n in joint.items():
+            outcomes[ids[i][key[i]]] = outcomes.get(ids[i][key[i]], 0) + n
+        lines.append(PositionLine(w, t, a, outcomes, means[i], covariance[i][i]))
+    named = {tuple(ids[i][k] for i, k in enumerate(key)): n for key, n in joint.items()}
+    return Position(shoe, tuple(lines), total, named, distribution, covariance, _mystery(mystery, pairs, amounts))
+
+
+def _first(w: Wager | str, catalogue: Catalogue | None) -> str:
+    from .wagers import load_catalogue
+
+    wager = (catalogue if catalogue is not None else load_catalogue())[w] if isinstance(w, str) else w
+    return next(iter(wager.paytables))
+
+
+def _number(net: Any, w: Wager, meters: dict[str, Fraction] | None) -> Fraction:
+    if isinstance(net, Fraction):
+        return net
+    missing = [m for m in net.meters if m not in (meters or {})]
+    if missing:
+        raise ExactOddsError(f"wager {w.id!r} pays a progressive meter: give --meter {missing[0]}=UNITS "
+                             "(units of its wager)")
+    return Fraction(net.at(meters))
+
+
+def _mystery(configurations: Sequence[str], pairs: Sequence[tuple[Wager, Paytable]],
+             amounts: Sequence[Fraction]) -> tuple[tuple[str, Fraction], ...]:
+    """Expected dollars per round of each must-hit-by configuration the position qualifies for (§631b.6(c)(1))."""
+    if not configurations:
+        return ()
+    from .progressive import load_meters, mystery_return
+
+    specs = load_meters()[1]
+    out = []
+    for cid in configurations:
+        if cid not in specs:
+            raise ExactOddsError(f"--mystery: unknown configuration {cid!r} (see 'exactodds mystery')")
+        spec = specs[cid]
+        rides_on = "heavenly-9-progressive" if spec.section.startswith("631b.6") else "royal-9-progressive"
+        stakes = [a for (w, _), a in zip(pairs, amounts) if w.id == rides_on]
+        if not stakes:
+            raise ExactOddsError(f"--mystery {cid}: the position has no qualifying wager for §{spec.section}")
+        if stakes[0] != spec.wager:
+            raise ExactOddsError(f"--mystery {cid}: the configuration is for a ${spec.wager} wager; "
+                                 f"the position stakes {stakes[0]}")
+        r = mystery_return(spec)
+        out.append((cid, r.return_per_unit * spec.wager))
+    return tuple(out)

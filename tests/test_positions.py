@@ -1,0 +1,103 @@
+"""Positions (exactodds.positions): several wagers on one round, one exact joint distribution."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from exactodds.cli import cli
+from exactodds.engine import deal
+from exactodds.errors import ExactOddsError
+from exactodds.positions import parse_stake, position
+from exactodds.pricing import price
+from exactodds.shoe import Shoe
+from exactodds.wagers import load_catalogue
+
+CAT = load_catalogue()
+SHOE = Shoe.decks(8)
+DEPLETED = Shoe.decks(6).remove("9s", "9h", "Ks", "Kd", "Qh", "Jc", "5d", "5d")
+
+POSITIONS = {
+    "Banker 25 + Dragon 7 5 + Panda 8 5": [("banker", "standard", 25), ("dragon-7-insurance", "standard", 5),
+                                          ("panda-8-insurance", "standard", 5)],
+    "627a.7(a)(4) Dragon Bonus on both hands": [("dragon-bonus-player", "A", 10), ("dragon-bonus-banker", "A", 10)],
+    "631b.9(e) Golden Talons on both hands": [("golden-talons-player", "C", 5), ("golden-talons-banker", "C", 5)],
+    "631b.7(b) Majestic Match on both hands": [("majestic-match-player", "standard", 5),
+                                               ("majestic-match-banker", "standard", 5)],
+    "Tie at both paytables with the Player": [("player", "standard", 10), ("tie", "8-to-1", 1), ("lucky-six", "standard", 2)],
+}
+
+
+@pytest.mark.parametrize("name", list(POSITIONS))
+@pytest.mark.parametrize("shoe", [SHOE, DEPLETED], ids=["8 decks", "depleted 6 decks"])
+def test_marginals_equal_each_wagers_own_distribution(name, shoe):
+    p = position(shoe, POSITIONS[name])
+    dist = deal(shoe)
+    for line in p.lines:
+        own = price(line.wager, line.paytable, dist)
+        assert line.outcomes == {ln.id: ln.combinations for ln in own.lines if ln.combinations}
+        assert line.expected == own.expected_return and line.variance == own.variance
+    assert sum(p.joint.values()) == sum(p.distribution.values()) == shoe.sequences
+
+
+@pytest.mark.parametrize("name", list(POSITIONS))
+def test_variance_of_the_sum_is_variances_plus_twice_covariances(name):
+    p = position(SHOE, POSITIONS[name])
+    a = p.stakes
+    k = len(a)
+    by_parts = sum((a[i] ** 2 * p.covariance[i][i] for i in range(k)), Fraction(0)) + 2 * sum(
+        (a[i] * a[j] * p.covariance[i][j] for i in range(k) for j in range(i + 1, k)), Fraction(0))
+    assert p.variance == by_parts
+    assert p.expected_value == sum((ai * ln.expected for ai, ln in zip(a, p.lines)), Fraction(0))
+    assert all(p.covariance[i][j] == p.covariance[j][i] for i in range(k) for j in range(k))
+
+
+def test_dragon_bonus_on_both_hands_never_wins_twice():
+    """§627a.7(a)(4): one hand wins; a natural tie pushes both bets."""
+    p = position(SHOE, POSITIONS["627a.7(a)(4) Dragon Bonus on both hands"])
+    for (player, banker), n in p.joint.items():
+        assert not (player not in ("lose", "natural_tie") and banker not in ("lose", "natural_tie")), (player, banker)
+    assert max(p.distribution) < 10 * 30 + 10        # one 30-to-1 win at most, the other bet lost
+
+
+def test_progressive_needs_its_meter_and_mystery_adds_its_long_run_value():
+    with pytest.raises(ExactOddsError, match="--meter J"):
+        position(SHOE, [("heavenly-9-progressive", None, 5)])
+    p = position(SHOE, [("heavenly-9-progressive", None, 5), ("banker", None, 5)], meters={"J": Fraction(2000)})
+    q = position(SHOE, [("heavenly-9-progressive", None, 5), ("banker", None, 5)], meters={"J": Fraction(2000)},
+                 mystery=["A-$5"])
+    from exactodds.progressive import load_meters, mystery_return
+
+    spec = load_meters()[1]["A-$5"]
+    assert q.expected_value - p.expected_value == mystery_return(spec).return_per_unit * 5
+    assert q.variance == p.variance
+    with pytest.raises(ExactOddsError, match="no qualifying wager"):
+        position(SHOE, [("banker", None, 5)], mystery=["A-$5"])
+
+
+def test_wagers_that_no_table_reads_together_are_refused():
+    with pytest.raises(ExactOddsError, match="cannot be read off one table"):
+        position(SHOE, [("harmony-progressive", "A", 1), ("perfect-pairs-player", "A", 1)], meters={"J": Fraction(9)})
+
+
+def test_parse_stake():
+    assert parse_stake("banker") == ("banker", None, Fraction(1))
+    assert parse_stake("tie:9-to-1=2.50") == ("tie", "9-to-1", Fraction(5, 2))
+    with pytest.raises(ExactOddsError, match="above"):
+        parse_stake("tie=0")
+
+
+def test_cli_position():
+    out = CliRunner().invoke(cli, ["position", "banker=25", "dragon-7-insurance=5", "panda-8-insurance=5",
+                                   "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert sum(d["combinations"] for d in data["distribution"]) == data["total"]
+    assert len(data["covariance_per_unit"]) == 3 and data["ranges"][0]["rounds"] == 100
+    text = CliRunner().invoke(cli, ["position", "banker=25", "dragon-7-insurance=5"]).output
+    assert "Volatility index" in text and "Covariance" in text
+    bad = CliRunner().invoke(cli, ["position", "banker:nope=5"])
+    assert bad.exit_code == 2 and "no paytable 'nope'" in bad.output
