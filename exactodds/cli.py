@@ -17,6 +17,7 @@ from .errors import ExactOddsError
 __all__ = ["cli", "main"]
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130                      # 128 + SIGINT, as shells report Ctrl-C
 
 
 class _Cli(click.Group):
@@ -33,8 +34,9 @@ class _Cli(click.Group):
             sys.exit(EXIT_OK)
         except click.ClickException as exc:
             _fail(exc.format_message())
-        except click.exceptions.Abort:
-            _fail("aborted")
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            click.echo("exactodds: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:                              # `exactodds ... | head`
             sys.stderr.close()
             sys.exit(EXIT_OK)
@@ -72,6 +74,19 @@ def _shoe(decks: int, remove: str | None) -> Any:
         except ExactOddsError as exc:
             raise ExactOddsError(f"--remove: {exc}") from None
     return shoe
+
+
+def _meter_units(items: tuple[str, ...]) -> dict[str, Any]:
+    """``--meter J=2000`` (units of the wager) → {'J': Fraction(2000)}."""
+    from .vigorish import parse_dollars
+
+    values: dict[str, Any] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep or not name.strip():
+            raise ExactOddsError(f"--meter {item!r}: write NAME=UNITS, e.g. J=2000")
+        values[name.strip()] = parse_dollars(raw, where=f"--meter {item!r}")
+    return values
 
 
 def _catalogue(paytables_file: str | None) -> Any:
@@ -372,6 +387,37 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wager_id: str, fm
 
 
 @cli.command()
+@click.argument("stakes", nargs=-1, required=True, metavar="WAGER[:PAYTABLE][=STAKE]...")
+@click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
+@click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
+@click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
+@click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
+              help="A progressive meter in units of its wager, e.g. J=2000 (repeatable).")
+@click.option("--mystery", "mystery", multiple=True, metavar="CONFIGURATION",
+              help="Add a must-hit-by bonus the position qualifies for (see 'exactodds mystery'), e.g. A-$5.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True, help="Output format; JSON and CSV keep exact values exact.")
+def position(stakes: tuple[str, ...], decks: int, remove: str | None, paytables_file: str | None,
+             meters: tuple[str, ...], mystery: tuple[str, ...], fmt: str) -> None:
+    """Several wagers on one round: the exact joint result, its variance and covariances."""
+    from .positions import parse_stake
+    from .positions import position as run
+
+    cat = _catalogue(paytables_file)
+    parsed = [parse_stake(s) for s in stakes]
+    values = _meter_units(meters)
+    for wid, table, _ in parsed:
+        try:
+            w = cat[wid]
+            if table is not None:
+                w.paytable(table)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"stake {wid}{':' + table if table else ''}: {exc}") from None
+    result = run(_shoe(decks, remove), parsed, catalogue=cat, meters=values or None, mystery=mystery)
+    click.echo(result.render(fmt), nl=False)
+
+
+@cli.command()
 @click.option("--whole-cents", is_flag=True, help="Hit point uniform on whole cents (default: continuous).")
 @click.option("--minimum", metavar="DOLLARS", help="Your own configuration: minimum (reset) dollars.")
 @click.option("--maximum", metavar="DOLLARS", help="Your own configuration: maximum (must-hit-by) dollars.")
@@ -495,10 +541,12 @@ def tables(output_dir: str, decks: tuple[int, ...]) -> None:
 @click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
 @click.option("--tags", metavar="RANK=TAG,...", help="Your own count instead of the suggested one, e.g. 4=-1,5=-1,6=-1,7=-1,8=2,9=2.")
 @click.option("--max-tag", type=click.IntRange(1, 10), default=3, show_default=True, help="Largest tag of a suggested count.")
+@click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
+              help="Read a progressive's effects at this meter, in units of its wager (default: the reseed).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
               show_default=True, help="Output format; JSON and CSV keep exact values exact.")
 def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None, paytables_file: str | None,
-        tags: str | None, max_tag: int, fmt: str) -> None:
+        tags: str | None, max_tag: int, meters: tuple[str, ...], fmt: str) -> None:
     """Exact effect of removal of each card on a wager's return, and a count built from it."""
     from .analysis import priced_pairs
     from .counting import parse_tags
@@ -511,7 +559,8 @@ def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None
         raise ExactOddsError("name a wager (WAGER or WAGER:PAYTABLE, see 'exactodds list') or give --all")
     pairs = priced_pairs(cat, list(cat) if everything else specs, where="wager")
     given = parse_tags(tags) if tags is not None else None
-    table = effects_of_removal(_shoe(decks, remove), pairs, catalogue=cat, tags=given, max_tag=max_tag)
+    table = effects_of_removal(_shoe(decks, remove), pairs, catalogue=cat, tags=given, max_tag=max_tag,
+                               meters=_meter_units(meters) or None)
     click.echo(table.render(fmt), nl=False)
 
 
@@ -537,6 +586,7 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
 
     from .analysis import priced_pairs
     from .counting import parse_tags
+    from .exposure import MAX_WORKERS
     from .exposure import exposure as run
 
     cat = _catalogue(paytables_file)
@@ -551,8 +601,8 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
             done[0] = total
 
         result = run(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=given, catalogue=cat, batch=batch,
-                     workers=workers if workers is not None else (os.cpu_count() or 1), scheduler=scheduler,
-                     progress=advance)
+                     workers=workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS),
+                     scheduler=scheduler, progress=advance)
     click.echo(result.render(fmt), nl=False)
 
 

@@ -61,7 +61,7 @@ class Count:
     def __str__(self) -> str:
         tags = ", ".join(f"{k}={v:+d}" for k, v in self.tags.items() if v)
         bc = "n/a" if self.betting_correlation is None else f"{self.betting_correlation:.4f}"
-        return f"{self.source} count: {tags or 'all tags zero'}; betting correlation {bc}"
+        return f"{self.source.capitalize()} count: {tags or 'all tags zero'}; betting correlation {bc}"
 
 
 def _integers(effects: Sequence[Fraction | None]) -> list[int | None]:
@@ -93,18 +93,36 @@ def betting_correlation_squared(effects: Sequence[Fraction | int | None], tags: 
     return Fraction(cov * cov, var_e * var_t), 1 if cov >= 0 else -1
 
 
-def _rebalanced(numerators: list[int], denominator: int, live: list[int], max_tag: int) -> list[int] | None:
-    """Round ``numerators / denominator`` and move single tags by one until a full shoe sums to zero."""
+def _rebalanced(numerators: list[int], denominator: int, live: list[int], max_tag: int,
+                groups: list[list[list[int]]]) -> list[int] | None:
+    """Round ``numerators / denominator`` and move tags by one until a full shoe sums to zero.
+
+    ``groups`` holds levels of items that should move together: items with equal
+    effects, then the cards of one rank among them. The largest group that the
+    imbalance allows moves first, so equal cards keep equal tags where a balanced
+    count allows it, and otherwise whole ranks move; single cards move last.
+    """
     tags = [0] * len(numerators)
     for i in live:
         tags[i] = max(-max_tag, min(max_tag, round(Fraction(numerators[i], denominator))))
     imbalance = sum(tags)
     while imbalance:
         step = -1 if imbalance > 0 else 1
+        fits = [g for level in groups for g in level
+                if len(g) <= abs(imbalance) and -max_tag <= tags[g[0]] + step <= max_tag
+                and len({tags[i] for i in g}) == 1]
+        if fits:                            # the coarsest level that fits: whole classes, then whole ranks
+            coarsest = max(len(g) for g in fits)
+            fits = [g for g in fits if len(g) == coarsest or len(g) == 1 and coarsest == 1]
+        if fits:                            # the group that rounding pushed furthest the wrong way
+            g = max(fits, key=lambda g: (tags[g[0]] * denominator - numerators[g[0]]) * -step)
+            for i in g:
+                tags[i] += step
+            imbalance += step * len(g)
+            continue
         movable = [i for i in live if -max_tag <= tags[i] + step <= max_tag]
         if not movable:
             return None
-        # move the tag that rounding pushed furthest the wrong way
         i = max(movable, key=lambda k: (tags[k] * denominator - numerators[k]) * -step)
         tags[i] += step
         imbalance += step
@@ -129,10 +147,13 @@ def suggest_tags(items: Sequence[str], effects: Sequence[Fraction | None], weigh
     ints = _integers(effects)
     live = [i for i, e in enumerate(ints) if e is not None]
     top = max((abs(ints[i]) for i in live), default=0)                    # type: ignore[arg-type]
-    groups = [g for g in _equal(ints, live) if len(g) > 1]
+    classes = _equal(ints, live)                         # items with equal effects, singletons included
+    groups = [g for g in classes if len(g) > 1]
+    per_rank = [sub for g in classes for sub in _by_rank(g, kind)] if kind == "card" else []
+    levels = [classes, per_rank]
     best: tuple[Any, ...] | None = None
     for step in range(10, 20 * max_tag + 10) if top else ():   # the largest tag scaled to 0.5 ... max_tag + 0.45
-        candidate = _rebalanced([(e or 0) * step for e in ints], 20 * top, live, max_tag)
+        candidate = _rebalanced([(e or 0) * step for e in ints], 20 * top, live, max_tag, levels)
         if candidate is None or not any(candidate):
             continue
         bc2, sign = betting_correlation_squared(ints, candidate, weights)
@@ -145,6 +166,14 @@ def suggest_tags(items: Sequence[str], effects: Sequence[Fraction | None], weigh
     if best is None:
         return Count(dict.fromkeys(items, 0), None, 1, "suggested", kind)
     return Count(dict(zip(items, best[1])), best[2], best[3], "suggested", kind)
+
+
+def _by_rank(items: list[int], kind: str) -> list[list[int]]:
+    """Split a class of card items (shoe index order) into the cards of each rank."""
+    ranks: dict[int, list[int]] = {}
+    for i in items:
+        ranks.setdefault(i // 4, []).append(i)
+    return list(ranks.values())
 
 
 def _equal(values: Sequence[int | None], live: list[int]) -> list[list[int]]:
@@ -183,7 +212,7 @@ def parse_tags(text: str, *, where: str = "--tags") -> dict[str, int]:
     out: dict[str, int] = {}
     for part in (p.strip() for p in text.split(",")):
         if not part:
-            continue
+            raise ExactOddsError(f"{where}: an empty entry in {text!r} (write RANK=TAG,RANK=TAG)")
         key, sep, value = part.partition("=")
         if not sep:
             raise ExactOddsError(f"{where}: write RANK=TAG (e.g. 8=+2), got {part!r}")

@@ -197,15 +197,17 @@ def _block(r: RemovalEffects, fmt: str) -> str:
     if r.symbolic:
         at = ", ".join(f"{k}={decimal(v, 2)}" for k, v in sorted((r.meters or {}).items()))
         notes.append(f"Expected return: {r.base} (J: the meter in units of the wager); "
-                     + (f"figures below at the reseed meters {at} (units of the minimum wager); exact "
-                        "formulas in the JSON and CSV" if r.meters else "no reseed is known: give meters "
-                        "to read numbers (the exact formulas are in the JSON and CSV)"))
+                     + (f"the figures in the table are at the meters {at} (units of the wager; the reseed "
+                        "unless --meter gives them); exact formulas in the JSON and CSV" if r.meters else
+                        "no reseed is known: give --meter NAME=UNITS to read numbers (the exact formulas "
+                        "are in the JSON and CSV)"))
     else:
         notes.append(f"Expected return off the top: {percent(r.base, 4)} (exact {r.base})")
     nums = r.numeric()
     tags = r.count.tags if r.count else {}
     head = ["Removed", "In shoe", "Effect x100,000", "Tag"]
-    rows = [[item, f"{n:,}", "—" if v is None else _signed(decimal(v * PER, 2)), "" if item not in tags
+    rows = [[item, f"{n:,}", ("none left" if n == 0 else "formula") if v is None else _signed(decimal(v * PER, 2)),
+             "" if item not in tags
              else f"{tags[item]:+d}" if tags[item] else "0"]
             for item, n, v in zip(r.items, r.counts, nums)]
     if r.count is not None and r.count.betting_correlation is not None:
@@ -214,6 +216,8 @@ def _block(r: RemovalEffects, fmt: str) -> str:
             f"unbalanced: a full shoe counts {sum(c.tags.values()) * (4 if c.resolution == 'rank' else 1):+d} per deck"
         notes.append(f"Count ({c.source}): betting correlation {c.betting_correlation:.4f} "
                      f"(exact square {c.betting_correlation_squared}); {balance}")
+    elif r.count is not None and r.count.source == "given":
+        notes.append("Count (given): no betting correlation, since every tag is zero or every effect is")
     elif r.count is not None:
         notes.append("No count: the effects are all zero (no card moves the return)")
     notes.append(f"Check: Σ copies × effect = {r.weighted_sum} (exactly zero)")
@@ -248,6 +252,14 @@ def _as_dict(r: RemovalEffects) -> dict[str, Any]:
     return out
 
 
+def _meters(wager: Wager, paytable: Paytable, base: Any, given: dict[str, Fraction]) -> dict[str, Fraction] | None:
+    """The meters a progressive's numbers are read at: those given, else the reseed (None if unknown)."""
+    if all(m in given for m in base.meters):
+        return {m: given[m] for m in base.meters}
+    reseed = _reseed_meters(wager, paytable, base)
+    return None if reseed is None else {**reseed, **{m: v for m, v in given.items() if m in reseed}}
+
+
 def _reseed_meters(wager: Wager, paytable: Paytable, base: Any) -> dict[str, Fraction] | None:
     """The meters of a progressive at their reseed, in units of the minimum wager, if all are known."""
     from .progressive import load_meters
@@ -264,12 +276,19 @@ def _reseed_meters(wager: Wager, paytable: Paytable, base: Any) -> dict[str, Fra
     return out
 
 
-def resolve_pairs(pairs: Iterable[tuple[Wager | str, Paytable | str]],
+def resolve_pairs(pairs: Iterable[tuple[Wager | str, Paytable | str] | str],
                   catalogue: Catalogue | None = None) -> list[tuple[Wager, Paytable]]:
-    """(wager or its id, paytable or its id) pairs → (Wager, Paytable) pairs of ``catalogue``."""
+    """(wager or its id, paytable or its id) pairs → (Wager, Paytable) pairs of ``catalogue``;
+    a bare ``"WAGER"`` or ``"WAGER:PAYTABLE"`` string stands for the pairs it names."""
     cat = catalogue if catalogue is not None else load_catalogue()
     resolved: list[tuple[Wager, Paytable]] = []
-    for w, t in pairs:
+    for item in pairs:
+        if isinstance(item, str):
+            from .analysis import priced_pairs
+
+            resolved.extend((w, w.paytable(t)) for w, t in priced_pairs(cat, [item], where="wager"))
+            continue
+        w, t = item
         wager = cat[w] if isinstance(w, str) else w
         resolved.append((wager, wager.paytable(t) if isinstance(t, str) else t))
     return resolved
@@ -277,18 +296,22 @@ def resolve_pairs(pairs: Iterable[tuple[Wager | str, Paytable | str]],
 
 def effects_of_removal(
     shoe: Shoe,
-    pairs: Iterable[tuple[Wager | str, Paytable | str]],
+    pairs: Iterable[tuple[Wager | str, Paytable | str] | str],
     *,
     catalogue: Catalogue | None = None,
     tags: dict[str, int] | None = None,
     max_tag: int = 3,
+    meters: dict[str, Fraction] | None = None,
 ) -> EffectsTable:
     """Exact effects of removal of each (wager, paytable) off ``shoe``, with a suggested count.
 
     One exact distribution is dealt per removed item and shared by every wager
     that needs it. ``tags`` (item → integer) replaces the suggested count.
+    A progressive's effects are exact formulas in its meters; its numbers (and
+    count) are read at ``meters`` (units of the wager), or at the reseed.
     """
     resolved = resolve_pairs(pairs, catalogue)
+    meters_given = dict(meters or {})
     if not resolved:
         raise ExactOddsError("no wager to compute effects of removal for")
     kinds = {resolution(w) for w, _ in resolved}
@@ -309,7 +332,7 @@ def effects_of_removal(
         kind = resolution(w)
         items = _items(kind)
         effects = tuple(removed[(kind, i)][k] if (kind, i) in removed else None for i in range(len(items)))
-        meters = _reseed_meters(w, t, base) if not isinstance(base, Fraction) else None
+        meters = _meters(w, t, base, meters_given) if not isinstance(base, Fraction) else None
         r = RemovalEffects(w, t, shoe, kind, tuple(item_id(i) for i in items),
                            tuple(_count(shoe, i) for i in items), base, effects, meters)
         numbers = r.numeric()

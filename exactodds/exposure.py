@@ -45,6 +45,8 @@ __all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureS
 TC_RANGE = (-20, 30)
 #: Penetration bins: cards seen per 1/PEN_BINS of the shoe.
 PEN_BINS = 10
+#: The most local worker processes a run starts (more belong on a cluster: ``scheduler``).
+MAX_WORKERS = 64
 
 
 @dataclass(frozen=True)
@@ -356,9 +358,10 @@ class Exposure(Results[WagerExposure]):
                             "penetration": [{k: plain(v) for k, v in row.items()} for row in r.penetration()]}
                            for r in self.results]}, indent=2, ensure_ascii=False) + "\n"
         if fmt == "csv":
-            head = ["wager", "paytable", "threshold", "rounds_bet", "share_bet", "mean_edge", "win_per_100",
-                    "win_per_shoe", "win_per_shoe_exact"]
-            rows = [[r.wager.id, r.paytable.id, row["threshold"], row["rounds_bet"], decimal(row["share_bet"], 6),
+            head = ["wager", "paytable", "decks", "cut", "seed", "shoes", "rounds", "threshold", "rounds_bet",
+                    "share_bet", "mean_edge", "win_per_100", "win_per_shoe", "win_per_shoe_exact"]
+            rows = [[r.wager.id, r.paytable.id, r.decks, r.cut, r.seed, r.shoes, r.rounds, row["threshold"],
+                     row["rounds_bet"], decimal(row["share_bet"], 6),
                      decimal(row["mean_edge"], 6), decimal(row["win_per_100"], 6), decimal(row["win_per_shoe"], 6),
                      exact(row["win_per_shoe"])] for r in self.results for row in r.thresholds()]
             return grid(head, rows, "csv")
@@ -368,19 +371,20 @@ class Exposure(Results[WagerExposure]):
 def _block(r: WagerExposure, fmt: str) -> str:
     from .report import decimal, percent
 
-    title = (f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}: {r.shoes:,} shoes of {r.decks} decks, "
+    title = (f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}: {_n(r.shoes, 'shoe')} of "
+             f"{_n(r.decks, 'deck')}, "
              f"cover card {r.cut} from the end, seed {r.seed}; {r.rounds:,} rounds")
     best = r.best_threshold()
     lines = [
-        f"Average exact edge over the rounds dealt: {percent(r.mean_edge, 4)}",
+        f"Player's expected return, exact, averaged over the rounds dealt: {percent(r.mean_edge, 4)}",
         f"Rounds with a player advantage: {percent(r.advantage_share, 3)}",
         f"Perfect information (bet 1 unit on exactly those rounds): {decimal(r.perfect_per_100, 4)} units per "
-        f"100 rounds, {decimal(r.perfect_per_shoe, 4)} per shoe (± {r.perfect_per_shoe_se:.4f}; "
+        f"100 rounds, {decimal(r.perfect_per_shoe, 4)} per shoe (± {_pm(r.perfect_per_shoe_se)}; "
         f"as dealt: {decimal(r.realized_per_shoe, 4)})",
         f"{r.count}",
         ("Count: no threshold wins" if best is None else
          f"Count at its best threshold (true count >= {best['threshold']}): {decimal(best['win_per_100'], 4)} units "
-         f"per 100 rounds, {decimal(best['win_per_shoe'], 4)} per shoe (± {best['win_per_shoe_se']:.4f}), "
+         f"per 100 rounds, {decimal(best['win_per_shoe'], 4)} per shoe (± {_pm(best['win_per_shoe_se'])}), "
          f"betting {percent(best['share_bet'], 2)} of rounds"),
     ]
     # the table printed stops where fewer than 0.5% of rounds are bet; JSON and CSV hold every threshold
@@ -405,6 +409,14 @@ def _block(r: WagerExposure, fmt: str) -> str:
                 + grid(pen_head, pen_rows, "markdown") + "\n")
     return (title + "\n" + "\n".join(lines) + "\n\nBetting by the count\n" + grid(th_head, th_rows, "text")
             + "\n\nEdge against penetration\n" + grid(pen_head, pen_rows, "text") + "\n")
+
+
+def _pm(se: float) -> str:
+    return "n/a with one shoe" if math.isnan(se) else f"{se:.4f}"
+
+
+def _n(k: int, word: str) -> str:
+    return f"{k:,} {word}" + ("" if k == 1 else "s")
 
 
 def _batches(shoes: int, batch: int) -> list[tuple[int, int]]:
@@ -460,7 +472,7 @@ def exposure(
     elif workers > 1:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, len(work))) as pool:
             futures = {pool.submit(exposure_batch, spec, a, b): b - a for a, b in work}
             for f in as_completed(futures):
                 collect(f.result(), futures[f])
@@ -500,7 +512,8 @@ def _check_run(*, shoes: int, seed: int, decks: int, cut: int, batch: int, worke
         (isinstance(seed, int) and 0 <= seed < 2**63, f"--seed must be a whole number from 0 to 2^63 - 1, got {seed!r}"),
         (isinstance(decks, int) and 1 <= decks <= 100, f"--decks must be a whole number from 1 to 100, got {decks!r}"),
         (isinstance(batch, int) and batch >= 1, f"--batch must be at least 1, got {batch!r}"),
-        (isinstance(workers, int) and workers >= 1, f"--workers must be at least 1, got {workers!r}"),
+        (isinstance(workers, int) and 1 <= workers <= MAX_WORKERS,
+         f"--workers must be from 1 to {MAX_WORKERS} local processes (use --scheduler for more), got {workers!r}"),
     ]
     for ok, message in checks:
         if not ok:

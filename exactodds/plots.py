@@ -19,6 +19,15 @@ __all__ = ["edge_by_decks", "outcome_probabilities", "progressive_return", "remo
            "edge_by_penetration"]
 
 
+def _one(result: Any, name: str) -> Any:
+    """One wager's result: itself, or the only result of a table of them."""
+    if hasattr(result, "results"):
+        if len(result.results) != 1:
+            raise ExactOddsError(f"{name}() draws one wager: pass one result, e.g. table[0]")
+        return result.results[0]
+    return result
+
+
 def _axes(ax: Any) -> Any:
     if ax is not None:
         return ax
@@ -97,6 +106,7 @@ def removal_effect(wager: str, paytable: str, *, decks: int = 8, ax: Any = None)
 def effects_bars(effects: Any, *, ax: Any = None) -> Any:
     """Bars of a :class:`~exactodds.eor.RemovalEffects`: the change in the player's return x100,000
     per card removed, with the count's tags written above them."""
+    effects = _one(effects, "effects_bars")
     ax = _axes(ax)
     values = [0.0 if v is None else float(v) * 100_000 for v in effects.numeric()]
     bars = ax.bar(list(effects.items), values, color=["tab:green" if v > 0 else "tab:red" for v in values])
@@ -119,6 +129,7 @@ def edge_by_penetration(result: Any, *, ax: Any = None) -> Any:
     """Edge against penetration of a :class:`~exactodds.exposure.WagerExposure`: the mean exact edge
     per tenth of the shoe seen, the middle 80% of the edges (to the 1% bin), the lowest and highest,
     and the share of rounds with an advantage."""
+    result = _one(result, "edge_by_penetration")
     ax = _axes(ax)
     rows = result.penetration()
     x = [float(r["seen_from"] + r["seen_to"]) / 2 * 100 for r in rows]

@@ -33,6 +33,9 @@ CARDS_PER_ROUND = 6
 #: Largest shoe whose 6-card sequence count fits a signed 64-bit integer
 #: (1448**6 < 2**63 - 1 < 1449**6): about 27 decks.
 INT64_MAX_CARDS = 1448
+#: The largest shoe counted: 10 million decks (the modular counting is checked to 3·10^7 decks; beyond
+#: about 10^8 its residues would overflow, and the invariant that counts add up would refuse the result).
+MAX_CARDS = 52 * 10**7
 
 
 def int64_safe(size: int) -> bool:
@@ -68,6 +71,9 @@ class Shoe:
                     raise ExactOddsError(
                         f"count of {Card.from_index(i)} must be a whole number >= 0, got {n!r}"
                     )
+        if self.size > MAX_CARDS:
+            raise ExactOddsError(f"the shoe holds {self.size:,} cards; at most {MAX_CARDS:,} (10 million decks) "
+                                 "are counted")
         if self.size < CARDS_PER_ROUND:
             raise ExactOddsError(
                 f"the shoe holds {self.size} cards; a round may need {CARDS_PER_ROUND}"
@@ -77,8 +83,8 @@ class Shoe:
     @classmethod
     def decks(cls, n: int) -> Shoe:
         """``n`` full 52-card decks (§627a.3: six to eight in play; any n >= 1 here)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ExactOddsError(f"number of decks must be a whole number >= 1, got {n!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_CARDS // 52:
+            raise ExactOddsError(f"number of decks must be a whole number from 1 to {MAX_CARDS // 52:,}, got {n!r}")
         return cls((4 * n,) * 13, (n,) * 52, f"{n} deck" + ("s" if n != 1 else ""))
 
     @classmethod
@@ -187,7 +193,9 @@ class Shoe:
 
 def parse_card_list(text: str, *, where: str) -> list[Card | Rank]:
     """Parse a comma-separated list such as ``5S,5S,KH,9``; ``where`` names the option."""
-    items = [t for t in (part.strip() for part in text.split(",")) if t]
+    items = [part.strip() for part in text.split(",")]
+    if any(not t for t in items):
+        raise ExactOddsError(f"{where}: an empty entry in {text!r} (write cards separated by commas, e.g. 5S,5S,KH,9)")
     out: list[Card | Rank] = []
     for t in items:
         try:

@@ -89,7 +89,7 @@ def test_walk_route_refuses_rank_and_suit_wagers() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["analyze", "--decks", "0"], "--decks: number of decks must be a whole number >= 1, got 0"),
+        (["analyze", "--decks", "0"], "--decks: number of decks must be a whole number from 1 to 10,000,000, got 0"),
         (["analyze", "--decks", "-3"], "--decks"),
         (["analyze", "--decks", "x"], "'x' is not a valid integer"),
         (["analyze", "--decks", "1", "--remove", "Ks,Ks"], "--remove: cannot remove K♠"),

@@ -95,6 +95,35 @@ def test_dragon_7_effects_have_the_published_shape(eight_decks):
     assert d7.count.betting_correlation_squared >= bc2             # the suggested count does at least as well
 
 
+def test_equal_effects_get_equal_tags(eight_decks):
+    """A count where the 3♠ and the 3♥ score differently is no use at a table: cards of one rank
+    with equal effects always share a tag, and so do ranks of equal effect on a wager read by rank.
+    A class of equal effects splits only where no balanced count with small tags keeps it whole —
+    Majestic Match (44 cards at +32 against 8 at −176: 44·t = 8·s has no solution with |s| <= 3)
+    and Lucky Nines (48 cards against the 4 nines) — and then by whole ranks."""
+    split_classes = set()
+    for r in eight_decks:
+        if r.count is None or r.count.betting_correlation is None:
+            continue
+        by_effect: dict = {}
+        for item, e in zip(r.items, r.effects):
+            rank = item[:-1] if r.resolution == "card" else item
+            by_effect.setdefault(e, {}).setdefault(rank, set()).add(r.count.tags[item])
+        for e, ranks in by_effect.items():
+            assert all(len(tags) == 1 for tags in ranks.values()), (r.wager.id, r.paytable.id)
+            if len(set().union(*ranks.values())) > 1:
+                split_classes.add(r.wager.id)
+    assert split_classes <= {"majestic-match-player", "majestic-match-banker", "lucky-nines"}
+
+
+def test_bare_wager_names_and_meters_in_the_api():
+    table = effects_of_removal(Shoe.decks(8), ["tie", "heavenly-9-progressive"], meters={"J": Fraction(5000)})
+    assert [(r.wager.id, r.paytable.id) for r in table] == [("tie", "8-to-1"), ("tie", "9-to-1"),
+                                                             ("heavenly-9-progressive", "standard")]
+    h9 = table[2]
+    assert h9.meters == {"J": Fraction(5000)} and h9.numeric()[0] == h9.effects[0].at({"J": Fraction(5000)})
+
+
 def test_suggested_counts_are_balanced_small_and_exact(eight_decks):
     for r in eight_decks:
         if r.count is None or r.count.betting_correlation is None:
@@ -125,7 +154,7 @@ def test_progressive_effects_are_formulas_in_the_meters():
 def test_parse_tags_and_errors():
     assert parse_tags("4=-1,8=+2, 9s=1") == {"4": -1, "8": 2, "9s": 1}
     for bad, words in [("4", "RANK=TAG"), ("4=x", "whole number"), ("Z=1", "unknown"), ("4=1,4=2", "twice"),
-                       ("", "no tags")]:
+                       ("", "empty entry"), ("8=1,,9=1", "empty entry")]:
         with pytest.raises(ExactOddsError, match=words):
             parse_tags(bad)
     with pytest.raises(ExactOddsError, match="per rank"):
