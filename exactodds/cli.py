@@ -417,6 +417,40 @@ def position(stakes: tuple[str, ...], decks: int, remove: str | None, paytables_
     click.echo(result.render(fmt), nl=False)
 
 
+@cli.command(name="house-money")
+@click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
+@click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
+@click.option("--bet", "bets", type=click.Choice(["player", "banker"]), multiple=True,
+              help="The main wager the payout rides on (default: both, one after the other).")
+@click.option("--portion", default="1", show_default=True, metavar="FRACTION",
+              help="The share of the payout that may ride, if the Rules Submission specifies one (e.g. 1/2).")
+@click.option("--ratio", "ratios", multiple=True, metavar="R",
+              help="Main wager ÷ House Money stake, for the value per unit of the main wager (default 1, 5, 10).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True, help="Output format; JSON and CSV keep exact values exact.")
+def house_money_command(decks: int, remove: str | None, bets: tuple[str, ...], portion: str,
+                        ratios: tuple[str, ...], fmt: str) -> None:
+    """House Money's let-it-ride option (627a.8(d)(1)): never, always and optimal, exactly."""
+    from fractions import Fraction
+
+    from .house_money import house_money, render_options
+
+    def fraction(raw: str, option: str) -> Fraction:
+        try:
+            value = Fraction(raw.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ExactOddsError(f"{option} {raw!r}: not a number (write e.g. 1/2 or 0.5)") from None
+        if not 0 < value <= 10**6:
+            raise ExactOddsError(f"{option} {raw!r}: must be above 0 and at most 1,000,000")
+        return value
+
+    shoe = _shoe(decks, remove)
+    share = fraction(portion, "--portion")
+    options = [house_money(shoe, bet=b, portion=share) for b in (bets or ("player", "banker"))]
+    click.echo(render_options(options, fmt, ratios=[fraction(r, "--ratio") for r in ratios] or
+                              [Fraction(1), Fraction(5), Fraction(10)]), nl=False)
+
+
 @cli.command()
 @click.option("--whole-cents", is_flag=True, help="Hit point uniform on whole cents (default: continuous).")
 @click.option("--minimum", metavar="DOLLARS", help="Your own configuration: minimum (reset) dollars.")

@@ -30,7 +30,7 @@ from .engine import deal
 from .errors import ExactOddsError
 from .outcomes import CARD_FEATURES, VALUE_LEVEL
 from .pricing import expected_return
-from .render import Results, grid
+from .render import Results, dataframe, grid
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, load_catalogue
 
@@ -110,21 +110,13 @@ class RemovalEffects:
         return out
 
     def to_dataframe(self) -> Any:
-        return _frame(self.rows())
+        return dataframe(self.rows())
 
     def __str__(self) -> str:
         return EffectsTable(self.shoe, (self,)).render("text")
 
     def _repr_html_(self) -> str:
         return EffectsTable(self.shoe, (self,)).render("html")
-
-
-def _frame(rows: list[dict[str, Any]]) -> Any:
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ExactOddsError("to_dataframe() needs pandas: pip install 'exactodds[notebooks]'") from None
-    return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)
@@ -135,7 +127,7 @@ class EffectsTable(Results[RemovalEffects]):
     results: tuple[RemovalEffects, ...]
 
     def to_dataframe(self) -> Any:
-        return _frame([row for r in self.results for row in r.rows()])
+        return dataframe([row for r in self.results for row in r.rows()])
 
     def summary(self) -> list[dict[str, Any]]:
         """One row per wager: its return, the largest effect, the suggested count and its correlation."""

@@ -35,7 +35,7 @@ from .counting import Count
 from .engine import deal
 from .errors import ExactOddsError
 from .pricing import expected_return
-from .render import Results, grid
+from .render import Results, dataframe, grid
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, load_catalogue
 
@@ -312,8 +312,6 @@ class Exposure(Results[WagerExposure]):
 
     def to_dataframe(self) -> Any:
         """One row per wager: float columns, with the exact values beside them (``*_exact``)."""
-        from .eor import _frame
-
         rows = []
         for r in self.results:
             row: dict[str, Any] = {}
@@ -322,19 +320,15 @@ class Exposure(Results[WagerExposure]):
                 if isinstance(v, Fraction):
                     row[k + "_exact"] = v
             rows.append(row)
-        return _frame(rows)
+        return dataframe(rows)
 
     def thresholds_dataframe(self) -> Any:
-        from .eor import _frame
-
-        return _frame([{"wager": r.wager.id, "paytable": r.paytable.id,
+        return dataframe([{"wager": r.wager.id, "paytable": r.paytable.id,
                         **{k: float(v) if isinstance(v, Fraction) else v for k, v in row.items()}}
                        for r in self.results for row in r.thresholds()])
 
     def penetration_dataframe(self) -> Any:
-        from .eor import _frame
-
-        return _frame([{"wager": r.wager.id, "paytable": r.paytable.id,
+        return dataframe([{"wager": r.wager.id, "paytable": r.paytable.id,
                         **{k: float(v) if isinstance(v, Fraction) else v for k, v in row.items()}}
                        for r in self.results for row in r.penetration()])
 

@@ -31,7 +31,7 @@ import numpy as np
 from .engine import deal
 from .errors import ExactOddsError
 from .pricing import assign_outcomes, counts_for, feature_table, signature_for
-from .render import grid
+from .render import dataframe, grid
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager
 
@@ -108,9 +108,7 @@ class Position:
 
     def to_dataframe(self) -> Any:
         """The distribution of the position's net result: one row per value."""
-        from .eor import _frame
-
-        return _frame([{"net": float(v), "net_exact": v, "combinations": n,
+        return dataframe([{"net": float(v), "net_exact": v, "combinations": n,
                         "probability": n / self.total, "probability_exact": Fraction(n, self.total),
                         "shoe": self.shoe.describe()} for v, n in sorted(self.distribution.items())])
 

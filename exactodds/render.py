@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from .errors import ExactOddsError
 
-__all__ = ["grid", "GRID_FORMATS", "Results"]
+__all__ = ["grid", "GRID_FORMATS", "Results", "dataframe"]
 
 T = TypeVar("T")
 
@@ -66,3 +66,12 @@ def grid(head: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str) -> str:
     align = ("left",) + ("right",) * (len(head) - 1)       # a label, then figures
     return str(tabulate(rows, headers=list(head), tablefmt=GRID_FORMATS[fmt], disable_numparse=True,
                         colalign=align))
+
+
+def dataframe(rows: list[dict[str, Any]]) -> Any:
+    """``rows`` as a pandas DataFrame (pandas comes with the 'notebooks' extra)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ExactOddsError("to_dataframe() needs pandas: pip install 'exactodds[notebooks]'") from None
+    return pd.DataFrame(rows)

@@ -22,7 +22,7 @@ from typing import Any
 
 from .errors import ExactOddsError
 from .pays import Pay, vigorish_terms
-from .render import Results, grid
+from .render import Results, dataframe, grid
 from .shoe import Shoe
 from .wagers import Wager
 
@@ -106,9 +106,7 @@ class VigorishTable(Results[VigorishRow]):
     results: tuple[VigorishRow, ...]
 
     def to_dataframe(self) -> Any:
-        from .eor import _frame
-
-        return _frame([{"bet": float(r.bet), "bet_exact": r.bet, "vigorish": float(r.charged),
+        return dataframe([{"bet": float(r.bet), "bet_exact": r.bet, "vigorish": float(r.charged),
                         "vigorish_unrounded": float(r.exact_vigorish), "house_edge": float(r.house_edge),
                         "house_edge_exact": r.house_edge, "added_by_rounding": float(r.difference),
                         "shoe": self.shoe.describe()} for r in self.results])
