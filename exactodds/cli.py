@@ -488,16 +488,24 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
 @click.option("--remove", metavar="CARDS", help="Cards taken out of every shoe, comma-separated.")
 @click.option("--title", help="Title of the certificate.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "html", "json", "pdf"]), default="markdown",
-              show_default=True, help="pdf prints the HTML with Debian's chromium (needs --output).")
+              show_default=True, help="pdf prints the HTML with Debian's chromium and attaches the JSON "
+              "(needs --output).")
 @click.option("--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 @click.option("--bet", metavar="DOLLARS", help="Bet size: wagers with a vigorish are priced with it rounded up "
               "to 25¢ (627a.12(c)).")
+@click.option("--issued", metavar="YYYY-MM-DD", help="Date of issue (default: today, UTC).")
+@click.option("--issuer", metavar="NAME", help="Who issues the certificate (cover page).")
+@click.option("--prepared-by", metavar="NAME", help="Who prepared it (cover page; a blank line if not given).")
+@click.option("--approved-by", metavar="NAME", help="Who approved it (cover page; a blank line if not given).")
+@click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen').")
+@click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
 def certificate(wager: str | None, paytable: str | None, section: str | None, everything: bool,
                 decks: tuple[int, ...], remove: str | None, title: str | None, fmt: str, output: str | None,
-                bet: str | None) -> None:
-    """An exact return-to-player certificate (Markdown, HTML or JSON)."""
-    from .certificate import build, render_html, render_markdown, select_for_certificate, shoes_from_options
-    from .certificate import write_atomically
+                bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
+                approved_by: str | None, key: str | None, signer: str | None) -> None:
+    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON or PDF), optionally signed."""
+    from .certificate import build, select_for_certificate, shoes_from_options, write_atomically
+    from .documents import render_html, render_markdown
     from .wagers import load_catalogue
 
     cat = load_catalogue()
@@ -507,12 +515,20 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
         _check_writable(output)
     if fmt == "pdf" and output is None:
         raise ExactOddsError("--format pdf needs --output FILE")
-    cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title, bet=bet)
+    if signer is not None and key is None:
+        raise ExactOddsError("--signer goes with --sign KEY")
+    cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title, bet=bet, issued=issued,
+                 parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by})
+    if key is not None:
+        from .signing import sign
+
+        cert = sign(cert, key, signer=signer)
+    done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
     if fmt == "pdf":
-        from .certificate import write_pdf
+        from .documents import write_pdf
 
         write_pdf(cert, output)  # type: ignore[arg-type]
-        click.echo(f"wrote {output} (pdf, content SHA-256 {cert['provenance']['content_sha256'][:16]}…)", err=True)
+        click.echo(f"wrote {output}: {done}, pdf", err=True)
         return
     text = {"json": lambda c: json.dumps(c, indent=2, ensure_ascii=False) + "\n",
             "html": render_html, "markdown": render_markdown}[fmt](cert)
@@ -520,7 +536,18 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
         click.echo(text, nl=False)
     else:
         write_atomically(output, text)
-        click.echo(f"wrote {output} ({fmt}, content SHA-256 {cert['provenance']['content_sha256'][:16]}…)", err=True)
+        click.echo(f"wrote {output}: {done}, {fmt}", err=True)
+
+
+@cli.command()
+@click.option("--output", "prefix", required=True, metavar="PREFIX",
+              help="The private key goes to PREFIX (readable by you only), the public key to PREFIX.pub.")
+def keygen(prefix: str) -> None:
+    """Make an Ed25519 key pair for signing certificates (never overwrites a file)."""
+    from .signing import keygen as make
+
+    private, public = make(prefix)
+    click.echo(f"wrote {private} (private: keep it to yourself) and {public} (public: give it to whoever verifies)")
 
 
 def _check_writable(output: str) -> None:
@@ -538,17 +565,24 @@ def _check_writable(output: str) -> None:
 
 
 @cli.command()
-@click.argument("path", metavar="CERT.json")
-def verify(path: str) -> None:
-    """Recompute a JSON certificate; exit 0 if every exact value matches, 1 if not."""
+@click.argument("path", metavar="CERTIFICATE")
+@click.option("--public-key", metavar="KEY.pub", help="The signer's public key: the certificate must be signed with it.")
+@click.option("--allow-other-version", is_flag=True,
+              help="Accept a certificate made by another version of exactodds or other data, if every figure matches.")
+def verify(path: str, public_key: str | None, allow_other_version: bool) -> None:
+    """Recompute a certificate (JSON, HTML or PDF); exit 0 if everything matches, 1 if not, 2 if malformed."""
     from .certificate import verify as check
-    from .errors import read_json
+    from .documents import read_document, render_html
+    from .signing import load_public_key
 
-    document = read_json(path, what="a JSON certificate")
+    trusted = load_public_key(public_key) if public_key else None
+    document, kind, html_text = read_document(path)
     try:
-        ok, message = check(document)
+        ok, message = check(document, public_key=trusted, allow_other_version=allow_other_version)
     except ExactOddsError as exc:
         raise ExactOddsError(f"{path}: {exc}") from None
+    if ok and kind == "html" and not allow_other_version and render_html(document) != html_text:
+        ok, message = False, "the page's visible text differs from the certificate embedded in it"
     if ok:
         click.echo(f"{path}: {message}")
         return

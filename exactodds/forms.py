@@ -145,10 +145,14 @@ class Form:
             out = out + term
         return out
 
-    def __str__(self) -> str:
+    def terms(self) -> list[tuple[Monomial, Fraction]]:
+        """(meters, coefficient) of every term, in the order the text prints them."""
         meters = self.meters
         power = {m: tuple(m.count(s) for s in meters) for m in self._terms}
-        ordered = sorted(self._terms, key=lambda m: power[m], reverse=True)        # sympy's 'lex' order
+        return [(m, self._terms[m]) for m in sorted(self._terms, key=lambda m: power[m], reverse=True)]
+
+    def __str__(self) -> str:
+        ordered = [m for m, _ in self.terms()]                # sympy's 'lex' order
         if not ordered:
             return "0"
         parts = []

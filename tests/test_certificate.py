@@ -1,7 +1,8 @@
-"""Certificates: totals add up exactly, verify catches a changed digit, bad input, tables baseline."""
+"""Certificates: exact totals, strict verification, signatures, documents a lab files, tables baseline."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
@@ -11,8 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from exactodds.certificate import build, render_html, render_markdown, verify
+from exactodds.certificate import build, verify
 from exactodds.cli import cli
+from exactodds.documents import read_document, render_html, render_markdown
+from exactodds.errors import ExactOddsError
+from exactodds.signing import canonical, keygen, load_public_key, sign
 from exactodds.tables import table_texts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,59 +30,178 @@ def run(*args: str) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def cert() -> dict:
     return build(shoes=[{"decks": 8, "remove": []}, {"decks": 6, "remove": ["5♠", "K♥"]}],
-                 selection=[("banker", "standard"), ("golden-talons-player", "B"), ("harmony-progressive", "D")])
+                 selection=[("banker", "standard"), ("golden-talons-player", "B"), ("harmony-progressive", "D")],
+                 issued="2026-11-23", parties={"issuer": "Test Lab", "prepared_by": "A. Analyst", "approved_by": None})
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    d = tmp_path_factory.mktemp("keys")
+    lab = keygen(d / "lab")
+    other = keygen(d / "other")
+    return {"lab": lab, "other": other}
+
+
+@pytest.fixture(scope="module")
+def signed(cert: dict, keys: dict) -> dict:
+    return sign(cert, keys["lab"][0], signer="A. Analyst")
 
 
 def test_totals_add_up_exactly(cert: dict) -> None:
     for res in cert["results"]:
         for block in res["wagers"]:
             rows = block["outcomes"]
-            assert sum(r["combinations"] for r in rows) == block["totals"]["combinations"] == res["shoe"]["sequences"]
+            assert sum(int(r["combinations"]) for r in rows) == int(block["totals"]["combinations"]) \
+                == int(res["shoe"]["sequences"])
             assert sum(Fraction(r["probability"]) for r in rows) == Fraction(block["totals"]["probability"]) == 1
-            if "expected_return" in block["summary"]:
-                assert sum(Fraction(r["return"]) for r in rows) == Fraction(block["summary"]["expected_return"])
-                s = block["summary"]
-                assert Fraction(s["hit_frequency"]) + Fraction(s["push_frequency"]) + Fraction(s["loss_frequency"]) == 1
+            s = block["summary"]
+            assert Fraction(s["hit_frequency"]) + Fraction(s["push_frequency"]) + Fraction(s["loss_frequency"]) == 1
+            if "expected_return" in s:
+                assert sum(Fraction(r["return"]) for r in rows) == Fraction(s["expected_return"])
 
 
-def test_verify_passes_on_a_fresh_certificate(cert: dict) -> None:
+def test_the_number_is_derived_from_the_content(cert: dict) -> None:
+    again = build(shoes=cert["inputs"]["shoes"], selection=[(s["wager"], s["paytable"]) for s in
+                  cert["inputs"]["selection"]], issued="2026-11-23", parties=cert["parties"])
+    assert again["certificate_number"] == cert["certificate_number"]
+    other_day = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], issued="2026-11-24")
+    same_day = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], issued="2026-11-23")
+    assert other_day["certificate_number"] != same_day["certificate_number"]
+    assert cert["certificate_number"].startswith("EO-") and len(cert["certificate_number"]) == 17
+    canonical(cert)                                   # RFC 8785 takes it: no integer beyond a double's
+
+
+def test_verify_passes_on_a_fresh_and_on_a_signed_certificate(cert: dict, signed: dict, keys: dict) -> None:
     ok, message = verify(json.loads(json.dumps(cert)))
-    assert ok, message
+    assert ok and "not signed" in message
+    ok, message = verify(json.loads(json.dumps(signed)), public_key=load_public_key(keys["lab"][1]))
+    assert ok and "signed by A. Analyst" in message and "the trusted key" in message
 
 
-def test_verify_fails_on_a_single_changed_digit(cert: dict) -> None:
-    doc = json.loads(json.dumps(cert))
-    row = doc["results"][0]["wagers"][1]["outcomes"][0]
-    row["combinations"] += 10            # one digit changed
+def _mutations(doc: dict) -> list[tuple[str, dict]]:
+    """Every kind of tampering: a figure, a key, provenance, a signature."""
+    out = []
+
+    def change(name: str, fn) -> None:
+        d = copy.deepcopy(doc)
+        fn(d)
+        out.append((name, d))
+
+    block = "results", 0, "wagers", 1
+    change("a combination count", lambda d: d["results"][0]["wagers"][1]["outcomes"][0].update(
+        combinations=str(int(d["results"][0]["wagers"][1]["outcomes"][0]["combinations"]) + 10)))
+    change("a probability", lambda d: d["results"][1]["wagers"][0]["outcomes"][0].update(probability="1/2"))
+    change("the house edge", lambda d: d["results"][0]["wagers"][0]["summary"].update(house_edge="1/200"))
+    change("a pay's words", lambda d: d["results"][0]["wagers"][1]["outcomes"][0].update(pays="60 to 1"))
+    change("the title", lambda d: d.update(title="Another title"))
+    change("the date", lambda d: d.update(issued="2027-01-01"))
+    change("a party", lambda d: d["parties"].update(approved_by="Somebody Else"))
+    change("the certificate number", lambda d: d.update(certificate_number="EO-0000-0000-0000"))
+    change("the inputs", lambda d: d["inputs"]["shoes"][0].update(decks=6))
+    change("the version", lambda d: d["provenance"].update(exactodds_version="9.9.9"))
+    change("the commit", lambda d: d["provenance"].update(source_commit="0" * 40))
+    change("a data hash", lambda d: d["provenance"]["data_sha256"].update({"data/627a.toml": "0" * 64}))
+    change("the content hash", lambda d: d["provenance"].update(content_sha256="0" * 64))
+    change("the assumptions", lambda d: d["assumptions"].append("Nothing is assumed."))
+    del block
+    return out
+
+
+def test_every_mutation_fails_verify(signed: dict, keys: dict) -> None:
+    trusted = load_public_key(keys["lab"][1])
+    for name, doc in _mutations(signed):
+        try:
+            ok, message = verify(doc, public_key=trusted)
+        except ExactOddsError:
+            continue                                  # refused as malformed: also a failure
+        assert not ok, name
+
+
+def test_signature_mutations_fail(signed: dict, keys: dict, cert: dict) -> None:
+    trusted = load_public_key(keys["lab"][1])
+    assert verify(copy.deepcopy(cert), public_key=trusted) == (False, "the certificate is not signed")
+    resigned = sign(copy.deepcopy(cert), keys["other"][0], signer="A. Analyst")
+    ok, message = verify(resigned, public_key=trusted)
+    assert not ok and "not with the trusted key" in message
+    tampered = copy.deepcopy(signed)
+    tampered["signature"]["signer"] = "Somebody Else"
+    assert verify(tampered, public_key=trusted)[0] is False
+    forged = copy.deepcopy(signed)
+    forged["signature"]["value"] = resigned["signature"]["value"]
+    assert verify(forged, public_key=trusted)[0] is False
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d.update(extra=1), "unknown key 'extra'"),
+    (lambda d: d["results"][0]["wagers"][0].update(note="x"), "unknown key 'note'"),
+    (lambda d: d["results"][0]["wagers"][0]["outcomes"][0].update(combinations=5), "must be text"),
+    (lambda d: d.pop("parties"), "no 'parties'"),
+    (lambda d: d["inputs"].update(selection=[]), "prices no wager"),
+    (lambda d: d["inputs"]["shoes"][0].update(decks="8"), "'decks' is a whole number"),
+    (lambda d: d["provenance"].pop("source_commit"), "provenance holds exactly"),
+    (lambda d: d["signature"].update(algorithm="RSA"), "only Ed25519"),
+    (lambda d: d.update(format="exactodds-certificate/1"), "older exactodds"),
+])
+def test_malformed_certificates_are_refused(signed: dict, change, words: str) -> None:
+    doc = copy.deepcopy(signed)
+    change(doc)
+    with pytest.raises(ExactOddsError, match=words):
+        verify(doc)
+
+
+def test_a_duplicated_key_is_refused_not_read_twice(signed: dict, tmp_path: Path) -> None:
+    """A person reads the first 'house_edge', a parser keeps the last: refuse the document."""
+    text = json.dumps(signed)
+    real = f'"house_edge": "{signed["results"][0]["wagers"][0]["summary"]["house_edge"]}"'
+    assert real in text
+    path = tmp_path / "dup.json"
+    path.write_text(text.replace(real, f'"house_edge": "1/200", {real}', 1))
+    code, out, err = run("verify", str(path))
+    assert code == 2 and out == "" and "duplicate key 'house_edge'" in err and err.count("\n") == 1
+
+
+def test_other_versions_need_the_flag(cert: dict) -> None:
+    doc = copy.deepcopy(cert)
+    doc["provenance"]["exactodds_version"] = "0.0.1"
     ok, message = verify(doc)
-    assert not ok and message == "value differs at results[0].wagers[1].outcomes[0].combinations"
-
-
-def test_verify_fails_when_only_the_hash_is_wrong(cert: dict) -> None:
-    doc = json.loads(json.dumps(cert))
-    doc["provenance"]["content_sha256"] = "0" * 64
-    assert verify(doc) == (False, "content_sha256 does not match the certificate's content")
+    assert not ok and "another version" in message
+    # the content hash does not cover the provenance; every figure still matches
+    ok, message = verify(doc, allow_other_version=True)
+    assert ok and "provenance differs, accepted" in message
 
 
 def test_markdown_and_html_carry_every_section(cert: dict) -> None:
     md, page = render_markdown(cert), render_html(cert)
-    for heading in ("Identification", "Assumptions", "Rounding policy", "Appendix: exact fractions", "Provenance"):
+    for heading in ("Summary", "Assumptions", "Rounding policy", "Appendix: exact values", "Provenance"):
         assert heading in md and heading in page
-    assert "House edge (hold)" in md and "Edge with pushes excluded" in md
-    assert "break-even" in md                     # the progressive's meter section
-    assert "<script" not in page and "http" not in page     # self-contained
+    assert cert["certificate_number"] in md and cert["certificate_number"] in page
+    assert "Test Lab" in page and "Approved by" in page
+    assert "<mfrac>" in page and "<mi>J</mi>" in page      # fractions and the meter formula typeset
+    assert 'type="application/json" id="exactodds-certificate"' in page
+    assert "http" not in page.replace("http://www.w3.org", "")    # self-contained
 
 
-def test_cli_certificate_and_verify(tmp_path: Path) -> None:
-    out = tmp_path / "cert.json"
-    code, _, _ = run("certificate", "--wager", "lucky-six", "--format", "json", "--output", str(out))
-    assert code == 0 and out.exists()
-    code, stdout, _ = run("verify", str(out))
-    assert code == 0 and "verified" in stdout
-    doc = json.loads(out.read_text())
+def test_cli_certificate_keygen_and_verify_every_form(tmp_path: Path) -> None:
+    prefix = tmp_path / "lab"
+    code, out, _ = run("keygen", "--output", str(prefix))
+    assert code == 0 and (prefix.stat().st_mode & 0o777) == 0o600 and Path(f"{prefix}.pub").exists()
+    code, _, err = run("keygen", "--output", str(prefix))
+    assert code == 2 and "never overwritten" in err
+    for fmt in ("json", "html"):
+        out = tmp_path / f"cert.{fmt}"
+        code, _, err = run("certificate", "--wager", "lucky-six", "--format", fmt, "--output", str(out),
+                           "--sign", str(prefix), "--signer", "A. Analyst", "--issuer", "Test Lab")
+        assert code == 0, err
+        code, stdout, err = run("verify", str(out), "--public-key", f"{prefix}.pub")
+        assert code == 0 and "verified EO-" in stdout and "signed by A. Analyst" in stdout, err
+    page = (tmp_path / "cert.html").read_text()
+    (tmp_path / "cert.html").write_text(page.replace("Test Lab</dd>", "Another Lab</dd>"))
+    code, _, err = run("verify", str(tmp_path / "cert.html"))
+    assert code == 1 and "visible text differs" in err
+    doc = json.loads((tmp_path / "cert.json").read_text())
     doc["results"][1]["wagers"][0]["outcomes"][0]["probability"] = "1/2"
-    out.write_text(json.dumps(doc))
-    code, _, err = run("verify", str(out))
+    (tmp_path / "cert.json").write_text(json.dumps(doc))
+    code, _, err = run("verify", str(tmp_path / "cert.json"))
     assert code == 1 and "value differs at results[1].wagers[0].outcomes[0].probability" in err
 
 
@@ -89,6 +212,11 @@ def test_cli_certificate_and_verify(tmp_path: Path) -> None:
         (["certificate", "--wager", "banker", "--paytable", "Z"], "has no paytable 'Z'"),
         (["certificate", "--section", "999x.1"], "no wager cites section"),
         (["certificate", "--wager", "banker", "--output", "/nonexistent/dir/c.md"], "does not exist"),
+        (["certificate", "--wager", "banker", "--issued", "23/11/2026"], "YYYY-MM-DD"),
+        (["certificate", "--wager", "banker", "--signer", "X"], "--signer goes with --sign"),
+        (["certificate", "--wager", "banker", "--sign", "/nonexistent/key"], "cannot read"),
+        (["verify", "/nonexistent/c.json"], "cannot read"),
+        (["verify", "README.md"], "not a certificate"),
     ],
 )
 def test_certificate_bad_input(args: list[str], message: str) -> None:
@@ -110,13 +238,26 @@ def test_unwritable_output_leaves_no_partial_file(tmp_path: Path) -> None:
         locked.chmod(0o700)
 
 
-@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": "something-else"}),
-                                     json.dumps({"format": "exactodds-certificate/1"})])
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": "something-else"}), "[1, 2]",
+                                     json.dumps({"format": "exactodds-certificate/1"}), "NaN"])
 def test_verify_malformed_certificate(tmp_path: Path, content: str) -> None:
     p = tmp_path / "bad.json"
     p.write_text(content)
     code, out, err = run("verify", str(p))
     assert code == 2 and out == "" and err.startswith("exactodds: error: ")
+
+
+def test_provenance_comes_from_the_build_not_a_surrounding_repository() -> None:
+    """An editable install has no _build.py: the commit is 'not recorded', never read from git."""
+    import importlib.util
+
+    from exactodds.certificate import provenance
+
+    p = provenance()
+    built = importlib.util.find_spec("exactodds._build") is not None
+    assert (p["source_commit"] is not None) == built
+    if built:
+        assert len(p["source_commit"]) == 40 and isinstance(p["source_modified"], bool)
 
 
 def test_tables_baseline_is_current() -> None:
@@ -130,28 +271,57 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+#: Measures the page at the width printed on A4 (178 mm of text at 96 dpi) and writes what overflows into the DOM.
+_PROBE = """<script>
+document.addEventListener('DOMContentLoaded', () => {
+  const bad = [];
+  for (const cell of document.querySelectorAll('td, th')) {
+    if (cell.scrollWidth > cell.clientWidth + 1) bad.push(cell.textContent.trim().slice(0, 40));
+  }
+  for (const t of document.querySelectorAll('table')) {
+    if (t.getBoundingClientRect().right > document.body.getBoundingClientRect().right + 1) bad.push('table ' + t.className);
+  }
+  document.body.setAttribute('data-overflow', JSON.stringify(bad));
+});
+</script>"""
+
+
 @pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
-def test_html_renders_in_headless_chromium(cert: dict, tmp_path: Path) -> None:
+def test_html_fits_the_page_in_headless_chromium(cert: dict, tmp_path: Path) -> None:
     page = tmp_path / "cert.html"
-    page.write_text(render_html(cert), encoding="utf-8")
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'p'}"]
-    dom = subprocess.run([_chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
-    for section in ("identification", "assumptions", "appendix", "provenance"):
+    page.write_text(render_html(cert).replace("</body>", _PROBE + "</body>"), encoding="utf-8")
+    dom = subprocess.run([_chromium(), *_FLAGS, f"--user-data-dir={tmp_path / 'p'}", "--window-size=673,900",
+                          "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True).stdout
+    for section in ("cover", "summary", "assumptions", "appendix", "provenance"):
         assert f'id="{section}"' in dom
     assert dom.count('class="wager"') == 6
-    shot = tmp_path / "cert.png"
-    subprocess.run([_chromium(), *flags, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
-                   capture_output=True, timeout=120, check=True)
-    assert shot.stat().st_size > 10_000
+    overflow = json.loads(dom.split('data-overflow="', 1)[1].split('"', 1)[0].replace("&quot;", '"'))
+    assert overflow == []
 
 
 @pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
-def test_pdf_certificate(tmp_path: Path) -> None:
+def test_pdf_pages_are_numbered_and_carry_the_certificate(tmp_path: Path) -> None:
+    pdfium = pytest.importorskip("pypdfium2")
     out = tmp_path / "c.pdf"
-    code, _, _ = run("certificate", "--wager", "tie", "--paytable", "8-to-1", "--decks", "8", "--format", "pdf",
-                     "--output", str(out))
-    assert code == 0 and out.read_bytes()[:4] == b"%PDF"
+    code, _, err = run("certificate", "--section", "627a.7", "--decks", "8", "--format", "pdf", "--output", str(out),
+                       "--issuer", "Test Lab")
+    assert code == 0 and out.read_bytes()[:4] == b"%PDF", err
+    document, kind, _ = read_document(str(out))
+    assert kind == "pdf" and verify(document)[0]
+    code, stdout, _ = run("verify", str(out))
+    assert code == 0 and "verified" in stdout
+    pdf = pdfium.PdfDocument(str(out))
+    n = len(pdf)
+    assert n >= 3
+    for i in range(n):
+        text = pdf[i].get_textpage().get_text_range()
+        assert f"page {i + 1} of {n}" in text
+        if i:
+            assert document["certificate_number"] in text           # the running header
+    image = pdf[1].render(scale=1).to_pil()
+    assert image.size[0] > 500 and image.getextrema() != ((255, 255), (255, 255), (255, 255))
     code, _, err = run("certificate", "--wager", "tie", "--format", "pdf")
     assert code == 2 and "--format pdf needs --output FILE" in err

@@ -59,7 +59,7 @@ def test_analyze_set_bet_and_the_table_agree():
 def test_the_certificate_carries_the_bet_and_verifies(tmp_path):
     from exactodds.certificate import build, verify
 
-    cert = build(shoes=[{"decks": 8}], selection=[("banker", "standard")], bet="7")
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], bet="7")
     assert cert["inputs"]["bet"] == "7"
     assert Fraction(cert["results"][0]["wagers"][0]["summary"]["house_edge"]) == vigorish_table(SHOE, [7])[0].house_edge
     ok, _ = verify(json.loads(json.dumps(cert)))
