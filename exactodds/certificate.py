@@ -26,8 +26,6 @@ import datetime as dt
 import hashlib
 import importlib
 import inspect
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from importlib import resources
@@ -36,6 +34,7 @@ from typing import Any
 
 from . import rules
 from .errors import ExactOddsError
+from .files import write_atomically
 from .pricing import WagerResult
 from .report import exact
 from .shoe import Shoe, parse_card_list
@@ -196,20 +195,27 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
     return block
 
 
-def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
+def _check_text(value: Any, where: str, *, optional: bool = False, limit: int = 200) -> None:
     if value is None and optional:
         return
-    if not isinstance(value, str) or not value.strip() or len(value) > 500:
-        raise ExactOddsError(f"{where} must be text of 1 to 500 characters")
+    if not isinstance(value, str) or not value.strip() or len(value) > limit or not value.isprintable():
+        raise ExactOddsError(f"{where} must be printable text of 1 to {limit} characters")
 
 
 def _issued(value: str | None) -> str:
     if value is None:
         return dt.datetime.now(dt.timezone.utc).date().isoformat()
+    import re
+
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ExactOddsError(f"--issued: a date is written YYYY-MM-DD, got {value!r}")
     try:
-        return dt.date.fromisoformat(value).isoformat()
-    except (TypeError, ValueError):
-        raise ExactOddsError(f"--issued: a date is written YYYY-MM-DD, got {value!r}") from None
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        raise ExactOddsError(f"--issued: {value!r} is not a date") from None
+    if not 2000 <= day.year <= 2999:
+        raise ExactOddsError(f"--issued: {value!r} is not a plausible date of issue")
+    return day.isoformat()
 
 
 def certificate_number(content: dict[str, Any]) -> str:
@@ -261,6 +267,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
             blocks.append(_wager_block(r))
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
     wagers = list(dict.fromkeys(w for w, _ in selection))
+    if title is not None and not title.strip():
+        raise ExactOddsError("--title: an empty title")
     title = title or ("Return-to-player certificate: " + ", ".join(cat[w].name for w in wagers[:3])
                       + (f" and {len(wagers) - 3} more" if len(wagers) > 3 else ""))
     _check_text(title, "--title")
@@ -291,7 +299,9 @@ _KIND = {str: "text", int: "a whole number", bool: "true or false", list: "a lis
 
 def _compare(stated: Any, fresh: Any, path: str) -> str | None:
     """The first path where ``stated`` differs in value from ``fresh``; a different shape is malformed."""
-    if type(stated) is not type(fresh) and not (stated is None or fresh is None):
+    containers = (dict, list)
+    if type(stated) is not type(fresh) and (
+            not (stated is None or fresh is None) or isinstance(stated, containers) or isinstance(fresh, containers)):
         raise ExactOddsError(f"malformed certificate: {path or 'the document'} must be "
                              f"{_KIND.get(type(fresh), type(fresh).__name__)}, not "
                              f"{_KIND.get(type(stated), type(stated).__name__)}")
@@ -365,11 +375,18 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
     fresh = build(**given)
     stated = {k: v for k, v in document.items() if k not in ("provenance", "signature")}
     diff = _compare(stated, {k: v for k, v in fresh.items() if k != "provenance"}, "")
+    if diff == "certificate_number":
+        return False, ("value differs at certificate_number: it is derived from the whole content (a changed "
+                       "title, date, party or figure changes it)")
     if diff:
         return False, f"value differs at {diff}"
     prov = document["provenance"]
     if not isinstance(prov, dict) or set(prov) != _PROVENANCE:
         raise ExactOddsError(f"malformed certificate: provenance holds exactly {', '.join(sorted(_PROVENANCE))}")
+    for key, kinds in (("exactodds_version", (str,)), ("source_commit", (str, type(None))),
+                       ("source_modified", (bool, type(None))), ("content_sha256", (str,)), ("data_sha256", (dict,))):
+        if not isinstance(prov[key], kinds):
+            raise ExactOddsError(f"malformed certificate: provenance.{key} has the wrong type")
     if prov["content_sha256"] != _sha256(canonical(stated)):
         return False, "content_sha256 does not match the certificate's content"
     here = fresh["provenance"]
@@ -393,29 +410,7 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
                   f"{signed}{note}")
 
 
-# -- files ------------------------------------------------------------------------------------
-
-def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write ``data`` (text or bytes) to ``path`` in full or not at all (no partial file on failure)."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise ExactOddsError(f"--output {path}: directory {directory} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise ExactOddsError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)                 # as an ordinary new file, not mkstemp's 0600
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise ExactOddsError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
-
+# -- files -----------------------------------------------------------------------------------
 
 def shoes_from_options(decks: Iterable[int], remove: str | None) -> list[dict[str, Any]]:
     """Shoe inputs as the certificate states them (checked now, recomputed by verify)."""

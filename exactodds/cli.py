@@ -27,6 +27,7 @@ class _Cli(click.Group):
         kwargs["standalone_mode"] = False
         try:
             rv = super().main(*args, **kwargs)
+            sys.stdout.flush()                               # a full disk shows here, not at exit
         except ExactOddsError as exc:
             _fail(str(exc))
         except click.exceptions.NoArgsIsHelpError as exc:   # bare `exactodds`: help, not an error
@@ -40,6 +41,10 @@ class _Cli(click.Group):
         except BrokenPipeError:                              # `exactodds ... | head`
             sys.stderr.close()
             sys.exit(EXIT_OK)
+        except OSError as exc:                               # a full disk, a closed terminal
+            if exc.filename is None:
+                _fail(f"cannot write to standard output ({exc.strerror or exc})")
+            raise
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 
@@ -94,6 +99,8 @@ def _catalogue(paytables_file: str | None) -> Any:
     from .wagers import load_catalogue
 
     cat = load_catalogue()
+    if paytables_file is not None and not paytables_file.strip():
+        raise ExactOddsError("--paytables: an empty file name")
     if paytables_file:
         cat = cat.merged(load_file(paytables_file))
     return cat
@@ -133,6 +140,8 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
     from .wagers import load_catalogue
 
     cat = load_catalogue()
+    if paytables_file is not None and not paytables_file.strip():
+        raise ExactOddsError("--paytables: an empty file name")
     if paytables_file:
         own = load_file(paytables_file)            # read and checked once
         cat = cat.merged(own)
@@ -158,7 +167,10 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
         wid, colon, name = target.partition(":")
         if not sep or not colon or not wid.strip() or not name.strip():
             raise ExactOddsError(f"--set {item!r}: write WAGER:NAME=VALUE")
-        values.setdefault(wid.strip(), {})[name.strip()] = _parameter_value(raw.strip())
+        try:
+            values.setdefault(wid.strip(), {})[name.strip()] = _parameter_value(raw.strip())
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--set {target.strip()}=…: {str(exc).removeprefix('--set: ')}") from None
     wagers = dict(cat)
     for wid, params in values.items():
         if wid not in wagers:
@@ -184,6 +196,8 @@ def _parameter_value(raw: str) -> object:
     def one(text: str) -> object:
         text = text.strip()
         if text.lstrip("-").isdigit():
+            if len(text) > 18:
+                raise ExactOddsError(f"--set: {text[:20]}…: a number has at most 18 digits")
             return int(text)
         for cut in range(2, len(text) - 1):
             try:
@@ -272,29 +286,24 @@ def features(fmt: str) -> None:
             click.echo(f"  {r['name']:<{width}}  {r['type']:<6}  {r['meaning']}")
 
 
-def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any) -> dict[str, Any]:
+def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any, option: str = "--meter") -> dict[str, Any]:
     """``--meter 25000`` (one meter) or ``--meter mega=60000`` (named) in dollars → units of the wager."""
-    from fractions import Fraction
+    from .progressive import _dollars
 
     out: dict[str, Any] = {}
     for item in items:
         name, sep, raw = item.rpartition("=")
         if not sep:
             if len(symbols) != 1:
-                raise ExactOddsError(f"--meter {item!r}: this wager has meters {', '.join(symbols)}; write NAME=DOLLARS")
+                raise ExactOddsError(f"{option} {item!r}: this wager has meters {', '.join(symbols)}; write NAME=DOLLARS")
             symbol = symbols[0]
         else:
             symbol = name if name in symbols else f"J_{name.lower()}"
             if symbol not in symbols:
-                raise ExactOddsError(f"--meter {item!r}: no meter {name!r} (meters: {', '.join(symbols)})")
-        try:
-            dollars = Fraction(raw.strip().lstrip("$").replace(",", ""))
-        except (ValueError, ZeroDivisionError):
-            raise ExactOddsError(f"--meter {item!r}: not a dollar amount") from None
-        if dollars < 0:
-            raise ExactOddsError(f"--meter {item!r}: a meter cannot be negative")
+                raise ExactOddsError(f"{option} {item!r}: no meter {name!r} (meters: {', '.join(symbols)})")
+        dollars = _dollars(raw, where=f"{option} {item!r}")
         if wager is None:
-            raise ExactOddsError("--meter in dollars needs the wager amount: give --wager-amount")
+            raise ExactOddsError(f"{option} in dollars needs the wager amount: give --wager-amount")
         out[symbol] = dollars / wager
     return out
 
@@ -356,7 +365,8 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
     res.update(_rates(reserves, symbols, "--reserve"))
     seeds = {s: m.reseed for s, m in (spec.meters.items() if spec else []) if m.reseed is not None}
     for item in reseeds:
-        seeds.update({k: v * (amount or 1) for k, v in _meter_values((item,), symbols, amount or 1).items()})
+        seeds.update({k: v * (amount or 1) for k, v in _meter_values((item,), symbols, amount or 1,
+                                                                     option="--reseed").items()})
     long_run = None
     funded = {s: q for s, q in res.items() if s not in seeds or reserves}       # reserve-funded reseeds
     if all(s in inc for s in symbols) and all(s in funded or (s in seeds and amount) for s in symbols):
@@ -475,6 +485,11 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
             parse_rate(rate, where="--rate"))]
     else:
         specs = list(load_meters()[1].values())
+    if whole_cents:
+        for spec in specs:
+            if (spec.maximum - spec.minimum) * 100 > 10**7:
+                raise ExactOddsError(f"--maximum: with --whole-cents the span from minimum to maximum is at most "
+                                     f"$100,000 (10 million cents); {spec.id!r} spans ${spec.maximum - spec.minimum}")
     rows = [mystery_return(spec, whole_cents=whole_cents) for spec in specs]
     click.echo(render_mystery(rows, fmt), nl=False)
 
@@ -551,17 +566,9 @@ def keygen(prefix: str) -> None:
 
 
 def _check_writable(output: str) -> None:
-    import os
-    from pathlib import Path
+    from .files import check_output
 
-    target = Path(output)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise ExactOddsError(f"--output {output}: is a directory")
-    if not parent.is_dir():
-        raise ExactOddsError(f"--output {output}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise ExactOddsError(f"--output {output}: not writable")
+    check_output(output)
 
 
 @cli.command()
@@ -581,8 +588,15 @@ def verify(path: str, public_key: str | None, allow_other_version: bool) -> None
         ok, message = check(document, public_key=trusted, allow_other_version=allow_other_version)
     except ExactOddsError as exc:
         raise ExactOddsError(f"{path}: {exc}") from None
-    if ok and kind == "html" and not allow_other_version and render_html(document) != html_text:
-        ok, message = False, "the page's visible text differs from the certificate embedded in it"
+    if ok and kind == "html" and render_html(document) != html_text:
+        ok, message = False, ("the page's visible text differs from the certificate embedded in it"
+                              + (" (or it was made by another version: verify its JSON)" if allow_other_version else ""))
+    if ok and kind == "pdf":
+        from .documents import printed_pages_differ
+
+        differs = printed_pages_differ(path, document)
+        if differs:
+            ok, message = False, f"the printed pages differ from the attached certificate: {differs}"
     if ok:
         click.echo(f"{path}: {message}")
         return
@@ -685,15 +699,19 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
               help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
 @click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose: table1:B,X, "
               "with-replacement or perfect-pairs-mixed-as-coloured.")
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
-@click.option("--output", required=True, metavar="FILE")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
+              help="Record format (default: from the extension of --output, else csv).")
+@click.option("--output", required=True, metavar="FILE", help="Where to write (.csv, .csv.gz, .csv.zst, .jsonl, "
+              ".parquet; '-' for standard output).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tuple[str, ...],
-             faults: tuple[str, ...], fmt: str, output: str) -> None:
-    """Deal rounds with the seeded reference simulator and write check-sim records."""
+             faults: tuple[str, ...], fmt: str | None, output: str, quiet: bool) -> None:
+    """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory."""
     import time
 
-    from .simulate import simulate as run
-    from .simulate import write_records
+    from .analysis import priced_pairs
+    from .recordio import CARD_COLUMNS, RecordWriter, detect
+    from .simulate import record_table, simulate_chunks
     from .wagers import load_catalogue
 
     cat = load_catalogue()
@@ -701,26 +719,21 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
     for item in settle:
         if item == "all":
             pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
-            continue
-        wid, _, table = item.partition(":")
-        w = cat[wid]
-        pairs += [(w, w.paytable(table))] if table else [(w, t) for t in w.paytables.values()]
-    _check_writable(output)
+        else:
+            pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
+    kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
+    chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
+    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
     t0 = time.perf_counter()
-    show = rounds >= 2_000_000 and sys.stderr.isatty()          # a progress bar on long runs
-    with click.progressbar(length=rounds, label="dealing", file=sys.stderr) if show else _NoBar() as bar:
-        done = [0]
-
-        def advance(total: int) -> None:
-            bar.update(min(total, rounds) - done[0])
-            done[0] = min(total, rounds)
-
-        dealt = run(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults, progress=advance)
-    t1 = time.perf_counter()
-    n = write_records(dealt, output, fmt=fmt, settle=pairs)
-    t2 = time.perf_counter()
-    click.echo(f"dealt {n:,} rounds in {t1 - t0:.2f} s ({n / (t1 - t0) / 1e6:.2f} M rounds/s); "
-               f"wrote {output} in {t2 - t1:.2f} s", err=True)
+    show = not quiet and sys.stderr.isatty() and output != "-"
+    with RecordWriter(output, kind, columns) as out, (
+            click.progressbar(length=rounds, label="dealing", file=sys.stderr) if show else _NoBar()) as bar:
+        for part in chunks:
+            out.write(record_table(part, pairs))
+            bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
+    wall = time.perf_counter() - t0
+    click.echo(f"dealt and wrote {out.rows:,} rounds in {wall:.2f} s ({out.rows / wall / 1e6:.2f} M rounds/s)"
+               + ("" if output == "-" else f" to {output}"), err=True)
 
 
 class _NoBar:
@@ -735,25 +748,43 @@ class _NoBar:
 
 
 @cli.command(name="check-sim")
-@click.argument("path", metavar="FILE")
-@click.option("--decks", type=int, default=8, show_default=True, help="Decks of the simulated shoe.")
+@click.argument("path", metavar="SOURCE")
+@click.option("--decks", type=int, default=None, help="Decks of the simulated shoe (default 8, or the counts file's).")
 @click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="Check only these (repeatable).")
 @click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance after Holm's correction.")
-@click.option("--counts", is_flag=True, help="FILE holds aggregated outcome counts (JSON), not rounds.")
+@click.option("--counts", is_flag=True, help="SOURCE holds aggregated outcome counts (JSON), not rounds.")
+@click.option("--input-format", "input_format", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
+              help="Record format (default: from each file's extension).")
 @click.option("--lenient", is_flag=True, help="List unreadable or rule-breaking rounds instead of stopping.")
+@click.option("--scheduler", metavar="ADDRESS", help="Count the shards on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
 @click.option("--verbose", is_flag=True, help="Show every test, not only flagged ones.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def check_sim(path: str, decks: int, wagers: tuple[str, ...], alpha: float, counts: bool, lenient: bool,
-              verbose: bool, fmt: str) -> None:
-    """Test a simulator's output against the exact distribution (exit 0 ok, 1 flagged, 2 bad input)."""
-    from .checksim import check, check_counts, read_counts, read_records, render
+def check_sim(path: str, decks: int | None, wagers: tuple[str, ...], alpha: float, counts: bool,
+              input_format: str | None, lenient: bool, scheduler: str | None, verbose: bool, quiet: bool,
+              fmt: str) -> None:
+    """Test a simulator's output (a file, a directory or glob of shards, or '-') against the exact distribution.
 
-    if decks < 1:
-        raise ExactOddsError(f"--decks: number of decks must be a whole number >= 1, got {decks}")
+    Exit 0 ok, 1 flagged, 2 bad input.
+    """
+    from .checksim import check_counts, check_files, read_counts, render
+
+    if decks is not None and not 1 <= decks <= 10**7:
+        raise ExactOddsError(f"--decks: number of decks must be a whole number from 1 to 10,000,000, got {decks}")
+    if not 0 < alpha < 1:
+        raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
     if counts:
-        result = check_counts(read_counts(path), decks=decks, alpha=alpha)
+        data = read_counts(path)
+        stated = data.get("decks")
+        if stated is not None and decks is not None and stated != decks:
+            raise ExactOddsError(f"{path}: 'decks' is {stated} but --decks says {decks}")
+        result = check_counts(data, decks=stated or decks or 8, alpha=alpha)
     else:
-        result = check(read_records(path, lenient=lenient), decks=decks, wagers=wagers or None, alpha=alpha)
+        show = not quiet and sys.stderr.isatty()
+        with click.progressbar(length=0, label="checking", file=sys.stderr, show_pos=True,
+                               show_eta=False) if show else _NoBar() as bar:
+            result = check_files(path, decks=decks or 8, wagers=wagers or None, alpha=alpha, lenient=lenient,
+                                 fmt=input_format, scheduler=scheduler, progress=bar.update)
     click.echo(render(result, fmt, verbose=verbose), nl=False)
     if not result.ok:
         sys.exit(EXIT_CHECK_FAILED)
@@ -761,6 +792,9 @@ def check_sim(path: str, decks: int, wagers: tuple[str, ...], alpha: float, coun
 
 def main() -> None:
     """Console-script entry point."""
+    for stream in (sys.stdout, sys.stderr):               # a terminal that cannot show ♠ gets '?'
+        if hasattr(stream, "reconfigure") and (stream.encoding or "").lower().replace("-", "") != "utf8":
+            stream.reconfigure(errors="replace")
     cli()
 
 

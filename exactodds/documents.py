@@ -34,7 +34,8 @@ def _environment() -> Any:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("exactodds", "templates"),
-                             autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True,
+                             autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
+                             trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     return env
 
@@ -155,8 +156,9 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                     be = m.get("break_even_units")
                     meters.append({"symbol": sym, "award": m["top_award"], "odds": _odds(_fr(m["probability"])),
                                    "break_even": "—" if be is None else f"{_grouped(decimal(_fr(be), 2))} wagers" + (
-                                       f" = ${_grouped(decimal(_fr(m['break_even_dollars']), 2))}"
-                                       if "break_even_dollars" in m else ""),
+                                       f" = ${_grouped(decimal(_fr(m['break_even_dollars']), 2))} on a "
+                                       f"${decimal(_fr(progressive['minimum_wager']), 2)} wager"
+                                       if "break_even_dollars" in m and progressive.get("minimum_wager") else ""),
                                    "note": m.get("break_even_note", "")})
                 appendix.append({"shoe": shoe, "wager": b["name"], "paytable": b["paytable"],
                                  "quantity": "Expected return (J: meter ÷ wager)",
@@ -181,7 +183,9 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "assumptions": cert["assumptions"], "rounding": cert["rounding"],
         "data_sha256": sorted(prov["data_sha256"].items()), "content_sha256": prov["content_sha256"],
         "signature": signature,
-        "json": json.dumps(cert, indent=1, ensure_ascii=False).replace("</", "<\\/"),
+        # inert inside <script type="application/json">: no '<', '>' or '&' left to end it or open a comment
+        "json": json.dumps(cert, indent=1, ensure_ascii=False).replace("<", "\\u003c").replace(
+            ">", "\\u003e").replace("&", "\\u0026"),
     }
 
 
@@ -254,6 +258,37 @@ def write_pdf(cert: dict[str, Any], path: str) -> None:
 
 # -- reading a certificate back ------------------------------------------------------------------
 
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
+_PAGE = re.compile(r"page \d+ of \d+")
+
+
+def _figures(text: str) -> set[str]:
+    return set(_NUMBER.findall(_PAGE.sub(" ", text)))
+
+
+def printed_pages_differ(path: str, cert: dict[str, Any]) -> str | None:
+    """Whether the printed pages of a PDF show the certificate attached to it: every page carries its
+    number, and no page shows a figure the certificate's own rendering does not. None if they agree."""
+    import logging
+
+    from pypdf import PdfReader
+
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
+    expected = _figures(re.sub(r"<[^>]+>", " ", render_html(cert)).replace("&amp;", "&"))
+    number = cert["certificate_number"]
+    pages = PdfReader(path).pages
+    for i, page in enumerate(pages, start=1):
+        text = page.extract_text() or ""
+        if i > 1 and number not in text:
+            return f"page {i} does not carry certificate number {number}"
+        if f"page {i} of {len(pages)}" not in text:
+            return f"page {i} is not numbered 'page {i} of {len(pages)}'"
+        stray = sorted(_figures(text) - expected)
+        if stray:
+            return f"page {i} shows {stray[0]!r}, which the attached certificate does not hold"
+    return None
+
+
 def _strict_json(text: str, where: str) -> Any:
     """JSON with every duplicated key refused (a person reads the first, a parser keeps the last)."""
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -302,9 +337,12 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
     except OSError as exc:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if raw[:4] == b"%PDF":
+        import logging
+
         from pypdf import PdfReader
         from pypdf.errors import PdfReadError
 
+        logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
         try:
             attachments = PdfReader(path).attachments
         except (PdfReadError, ValueError, KeyError, OSError) as exc:
@@ -312,16 +350,23 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
         found = attachments.get(ATTACHMENT, [])
         if len(found) != 1:
             raise ExactOddsError(f"{path}: a PDF without exactly one attached {ATTACHMENT}")
-        return _strict_json(found[0].decode("utf-8", errors="strict"), f"{path} ({ATTACHMENT})"), "pdf", None
+        try:
+            text = found[0].decode("utf-8")
+        except UnicodeDecodeError:
+            raise ExactOddsError(f"{path}: the attached {ATTACHMENT} is not UTF-8 text") from None
+        return _strict_json(text, f"{path} ({ATTACHMENT})"), "pdf", None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ExactOddsError(f"{path}: neither JSON, HTML nor PDF (not UTF-8 text)") from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise ExactOddsError(f"{path}: an empty file, not a certificate")
     if text.lstrip()[:1] in ("{", "["):
         return _strict_json(text, path), "json", None
     parser = _Script()
     parser.feed(text)
     if parser.found != 1:
-        raise ExactOddsError(f"{path}: not a certificate (no single embedded "
-                             f"<script type=\"application/json\" id=\"{SCRIPT_ID}\">)")
+        raise ExactOddsError(f"{path}: not a certificate: neither JSON, nor HTML or PDF from exactodds with the "
+                             "certificate embedded (a Markdown certificate is for reading: verify its JSON, HTML or PDF)")
     return _strict_json(parser.text, f"{path} (embedded certificate)"), "html", text

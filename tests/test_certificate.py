@@ -325,3 +325,44 @@ def test_pdf_pages_are_numbered_and_carry_the_certificate(tmp_path: Path) -> Non
     assert image.size[0] > 500 and image.getextrema() != ((255, 255), (255, 255), (255, 255))
     code, _, err = run("certificate", "--wager", "tie", "--format", "pdf")
     assert code == 2 and "--format pdf needs --output FILE" in err
+
+
+def read_document_text(page: str, tmp_path: Path):
+    path = tmp_path / "page.html"
+    path.write_text(page, encoding="utf-8")
+    return read_document(str(path))
+
+
+def test_names_are_escaped_so_the_page_cannot_be_made_to_lie(tmp_path: Path) -> None:
+    style = '<style>td{font-size:0}</style><script>alert(1)</script>'
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1")], parties={"issuer": style})
+    page = render_html(cert)
+    assert "<script>alert" not in page and "<style>td{" not in page       # nowhere, the embedded JSON included
+    assert "&lt;style&gt;" in page
+    document, _, _ = read_document_text(page, tmp_path)
+    assert document["parties"]["issuer"] == style
+
+
+@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+def test_a_pdf_whose_pages_were_reprinted_with_other_figures_fails(tmp_path: Path) -> None:
+    """The genuine JSON attached to pages that show another RTP: verify reads the pages too."""
+    from pypdf import PdfReader, PdfWriter
+
+    from exactodds.documents import ATTACHMENT
+
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], issued="2026-11-23")
+    rtp = "98.9421%"
+    page = render_html(cert)
+    assert rtp in page
+    forged_html = tmp_path / "forged.html"
+    forged_html.write_text(page.replace(rtp, "99.9421%"), encoding="utf-8")
+    printed = tmp_path / "printed.pdf"
+    subprocess.run([_chromium(), *_FLAGS, f"--user-data-dir={tmp_path / 'p'}", "--no-pdf-header-footer",
+                    f"--print-to-pdf={printed}", forged_html.as_uri()], capture_output=True, timeout=180, check=True)
+    writer = PdfWriter(clone_from=PdfReader(printed))
+    writer.add_attachment(ATTACHMENT, json.dumps(cert).encode("utf-8"))
+    forged = tmp_path / "forged.pdf"
+    with forged.open("wb") as fh:
+        writer.write(fh)
+    code, _, err = run("verify", str(forged))
+    assert code == 1 and "printed pages differ" in err and "99.9421%" in err
