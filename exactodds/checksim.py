@@ -37,13 +37,14 @@ import numpy as np
 from .cards import Card
 from .errors import ExactOddsError, read_json
 from .pricing import WagerResult, price
-from .rounds import invalid_rounds, settle_many
+from .rounds import invalid_rounds
 from .shoe import Shoe
 from .wagers import Catalogue, Wager, load_catalogue
 
-__all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "check", "check_counts"]
+__all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "Tally", "check", "check_files",
+           "check_counts", "tally_chunk", "tally_file"]
 
-CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
+from .recordio import CARD_COLUMNS  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -62,175 +63,100 @@ class Records:
 
 # -- reading ----------------------------------------------------------------------
 
-_RANK_BYTE = np.full(256, -1, dtype=np.int16)
-for _i, _ch in enumerate("A23456789"):
-    _RANK_BYTE[ord(_ch)] = _i
-for _ch, _i in (("T", 9), ("J", 10), ("Q", 11), ("K", 12)):
-    _RANK_BYTE[ord(_ch)] = _i
-    _RANK_BYTE[ord(_ch.lower())] = _i
-_RANK_BYTE[ord("a")] = 0
-_SUIT_BYTE = np.full(256, -1, dtype=np.int16)
-for _i, _ch in enumerate("shdc"):
-    _SUIT_BYTE[ord(_ch)] = _i
-    _SUIT_BYTE[ord(_ch.upper())] = _i
-
-
-def _card_tokens(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Card index per token (``Ks``, ``10h``, ``Th``), -1 for an empty token, -2 if unreadable."""
-    length = ends - starts
-    first = buf[np.minimum(starts, len(buf) - 1)]
-    last = buf[np.maximum(ends - 1, 0)]
-    rank = _RANK_BYTE[first]
-    ten = (length == 3) & (first == ord("1")) & (buf[np.minimum(starts + 1, len(buf) - 1)] == ord("0"))
-    rank = np.where(ten, 9, rank)
-    suit = _SUIT_BYTE[last]
-    ok = ((length == 2) | ten) & (rank >= 0) & (suit >= 0)
-    return np.where(length == 0, -1, np.where(ok, rank * 4 + suit, -2)).astype(np.int16)
-
-
-def _text_column(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The tokens of one CSV column as a NumPy string array (decoded once per distinct value)."""
-    width = int((ends - starts).max(initial=0)) or 1
-    idx = starts[:, None] + np.arange(width)
-    inside = idx < ends[:, None]
-    block = np.where(inside, buf[np.minimum(idx, len(buf) - 1)], 0).astype(np.uint8)
-    raw = np.ascontiguousarray(block).view(f"S{width}").ravel()
-    values, inverse = np.unique(raw, return_inverse=True)
-    decoded = np.array([v.decode("utf-8", "replace").strip() for v in values.tolist()])
-    return decoded[inverse.ravel()]
-
-
-def read_records(path: str | Path, *, lenient: bool = False) -> Records:
-    """Per-round records from CSV (``player1..banker3`` + ``WAGER:PAYTABLE`` columns) or JSON Lines.
+def read_records(path: str | Path, *, lenient: bool = False, fmt: str | None = None) -> Records:
+    """All the rounds of a file, directory or glob of shards, in memory (see :mod:`exactodds.recordio`).
 
     A record that cannot be read, or a round that breaks the drawing rules, is
     an error naming its line — or, with ``lenient``, is listed in
-    :attr:`Records.invalid` and left out.
+    :attr:`Records.invalid` and left out. For files too large to hold, use
+    :func:`check_files`, which reads them in chunks.
     """
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not raw.strip():
-        raise ExactOddsError(f"{path}: empty file")
-    if raw.lstrip()[:1] == b"{":
-        return _read_jsonl(p, raw, lenient=lenient)
-    return _read_csv(p, raw, lenient=lenient)
+    from .recordio import expand_sources, read_chunks
 
-
-def _problem(path: Path, line: int, what: str) -> ExactOddsError:
-    return ExactOddsError(f"{path}:{line}: {what}")
-
-
-def _read_csv(path: Path, raw: bytes, *, lenient: bool) -> Records:
-    raw = raw.replace(b"\r\n", b"\n")
-    if not raw.endswith(b"\n"):
-        raw += b"\n"
-    header_end = raw.index(b"\n")
-    header = raw[:header_end].decode("utf-8", "replace").strip().split(",")
-    if tuple(h.strip() for h in header[:6]) != CARD_COLUMNS:
-        raise _problem(path, 1, f"header must start with {','.join(CARD_COLUMNS)}")
-    extra = [h.strip() for h in header[6:]]
-    ncols = len(header)
-    body = np.frombuffer(raw, dtype=np.uint8)[header_end + 1:]
-    if not len(body):
-        raise ExactOddsError(f"{path}: no rounds after the header")
-    newline = body == ord("\n")
-    sep = np.flatnonzero(newline | (body == ord(",")))
-    is_end = newline[sep]
-    end_at = np.flatnonzero(is_end)                 # index in ``sep`` of each line's end
-    line_ends = sep[end_at]
-    commas_per_line = np.diff(np.r_[-1, end_at]) - 1
-    bad_lines = np.flatnonzero(commas_per_line != ncols - 1)
-    if len(bad_lines) and not lenient:
-        raise _problem(path, int(bad_lines[0]) + 2, f"expected {ncols} fields (a truncated or malformed line)")
-    starts = np.r_[0, sep[:-1] + 1]
-    ends = sep
-    line_of_token = np.cumsum(np.r_[0, is_end[:-1].astype(np.int64)]) + 2
-    if len(bad_lines):       # lenient: drop malformed lines' tokens
-        keep_line = np.ones(len(line_ends), dtype=bool)
-        keep_line[bad_lines] = False
-        keep = keep_line[line_of_token - 2]
-        starts, ends, line_of_token = starts[keep], ends[keep], line_of_token[keep]
-    n = len(starts) // ncols
-    field_starts = starts.reshape(n, ncols)
-    field_ends = ends.reshape(n, ncols)
-    lines = line_of_token.reshape(n, ncols)[:, 0]
-    cards = _card_tokens(body, field_starts[:, :6], field_ends[:, :6])
-    settled: dict[str, np.ndarray] = {}
-    for k, name in enumerate(extra):
-        settled[name] = _text_column(body, field_starts[:, 6 + k], field_ends[:, 6 + k])
-    invalid = [(int(lines[i]), f"unreadable card in field(s) {', '.join(CARD_COLUMNS[j] for j in np.flatnonzero(cards[i] == -2))}")
-               for i in np.flatnonzero((cards == -2).any(1))]
-    return _finish(path, cards[:, :3], cards[:, 3:], lines, settled, invalid, lenient,
-                   dropped=[(int(b) + 2, f"expected {ncols} fields") for b in bad_lines])
-
-
-def _read_jsonl(path: Path, raw: bytes, *, lenient: bool) -> Records:
-    players, bankers, lines, settled_rows = [], [], [], []
+    players, bankers, lines = [], [], []
+    settled: dict[str, list[np.ndarray]] = {}
     invalid: list[tuple[int, str]] = []
-    for number, text in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            rec = json.loads(text)
-            hands = []
-            for hand in ("player", "banker"):
-                cards = [Card.parse(c).index for c in rec[hand]]
-                if not 2 <= len(cards) <= 3:
-                    raise ExactOddsError(f"{hand} has {len(cards)} cards")
-                hands.append(cards + [-1] * (3 - len(cards)))
-            settle = rec.get("settled", {})
-            if not isinstance(settle, dict):
-                raise ExactOddsError("'settled' must be an object")
-        except (json.JSONDecodeError, KeyError, TypeError, ExactOddsError) as exc:
-            if not lenient:
-                raise _problem(path, number, f"unreadable record ({exc})") from None
-            invalid.append((number, f"unreadable record ({exc})"))
-            continue
-        players.append(hands[0])
-        bankers.append(hands[1])
-        lines.append(number)
-        settled_rows.append(settle)
-    if not players:
+    total = 0
+    for source in expand_sources(str(path)):
+        for chunk in read_chunks(source, fmt=fmt):
+            good, problems = _valid(chunk, decks=None)
+            problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
+            if problems and not lenient:
+                src, line, what = problems[0]
+                raise ExactOddsError(f"{src}:{line}: {what}")
+            invalid += [(line, what) for _, line, what in problems]
+            players.append(chunk.player[good])
+            bankers.append(chunk.banker[good])
+            lines.append(chunk.lines[good])
+            for name, (codes, values) in chunk.settled.items():
+                settled.setdefault(name, []).append(np.array(values, dtype=str)[codes[good]])
+            total += int(good.sum())
+    if not total:
         raise ExactOddsError(f"{path}: no readable rounds")
-    names = sorted({k for s in settled_rows for k in s})
-    settled = {n: np.array([str(s.get(n, "")) for s in settled_rows]) for n in names}
-    return _finish(path, np.array(players, dtype=np.int16), np.array(bankers, dtype=np.int16),
-                   np.array(lines), settled, invalid, lenient, dropped=[])
+    return Records(np.concatenate(players), np.concatenate(bankers), np.concatenate(lines),
+                   {k: np.concatenate(v) for k, v in settled.items()}, tuple(sorted(invalid)))
 
 
-def _finish(path: Path, player: np.ndarray, banker: np.ndarray, lines: np.ndarray, settled: dict[str, np.ndarray],
-            invalid: list[tuple[int, str]], lenient: bool, *, dropped: list[tuple[int, str]]) -> Records:
-    bad = (player[:, :2] < 0).any(1) | (banker[:, :2] < 0).any(1) | (player == -2).any(1) | (banker == -2).any(1)
-    for i in np.flatnonzero(bad & ~((player == -2).any(1) | (banker == -2).any(1))):
-        invalid.append((int(lines[i]), "a hand is missing one of its first two cards"))
-    good = ~bad
-    rule_breaks = invalid_rounds(np.where(good[:, None], player, 0), np.where(good[:, None], banker, 0))
-    rule_breaks = rule_breaks[good[rule_breaks]]
-    for i in rule_breaks:
-        invalid.append((int(lines[i]), "third cards break the drawing rules of §627a.10 "
-                        f"(Player {_show(player[i])}, Banker {_show(banker[i])})"))
-    invalid.sort()
-    if invalid and not lenient:
-        line, what = invalid[0]
-        raise _problem(path, line, what)
-    keep = good.copy()
-    keep[rule_breaks] = False
-    return Records(player[keep], banker[keep], lines[keep], {k: v[keep] for k, v in settled.items()},
-                   tuple(sorted(invalid + dropped)))
+def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str, int, str]]]:
+    """Which rounds of a chunk can be checked, and what is wrong with the others (source, line, problem)."""
+    player, banker, lines = chunk.player, chunk.banker, chunk.lines
+    problems: list[tuple[str, int, str]] = []
+    unreadable = (player == -2).any(1) | (banker == -2).any(1)
+    for i in np.flatnonzero(unreadable)[:1000]:
+        fields = [CARD_COLUMNS[j] for j, c in enumerate(np.r_[player[i], banker[i]]) if c == -2]
+        problems.append((chunk.source, int(lines[i]), f"unreadable card in field(s) {', '.join(fields)}"))
+    missing = ((player[:, :2] < 0).any(1) | (banker[:, :2] < 0).any(1)) & ~unreadable
+    for i in np.flatnonzero(missing)[:1000]:
+        problems.append((chunk.source, int(lines[i]), "a hand is missing one of its first two cards"))
+    ok = ~(unreadable | missing)
+    if decks is not None and decks < 6:                  # six cards a round: more copies only below 6 decks
+        cards = np.sort(np.concatenate([player, banker], axis=1), axis=1)
+        same = (cards[:, 1:] == cards[:, :-1]) & (cards[:, 1:] >= 0)
+        run = np.zeros(len(cards), dtype=np.int64)
+        longest = np.zeros(len(cards), dtype=np.int64)
+        for k in range(same.shape[1]):
+            run = np.where(same[:, k], run + 1, 0)
+            longest = np.maximum(longest, run)
+        too_many = ok & (longest + 1 > decks)
+        for i in np.flatnonzero(too_many)[:1000]:
+            problems.append((chunk.source, int(lines[i]), f"deals {int(longest[i]) + 1} copies of one card from a "
+                             f"shoe of {decks} deck{'s' if decks > 1 else ''} (Player {_show(player[i])}, "
+                             f"Banker {_show(banker[i])})"))
+        ok &= ~too_many
+    rule_breaks = invalid_rounds(np.where(ok[:, None], player, 0), np.where(ok[:, None], banker, 0))
+    rule_breaks = rule_breaks[ok[rule_breaks]]
+    for i in rule_breaks[:1000]:
+        problems.append((chunk.source, int(lines[i]), "third cards break the drawing rules of §627a.10 "
+                         f"(Player {_show(player[i])}, Banker {_show(banker[i])})"))
+    ok[rule_breaks] = False
+    return ok, problems
 
 
 def _show(cards: np.ndarray) -> str:
     return " ".join(str(Card.from_index(int(c))) for c in cards if c >= 0)
 
 
+#: The largest count a counts file may state (far beyond any simulation: a thousand trillion rounds).
+MAX_COUNT = 10**15
+
+
 def read_counts(path: str | Path) -> dict[str, Any]:
-    """Aggregated counts: ``{"rounds": N, "wagers": {"WAGER:PAYTABLE": {"outcome": n, ..., "lose": n}}}``."""
+    """Aggregated counts: ``{"rounds": N, "decks": D, "wagers": {"WAGER:PAYTABLE": {"outcome": n, ..., "lose": n}}}``.
+
+    ``rounds`` and ``decks`` are optional; every wager's counts must add up to the
+    same number of rounds (``rounds`` where it is stated).
+    """
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("wagers"), dict):
         raise ExactOddsError(f"{path}: expected an object with 'wagers' (see 'exactodds check-sim --help')")
+    if extra := set(data) - {"rounds", "decks", "wagers"}:
+        raise ExactOddsError(f"{path}: unknown key {sorted(extra)[0]!r} (keys: rounds, decks, wagers)")
+    for key in ("rounds", "decks"):
+        if key in data:
+            v = data[key]
+            limit = MAX_COUNT if key == "rounds" else 10**7
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= limit:
+                raise ExactOddsError(f"{path}: {key!r} must be a whole number from 1 to {limit:,}, got {json.dumps(v)}")
     return data
 
 
@@ -239,6 +165,8 @@ def read_counts(path: str | Path) -> dict[str, Any]:
 @dataclass(frozen=True)
 class TestRow:
     """One test of one wager and paytable."""
+
+    __test__ = False                     # not a pytest test class
 
     wager: str
     paytable: str
@@ -257,6 +185,7 @@ class CheckResult:
     rows: tuple[TestRow, ...]
     observed: dict[str, dict[str, tuple[int, float]]]      # wager:paytable -> outcome -> (observed, expected)
     invalid: tuple[tuple[int, str], ...] = ()
+    invalid_count: int = 0
 
     @property
     def flagged(self) -> list[TestRow]:
@@ -354,98 +283,264 @@ def _holm(rows: list[TestRow], alpha: float) -> list[TestRow]:
 
 def _pairs(catalogue: Catalogue, wagers: Iterable[str] | None) -> list[tuple[Wager, str]]:
     if wagers:
-        out: list[tuple[Wager, str]] = []
-        for item in wagers:
-            wid, _, table = item.partition(":")
-            w = catalogue[wid]
-            out.extend((w, t) for t in ([w.paytable(table).id] if table else list(w.paytables)))
-        return out
+        from .analysis import priced_pairs
+
+        return priced_pairs(catalogue, list(wagers), where="--wager")
     return [(w, t) for w in catalogue.values() for t in w.paytables]
 
 
-def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
-          catalogue: Catalogue | None = None) -> CheckResult:
-    """Compare per-round records with the exact distribution off the top of ``decks`` decks."""
-    from .engine import deal
+@dataclass
+class Tally:
+    """What checking needs from a set of rounds: exact counts, added up chunk by chunk (a map-reduce)."""
 
-    if not 0 < alpha < 1:
-        raise ExactOddsError(f"alpha must be between 0 and 1, got {alpha}")
-    cat = catalogue if catalogue is not None else load_catalogue()
-    n = len(records)
-    if n == 0:
-        raise ExactOddsError("no valid rounds to check")
-    dist = deal(Shoe.decks(decks))
-    pairs = _pairs(cat, wagers)
-    for name in records.settled:
+    rounds: int = 0
+    counts: dict[str, np.ndarray] = field(default_factory=dict)        # key -> per outcome, 'lose' last
+    reported: dict[str, np.ndarray] = field(default_factory=dict)      # the simulator's own, 'other' last
+    mismatches: dict[str, int] = field(default_factory=dict)
+    first_mismatch: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)
+    invalid: list[tuple[str, int, str]] = field(default_factory=list)   # the first 1000
+    invalid_count: int = 0
+
+    def add(self, other: Tally) -> Tally:
+        self.rounds += other.rounds
+        for mine, theirs in ((self.counts, other.counts), (self.reported, other.reported)):
+            for k, v in theirs.items():
+                mine[k] = mine[k] + v if k in mine else v.copy()
+        for k, n in other.mismatches.items():
+            self.mismatches[k] = self.mismatches.get(k, 0) + n
+        for k, first in other.first_mismatch.items():
+            self.first_mismatch.setdefault(k, first)
+        self.invalid = (self.invalid + other.invalid)[:1000]
+        self.invalid_count += other.invalid_count
+        return self
+
+
+def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool) -> Tally:
+    """Count one chunk of rounds for every (wager, paytable): the map step of a check."""
+    from .pricing import table_signature
+    from .rounds import features, round_keys, settle_rounds
+
+    good, problems = _valid(chunk, decks=decks)
+    problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
+    if problems and not lenient:
+        src, line, what = problems[0]
+        raise ExactOddsError(f"{src}:{line}: {what}")
+    player, banker, lines = chunk.player[good], chunk.banker[good], chunk.lines[good]
+    t = Tally(rounds=len(player), invalid=problems[:1000], invalid_count=len(problems))
+    groups: dict[Any, tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
+    for w, tid in pairs:
+        key = f"{w.id}:{tid}"
+        ids = [o.id for o in w.outcomes] + ["lose"]
+        if not len(player):
+            t.counts[key] = np.zeros(len(ids), dtype=np.int64)
+            continue
+        sig = table_signature(w)
+        if sig not in groups:
+            keys = round_keys(player, banker, sig)
+            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            groups[sig] = (inverse.ravel(), np.bincount(inverse.ravel()), features(player[first], banker[first]))
+        inverse, per_unique, cols = groups[sig]
+        assign = settle_rounds(w, w.paytables[tid], cols)                  # per distinct round, -1 a loss
+        slot = np.where(assign < 0, len(ids) - 1, assign)
+        t.counts[key] = np.bincount(slot, weights=per_unique, minlength=len(ids)).astype(np.int64)
+        if key in chunk.settled:
+            codes, values = chunk.settled[key]
+            index = {i: k for k, i in enumerate(ids)}
+            paid = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)[codes[good]]
+            ours = slot[inverse]
+            wrong = np.flatnonzero(paid != ours)
+            t.mismatches[key] = len(wrong)
+            if len(wrong):
+                i = int(wrong[0])
+                shown = values[int(codes[good][i])]
+                t.first_mismatch[key] = (chunk.source, int(lines[i]), shown, ids[int(ours[i])])
+            t.reported[key] = np.bincount(np.where(paid < 0, len(ids), paid), minlength=len(ids) + 1).astype(np.int64)
+    return t
+
+
+def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]]) -> None:
+    for name in names:
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
             raise ExactOddsError(f"settlement column {name!r}: no such wager:paytable (see 'exactodds list')")
         if not any(w.id == wid and t == table for w, t in pairs):
             pairs.append((cat[wid], table))
-    settled_all = settle_many([(w, w.paytables[t]) for w, t in pairs], records.player, records.banker)
+
+
+def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float) -> CheckResult:
+    """The tests of a check, from its counts (the reduce step's last part)."""
+    from .engine import deal
+
+    if not 0 < alpha < 1:
+        raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
+    n = t.rounds
+    if n == 0:
+        raise ExactOddsError("no valid rounds to check")
+    dist = deal(Shoe.decks(decks))
     rows: list[TestRow] = []
     observed: dict[str, dict[str, tuple[int, float]]] = {}
-    for (w, t), assign in zip(pairs, settled_all):
-        r = price(w, w.paytables[t], dist)
+    for w, tid in pairs:
+        r = price(w, w.paytables[tid], dist)
         ids = [o.id for o in w.outcomes] + ["lose"]
-        counts = dict(zip(ids, np.bincount(assign + 1, minlength=len(ids) + 1)[1:].tolist() + [0]))
-        counts["lose"] = int((assign == -1).sum())
-        key = f"{w.id}:{t}"
+        key = f"{w.id}:{tid}"
+        counts = dict(zip(ids, t.counts[key].tolist()))
         rows += _tests(key, r, counts, n)
         observed[key] = {ln.name: (int(counts.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
-        if key in records.settled:
-            reported = records.settled[key]
-            ours = np.array(ids)[assign]
-            wrong = np.flatnonzero(reported != ours)
-            if len(wrong):
-                i = int(wrong[0])
-                rows.append(TestRow(w.id, t, "settlement", float(len(wrong)), 0.0, 0.0, True,
-                                    f"{len(wrong)} rounds settled differently; first at line {int(records.lines[i])}: "
-                                    f"paid {str(reported[i])!r}, the cards say {str(ours[i])!r}"))
+        if key in t.reported:
+            wrong = t.mismatches.get(key, 0)
+            if wrong:
+                src, line, paid, ours = t.first_mismatch[key]
+                rows.append(TestRow(w.id, tid, "settlement", float(wrong), 0.0, 0.0, True,
+                                    f"{wrong} rounds settled differently; first at {src}:{line}: "
+                                    f"paid {paid!r}, the cards say {ours!r}"))
             else:
-                rows.append(TestRow(w.id, t, "settlement", 0.0, 1.0, 1.0, False, "every round settled as its cards say"))
-            rep_counts = {i_: int((reported == i_).sum()) for i_ in ids}
+                rows.append(TestRow(w.id, tid, "settlement", 0.0, 1.0, 1.0, False, "every round settled as its cards say"))
+            rep = dict(zip(ids, t.reported[key][:-1].tolist()))
+            observed[key + " (as reported)"] = {ln.name: (int(rep.get(ln.id, 0)), float(ln.probability) * n)
+                                                for ln in r.lines}
             rows += [TestRow(x.wager, x.paytable, "reported " + x.test, x.statistic, x.p_value, detail=x.detail)
-                     for x in _tests(key, r, rep_counts, n)]
-    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, records.invalid)
+                     for x in _tests(key, r, rep, n)]
+    invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
+    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count)
+
+
+def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
+          catalogue: Catalogue | None = None) -> CheckResult:
+    """Compare per-round records held in memory with the exact distribution off the top of ``decks`` decks."""
+    from .recordio import Chunk
+
+    cat = catalogue if catalogue is not None else load_catalogue()
+    pairs = _pairs(cat, wagers)
+    _check_settled_names(records.settled, cat, pairs)
+    settled = {}
+    for name, values in records.settled.items():
+        distinct, codes = np.unique(np.asarray(values).astype(str), return_inverse=True)
+        settled[name] = (codes.ravel().astype(np.int64), [str(v) for v in distinct])
+    chunk = Chunk(np.asarray(records.player), np.asarray(records.banker), np.asarray(records.lines), "records",
+                  settled)
+    t = tally_chunk(chunk, pairs, decks=decks, lenient=True)
+    t.invalid = [("records", line, what) for line, what in records.invalid] + t.invalid
+    t.invalid_count += len(records.invalid)
+    return result_from_tally(t, pairs, decks=decks, alpha=alpha)
+
+
+def tally_file(source: str, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool,
+               fmt: str | None = None, progress: Any = None) -> Tally:
+    """Read one file in chunks and count it (the unit of work of a check on a cluster)."""
+    from .recordio import read_chunks
+
+    total = Tally()
+    for chunk in read_chunks(source, fmt=fmt):
+        total.add(tally_chunk(chunk, pairs, decks=decks, lenient=lenient))
+        if progress is not None:
+            progress(len(chunk))
+    for w, tid in pairs:
+        total.counts.setdefault(f"{w.id}:{tid}", np.zeros(len(w.outcomes) + 1, dtype=np.int64))
+    return total
+
+
+def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
+                lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
+                scheduler: Any = None, progress: Any = None) -> CheckResult:
+    """Check a file, a directory or a glob of shards in chunks, in bounded memory.
+
+    Without ``scheduler`` the files are counted here, one after another; with it
+    (a Dask scheduler address or a ``dask.distributed.Client``), each file is
+    counted on the cluster and the counts are added up here.
+    """
+    from .recordio import expand_sources, read_chunks
+
+    if not 0 < alpha < 1:
+        raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
+    cat = catalogue if catalogue is not None else load_catalogue()
+    files = expand_sources(source)
+    pairs = _pairs(cat, wagers)
+    total = Tally()
+    if scheduler is None:
+        checked = False
+        for f in files:
+            for chunk in read_chunks(f, fmt=fmt):
+                if not checked:                          # the settlement columns, from the first chunk
+                    _check_settled_names(chunk.settled, cat, pairs)
+                    checked = True
+                total.add(tally_chunk(chunk, pairs, decks=decks, lenient=lenient))
+                if progress is not None:
+                    progress(len(chunk))
+        for w, tid in pairs:
+            total.counts.setdefault(f"{w.id}:{tid}", np.zeros(len(w.outcomes) + 1, dtype=np.int64))
+    else:
+        first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
+        if first is not None:
+            _check_settled_names(first.settled, cat, pairs)
+        for part in _on_dask(files, pairs, decks=decks, lenient=lenient, fmt=fmt, scheduler=scheduler):
+            total.add(part)
+            if progress is not None:
+                progress(part.rounds + part.invalid_count)
+    return result_from_tally(total, pairs, decks=decks, alpha=alpha)
+
+
+def _on_dask(files: list[str], pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
+             scheduler: Any) -> Iterable[Tally]:
+    """Count each file on the cluster; the counts come back to be added up here."""
+    from .cluster import dask_client
+
+    if "-" in files:
+        raise ExactOddsError("--scheduler reads files the workers can open, not standard input")
+    with dask_client(scheduler) as (client, as_completed):
+        futures = [client.submit(tally_file, f, list(pairs), decks=decks, lenient=lenient, fmt=fmt, pure=False)
+                   for f in files]
+        for f in as_completed(futures):
+            yield f.result()
 
 
 def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01,
                  catalogue: Catalogue | None = None) -> CheckResult:
     """Compare aggregated outcome counts per wager with the exact distribution."""
-    from .engine import deal
-
     cat = catalogue if catalogue is not None else load_catalogue()
-    dist = deal(Shoe.decks(int(data.get("decks", decks))))
-    rows: list[TestRow] = []
-    observed: dict[str, dict[str, tuple[int, float]]] = {}
+    stated = data.get("rounds")
+    pairs: list[tuple[Wager, str]] = []
+    t = Tally()
     total = None
     for key, counts in data["wagers"].items():
         wid, _, table = key.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
             raise ExactOddsError(f"wagers.{key}: no such wager:paytable (see 'exactodds list')")
         w = cat[wid]
-        known = {o.id for o in w.outcomes} | {"lose"}
-        if not isinstance(counts, dict) or any(k not in known or not isinstance(v, int) or v < 0 for k, v in counts.items()):
-            raise ExactOddsError(f"wagers.{key}: counts must map outcome ids ({', '.join(sorted(known))}) to whole numbers")
+        ids = [o.id for o in w.outcomes] + ["lose"]
+        if not isinstance(counts, dict):
+            raise ExactOddsError(f"wagers.{key}: counts must map outcome ids ({', '.join(ids)}) to whole numbers")
+        for k, v in counts.items():
+            if k not in ids:
+                raise ExactOddsError(f"wagers.{key}.{k}: no such outcome (outcomes: {', '.join(ids)})")
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_COUNT:
+                raise ExactOddsError(f"wagers.{key}.{k}: a count is a whole number from 0 to {MAX_COUNT:,}, "
+                                     f"got {json.dumps(v)}")
         n = sum(counts.values())
+        if stated is not None and n != stated:
+            raise ExactOddsError(f"wagers.{key}: the counts add up to {n:,} rounds, not the stated {stated:,}")
         if total is not None and n != total:
-            raise ExactOddsError(f"wagers.{key}: {n} rounds, but other wagers have {total}")
+            raise ExactOddsError(f"wagers.{key}: {n:,} rounds, but other wagers have {total:,}")
         total = n
-        r = price(w, w.paytables[table], dist)
-        rows += _tests(key, r, counts, n)
-        observed[key] = {ln.name: (int(counts.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
+        pairs.append((w, table))
+        t.counts[key] = np.array([counts.get(i, 0) for i in ids], dtype=np.int64)
     if not total:
-        raise ExactOddsError("no counts to check")
-    return CheckResult(total, alpha, tuple(_holm(rows, alpha)), observed)
+        raise ExactOddsError("no rounds to check: every count is 0" if data["wagers"] else "no wagers to check")
+    t.rounds = total
+    return result_from_tally(t, pairs, decks=decks, alpha=alpha)
 
 
 def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
-    """The check as a table (text) or JSON."""
+    """The check as text or JSON. Each flagged wager's observed-against-expected table is printed
+    once, from the counts its flagged tests used (the simulator's own settlement for 'reported' tests)."""
+    from .render import grid
+
     if fmt == "json":
+        from . import __version__
+
         return json.dumps({
-            "rounds": result.rounds, "alpha": result.alpha, "ok": result.ok,
-            "invalid_rounds": [{"line": ln, "problem": what} for ln, what in result.invalid],
+            "exactodds": __version__, "rounds": result.rounds, "alpha": result.alpha, "ok": result.ok,
+            "invalid_rounds": result.invalid_count,
+            "invalid": [{"line": ln, "problem": what} for ln, what in result.invalid],
             "tests": [{"wager": r.wager, "paytable": r.paytable, "test": r.test, "statistic": r.statistic,
                        "p_value": r.p_value, "adjusted_p_value": r.adjusted, "flagged": r.flagged,
                        "detail": r.detail} for r in result.rows],
@@ -455,18 +550,21 @@ def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
     shown = result.rows if verbose else (result.flagged or [])
     out = [f"check-sim: {result.rounds:,} rounds, {len(result.rows)} tests, Holm-adjusted at alpha {result.alpha}"]
     if result.invalid:
-        out.append(f"{len(result.invalid)} invalid rounds left out; first: line {result.invalid[0][0]}: {result.invalid[0][1]}")
+        out.append(f"{result.invalid_count or len(result.invalid):,} invalid rounds left out; "
+                   f"first: line {result.invalid[0][0]}: {result.invalid[0][1]}")
     if shown:
-        out.append(f"{'wager:paytable':<44} {'test':<22} {'statistic':>12} {'p':>10} {'adj. p':>10}  flag  detail")
-        for r in shown:
-            out.append(f"{r.wager + ':' + r.paytable:<44} {r.test:<22} {r.statistic:>12.4g} {r.p_value:>10.3g} "
-                       f"{r.adjusted:>10.3g}  {'FLAG' if r.flagged else '    '}  {r.detail}")
-    for r in result.flagged[:5]:
-        key = f"{r.wager}:{r.paytable}"
-        out.append(f"observed vs expected, {key}:")
-        for name, (ob, ex) in result.observed.get(key, {}).items():
-            out.append(f"    {name:<52} {ob:>12,} {ex:>16,.1f}")
+        out.append(grid(["Wager:paytable", "Test", "Statistic", "p", "Adjusted p", "Flag", "Detail"],
+                        [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.4g}", f"{r.p_value:.3g}",
+                          f"{r.adjusted:.3g}", "FLAG" if r.flagged else "", r.detail] for r in shown], "text"))
+    tables: list[str] = []
+    for r in result.flagged:
+        key = f"{r.wager}:{r.paytable}" + (" (as reported)" if r.test.startswith("reported ") else "")
+        if key in tables or key not in result.observed or r.test == "settlement":
+            continue
+        tables.append(key)
+        out.append(f"\nObserved against expected, {key}:")
+        out.append(grid(["Outcome", "Observed", "Expected"],
+                        [[name, f"{ob:,}", f"{ex:,.1f}"] for name, (ob, ex) in result.observed[key].items()], "text"))
     out.append("result: " + ("OK — nothing flagged" if result.ok else
                              f"FLAGGED — {len(result.flagged)} tests" + (", invalid rounds" if result.invalid else "")))
     return "\n".join(out) + "\n"
-

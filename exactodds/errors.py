@@ -31,3 +31,5 @@ def read_json(path: str | Path, *, what: str = "JSON") -> Any:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ExactOddsError(f"{path}: not {what} ({exc})") from None
+    except RecursionError:
+        raise ExactOddsError(f"{path}: nested too deeply to be {what}") from None

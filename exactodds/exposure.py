@@ -480,24 +480,14 @@ def exposure(
 def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
              collect: Callable[[list[Tally], int], None]) -> None:
     """Run the batches on a Dask cluster and reduce them here as they finish."""
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError:
-        raise ExactOddsError("--scheduler needs Dask: pip install 'exactodds[cluster]'") from None
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler, timeout="5s") if own else scheduler
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ExactOddsError(f"--scheduler {scheduler!r}: cannot reach the Dask scheduler ({exc})") from None
-    try:
+    from .cluster import dask_client
+
+    with dask_client(scheduler) as (client, as_completed):
         spec_future = client.scatter(spec, broadcast=True)
         futures = [client.submit(exposure_batch, spec_future, a, b, pure=False) for a, b in work]
         sizes = {f.key: b - a for f, (a, b) in zip(futures, work)}
         for f in as_completed(futures):
             collect(f.result(), sizes[f.key])
-    finally:
-        if own:
-            client.close()
 
 
 def _check_run(*, shoes: int, seed: int, decks: int, cut: int, batch: int, workers: int) -> None:

@@ -448,9 +448,17 @@ class Condition:
     def _check_nodes(tree: ast.AST, text: str, *, where: str, known: frozenset[str]) -> set[str]:
         """Only the allowed node types, names and constants; the features read."""
         names: set[str] = set()
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
         for node in ast.walk(tree):
             if not isinstance(node, _ALLOWED):
                 raise ExactOddsError(f"{where}: {type(node).__name__} not allowed in {_shorten(text)}")
+            if isinstance(node, ast.Name) and node.id in _FUNCTIONS and id(node) not in called:
+                raise ExactOddsError(f"{where}: {node.id} is a function, not a value: write {node.id}(...) "
+                                     f"in {_shorten(text)}")
+            if isinstance(node, ast.Subscript) and not (
+                    isinstance(node.value, ast.Name) and node.value.id not in KNOWN_FEATURES):
+                raise ExactOddsError(f"{where}: only a wager's list parameters can be indexed, "
+                                     f"not a feature, in {_shorten(text)}")
             if isinstance(node, ast.Call):
                 if not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS) or node.keywords:
                     raise ExactOddsError(f"{where}: only abs(), min(), max() may be called in {_shorten(text)}")

@@ -41,7 +41,19 @@ _PROGRESSIVE = re.compile(r"^(\d+(?:\.\d+)?)%\s+(?:of\s+)?(?:the\s+)?(.*?)\s*$",
 
 
 def _num(text: str) -> Fraction:
-    return Fraction(text.replace(",", ""))
+    digits = text.replace(",", "")
+    if len(digits) > 100:
+        raise ExactOddsError(f"a number in a pay has at most 100 digits, got {text[:20]}…")
+    return Fraction(digits)
+
+
+def _sane(net: Fraction, text: str) -> Fraction:
+    """A net pay a paytable can print: at most a billion to one, and not a sliver of a unit."""
+    if net > 10**9:
+        raise ExactOddsError(f"pay {text[:40]!r} pays more than a billion to one")
+    if 0 < net < Fraction(1, 10**9):
+        raise ExactOddsError(f"pay {text[:40]!r} pays less than a billionth of the wager")
+    return net
 
 
 @dataclass(frozen=True)
@@ -117,16 +129,16 @@ def parse_pay(text: str, *, denomination: Fraction | int | None = None, award_ba
             if not 0 <= rate < 1:
                 raise ExactOddsError(f"vigorish in {t!r} must be below 100%")
             net *= 1 - rate
-        return Pay(t, "to", net)
+        return Pay(t, "to", _sane(net, t))
     if m := _FOR.match(t):
         back, stake = _num(m[1]), _num(m[2])
         if stake == 0:
             raise ExactOddsError(f"pay {t!r} has a zero stake")
-        return Pay(t, "for", back / stake - 1)
+        return Pay(t, "for", _sane(back / stake - 1, t))
     if m := _DOLLARS.match(t):
         if denomination is None:
             raise ExactOddsError(f"pay {t!r} is in dollars but the paytable states no denomination")
-        return Pay(t, "dollars", _num(m[1]) / Fraction(denomination) - less)
+        return Pay(t, "dollars", _sane(_num(m[1]) / Fraction(denomination) - less, t))
     if m := _PROGRESSIVE.match(t):
         share = _num(m[1]) / 100
         meter = m[2].strip().lower() or "progressive"

@@ -71,6 +71,9 @@ def parse_rate(text: object, *, where: str) -> Fraction:
         raise ExactOddsError(f"{where}: {text!r} is not a rate (write e.g. 10% or 0.1)") from None
     if not 0 <= value < 1:
         raise ExactOddsError(f"{where}: rate {text} is outside [0, 1)")
+    if value and value < Fraction(1, 10**6):
+        raise ExactOddsError(f"{where}: rate {text} is below 0.0001%: a meter would take more than a million "
+                             "wagers a dollar")
     return value
 
 
@@ -81,6 +84,8 @@ def _dollars(value: object, *, where: str, allow_zero: bool = True) -> Fraction:
         raise ExactOddsError(f"{where}: {value!r} is not a dollar amount") from None
     if amount < 0 or (amount == 0 and not allow_zero):
         raise ExactOddsError(f"{where}: amount must be {'>= 0' if allow_zero else 'above 0'}, got {value}")
+    if amount > 10**12:
+        raise ExactOddsError(f"{where}: at most $1,000,000,000,000, got {str(value)[:30]}")
     return amount
 
 

@@ -15,7 +15,7 @@ names the exact tables use.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,7 @@ from .outcomes import DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 
 __all__ = ["POINTS", "deal_from", "cards_used", "invalid_rounds", "features", "settle_rounds", "settle_many",
-           "round_keys", "slot_arrays"]
+           "round_keys", "slot_arrays", "settle_iter"]
 
 #: Point value of each card index 0-51 (§627a.6(a)).
 POINTS = np.array([Card.from_index(i).points for i in range(52)], dtype=np.int8)
@@ -112,10 +112,15 @@ def round_keys(player: np.ndarray, banker: np.ndarray, signature: tuple[Any, ...
 
 def settle_many(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np.ndarray) -> list[np.ndarray]:
     """Settle every (wager, paytable) on every round: each distinct round key is settled once."""
+    return [assign for _, assign in settle_iter(pairs, player, banker)]
+
+
+def settle_iter(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np.ndarray
+                ) -> Iterator[tuple[tuple[Any, Any], np.ndarray]]:
+    """Like :func:`settle_many`, one (pair, settlement) at a time, so only one is held in memory."""
     from .pricing import table_signature
 
     groups: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
-    out = []
     for wager, paytable in pairs:
         sig = table_signature(wager)
         if sig not in groups:
@@ -123,8 +128,7 @@ def settle_many(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np
             _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
             groups[sig] = (first, inverse.ravel(), features(player[first], banker[first]))
         first, inverse, cols = groups[sig]
-        out.append(settle_rounds(wager, paytable, cols)[inverse])
-    return out
+        yield (wager, paytable), settle_rounds(wager, paytable, cols)[inverse]
 
 
 def settle_rounds(wager: Any, paytable: Any, cols: Mapping[str, np.ndarray]) -> np.ndarray:

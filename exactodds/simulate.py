@@ -22,7 +22,8 @@ Player third card X; ``"with-replacement"`` deals each card from a full shoe.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,7 @@ from .errors import ExactOddsError
 from .rounds import _DRAW, POINTS, cards_used, deal_from
 from .shoe import Shoe
 
-__all__ = ["SimulatedRounds", "simulate", "deal_shoes", "write_records", "FAULTS"]
+__all__ = ["SimulatedRounds", "simulate", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"]
 
 FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured")
 
@@ -90,46 +91,77 @@ def _fresh(cards: np.ndarray, n: int, rng: np.random.Generator, replacement: boo
     return cards[picks]
 
 
-def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut: int = 14,
-             faults: Iterable[str] = (), batch: int = 2000,
-             progress: Callable[[int], None] | None = None) -> SimulatedRounds:
-    """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``.
+#: Bounds that keep a run finite and its memory small.
+MAX_ROUNDS = 10**10
+MAX_DECKS = 1000
 
-    ``progress`` is called with the number of rounds dealt so far after each batch.
-    """
+
+def _check(decks: int, rounds: int, seed: int, mode: str, cut: int) -> None:
+    checks = [
+        (isinstance(rounds, int) and 1 <= rounds <= MAX_ROUNDS,
+         f"--rounds must be a whole number from 1 to {MAX_ROUNDS:,}, got {rounds!r}"),
+        (isinstance(decks, int) and 1 <= decks <= MAX_DECKS,
+         f"--decks must be a whole number from 1 to {MAX_DECKS:,} for the simulator, got {decks!r}"),
+        (isinstance(seed, int) and 0 <= seed < 2**128, f"--seed must be a whole number from 0 to 2^128 - 1, got {seed!r}"),
+        (mode in ("shoe", "fresh"), f"--mode must be 'shoe' or 'fresh', got {mode!r}"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise ExactOddsError(message)
+    if mode == "shoe" and not 14 <= cut <= 52 * decks - 20:
+        raise ExactOddsError(f"the cover card goes at least 14 cards from the end (§627a.5(d)) and leaves 20 "
+                             f"to deal, got {cut}")
+
+
+def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut: int = 14,
+                    faults: Iterable[str] = (), batch: int = 2000) -> Iterator[SimulatedRounds]:
+    """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``,
+    in chunks of ``batch`` shoes (or 500,000 fresh rounds): memory does not grow with ``rounds``."""
     faults = tuple(faults)
     table = _draw_table(faults)
-    if rounds < 1:
-        raise ExactOddsError(f"rounds must be at least 1, got {rounds}")
-    if mode not in ("shoe", "fresh"):
-        raise ExactOddsError(f"mode must be 'shoe' or 'fresh', got {mode!r}")
+    _check(decks, rounds, seed, mode, cut)
     cards = _shoe_cards(decks)
     rng = np.random.default_rng(seed)
     if mode == "fresh":
-        dealt = _fresh(cards, rounds, rng, "with-replacement" in faults)
-        p, b = deal_from(dealt, draw_table=table)
-        if progress is not None:
-            progress(rounds)
-        return SimulatedRounds(p, b, np.zeros(rounds, dtype=np.int64), mode, faults)
-    if cut < 14 or cut > len(cards) - 20:
-        raise ExactOddsError(f"the cover card goes at least 14 cards from the end (§627a.5(d)), got {cut}")
-    players, bankers, shoes, burns = [], [], [], []
+        done = 0
+        while done < rounds:
+            n = min(500_000, rounds - done)
+            dealt = _fresh(cards, n, rng, "with-replacement" in faults)
+            p, b = deal_from(dealt, draw_table=table)
+            yield SimulatedRounds(p, b, np.zeros(n, dtype=np.int64), mode, faults)
+            done += n
+        return
+    batch = max(1, min(batch, 4_000_000 // len(cards)))       # about 4 million cards in memory at once
     dealt_rounds, first_shoe = 0, 0
     while dealt_rounds < rounds:
         stack = rng.permuted(np.broadcast_to(cards, (batch, len(cards))), axis=1)
         if "with-replacement" in faults:
             stack = cards[rng.integers(0, len(cards), stack.shape)]
         p, b, shoe_no, burned = deal_shoes(stack, cut=cut, draw_table=table)
-        players.append(p)
-        bankers.append(b)
-        shoes.append(first_shoe + shoe_no)
-        burns.append(burned)
+        yield SimulatedRounds(p, b, first_shoe + shoe_no, mode, faults, burned)
         dealt_rounds += len(p)
         first_shoe += batch
+
+
+def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut: int = 14,
+             faults: Iterable[str] = (), batch: int = 2000,
+             progress: Callable[[int], None] | None = None) -> SimulatedRounds:
+    """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``, in memory.
+
+    ``progress`` is called with the number of rounds dealt so far after each batch.
+    """
+    parts = []
+    done = 0
+    for part in simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults,
+                                batch=batch):
+        parts.append(part)
+        done += len(part)
         if progress is not None:
-            progress(dealt_rounds)
-    return SimulatedRounds(np.concatenate(players), np.concatenate(bankers), np.concatenate(shoes), mode, faults,
-                           np.concatenate(burns))
+            progress(done)
+    burned = [p.burned for p in parts if p.burned is not None]
+    return SimulatedRounds(np.concatenate([p.player for p in parts]), np.concatenate([p.banker for p in parts]),
+                           np.concatenate([p.shoe_number for p in parts]), mode, tuple(faults),
+                           np.concatenate(burned) if burned else None)
 
 
 def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = None
@@ -168,50 +200,38 @@ def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = N
     return np.concatenate(players)[order], np.concatenate(bankers)[order], shoe_no[order], burned
 
 
-_TOKENS = np.array([f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in range(52)] + [""])
+_TOKENS = [f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in range(52)]
+
+
+def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()) -> Any:
+    """Rounds as a pyarrow Table in the check-sim schema (cards and settlements dictionary-encoded)."""
+    import pyarrow as pa
+
+    from .recordio import CARD_COLUMNS
+    from .rounds import settle_iter
+
+    tokens = pa.array(_TOKENS)
+    columns: dict[str, Any] = {}
+    for name, hand, k in zip(CARD_COLUMNS, (0, 0, 0, 1, 1, 1), (0, 1, 2, 0, 1, 2)):
+        idx = (rounds.player, rounds.banker)[hand][:, k]
+        columns[name] = pa.DictionaryArray.from_arrays(pa.array(idx.astype(np.int8), mask=idx < 0), tokens)
+    for (wager, table), assign in settle_iter(list(settle), rounds.player, rounds.banker):
+        ids = [o.id for o in wager.outcomes] + ["lose"]
+        if "perfect-pairs-mixed-as-coloured" in rounds.faults and wager.id.startswith("perfect-pairs-"):
+            ids = ["coloured" if i == "mixed" else i for i in ids]
+        codes = np.where(assign < 0, len(ids) - 1, assign).astype(np.int8)
+        columns[f"{wager.id}:{table.id}"] = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(ids))
+    return pa.table(columns)
 
 
 def write_records(rounds: SimulatedRounds, path: str, *, fmt: str = "csv",
                   settle: Iterable[tuple[object, object]] = ()) -> int:
-    """Write per-round records in the check-sim schema; returns the number written.
+    """Write per-round records in the check-sim schema (see :mod:`exactodds.recordio`); returns the number
+    written. CSV columns ``player1,...,banker3`` then one ``WAGER:PAYTABLE`` column per settled wager."""
+    from .recordio import CARD_COLUMNS, RecordWriter
 
-    CSV columns: ``player1,player2,player3,banker1,banker2,banker3`` (cards as
-    ``Ks``, ``10h``; an empty cell where a hand has no third card), then one
-    column per settled wager, named ``WAGER:PAYTABLE``, holding the outcome id
-    the round is paid as (``lose`` for a loss). JSON Lines: one object per round
-    with ``player`` and ``banker`` lists and a ``settled`` object.
-    """
-    from .rounds import settle_many
-
-    settle = list(settle)
-    columns: list[tuple[str, np.ndarray]] = []
-    if settle:
-        for (wager, table), assign in zip(settle, settle_many(settle, rounds.player, rounds.banker)):
-            ids = np.array([o.id for o in wager.outcomes] + ["lose"])    # type: ignore[attr-defined]
-            if "perfect-pairs-mixed-as-coloured" in rounds.faults and wager.id.startswith("perfect-pairs-"):  # type: ignore[attr-defined]
-                ids = np.where(ids == "mixed", "coloured", ids)
-            columns.append((f"{wager.id}:{table.id}", ids[assign]))    # type: ignore[attr-defined]
-    p = _TOKENS[np.where(rounds.player >= 0, rounds.player, 52)]
-    b = _TOKENS[np.where(rounds.banker >= 0, rounds.banker, 52)]
-    if fmt not in ("csv", "jsonl"):
-        raise ExactOddsError(f"unknown record format {fmt!r} (csv or jsonl)")
-    import io
-
-    from .certificate import write_atomically
-
-    with io.StringIO() as fh:
-        if fmt == "csv":
-            fh.write(",".join(["player1", "player2", "player3", "banker1", "banker2", "banker3",
-                               *(name for name, _ in columns)]) + "\n")
-            parts = [p[:, 0], p[:, 1], p[:, 2], b[:, 0], b[:, 1], b[:, 2], *(c for _, c in columns)]
-            fh.write("\n".join(map(",".join, zip(*(part.tolist() for part in parts)))) + "\n")
-        else:
-            import json
-
-            for i in range(len(p)):
-                rec: dict[str, object] = {"player": [c for c in p[i] if c], "banker": [c for c in b[i] if c]}
-                if columns:
-                    rec["settled"] = {name: str(c[i]) for name, c in columns}
-                fh.write(json.dumps(rec) + "\n")
-        write_atomically(path, fh.getvalue())      # whole file or nothing
-    return len(p)
+    pairs = list(settle)
+    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]   # type: ignore[attr-defined]
+    with RecordWriter(path, fmt, columns) as out:
+        out.write(record_table(rounds, pairs))
+    return len(rounds)

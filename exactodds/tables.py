@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .analysis import analyze
-from .certificate import write_atomically
+from .files import write_all_or_nothing
 from .errors import ExactOddsError
 from .report import render
 from .shoe import Shoe
@@ -36,9 +36,10 @@ def write_tables(directory: str, decks: Iterable[int]) -> list[str]:
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise ExactOddsError(f"--output-dir {directory}: not a directory")
-    d.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, text in table_texts(decks).items():
-        write_atomically(d / name, text)
-        paths.append(str(d / name))
-    return paths
+    texts = table_texts(decks)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExactOddsError(f"--output-dir {directory}: cannot create ({exc.strerror or exc})") from None
+    write_all_or_nothing({d / name: text for name, text in texts.items()}, option="--output-dir")
+    return [str(d / name) for name in texts]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -177,6 +178,13 @@ class Wager:
                 raise ExactOddsError(f"wager {self.id!r} has no parameter {name!r} (it has {have})")
         merged = {**self.parameters, **values}
         _check_parameters(self.id, merged)
+        for name, value in values.items():
+            default = self.parameters[name]
+            if isinstance(default, (list, tuple)) and default and all(_CARD_PAIR.match(str(v)) for v in default):
+                bad = [v for v in (value if isinstance(value, (list, tuple)) else [value]) if not _CARD_PAIR.match(str(v))]
+                if bad:
+                    raise ExactOddsError(f"wager {self.id!r}: parameter {name!r}: {bad[0]!r} is not a pair of cards "
+                                         "such as Ks9s")
         return replace(self, parameters=merged)
 
     def settle_row(self, row: Mapping[str, object], paytable: Paytable) -> str | None:
@@ -196,6 +204,10 @@ def _rank(pay: Pay, meters: Mapping[str, Fraction] | None = None) -> tuple[int, 
     if pay.symbolic:
         return (0, pay.net.at(meters)) if meters else (1, Fraction(0))
     return (0, Fraction(pay.net))
+
+
+#: Two cards written with suit symbols, e.g. 'K♠9♥' (how card-pair parameters are held).
+_CARD_PAIR = re.compile(r"^(?:10|[2-9AJQK])[♠♥♦♣](?:10|[2-9AJQK])[♠♥♦♣]$")
 
 
 def _rank_meters(raw: Any, paytables: Mapping[str, Paytable], where: str) -> dict[str, dict[str, Fraction]]:
@@ -332,6 +344,8 @@ def _read_toml(text: str, *, source: str, cached: bool = False) -> dict[str, Any
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExactOddsError(f"{source}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ExactOddsError(f"{source}: nested too deeply to be a wager file") from None
     if cached:
         encoded = json.dumps(data)
         if json.loads(encoded) == data:          # plain strings, numbers, lists and tables only
@@ -475,6 +489,9 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
             raise ExactOddsError(f"{owhere}: unknown key {sorted(extra)[0]!r}")
         if any(x.id == oid for x in outcomes):
             raise ExactOddsError(f"{owhere}: duplicate outcome id")
+        if oid in ("lose", "total"):
+            raise ExactOddsError(f"{owhere}: outcome id {oid!r} is reserved (the line of losing rounds and the "
+                                 "totals row); choose another")
         if "when" not in o:
             raise ExactOddsError(f"{owhere}: no definition ('when' is missing)")
         outcomes.append(Outcome(oid, _text(o, "name", owhere),
@@ -505,8 +522,8 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
                 denomination = Fraction(str(denom).lstrip("$").replace(",", ""))
             except ValueError:
                 raise ExactOddsError(f"{twhere}: denomination {denom!r} is not a number") from None
-            if denomination <= 0:
-                raise ExactOddsError(f"{twhere}: denomination must be positive")
+            if not Fraction(1, 100) <= denomination <= 10**6:
+                raise ExactOddsError(f"{twhere}: denomination must be from $0.01 to $1,000,000, got {denom!r}")
         basis = t.get("award_basis", "to")
         if basis not in ("to", "for"):
             raise ExactOddsError(f"{twhere}: award_basis must be 'to' or 'for', got {basis!r}")

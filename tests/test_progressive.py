@@ -135,7 +135,7 @@ def test_cli_mystery() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["progressive", "heavenly-9-progressive", "--meter", "-5"], "a meter cannot be negative"),
+        (["progressive", "heavenly-9-progressive", "--meter", "-5"], "amount must be >= 0"),
         (["mystery", "--minimum", "100", "--maximum", "50", "--rate", "2%", "--wager-amount", "1"],
          "the maximum 50 must be above the minimum 100"),
         (["mystery", "--minimum", "100", "--maximum", "500", "--rate", "100%", "--wager-amount", "1"],

@@ -90,11 +90,14 @@ def test_perfect_pairs_paid_as_coloured_on_mixed_pairs_is_caught(tmp_path: Path)
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Qs,\n4c,4d,,9", ":3: expected 6 fields"),
+        ("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Qs,\n4c,4d,,9", ":3: expected 6 fields, found 4"),
         ("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Zz,\n", ":2: unreadable card in field(s) banker2"),
         ("player1,player2,player3,banker1,banker2,banker3\nKs,2h,,Qd,Qs,5c\n", ":2: third cards break the drawing rules"),
-        ("p1,p2\nKs,2h\n", ":1: header must start with player1"),
-        ('{"player": ["Ks", "9h"], "banker": ["Qd"]}\n', ":1: unreadable record (banker has 1 cards)"),
+        ("p1,p2\nKs,2h\n", ":1: the header must start with player1"),
+        ('{"player": ["Ks", "9h"], "banker": ["Qd"]}\n', ":1: unreadable record ('banker' must list 2 or 3 cards)"),
+        ('{"player": [13, 9], "banker": ["Qd", "Kd"]}\n', "cards are text such as \"Ks\", not numbers"),
+        ("player1,player2,player3,banker1,banker2,banker3,tie:8-to-1,tie:8-to-1\nKs,9h,,Qd,Qs,,lose,lose\n",
+         ":1: settlement column 'tie:8-to-1' appears twice"),
     ],
 )
 def test_bad_records_name_the_line(tmp_path: Path, content: str, message: str) -> None:
@@ -135,4 +138,4 @@ def test_lenient_lists_a_truncated_line(tmp_path: Path) -> None:
     path = tmp_path / "trunc.csv"
     path.write_text("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Qs,\n4c,4d,,9", encoding="utf-8")
     records = read_records(path, lenient=True)
-    assert len(records) == 1 and records.invalid == ((3, "expected 6 fields"),)
+    assert len(records) == 1 and records.invalid == ((3, "expected 6 fields, found 4 (a truncated or malformed line)"),)

@@ -1,0 +1,110 @@
+"""Writing output files safely: whole or not at all, never over a device, through symlinks to their target.
+
+Every file exactodds writes goes to a temporary file beside its target and is
+renamed into place when complete, so a reader never sees half a file and an
+error, Ctrl-C or SIGTERM leaves the old file (or nothing) behind. ``--output``
+must name a regular file or a new one: a directory, a device such as
+``/dev/null`` or a pipe is refused (replacing a device node with a file, as
+root, is how things break). A symlink is followed: its target is written. An
+existing file keeps its permissions.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from .errors import ExactOddsError
+
+__all__ = ["check_output", "write_atomically", "write_all_or_nothing", "cleanup_on_signals"]
+
+
+def check_output(path: str | os.PathLike[str], *, option: str = "--output") -> Path:
+    """The file to write for ``path`` (a symlink's target), or a one-line error naming ``option``."""
+    p = Path(path)
+    target = Path(os.path.realpath(p)) if p.is_symlink() else p
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise ExactOddsError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise ExactOddsError(f"{option} {path}: is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise ExactOddsError(f"{option} {path}: not a regular file (a device or a pipe); write to a file")
+        if not os.access(target, os.W_OK):
+            raise ExactOddsError(f"{option} {path}: not writable")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise ExactOddsError(f"{option} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise ExactOddsError(f"{option} {path}: not writable (directory {parent})")
+    return target
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+@contextmanager
+def cleanup_on_signals(paths: list[str]) -> Iterator[None]:
+    """Remove ``paths`` (temporary files) if SIGINT or SIGTERM arrives, then stop as Ctrl-C does."""
+    def handler(signum: int, frame: FrameType | None) -> None:
+        for p in paths:
+            Path(p).unlink(missing_ok=True)
+        raise KeyboardInterrupt
+
+    old: dict[signal.Signals, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, handler)
+        except ValueError:                       # not the main thread
+            pass
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
+def write_atomically(path: str | os.PathLike[str], data: str | bytes, *, option: str = "--output") -> None:
+    """Write ``data`` (text or bytes) to ``path`` in full or not at all."""
+    write_all_or_nothing({path: data}, option=option)
+
+
+def write_all_or_nothing(files: Mapping[str | os.PathLike[str], str | bytes], *, option: str = "--output") -> None:
+    """Write every file or none: all are written to temporary files first, then renamed into place."""
+    targets = [(check_output(p, option=option), data, p) for p, data in files.items()]
+    temps: list[str] = []
+    with cleanup_on_signals(temps):
+        try:
+            for target, data, _ in targets:
+                fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+                temps.append(tmp)
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+                os.chmod(tmp, _mode_for(target))
+            for (target, _, _), tmp in zip(targets, temps):
+                os.replace(tmp, target)
+        except OSError as exc:
+            for tmp in temps:
+                Path(tmp).unlink(missing_ok=True)
+            raise ExactOddsError(f"{option} {targets[0][2]}: cannot write ({exc.strerror or exc})") from None
+        except BaseException:
+            for tmp in temps:
+                Path(tmp).unlink(missing_ok=True)
+            raise

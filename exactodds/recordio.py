@@ -1,0 +1,590 @@
+"""Simulator records on disk, read and written in chunks through real parsers (pyarrow).
+
+One record per round: the cards ``player1 player2 player3 banker1 banker2
+banker3`` (``Ks``, ``10h``, ``Th`` or ``K♠``; empty or null where a hand has no
+third card), then optionally one column per settled wager named
+``WAGER:PAYTABLE`` holding the outcome id the simulator paid (``lose`` for a
+loss). Formats, chosen by extension or given:
+
+* CSV (``.csv``; ``.csv.gz`` and ``.csv.zst`` compressed): any CSV — quoted
+  fields, CRLF line ends, a byte-order mark;
+* JSON Lines (``.jsonl``, ``.jsonl.gz``): ``{"player": ["Ks", "9h"], "banker":
+  [...], "settled": {"WAGER:PAYTABLE": "outcome"}}``;
+* Parquet (``.parquet``): the CSV's columns.
+
+A source is a file, a directory or a glob of shards (read as one data set in
+name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import json
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from .cards import Card
+from .errors import ExactOddsError
+
+__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "expand_sources", "read_chunks", "RecordWriter", "card_index"]
+
+CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
+FORMATS = ("csv", "jsonl", "parquet")
+_COMPRESSION = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+
+
+@dataclass
+class Chunk:
+    """Some rounds of a source: card indices (-1 none, -2 unreadable), where each came from, settlements."""
+
+    player: np.ndarray                       # (n, 3) int16
+    banker: np.ndarray                       # (n, 3) int16
+    lines: np.ndarray                        # line (CSV, JSON Lines) or row (Parquet) of each record
+    source: str
+    settled: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)   # codes, their ids
+    invalid: list[tuple[str, int, str]] = field(default_factory=list)                # (source, line, problem)
+
+    def __len__(self) -> int:
+        return len(self.player)
+
+
+def card_index(token: Any) -> int:
+    """A card token → its index 0–51; -1 for no card (empty or null), -2 if it is not a card."""
+    if token is None:
+        return -1
+    if not isinstance(token, str):
+        return -2
+    text = token.strip()
+    if not text:
+        return -1
+    try:
+        return Card.parse(text).index
+    except ExactOddsError:
+        return -2
+
+
+def expand_sources(spec: str) -> list[str]:
+    """A file, a directory (its files, in name order) or a glob → the files to read; '-' is standard input."""
+    if spec == "-":
+        return ["-"]
+    p = Path(spec)
+    if p.is_dir():
+        files = sorted(str(f) for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+        if not files:
+            raise ExactOddsError(f"{spec}: an empty directory")
+        return files
+    if any(ch in spec for ch in "*?["):
+        files = sorted(f for f in glob.glob(spec) if Path(f).is_file())
+        if not files:
+            raise ExactOddsError(f"{spec}: no file matches")
+        return files
+    if not p.exists():
+        raise ExactOddsError(f"{spec}: no such file")
+    if not p.is_file():
+        raise ExactOddsError(f"{spec}: not a regular file")
+    return [spec]
+
+
+def detect(path: str, given: str | None) -> tuple[str, str | None]:
+    """(format, compression) from ``given`` or the file's extensions."""
+    suffixes = [s.lower() for s in Path(path).suffixes] if path != "-" else []
+    compression = _COMPRESSION.get(suffixes[-1]) if suffixes else None
+    if compression:
+        suffixes = suffixes[:-1]
+    if given is not None:
+        if given not in FORMATS:
+            raise ExactOddsError(f"--input-format must be one of {', '.join(FORMATS)}, got {given!r}")
+        fmt = given
+    elif suffixes and suffixes[-1].lstrip(".") in FORMATS:
+        fmt = suffixes[-1].lstrip(".")
+    elif path == "-":
+        raise ExactOddsError("reading standard input needs --input-format csv or jsonl")
+    else:
+        fmt = "csv"
+    if fmt == "parquet" and (compression or path == "-"):
+        raise ExactOddsError(f"{path}: Parquet is read from a file (it compresses itself)")
+    return fmt, compression
+
+
+def _stream(path: str, compression: str | None) -> Any:
+    import pyarrow as pa
+
+    try:
+        return pa.input_stream(path, compression=compression)
+    except (OSError, pa.ArrowException) as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc})") from None
+
+
+def read_chunks(path: str, *, fmt: str | None = None, rows: int = 200_000) -> Iterator[Chunk]:
+    """The rounds of one file (or standard input) in chunks of about ``rows`` records."""
+    kind, compression = detect(path, fmt)
+    if kind == "csv" and fmt is None and path != "-" and _looks_like_json(path, compression):
+        kind = "jsonl"                                  # a JSON Lines file under another name
+    if kind == "parquet":
+        yield from _parquet(path, rows)
+    elif kind == "jsonl":
+        yield from _jsonl(path, compression, rows)
+    else:
+        yield from _csv(path, compression, rows)
+
+
+def _looks_like_json(path: str, compression: str | None) -> bool:
+    stream = _stream(path, compression)
+    try:
+        head = stream.read(256)
+    except (OSError, EOFError):
+        return False
+    finally:
+        stream.close()
+    return bytes(head).decode("utf-8-sig", errors="replace").lstrip()[:1] == "{"
+
+
+def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
+    """A pyarrow column → (codes, distinct values); null is a distinct value of its own (None)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if not pa.types.is_dictionary(column.type):
+        column = pc.dictionary_encode(column, null_encoding="encode")
+    values = column.dictionary.to_pylist()
+    indices = column.indices
+    if indices.null_count:                        # a null entry (no third card): a value of its own
+        indices = indices.fill_null(len(values))
+        values = values + [None]
+    return indices.to_numpy(zero_copy_only=False).astype(np.int64), values
+
+
+def _cards(columns: Sequence[Any]) -> np.ndarray:
+    out = np.empty((len(columns[0]), 6), dtype=np.int16)
+    for j, col in enumerate(columns):
+        codes, values = _decode(col)
+        lookup = np.array([card_index(v) for v in values] or [-1], dtype=np.int16)
+        out[:, j] = lookup[codes]
+    return out
+
+
+def _check_header(path: str, names: list[str]) -> list[str]:
+    if [n.strip() for n in names[:6]] != list(CARD_COLUMNS):
+        raise ExactOddsError(f"{path}:1: the header must start with {','.join(CARD_COLUMNS)}")
+    extra = [n.strip() for n in names[6:]]
+    seen: set[str] = set()
+    for name in extra:
+        if name in seen:
+            raise ExactOddsError(f"{path}:1: settlement column {name!r} appears twice")
+        if ":" not in name:
+            raise ExactOddsError(f"{path}:1: column {name!r} is not a card column nor WAGER:PAYTABLE")
+        seen.add(name)
+    return extra
+
+
+def _header(path: str, compression: str | None, stdin: _Stdin | None = None) -> list[str]:
+    """The CSV header's column names (read with the csv module; a byte-order mark is dropped)."""
+    import csv
+    import io
+
+    stream = _stream(path, compression) if stdin is None else None
+    try:
+        head = stream.read(1 << 16) if stream is not None else stdin.peek()  # type: ignore[union-attr]
+    except (OSError, EOFError) as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc})") from None
+    finally:
+        if stream is not None:
+            stream.close()
+    text = bytes(head).decode("utf-8-sig", errors="replace")
+    if not text.strip():
+        raise ExactOddsError(f"{path}: empty file")
+    first = text.splitlines()[0]
+    return next(csv.reader(io.StringIO(first)))
+
+
+class _Stdin(io.RawIOBase):
+    """Standard input, with its first block kept to be read again (the CSV header is read twice)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head: bytes | None = None
+        self.offset = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def peek(self) -> bytes:
+        if self.head is None:
+            self.head = sys.stdin.buffer.read(1 << 16)
+        return self.head
+
+    def readinto(self, buffer: Any) -> int:
+        head = self.peek()
+        if self.offset < len(head):
+            n = min(len(buffer), len(head) - self.offset)
+            buffer[:n] = head[self.offset:self.offset + n]
+            self.offset += n
+            return n
+        data = sys.stdin.buffer.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
+    """Fast path: pyarrow's CSV reader. At the first malformed row (a wrong number of fields) the
+    rest of the file is read with the csv module, which knows every record's line."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    stdin = _Stdin() if path == "-" else None
+    names = _header(path, compression, stdin)
+    extra = _check_header(path, names)
+    source = pa.PythonFile(stdin, mode="r") if stdin is not None else _stream(path, compression)
+    malformed: list[str] = []
+
+    def skip(row: Any) -> str:
+        malformed.append(row.text)
+        return "skip"
+
+    try:
+        reader = pcsv.open_csv(
+            source, read_options=pcsv.ReadOptions(block_size=1 << 24, use_threads=True),
+            parse_options=pcsv.ParseOptions(newlines_in_values=False, invalid_row_handler=skip),
+            convert_options=pcsv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                column_types={n: pa.string() for n in names}))
+    except pa.ArrowException as exc:
+        raise ExactOddsError(f"{path}: not a readable CSV ({_first_line(exc)})") from None
+    except OSError as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc})") from None
+    first_line, done = 2, 0
+    pending: list[Any] = []
+    count = 0
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            break
+        except pa.ArrowException as exc:
+            raise ExactOddsError(f"{path}: {_first_line(exc)} (after line {first_line + count - 1})") from None
+        except (OSError, EOFError) as exc:
+            raise ExactOddsError(f"{path}: cannot read ({exc})") from None
+        if malformed:
+            if path == "-":
+                raise ExactOddsError(f"{path}: a malformed record ({malformed[0][:60]!r}: wrong number of fields)")
+            yield from _csv_by_line(path, compression, rows, extra, len(names), skip_records=done)
+            return
+        pending.append(batch)
+        count += batch.num_rows
+        if count >= rows:
+            yield _csv_chunk(path, pending, extra, first_line)
+            first_line += count
+            done += count
+            pending, count = [], 0
+    if pending:
+        yield _csv_chunk(path, pending, extra, first_line)
+
+
+def _csv_by_line(path: str, compression: str | None, rows: int, extra: list[str], ncols: int, *,
+                 skip_records: int) -> Iterator[Chunk]:
+    """The slow, exact path: the csv module, every record with its line; malformed ones listed."""
+    import csv
+    import io
+
+    text = io.TextIOWrapper(_stream(path, compression), encoding="utf-8-sig", errors="replace", newline="")
+    reader = csv.reader(text)
+    next(reader, None)                                   # the header
+    fields: list[list[str]] = []
+    lines: list[int] = []
+    invalid: list[tuple[str, int, str]] = []
+    seen = 0
+    start = 1
+    for record in reader:
+        line = start + 1
+        start = reader.line_num
+        if not record or record == [""]:
+            continue
+        if len(record) != ncols:
+            invalid.append((path, line, f"expected {ncols} fields, found {len(record)} (a truncated or malformed line)"))
+        else:
+            seen += 1
+            if seen <= skip_records:
+                continue
+            fields.append(record)
+            lines.append(line)
+        if len(fields) + len(invalid) >= rows:
+            yield _rows_chunk(path, fields, lines, invalid, extra)
+            fields, lines, invalid = [], [], []
+    if fields or invalid:
+        yield _rows_chunk(path, fields, lines, invalid, extra)
+
+
+def _rows_chunk(path: str, fields: list[list[str]], lines: list[int], invalid: list[tuple[str, int, str]],
+                extra: list[str]) -> Chunk:
+    import pyarrow as pa
+
+    columns = list(zip(*fields)) if fields else [()] * (6 + len(extra))
+    cards = _cards([pa.array(list(c), pa.string()) for c in columns[:6]]) if fields else np.zeros((0, 6), np.int16)
+    settled = {}
+    for k, name in enumerate(extra):
+        codes, values = _decode(pa.array(list(columns[6 + k]), pa.string())) if fields else (np.zeros(0, np.int64), [])
+        settled[name] = (codes, [str(v).strip() for v in values])
+    return Chunk(cards[:, :3], cards[:, 3:], np.array(lines, dtype=np.int64), path, settled, list(invalid))
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _csv_chunk(path: str, batches: list[Any], extra: list[str], first_line: int) -> Chunk:
+    import pyarrow as pa
+
+    table = pa.Table.from_batches(batches)
+    cards = _cards([table.column(i) for i in range(6)])
+    settled = {name: _decode(table.column(6 + k)) for k, name in enumerate(extra)}
+    settled = {name: (codes, [str(v).strip() for v in values]) for name, (codes, values) in settled.items()}
+    lines = np.arange(first_line, first_line + len(cards), dtype=np.int64)
+    return Chunk(cards[:, :3], cards[:, 3:], lines, path, settled)
+
+
+def _parquet(path: str, rows: int) -> Iterator[Chunk]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+    extra = _check_header(path, pf.schema_arrow.names)
+    row = 1
+    try:
+        for batch in pf.iter_batches(batch_size=rows):
+            cols = [batch.column(i) for i in range(6)]
+            for name, col in zip(CARD_COLUMNS, cols):
+                if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+                        or pa.types.is_dictionary(col.type) or pa.types.is_null(col.type)):
+                    raise ExactOddsError(f"{path}: column {name} holds {col.type}, not card text such as 'Ks'")
+            cards = _cards(cols)
+            settled = {}
+            for k, name in enumerate(extra):
+                codes, values = _decode(batch.column(6 + k))
+                settled[name] = (codes, ["" if v is None else str(v) for v in values])
+            yield Chunk(cards[:, :3], cards[:, 3:], np.arange(row, row + len(cards), dtype=np.int64), path, settled)
+            row += len(cards)
+    except pa.ArrowException as exc:
+        raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+
+
+def _jsonl(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
+    stream = _Stdin() if path == "-" else _stream(path, compression)
+    players: list[list[int]] = []
+    bankers: list[list[int]] = []
+    lines: list[int] = []
+    settled_rows: list[dict[str, str]] = []
+    invalid: list[tuple[str, int, str]] = []
+    number = 0
+    buffer = b""
+
+    def flush() -> Chunk:
+        names = sorted({k for s in settled_rows for k in s})
+        settled = {}
+        for name in names:
+            values = [s.get(name, "") for s in settled_rows]
+            distinct = sorted(set(values))
+            index = {v: i for i, v in enumerate(distinct)}
+            settled[name] = (np.array([index[v] for v in values], dtype=np.int64), distinct)
+        chunk = Chunk(np.array(players, dtype=np.int16).reshape(-1, 3), np.array(bankers, dtype=np.int16).reshape(-1, 3),
+                      np.array(lines, dtype=np.int64), path, settled, list(invalid))
+        for pending in (players, bankers, lines, settled_rows, invalid):
+            pending.clear()
+        return chunk
+
+    while True:
+        try:
+            block = stream.read(1 << 22)
+        except (OSError, EOFError) as exc:
+            raise ExactOddsError(f"{path}: cannot read ({exc})") from None
+        if not block:
+            break
+        buffer += block
+        *complete, buffer = buffer.split(b"\n")
+        for raw in complete:
+            number += 1
+            _jsonl_record(path, number, raw, players, bankers, lines, settled_rows, invalid)
+            if len(lines) + len(invalid) >= rows:
+                yield flush()
+    if buffer.strip():
+        number += 1
+        _jsonl_record(path, number, buffer, players, bankers, lines, settled_rows, invalid)
+    if lines or invalid:
+        yield flush()
+
+
+def _jsonl_record(path: str, number: int, raw: bytes, players: list[list[int]], bankers: list[list[int]],
+                  lines: list[int], settled_rows: list[dict[str, str]], invalid: list[tuple[str, int, str]]) -> None:
+    text = raw.decode("utf-8", errors="replace").strip()
+    if number == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    if not text:
+        return
+    try:
+        rec = json.loads(text)
+        if not isinstance(rec, dict):
+            raise ValueError("a record is an object with 'player' and 'banker'")
+        hands = []
+        for hand in ("player", "banker"):
+            cards = rec.get(hand)
+            if not isinstance(cards, list) or not 2 <= len(cards) <= 3:
+                raise ValueError(f"'{hand}' must list 2 or 3 cards")
+            idx = []
+            for c in cards:
+                if not isinstance(c, str):
+                    raise ValueError(f"'{hand}' holds {json.dumps(c)}: cards are text such as \"Ks\", not numbers")
+                k = card_index(c)
+                if k < 0:
+                    raise ValueError(f"'{hand}' holds {c!r}, not a card")
+                idx.append(k)
+            hands.append(idx + [-1] * (3 - len(idx)))
+        settle = rec.get("settled", {})
+        if not isinstance(settle, dict) or not all(isinstance(v, str) for v in settle.values()):
+            raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid")
+        if extra := set(rec) - {"player", "banker", "settled"}:
+            raise ValueError(f"unknown key {sorted(extra)[0]!r}")
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+        invalid.append((path, number, f"unreadable record ({exc})"))
+        return
+    players.append(hands[0])
+    bankers.append(hands[1])
+    lines.append(number)
+    settled_rows.append({k: v.strip() for k, v in settle.items()})
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+class RecordWriter:
+    """Writes records in chunks to a temporary file beside ``path``, renamed into place when
+    complete; removed on an error, Ctrl-C or SIGTERM. ``-`` writes standard output."""
+
+    def __init__(self, path: str, fmt: str, columns: Sequence[str]):
+        if fmt not in FORMATS:
+            raise ExactOddsError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        self.path, self.fmt, self.columns = path, fmt, list(columns)
+        self.compression: str | None = None
+        if path != "-":
+            self.compression = _COMPRESSION.get(Path(path).suffix.lower())
+            if fmt == "parquet" and self.compression:
+                raise ExactOddsError(f"--output {path}: Parquet compresses itself; drop the {Path(path).suffix}")
+        elif fmt == "parquet":
+            raise ExactOddsError("--output -: Parquet is written to a file")
+        self._tmp: str | None = None
+        self._sink: Any = None
+        self._writer: Any = None
+        self._old: dict[signal.Signals, Any] = {}
+        self.rows = 0
+
+    def __enter__(self) -> RecordWriter:
+        import pyarrow as pa
+
+        if self.path == "-":
+            self._raw: BinaryIO = sys.stdout.buffer
+            self._sink = pa.PythonFile(self._raw, mode="w")
+            return self
+        from .files import check_output
+
+        target = check_output(self.path)
+        self._target = target
+        fd, self._tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
+                                         prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._old[sig] = signal.signal(sig, self._interrupted)
+            except ValueError:                      # not the main thread: no handlers
+                pass
+        self._sink = pa.output_stream(self._tmp, compression=self.compression)
+        return self
+
+    def _interrupted(self, signum: int, frame: FrameType | None) -> None:
+        self._discard()
+        raise KeyboardInterrupt
+
+    def _discard(self) -> None:
+        try:
+            if self._sink is not None:
+                self._sink.close()
+        except Exception:                             # noqa: BLE001 - the file goes anyway
+            pass
+        if self._tmp is not None:
+            Path(self._tmp).unlink(missing_ok=True)
+            self._tmp = None
+
+    def write(self, table: Any) -> None:
+        """Write one chunk (a pyarrow Table with :attr:`columns`)."""
+        import pyarrow.csv as pcsv
+        import pyarrow.parquet as pq
+
+        if self.fmt == "parquet":
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self._sink, table.schema, compression="zstd")
+            self._writer.write_table(table)
+        elif self.fmt == "csv":
+            if self._writer is None:
+                self._sink.write((",".join(self.columns) + "\n").encode("utf-8"))
+                self._writer = pcsv.CSVWriter(self._sink, table.schema, write_options=pcsv.WriteOptions(
+                    include_header=False, quoting_style="none"))
+            self._writer.write_table(table)
+        else:
+            self._sink.write(_jsonl_bytes(table))
+        self.rows += table.num_rows
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
+        try:
+            if kind is None:
+                if self._writer is not None:
+                    self._writer.close()
+                if self.path != "-":
+                    self._sink.close()
+                    if self._tmp is not None:
+                        _keep_mode(self._tmp, str(self._target))
+                        os.replace(self._tmp, self._target)
+                        self._tmp = None
+                else:
+                    self._sink.flush()
+            else:
+                self._discard()
+        except OSError as exc:
+            self._discard()
+            raise ExactOddsError(f"--output {self.path}: cannot write ({exc.strerror or exc})") from None
+        finally:
+            for sig, handler in self._old.items():
+                signal.signal(sig, handler)
+
+
+def _keep_mode(tmp: str, target: str) -> None:
+    """The new file takes an existing file's permissions, or those of an ordinary new file."""
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    os.chmod(tmp, mode)
+
+
+def _jsonl_bytes(table: Any) -> bytes:
+    cols = {name: table.column(name).to_pylist() for name in table.column_names}
+    settled = [n for n in table.column_names if n not in CARD_COLUMNS]
+    out = []
+    for i in range(table.num_rows):
+        rec: dict[str, Any] = {"player": [c for c in (cols[k][i] for k in CARD_COLUMNS[:3]) if c],
+                               "banker": [c for c in (cols[k][i] for k in CARD_COLUMNS[3:]) if c]}
+        if settled:
+            rec["settled"] = {n: cols[n][i] for n in settled}
+        out.append(json.dumps(rec))
+    return ("\n".join(out) + "\n").encode("utf-8") if out else b""

@@ -1,0 +1,133 @@
+"""Simulator records in every format, shards and streams; safe outputs; check-sim on a Dask cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exactodds.checksim import check_files, read_records
+from exactodds.cli import cli
+
+ROUNDS = 20_000
+
+
+def run(*args: str, input: bytes | None = None) -> tuple[int, str, str]:
+    r = CliRunner().invoke(cli, list(args), input=input)
+    return r.exit_code, r.stdout, r.stderr
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("records")
+    out = {}
+    for name in ("r.csv", "r.csv.gz", "r.csv.zst", "r.jsonl", "r.parquet"):
+        code, _, err = run("simulate", "--rounds", str(ROUNDS), "--seed", "7", "--settle", "tie", "--settle",
+                           "perfect-pairs-player:A", "--output", str(d / name), "--quiet")
+        assert code == 0, err
+        out[name] = d / name
+    return out
+
+
+def test_every_format_reads_back_the_same_rounds(written: dict[str, Path]) -> None:
+    base = read_records(written["r.csv"])
+    assert len(base) >= ROUNDS
+    for name, path in written.items():
+        r = read_records(path)
+        assert (r.player == base.player).all() and (r.banker == base.banker).all(), name
+        assert set(r.settled) == {"tie:8-to-1", "tie:9-to-1", "perfect-pairs-player:A"}
+        assert (r.settled["tie:8-to-1"] == base.settled["tie:8-to-1"]).all(), name
+
+
+def test_every_format_checks_alike(written: dict[str, Path]) -> None:
+    results = {name: check_files(str(p), wagers=["tie", "perfect-pairs-player:A"]) for name, p in written.items()}
+    reports = {json.dumps([r.__dict__ for r in res.rows], sort_keys=True) for res in results.values()}
+    assert len(reports) == 1 and all(res.ok for res in results.values())
+
+
+def test_shards_as_one_data_set_and_standard_input(written: dict[str, Path], tmp_path: Path) -> None:
+    lines = written["r.csv"].read_text().splitlines(keepends=True)
+    header, body = lines[0], lines[1:]
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for k in range(3):
+        (shards / f"part-{k}.csv").write_text(header + "".join(body[k::3]))
+    whole = check_files(str(written["r.csv"]), wagers=["tie"])
+    for source in (str(shards), str(shards / "part-*.csv")):
+        parts = check_files(source, wagers=["tie"])
+        assert parts.rounds == whole.rounds and parts.observed == whole.observed
+    code, out, err = run("check-sim", "-", "--input-format", "csv", "--wager", "tie", "--format", "json",
+                         input=written["r.csv"].read_bytes())
+    assert code == 0, err
+    assert json.loads(out)["rounds"] == whole.rounds
+    code, out, _ = run("simulate", "--rounds", "100", "--seed", "1", "--output", "-", "--quiet")
+    assert code == 0 and out.startswith("player1,player2,player3,banker1,banker2,banker3\n")
+
+
+def test_the_dask_path_gives_the_local_report(written: dict[str, Path], tmp_path: Path) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    lines = written["r.csv"].read_text().splitlines(keepends=True)
+    for k in range(2):
+        (shards / f"part-{k}.csv").write_text(lines[0] + "".join(lines[1:][k::2]))
+    local = check_files(str(shards), wagers=["tie", "perfect-pairs-player:A"])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        remote = check_files(str(shards), wagers=["tie", "perfect-pairs-player:A"], scheduler=c.scheduler_address)
+    assert remote.rows == local.rows and remote.observed == local.observed and remote.rounds == local.rounds
+
+
+def test_outputs_are_written_safely(tmp_path: Path) -> None:
+    target = tmp_path / "real.csv"
+    target.write_text("old\n")
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--output", str(link), "--quiet")
+    assert code == 0, err
+    assert link.is_symlink() and target.read_text().startswith("player1")          # the target was written
+    assert (target.stat().st_mode & 0o777) == 0o640                                  # and kept its permissions
+    for bad, words in (("/dev/null", "not a regular file"), (str(tmp_path), "is a directory"),
+                       (str(tmp_path / "missing" / "x.csv"), "does not exist")):
+        code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--output", bad)
+        assert code == 2 and words in err
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_interrupted_simulation_leaves_no_file(tmp_path: Path) -> None:
+    out = tmp_path / "big.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "exactodds.cli", "simulate", "--rounds", str(10**9), "--seed", "1",
+                             "--output", str(out), "--quiet"], stderr=subprocess.PIPE)
+    import time
+
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(2)                                                  # Ctrl-C
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and b"Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_checker_catches(tmp_path: Path) -> None:
+    head = "player1,player2,player3,banker1,banker2,banker3"
+    cases = {
+        "copies.csv": (head + "\nAs,As,,2d,5d,\n", ["--decks", "1"], "copies of one card"),
+        "dup.csv": (head + ",tie:8-to-1,tie:8-to-1\nKs,9h,,Qd,Qs,,lose,lose\n", [], "appears twice"),
+        "numbers.jsonl": ('{"player": [1, 9], "banker": ["Qd", "Qs"]}\n', [], "not numbers"),
+    }
+    for name, (text, extra, words) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        code, out, err = run("check-sim", str(path), *extra)
+        assert code == 2 and words in err and err.count("\n") == 1, (name, err)
+    path = tmp_path / "counts.json"
+    path.write_text(json.dumps({"rounds": 100, "wagers": {"tie:8-to-1": {"tie": 10, "lose": 80}}}))
+    code, _, err = run("check-sim", str(path), "--counts")
+    assert code == 2 and "not the stated 100" in err
