@@ -423,6 +423,7 @@ def main() -> None:
         _row(shown, _mb(mb))
 
     _counting(cat)
+    _records()
     print(f"\n(benchmark took {time.perf_counter() - started:.0f} s)")
 
 
@@ -466,6 +467,44 @@ def _counting(cat: Any) -> None:
             one = wall
         elif shoes == 200:
             _row("  2 workers against 1 (same 200 shoes)", f"{one / wall:.2f}x faster")
+
+
+def _run_peak(args: Sequence[str]) -> tuple[float, float, str]:
+    """(wall seconds, peak MB, stderr) of one cold ``exactodds`` process, its peak read by wait4()."""
+    t = time.perf_counter()
+    proc = subprocess.Popen([*_exactodds_cmd(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise RuntimeError(f"exactodds {' '.join(args)} failed: {err[-300:]}")
+    return wall, usage.ru_maxrss / 1024, err
+
+
+def _records() -> None:
+    """8. Simulator records: rounds/s written and checked, cold, and peak memory against the round count."""
+    print("\n8. simulate and check-sim, cold processes (rounds per second; peak memory is the process's own)")
+    with tempfile.TemporaryDirectory(prefix="exactodds-records-") as tmp:
+        for fmt, target in (("parquet", 3.0), ("csv", 1.5)):
+            path = str(Path(tmp, f"r.{fmt}"))
+            wall, peak, _ = _run_peak(["simulate", "--rounds", "3000000", "--seed", "1", "--output", path, "--quiet"])
+            rate = 3_000_000 / wall / 1e6
+            _row(f"simulate 3,000,000 rounds to {fmt}", f"{rate:.2f} M rounds/s, {_mb(peak)}",
+                 f">= {target} M/s", rate >= target)
+        plain = str(Path(tmp, "r.parquet"))
+        wall, peak, _ = _run_peak(["check-sim", plain, "--quiet"])
+        rate = 3_000_000 / wall / 1e6
+        _row("check-sim of those rounds, every wager of the catalogue", f"{rate:.2f} M records/s, {_mb(peak)}",
+             ">= 2 M/s", rate >= 2)
+        for n in (300_000, 1_000_000):
+            path = str(Path(tmp, f"all-{n}.parquet"))
+            wall, peak, _ = _run_peak(["simulate", "--rounds", str(n), "--seed", "2", "--output", path, "--settle",
+                                       "all", "--quiet"])
+            _row(f"simulate {n:,} rounds, --settle all (88 columns)", f"{n / wall / 1e6:.2f} M rounds/s, {_mb(peak)}",
+                 "< 500 MB", peak < 500)
+            wall, peak, _ = _run_peak(["check-sim", path, "--quiet"])
+            _row(f"check-sim of them (592 tests, settlements compared)", f"{n / wall / 1e6:.2f} M records/s, "
+                 f"{_mb(peak)}", "< 500 MB", peak < 500)
 
 
 def _time_s(fn: Callable[[], object]) -> float:

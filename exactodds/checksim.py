@@ -37,6 +37,7 @@ import numpy as np
 from .cards import Card
 from .errors import ExactOddsError, read_json
 from .pricing import WagerResult, price
+from .outcomes import VALUE_LEVEL
 from .rounds import invalid_rounds
 from .shoe import Shoe
 from .wagers import Catalogue, Wager, load_catalogue
@@ -239,8 +240,44 @@ def _pooled_chi_square(observed: Sequence[int], expected: Sequence[float]) -> tu
     return stat, len(merged) - 1
 
 
+def _binomial_p(k: int, n: int, p: float) -> float:
+    """Exact two-sided binomial test p-value (the outcomes no more likely than ``k``), computed as
+    scipy's ``binomtest`` does (agreeing to about 1e-5 of the p-value), from scipy.special alone:
+    scipy.stats takes seconds to import."""
+    from scipy.special import bdtr, bdtrc, gammaln
+
+    if p <= 0 or p >= 1:
+        return 1.0 if (p <= 0 and k == 0) or (p >= 1 and k == n) else 0.0
+
+    def logpmf(x: float) -> float:
+        return float(gammaln(n + 1) - gammaln(x + 1) - gammaln(n - x + 1) + x * math.log(p) + (n - x) * math.log1p(-p))
+
+    if k == n * p:
+        return 1.0
+    d = logpmf(k) + math.log1p(1e-7)                  # scipy's relative tolerance for ties
+    if k < n * p:                                     # the upper tail: the first x >= n·p with pmf <= pmf(k)
+        lo, hi = math.ceil(n * p), n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if logpmf(mid) <= d:
+                hi = mid
+            else:
+                lo = mid + 1
+        upper = float(bdtrc(lo - 1, n, p)) if logpmf(lo) <= d else 0.0
+        return min(1.0, float(bdtr(k, n, p)) + upper)
+    lo, hi = 0, math.floor(n * p)                     # the lower tail: the last x <= n·p with pmf <= pmf(k)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if logpmf(mid) <= d:
+            lo = mid
+        else:
+            hi = mid - 1
+    lower = float(bdtr(lo, n, p)) if logpmf(lo) <= d else 0.0
+    return min(1.0, lower + float(bdtrc(k - 1, n, p)))
+
+
 def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[TestRow]:
-    from scipy import stats
+    from scipy.special import chdtrc, ndtr
 
     wager, table = key.split(":", 1)
     ids = [ln.id for ln in r.lines]
@@ -249,21 +286,21 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
     rows = []
     stat, df = _pooled_chi_square(observed, expected)
     if df >= 1:
-        rows.append(TestRow(wager, table, "chi-square", stat, float(stats.chi2.sf(stat, df)), detail=f"df {df}"))
+        rows.append(TestRow(wager, table, "chi-square", stat, float(chdtrc(df, stat)), detail=f"df {df}"))
     if not r.symbolic:
         nets = [float(ln.net) for ln in r.lines]
         mean = sum(o * v for o, v in zip(observed, nets)) / n
         sd = math.sqrt(float(r.variance) / n)
         if sd > 0:
             z = (mean - float(r.expected_return)) / sd
-            rows.append(TestRow(wager, table, "z return", z, float(2 * stats.norm.sf(abs(z))),
+            rows.append(TestRow(wager, table, "z return", z, float(2 * ndtr(-abs(z))),
                                 detail=f"mean {mean:+.6f} vs exact {float(r.expected_return):+.6f}"))
     tops = [ln for ln in r.lines if ln.pay.symbolic] or sorted(
         (ln for ln in r.lines if ln.id != "lose"), key=lambda ln: ln.net, reverse=True)
     if tops and tops[0].probability > 0:
         top = tops[0]
         k = int(counts.get(top.id, 0))
-        p = float(stats.binomtest(k, n, float(top.probability)).pvalue)
+        p = _binomial_p(k, n, float(top.probability))
         rows.append(TestRow(wager, table, "binomial top", float(k), p,
                             detail=f"{top.name}: {k} vs {float(top.probability) * n:.2f} expected"))
     return rows
@@ -318,7 +355,7 @@ class Tally:
 def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool) -> Tally:
     """Count one chunk of rounds for every (wager, paytable): the map step of a check."""
     from .pricing import table_signature
-    from .rounds import features, round_keys, settle_rounds
+    from .rounds import settle_rounds
 
     good, problems = _valid(chunk, decks=decks)
     problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
@@ -328,6 +365,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     player, banker, lines = chunk.player[good], chunk.banker[good], chunk.lines[good]
     t = Tally(rounds=len(player), invalid=problems[:1000], invalid_count=len(problems))
     groups: dict[Any, tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
+    cache: dict[str, Any] = {}
     for w, tid in pairs:
         key = f"{w.id}:{tid}"
         ids = [o.id for o in w.outcomes] + ["lose"]
@@ -336,9 +374,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
             continue
         sig = table_signature(w)
         if sig not in groups:
-            keys = round_keys(player, banker, sig)
-            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            groups[sig] = (inverse.ravel(), np.bincount(inverse.ravel()), features(player[first], banker[first]))
+            groups[sig] = _group(player, banker, sig, cache)
         inverse, per_unique, cols = groups[sig]
         assign = settle_rounds(w, w.paytables[tid], cols)                  # per distinct round, -1 a loss
         slot = np.where(assign < 0, len(ids) - 1, assign)
@@ -356,6 +392,56 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
                 t.first_mismatch[key] = (chunk.source, int(lines[i]), shown, ids[int(ours[i])])
             t.reported[key] = np.bincount(np.where(paid < 0, len(ids), paid), minlength=len(ids) + 1).astype(np.int64)
     return t
+
+
+def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row, inverse) of the distinct keys: by a table when they are small whole numbers
+    (no sort: linear in the rounds), else by sorting."""
+    keys = np.asarray(keys, dtype=np.int64)
+    if len(keys) and keys.min() >= 0 and keys.max() < max(1 << 20, 2 * len(keys)):
+        present = np.zeros(int(keys.max()) + 1, dtype=bool)
+        present[keys] = True
+        ids = np.cumsum(present) - 1
+        inverse = ids[keys]
+        first = np.empty(int(present.sum()), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(len(keys) - 1, -1, -1)        # the earliest row wins
+        return first, inverse
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
+def _group(player: np.ndarray, banker: np.ndarray, sig: tuple[Any, ...], cache: dict[str, Any]
+           ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Rounds that settle alike for every wager of a table signature: (inverse, rounds per group,
+    the features of one round of each group)."""
+    from .rounds import POINTS, features, round_keys
+
+    if sig[0] in ("multiset", "round") and set(sig[1]) <= VALUE_LEVEL:
+        if "values" not in cache:                       # point values decide: the distinct value sequences
+            dealt = np.concatenate([player, banker], axis=1).astype(np.int64)
+            values = np.where(dealt >= 0, POINTS[np.maximum(dealt, 0)], -1) + 1          # 0 none, 1..10
+            code = np.zeros(len(dealt), dtype=np.int64)
+            for k in range(6):
+                code = code * 11 + values[:, k]
+            cache["values"] = _distinct(code)
+            cache["dealt"] = dealt
+        first_v, inverse_v = cache["values"]
+        point_sig = ("multiset", sig[1])
+        keys = round_keys(player[first_v], banker[first_v], point_sig)[inverse_v]
+        if sig[0] == "round":                            # and whether every card shares a suit, colour, rank
+            dealt = cache["dealt"]
+            present = dealt >= 0
+            ranks, suits = np.where(present, dealt // 4, -1), np.where(present, dealt % 4, -1)
+            flags = np.zeros(len(dealt), dtype=np.int64)
+            for bit, prop in enumerate((suits, np.where(present, (suits == 1) | (suits == 2), -1), ranks)):
+                same = ~(present & (prop != prop[:, :1])).any(1)
+                flags |= same.astype(np.int64) << bit
+            _, keys = np.unique(keys, return_inverse=True)
+            keys = keys.ravel() * 8 + flags
+    else:
+        keys = round_keys(player, banker, sig)
+    first, inverse = _distinct(keys)
+    return inverse, np.bincount(inverse, minlength=len(first)), features(player[first], banker[first])
 
 
 def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]]) -> None:

@@ -531,7 +531,7 @@ class RecordWriter:
 
         if self.fmt == "parquet":
             if self._writer is None:
-                self._writer = pq.ParquetWriter(self._sink, table.schema, compression="zstd")
+                self._writer = pq.ParquetWriter(self._sink, table.schema, compression="snappy")
             self._writer.write_table(table)
         elif self.fmt == "csv":
             if self._writer is None:

@@ -104,7 +104,7 @@ def round_keys(player: np.ndarray, banker: np.ndarray, signature: tuple[Any, ...
 
     if signature[0] == "initial":
         hand = _hand_codes()
-        return hand[player[:, 0], player[:, 1]] * 100_000 + hand[banker[:, 0], banker[:, 1]]
+        return hand[player[:, 0], player[:, 1]] * (int(hand.max()) + 1) + hand[banker[:, 0], banker[:, 1]]
     names = signature[1] + (("same_suit", "same_colour", "same_rank") if signature[0] == "round" else ())
     cols = features(player, banker, frozenset(names))
     return codes([cols[n] for n in names])

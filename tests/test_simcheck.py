@@ -139,3 +139,15 @@ def test_lenient_lists_a_truncated_line(tmp_path: Path) -> None:
     path.write_text("player1,player2,player3,banker1,banker2,banker3\nKs,9h,,Qd,Qs,\n4c,4d,,9", encoding="utf-8")
     records = read_records(path, lenient=True)
     assert len(records) == 1 and records.invalid == ((3, "expected 6 fields, found 4 (a truncated or malformed line)"),)
+
+
+def test_the_binomial_test_agrees_with_scipy() -> None:
+    """check-sim computes the exact two-sided binomial test without importing scipy.stats (slow to load)."""
+    from scipy import stats
+
+    from exactodds.checksim import _binomial_p
+
+    for n, p in [(1, 0.3), (10, 0.55), (50, 0.1), (1000, 0.01), (100_000, 1e-4), (3_000_000, 1e-4), (3_000_000, 0.3)]:
+        for k in sorted({0, 1, int(n * p) - 2, int(n * p), int(n * p) + 1, int(n * p * 1.5), n} & set(range(n + 1))):
+            want = stats.binomtest(k, n, p).pvalue
+            assert _binomial_p(k, n, p) == pytest.approx(want, rel=1e-4, abs=1e-300), (n, p, k)
