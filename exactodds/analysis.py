@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,35 +41,35 @@ class Analysis(Results[WagerResult]):
     results: tuple[WagerResult, ...]
     route: str = "vector"
 
-    def render(self, fmt: str) -> str:
-        return render(fmt, self.shoe, self.results, route=self.route)
+    def render(self, fmt: str, *, summary: bool = False) -> str:
+        """The outcome tables, or with ``summary`` one row per wager and paytable, in ``fmt``."""
+        if not summary or fmt == "json":
+            return render(fmt, self.shoe, self.results, route=self.route)
+        from .report import render_csv, summary_grid
+
+        return render_csv(self.shoe, self.results, summary=True) if fmt == "csv" else summary_grid(
+            self.shoe, self.results, fmt)
 
     def to_dict(self) -> dict[str, Any]:
         return analysis_dict(self.shoe, self.results, route=self.route)
 
     def to_dataframe(self) -> Any:
-        """One row per wager, paytable and outcome (needs pandas: the 'notebooks' extra)."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ExactOddsError("to_dataframe() needs pandas: pip install 'exactodds[notebooks]'") from None
-        rows = [
-            {"wager": r.wager.id, "paytable": r.paytable.id, "outcome": ln.name, "pays": ln.pay.text,
-             "combinations": ln.combinations, "probability": ln.probability, "return": ln.contribution}
-            for r in self.results for ln in r.lines
-        ]
-        return pd.DataFrame(rows)
+        """One row per wager, paytable and outcome: floats beside exact twins (``probability`` and
+        ``probability_exact``), the same columns as :meth:`WagerResult.to_dataframe`."""
+        from .render import dataframe
+        from .report import outcome_rows
+
+        return dataframe([row for r in self.results for row in outcome_rows(r)])
 
     def summary(self) -> Any:
-        """One row per wager and paytable: exact return, edge, variance, hit frequency (pandas)."""
-        import pandas as pd
+        """One row per wager and paytable: return, edge, variance, hit and push frequency (pandas)."""
+        from .render import dataframe
+        from .report import summary_row
 
-        return pd.DataFrame([{"wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
-                              "expected_return": r.expected_return,
-                              "house_edge": None if r.symbolic else r.house_edge,
-                              "house_edge_%": None if r.symbolic else float(r.house_edge) * 100,
-                              "variance": None if r.symbolic else r.variance,
-                              "hit_frequency": r.hit_frequency} for r in self.results])
+        return dataframe([summary_row(r) for r in self.results])
+
+    def __repr__(self) -> str:
+        return f"<Analysis of {len(self.results)} wager table(s) on {self.shoe.describe()}>"
 
 
 def load_file(path: str | Path) -> Catalogue:
@@ -105,13 +105,43 @@ def select(
     catalogue: Mapping[str, Wager],
     *,
     wagers: Iterable[str] = (),
-    paytables: Iterable[str] = (),
+    paytables: Sequence[str] = (),
     everything: bool = False,
     alternatives: Mapping[str, str] | None = None,
 ) -> list[tuple[Wager, str]]:
-    """The (wager, paytable id) pairs a request names, checked against the catalogue."""
-    ids = list(catalogue) if everything else list(wagers) or [w for w in MAIN_WAGERS if w in catalogue]
+    """The (wager, paytable id) pairs a request names, checked against the catalogue.
+
+    ``wagers`` are ``WAGER`` (all its paytables, or those of ``paytables``) or
+    ``WAGER:PAYTABLE``; ``paytables`` alone selects every wager that has one of them.
+
+    >>> [(w.id, t) for w, t in select(load_catalogue(), wagers=["tie:9-to-1", "dragon-bonus-player:b"])]
+    [('tie', '9-to-1'), ('dragon-bonus-player', 'B')]
+    >>> len(select(load_catalogue(), paytables=["B"])) > 5
+    True
+    """
     wanted = [p.lower() for p in paytables]
+    specs = list(wagers)
+    if any(":" in spec for spec in specs):              # WAGER:PAYTABLE names each pair itself
+        if wanted:
+            raise ExactOddsError("--paytable goes with bare wager names; write WAGER:PAYTABLE instead")
+        chosen = priced_pairs(catalogue, specs, where="--wager")
+        alternatives = dict(alternatives or {})
+        for wid in alternatives:
+            if wid not in {w.id for w, _ in chosen}:
+                raise ExactOddsError(f"--alternative names wager {wid!r}, which is not selected")
+        out = []
+        for w, t in chosen:
+            if w.id in alternatives:
+                w = w.with_alternative(alternatives[w.id])
+            elif w.follows in alternatives and alternatives[w.follows] in w.alternatives:
+                w = w.with_alternative(alternatives[w.follows])
+            out.append((w, t))
+        return out
+    if wanted and not specs and not everything:         # --paytable alone: every wager that has it
+        specs = [wid for wid in catalogue if any(t.lower() in wanted for t in catalogue[wid].paytables)]
+        if not specs:
+            raise ExactOddsError(f"no wager has paytable {list(paytables)[0]!r} (see 'exactodds list')")
+    ids = list(catalogue) if everything else specs or [w for w in MAIN_WAGERS if w in catalogue]
     alternatives = dict(alternatives or {})
     for wid in alternatives:
         if wid not in ids:
@@ -120,7 +150,7 @@ def select(
     used: set[str] = set()
     for wid in ids:
         if wid not in catalogue:
-            raise ExactOddsError(f"unknown wager {wid!r} (see 'exactodds list')")
+            catalogue[wid]                                # the error names it, with a near miss
         w = catalogue[wid]
         if wid in alternatives:
             w = w.with_alternative(alternatives[wid])
@@ -128,9 +158,7 @@ def select(
             w = w.with_alternative(alternatives[w.follows])     # e.g. Cover All reads Blazing 7's as chosen
         tables = [t for t in w.paytables if not wanted or t.lower() in wanted]
         if not tables and not everything:
-            raise ExactOddsError(
-                f"wager {wid!r} has no paytable {', '.join(paytables)} (it has {', '.join(w.paytables)})"
-            )
+            w.paytable(list(paytables)[0])                # the error names it, with a near miss
         used.update(t.lower() for t in tables)
         pairs.extend((w, t) for t in tables)
     if missing := [p for p, low in zip(paytables, wanted) if low not in used]:
@@ -142,13 +170,16 @@ def analyze(
     shoe: Shoe | None = None,
     *,
     wagers: Iterable[str] = (),
-    paytables: Iterable[str] = (),
+    paytables: Sequence[str] = (),
     everything: bool = False,
     catalogue: Catalogue | None = None,
     alternatives: Mapping[str, str] | None = None,
     route: str = "vector",
 ) -> Analysis:
-    """Price the selected wagers exactly, off the top of ``shoe`` (8 decks by default)."""
+    """Price the selected wagers exactly, off the top of ``shoe`` (8 decks by default).
+
+    ``wagers`` name ``WAGER`` (every paytable) or ``WAGER:PAYTABLE`` (see :func:`select`).
+    """
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if route not in ROUTES:
         raise ExactOddsError(f"unknown route {route!r} (use {' or '.join(ROUTES)})")

@@ -54,12 +54,14 @@ def _fail(message: str) -> None:
 
 
 _FORMAT = click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown"]), default="text",
+    "--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
     show_default=True, help="Output format; JSON and CSV keep exact values exact.",
 )
 
 
-@click.group(cls=_Cli, no_args_is_help=True)
+@click.group(cls=_Cli, no_args_is_help=True,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120,
+                               "terminal_width": 120})
 @click.version_option(package_name="exactodds")
 def cli() -> None:
     """Exact odds of Pennsylvania baccarat wagers (58 Pa. Code 627a, 627b, 629b, 631b)."""
@@ -109,8 +111,8 @@ def _catalogue(paytables_file: str | None) -> Any:
 @cli.command()
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
-@click.option("--wager", "wagers", multiple=True, metavar="ID", help="Wager to price (repeatable; see 'list').")
-@click.option("--paytable", "paytables", multiple=True, metavar="ID", help="Paytable to price (repeatable).")
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="WAGER or WAGER:PAYTABLE to price (repeatable; a bare WAGER prices all its paytables; see list).")
+@click.option("--paytable", "paytables", multiple=True, metavar="ID", help="Shorthand: this paytable of every bare --wager (alone: of every wager that has it).")
 @click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
 @click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
 @click.option("--alternative", "alternatives", multiple=True, metavar="WAGER=READING",
@@ -120,10 +122,12 @@ def _catalogue(paytables_file: str | None) -> Any:
                    "royal-9-progressive:combinations=Ks9s,Kh9h (a list is comma-separated).")
 @click.option("--route", type=click.Choice(["vector", "walk"]), default="vector", show_default=True,
               help="Exact route: vectorised enumeration, or the recursive memoized walk.")
+@click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
+              "frequency) instead of the outcome tables.")
 @_FORMAT
 def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
             everything: bool, paytables_file: str | None, alternatives: tuple[str, ...],
-            settings: tuple[str, ...], route: str, fmt: str) -> None:
+            settings: tuple[str, ...], route: str, summary: bool, fmt: str) -> None:
     """Exact per-outcome tables, return, edge and variance for a shoe."""
     from .analysis import analyze as run
 
@@ -151,7 +155,7 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
         cat = _with_settings(cat, settings)
     result = run(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                  alternatives=alts, route=route)
-    click.echo(result.render(fmt), nl=False)
+    click.echo(result.render(fmt, summary=summary), nl=False)
     for w in {r.wager.id: r.wager for r in result if r.wager.implausible}.values():
         click.echo(f"exactodds: warning: {w.id} under the reading {w.reading_id!r} is implausible: "
                    f"{w.implausible}", err=True)
@@ -240,10 +244,12 @@ def list_(paytables_file: str | None, fmt: str) -> None:
                           " ".join(r["alternatives"]), r["source"]])
         click.echo(buf.getvalue(), nl=False)
         return
-    if fmt == "markdown":
-        click.echo("| id | wager | section | paytables |\n|---|---|---|---|")
-        for r in rows:
-            click.echo(f"| {r['id']} | {r['name']} | §{r['section']} | {', '.join(r['paytables'])} |")
+    if fmt in ("markdown", "html"):
+        from .render import grid
+
+        click.echo(grid(["id", "wager", "section", "paytables", "alternatives"],
+                        [[r["id"], r["name"], f"§{r['section']}", ", ".join(r["paytables"]),
+                          ", ".join(r["alternatives"])] for r in rows], fmt))
         return
     width = max(len(r["id"]) for r in rows)
     for r in rows:

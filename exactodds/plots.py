@@ -69,8 +69,24 @@ def outcome_probabilities(result: WagerResult, *, ax: Any = None, log: bool = Tr
     return ax
 
 
-def progressive_return(analysis: Any, *, meter: Sequence[float], symbol: str = "J", ax: Any = None) -> Any:
-    """Expected return against one meter (units of the wager), the break-even marked."""
+def progressive_return(analysis: Any, *, meter: Sequence[float], symbol: str | None = None, ax: Any = None) -> Any:
+    """Expected return against one meter (units of the wager), the break-even marked.
+
+    ``analysis`` is a :class:`~exactodds.progressive.ProgressiveAnalysis`, or a priced progressive
+    (a :class:`~exactodds.pricing.WagerResult`, or an :class:`~exactodds.analysis.Analysis` of one);
+    ``symbol`` defaults to the meter of the top award.
+    """
+    from .progressive import ProgressiveAnalysis, load_meters, progressive_analysis
+
+    if not isinstance(analysis, ProgressiveAnalysis):
+        result = _one(analysis, "progressive_return")
+        if not getattr(result, "symbolic", False):
+            raise ExactOddsError("progressive_return() draws a progressive wager (one whose pays include a meter)")
+        analysis = progressive_analysis(result, load_meters()[0].get((result.wager.id, result.paytable.id)))
+    if symbol is None:
+        symbol = max(analysis.coefficients, key=lambda s: (analysis.coefficients[s] == 0, -analysis.coefficients[s]))
+    elif symbol not in analysis.coefficients:
+        raise ExactOddsError(f"no meter {symbol!r} (meters: {', '.join(analysis.coefficients)})")
     ax = _axes(ax)
     others = {s: analysis.reseed_units(s) or Fraction(0) for s in analysis.coefficients if s != symbol}
     ys = [float(analysis.at({**others, symbol: Fraction(x)})) for x in meter]

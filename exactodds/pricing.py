@@ -124,6 +124,10 @@ class WagerResult:
     def symbolic(self) -> bool:
         return any(line.pay.symbolic for line in self.lines)
 
+    def __repr__(self) -> str:
+        figure = "expected return in the meters" if self.symbolic else f"house edge {float(self.house_edge):.4%}"
+        return f"<WagerResult {self.wager.id}:{self.paytable.id} on {self.shoe_description}: {figure}>"
+
     def __str__(self) -> str:
         from .report import result_text
 

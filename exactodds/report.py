@@ -222,16 +222,49 @@ def result_html(r: WagerResult) -> str:
     return "\n".join(parts)
 
 
-def result_dataframe(r: WagerResult) -> Any:
-    """One priced wager as a pandas DataFrame (exact Fractions in object columns)."""
-    from .errors import ExactOddsError
+def _number(value: Any) -> float:
+    """A float for pandas beside its exact twin (NaN for a polynomial in a meter)."""
+    return float(value) if isinstance(value, (int, Fraction)) else float("nan")
 
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ExactOddsError("to_dataframe() needs pandas: pip install 'exactodds[notebooks]'") from None
-    return pd.DataFrame([{"outcome": ln.name, "pays": ln.pay.text, "net": ln.net, "combinations": ln.combinations,
-                          "probability": ln.probability, "return": ln.contribution} for ln in r.lines])
+
+def outcome_rows(r: WagerResult) -> list[dict[str, Any]]:
+    """One row per outcome: floats for pandas, each beside its exact twin (``*_exact``)."""
+    return [{"shoe": r.shoe_description, "wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
+             "outcome_id": ln.id, "outcome": ln.name, "pays": ln.pay.text,
+             "net": _number(ln.net), "net_exact": ln.net, "combinations": ln.combinations,
+             "probability": float(ln.probability), "probability_exact": ln.probability,
+             "return": _number(ln.contribution), "return_exact": ln.contribution} for ln in r.lines]
+
+
+def summary_row(r: WagerResult) -> dict[str, Any]:
+    """One row per wager and paytable: the summary figures, floats beside exact twins."""
+    edge = None if r.symbolic else r.house_edge
+    return {"shoe": r.shoe_description, "wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
+            "expected_return": _number(r.expected_return), "expected_return_exact": r.expected_return,
+            "house_edge": _number(edge) if edge is not None else float("nan"), "house_edge_exact": edge,
+            "variance": float("nan") if r.symbolic else float(r.variance),
+            "variance_exact": None if r.symbolic else r.variance,
+            "hit_frequency": float(r.hit_frequency), "hit_frequency_exact": r.hit_frequency,
+            "push_frequency": float(r.push_frequency), "push_frequency_exact": r.push_frequency}
+
+
+def summary_grid(shoe: Shoe, results: Sequence[WagerResult], fmt: str) -> str:
+    """One row per wager and paytable as a text, Markdown or HTML table."""
+    from .render import grid
+
+    rows = [[r.wager.id, r.paytable.id, f"§{r.wager.section}",
+             "meter" if r.symbolic else percent(r.house_edge, 4),
+             "meter" if r.symbolic else f"{r.standard_deviation:.4f}", percent(r.hit_frequency, 4)] for r in results]
+    table = grid(["Wager", "Paytable", "Section", "House edge", "SD", "Hit frequency"], rows, fmt)
+    head = f"Shoe: {shoe.describe()}"
+    return (f"<p>{html.escape(head)}</p>" + table if fmt == "html" else f"{head}\n\n{table}\n")
+
+
+def result_dataframe(r: WagerResult) -> Any:
+    """One priced wager as a pandas DataFrame: one row per outcome (see :func:`outcome_rows`)."""
+    from .render import dataframe
+
+    return dataframe(outcome_rows(r))
 
 
 def render_text(shoe: Shoe, results: Sequence[WagerResult]) -> str:
@@ -262,18 +295,30 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render_csv(shoe: Shoe, results: Sequence[WagerResult]) -> str:
+def render_csv(shoe: Shoe, results: Sequence[WagerResult], *, summary: bool = False) -> str:
+    """Tidy CSV: one row per outcome (exact values and their decimals); ``summary``: one row per wager."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
+    if summary:
+        w.writerow(["shoe", "wager_id", "wager", "section", "paytable", "expected_return", "expected_return_decimal",
+                    "house_edge", "house_edge_decimal", "variance", "hit_frequency", "hit_frequency_decimal",
+                    "push_frequency"])
+        for r in results:
+            edge = "" if r.symbolic else exact(r.house_edge)
+            w.writerow([shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id,
+                        exact(r.expected_return), decimal(r.expected_return, 12) if not r.symbolic else "",
+                        edge, decimal(r.house_edge, 12) if not r.symbolic else "",
+                        "" if r.symbolic else exact(r.variance), exact(r.hit_frequency), decimal(r.hit_frequency, 12),
+                        exact(r.push_frequency)])
+        return buf.getvalue()
     w.writerow(["shoe", "wager_id", "wager", "section", "paytable", "outcome_id", "outcome", "pays", "net",
-                "combinations", "probability", "probability_decimal", "return", "variance", "hit_frequency"])
+                "combinations", "probability", "probability_decimal", "return", "return_decimal"])
     for r in results:
         base = [shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id]
         for ln in r.lines:
             w.writerow(base + [ln.id, ln.name, ln.pay.text, exact(ln.net), ln.combinations,
-                               exact(ln.probability), decimal(ln.probability, 12), exact(ln.contribution), "", ""])
-        w.writerow(base + ["total", "Total", "", "", r.total, "1", decimal(Fraction(1), 12),
-                           exact(r.expected_return), exact(r.variance), exact(r.hit_frequency)])
+                               exact(ln.probability), decimal(ln.probability, 12), exact(ln.contribution),
+                               decimal(ln.contribution, 12) if isinstance(ln.contribution, Fraction) else ""])
     return buf.getvalue()
 
 
@@ -327,7 +372,10 @@ def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: d
             if symbol in table:
                 entry[name] = exact(table[symbol])
         meters.append(entry)
+    from . import __version__
+
     data: dict[str, Any] = {
+        "exactodds": __version__,
         "id": r.wager.id, "name": r.wager.name, "section": r.wager.section, "paytable": r.paytable.id,
         "shoe": r.shoe_description, "meter_units": "meter dollars / wager dollars",
         "expected_return": str(a.expression), "fixed_return": exact(a.fixed_return),

@@ -187,6 +187,9 @@ class Shoe:
             }
         return data
 
+    def __repr__(self) -> str:
+        return f"<Shoe {self.describe()}>"
+
     def __str__(self) -> str:
         return self.describe()
 

@@ -110,7 +110,8 @@ class Wager:
             if key.lower() == str(paytable_id).lower():
                 return table
         raise ExactOddsError(
-            f"wager {self.id!r} has no paytable {paytable_id!r} (it has {', '.join(self.paytables)})"
+            f"wager {self.id!r} has no paytable {paytable_id!r}{_did_you_mean(str(paytable_id), self.paytables)} "
+            f"(it has {', '.join(self.paytables)})"
         )
 
     def with_alternative(self, alternative_id: str) -> Wager:
@@ -198,6 +199,14 @@ class Wager:
         return max(hits, key=lambda oid: self.rank(paytable, oid))   # "highest": pay the best
 
 
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``": did you mean 'banker'?"`` for a near miss, else nothing."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _rank(pay: Pay, meters: Mapping[str, Fraction] | None = None) -> tuple[int, Fraction]:
     """Order pays for "highest": a progressive share is the top award, then by net win;
     with ``meters`` (units of the wager), every pay ranks by what it pays at those meters."""
@@ -273,7 +282,8 @@ class Catalogue(Mapping[str, Wager]):
         try:
             return self._wagers[key]
         except KeyError:
-            raise ExactOddsError(f"unknown wager {key!r} (see 'exactodds list')") from None
+            raise ExactOddsError(f"unknown wager {key!r}{_did_you_mean(key, self._sources)}"
+                                 " (see 'exactodds list')") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._sources)

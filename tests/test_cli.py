@@ -44,8 +44,14 @@ def test_analyze_csv_and_markdown() -> None:
     code, out, _ = run("analyze", "--wager", "tie", "--paytable", "9-to-1", "--format", "csv")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert [r["outcome_id"] for r in rows] == ["tie", "lose", "total"]
-    assert int(rows[0]["combinations"]) + int(rows[1]["combinations"]) == int(rows[2]["combinations"])
+    assert [r["outcome_id"] for r in rows] == ["tie", "lose"]              # tidy: outcomes only, no totals
+    assert int(rows[0]["combinations"]) + int(rows[1]["combinations"]) == 4_998_398_275_503_360
+    assert sum(Fraction(r["return"]) for r in rows) == Fraction(rows[0]["return"]) + Fraction(rows[1]["return"])
+    assert float(rows[0]["return_decimal"]) == pytest.approx(float(Fraction(rows[0]["return"])))
+    code, out, _ = run("analyze", "--wager", "tie:9-to-1", "--wager", "dragon-bonus-player:B", "--summary",
+                       "--format", "csv")
+    summary = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["wager_id"], r["paytable"]) for r in summary] == [("tie", "9-to-1"), ("dragon-bonus-player", "B")]
     code, out, _ = run("analyze", "--wager", "lucky-six", "--format", "markdown")
     assert code == 0 and "| Banker wins with 6, three cards | 20 to 1 |" in out
 
@@ -95,7 +101,7 @@ def test_walk_route_refuses_rank_and_suit_wagers() -> None:
         (["analyze", "--decks", "1", "--remove", "Ks,Ks"], "--remove: cannot remove K♠"),
         (["analyze", "--remove", "Zz"], "--remove: unknown card 'Zz'"),
         (["analyze", "--wager", "no-such"], "unknown wager 'no-such'"),
-        (["analyze", "--wager", "banker", "--paytable", "Q"], "has no paytable Q"),
+        (["analyze", "--wager", "banker", "--paytable", "Q"], "has no paytable 'Q'"),
         (["analyze", "--alternative", "blazing-7s"], "write WAGER=READING"),
         (["analyze", "--paytables", "/nonexistent.toml"], "/nonexistent.toml: cannot read"),
         (["analyze", "--format", "yaml"], "'yaml' is not one of"),
@@ -191,3 +197,27 @@ def test_a_plain_analyze_imports_no_heavy_library() -> None:
             "print(sorted(m for m in ('sympy', 'scipy', 'pandas', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_new_users_first_hour() -> None:
+    """WAGER:PAYTABLE, a near miss named, -h, html, DataFrames with floats beside exact values."""
+    from exactodds import analyze
+
+    code, out, err = run("analyze", "--wager", "banke")
+    assert code == 2 and "did you mean 'banker'?" in err
+    code, out, err = run("analyze", "--wager", "tie", "--paytable", "9-to-l")
+    assert code == 2 and "did you mean '9-to-1'?" in err
+    code, out, _ = run("-h")
+    assert code == 0 and "Exact effect of removal of each card on a wager's return, and a count built from it." in out
+    code, out, _ = run("analyze", "--paytable", "B", "--summary")
+    assert code == 0 and "dragon-bonus-banker" in out
+    code, out, _ = run("analyze", "--wager", "tie", "--format", "html")
+    assert code == 0 and "<table>" in out
+    code, out, _ = run("list", "--format", "html")
+    assert code == 0 and "<table>" in out
+    a = analyze(wagers=["tie:8-to-1", "royal-9-progressive:$5"])
+    df = a.to_dataframe()
+    assert df["probability"].dtype.kind == "f" and df["combinations"].dtype.kind == "i"
+    assert set(a[0].to_dataframe().columns) == set(df.columns) and "shoe" in df.columns
+    assert (df["probability_exact"].map(float) == df["probability"]).all()
+    assert repr(a.shoe) == "<Shoe 8 decks (416 cards)>" and "house edge 14.3596%" in repr(a[0])

@@ -33,10 +33,10 @@ def test_analysis_html_and_dataframes() -> None:
     for r in a:
         assert str(r.expected_return) in page
     df = a.to_dataframe()
-    assert df["probability"].map(type).eq(Fraction).all()
-    assert sum(df[df["wager"] == "tie"]["probability"]) == 2      # two paytables, each adds up to 1
+    assert df["probability_exact"].map(type).eq(Fraction).all() and df["probability"].dtype.kind == "f"
+    assert sum(df[df["wager"] == "tie"]["probability_exact"]) == 2      # two paytables, each adds up to 1
     summary = a.summary()
-    assert list(summary["house_edge"]) == [r.house_edge for r in a]
+    assert list(summary["house_edge_exact"]) == [r.house_edge for r in a]
     one = a[0].to_dataframe()
     assert list(one["combinations"]) == [ln.combinations for ln in a[0].lines]
 
