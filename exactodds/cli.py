@@ -149,8 +149,8 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
     if paytables_file:
         own = load_file(paytables_file)            # read and checked once
         cat = cat.merged(own)
-        if not wagers and not everything:
-            wagers = tuple(own)
+        if not wagers and not everything:          # the file's own wagers and paytables
+            wagers = tuple(own) + tuple(f"{wid}:{raw['id']}" for wid, raw, _ in own.extensions)
     if settings:
         cat = _with_settings(cat, settings)
     result = run(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
@@ -465,6 +465,22 @@ def house_money_command(decks: int, remove: str | None, bets: tuple[str, ...], p
     options = [house_money(shoe, bet=b, portion=share) for b in (bets or ("player", "banker"))]
     click.echo(render_options(options, fmt, ratios=[fraction(r, "--ratio") for r in ratios] or
                               [Fraction(1), Fraction(5), Fraction(10)]), nl=False)
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (this machine only by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--decks", type=click.IntRange(1, 100), default=8, show_default=True, help="Decks of a new shoe.")
+def serve(host: str, port: int, decks: int) -> None:
+    """A live shoe page: enter cards as they are dealt and watch every wager's exact edge."""
+    from .serve import create_app
+
+    app = create_app(decks=decks)
+    click.echo(f"exactodds: the live shoe page is at http://{host}:{port}/ (Ctrl-C stops it)", err=True)
+    try:
+        app.run(host=host, port=port, debug=False, use_reloader=False)
+    except OSError as exc:
+        raise ExactOddsError(f"--port {port}: cannot listen ({exc.strerror or exc})") from None
 
 
 @cli.command()

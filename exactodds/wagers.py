@@ -21,7 +21,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
@@ -203,7 +203,7 @@ def _did_you_mean(name: str, known: Iterable[str]) -> str:
     """``": did you mean 'banker'?"`` for a near miss, else nothing."""
     import difflib
 
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
@@ -217,6 +217,48 @@ def _rank(pay: Pay, meters: Mapping[str, Fraction] | None = None) -> tuple[int, 
 
 #: Two cards written with suit symbols, e.g. 'K♠9♥' (how card-pair parameters are held).
 _CARD_PAIR = re.compile(r"^(?:10|[2-9AJQK])[♠♥♦♣](?:10|[2-9AJQK])[♠♥♦♣]$")
+
+
+def _parse_paytable(t: Any, outcomes: Sequence[Outcome], *, where: str, n: int, default_section: str) -> Paytable:
+    """One ``[[wager.paytable]]`` (or a user's top-level ``[[paytable]]``) against a wager's outcomes."""
+    ids = [o.id for o in outcomes]
+    if not isinstance(t, dict):
+        raise ExactOddsError(f"{where}: paytable #{n} is not a table")
+    tid = str(t.get("id", "")).strip()
+    if not tid:
+        raise ExactOddsError(f"{where}: paytable #{n}: missing or empty 'id'")
+    twhere = f"{where}: paytable {tid!r}"
+    if extra := set(t) - _PAYTABLE_KEYS - {"wager"}:
+        raise ExactOddsError(f"{twhere}: unknown key {sorted(extra)[0]!r}")
+    denom = t.get("denomination")
+    if denom is not None and (isinstance(denom, bool) or not isinstance(denom, (int, float, str))):
+        raise ExactOddsError(f"{twhere}: denomination must be a number")
+    denomination = None
+    if denom is not None:
+        try:
+            denomination = Fraction(str(denom).lstrip("$").replace(",", ""))
+        except ValueError:
+            raise ExactOddsError(f"{twhere}: denomination {denom!r} is not a number") from None
+        if not Fraction(1, 100) <= denomination <= 10**6:
+            raise ExactOddsError(f"{twhere}: denomination must be from $0.01 to $1,000,000, got {denom!r}")
+    basis = t.get("award_basis", "to")
+    if basis not in ("to", "for"):
+        raise ExactOddsError(f"{twhere}: award_basis must be 'to' or 'for', got {basis!r}")
+    raw_pays = t.get("pays")
+    if not isinstance(raw_pays, dict) or not raw_pays:
+        raise ExactOddsError(f"{twhere}: no pays")
+    pays: dict[str, Pay] = {}
+    for oid, text in raw_pays.items():
+        if oid not in ids:
+            raise ExactOddsError(f"{twhere}: names unknown outcome {oid!r} (outcomes: {', '.join(ids)})")
+        try:
+            pays[oid] = parse_pay(text, denomination=denomination, award_basis=basis)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"{twhere}: outcome {oid!r}: {exc}") from None
+    if missing := [o for o in ids if o not in pays]:
+        raise ExactOddsError(f"{twhere}: no pay for outcome {sorted(missing)[0]!r} (write 'N/A' if not offered)")
+    return Paytable(tid, str(t.get("section", default_section)).strip(), {o: pays[o] for o in ids},
+                    denomination, basis)
 
 
 def _rank_meters(raw: Any, paytables: Mapping[str, Paytable], where: str) -> dict[str, dict[str, Fraction]]:
@@ -294,13 +336,25 @@ class Catalogue(Mapping[str, Wager]):
     def __contains__(self, key: object) -> bool:
         return key in self._sources
 
+    #: Paytables a user's file adds to wagers defined elsewhere: (wager id, raw table, where).
+    extensions: tuple[tuple[str, dict[str, Any], str], ...] = ()
+
     def merged(self, other: Catalogue) -> Catalogue:
+        """Both catalogues' wagers (an id in both is refused), with ``other``'s extra paytables added."""
         out = Catalogue()
         for cat in (self, other):
             for wid in cat:
                 out._add(wid, cat._sources[wid])
             out._wagers.update(cat._wagers)
             out._pending.update(cat._pending)
+        for wid, raw, where in other.extensions:
+            if wid not in out:
+                raise ExactOddsError(f"{where}: paytable for unknown wager {wid!r}{_did_you_mean(wid, out)}")
+            w = out[wid]
+            table = _parse_paytable(raw, w.outcomes, where=f"{where}: wager {wid!r}", n=1, default_section="")
+            if table.id in w.paytables:
+                raise ExactOddsError(f"{where}: wager {wid!r} already has a paytable {table.id!r}")
+            out._wagers[wid] = replace(w, paytables={**w.paytables, table.id: table})
         return out
 
 
@@ -328,7 +382,15 @@ def read_file(path: str | Path) -> Catalogue:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise ExactOddsError(f"{path}: not UTF-8 text") from None
-    return Catalogue(_parse_file(text, source=str(path)))
+    data = _read_toml(text, source=str(path))
+    extensions = []
+    for i, t in enumerate(data.get("paytable", []) if isinstance(data.get("paytable", []), list) else [None]):
+        if not isinstance(t, dict) or not isinstance(t.get("wager"), str):
+            raise ExactOddsError(f"{path}: paytable #{i + 1}: a [[paytable]] names the 'wager' it is for")
+        extensions.append((t["wager"], t, str(path)))
+    cat = Catalogue(_parse_file(text, source=str(path), optional=bool(extensions)))
+    cat.extensions = tuple(extensions)
+    return cat
 
 
 # -- parsing and validation ---------------------------------------------------
@@ -363,18 +425,19 @@ def _read_toml(text: str, *, source: str, cached: bool = False) -> dict[str, Any
     return data
 
 
-def _parse_file(text: str, *, source: str, cached: bool = False) -> list[Wager]:
-    """Every wager of a data file, read and checked now."""
-    return [read() for _wid, _source, read in _entries(text, source=source, cached=cached)]
+def _parse_file(text: str, *, source: str, cached: bool = False, optional: bool = False) -> list[Wager]:
+    """Every wager of a data file, read and checked now (``optional``: the file may have none)."""
+    return [read() for _wid, _source, read in _entries(text, source=source, cached=cached, optional=optional)]
 
 
-def _entries(text: str, *, source: str, cached: bool = False) -> list[tuple[str, str, Callable[[], Wager]]]:
+def _entries(text: str, *, source: str, cached: bool = False, optional: bool = False
+             ) -> list[tuple[str, str, Callable[[], Wager]]]:
     """Each wager of a data file as (id, file, a function that reads it once)."""
     data = _read_toml(text, source=source, cached=cached)
-    entries = data.get("wager")
-    if not isinstance(entries, list) or not entries:
-        raise ExactOddsError(f"{source}: no [[wager]] entries")
-    unknown = set(data) - {"wager", "chapter", "title"}
+    entries = data.get("wager", [] if optional else None)
+    if not isinstance(entries, list) or (not entries and not optional):
+        raise ExactOddsError(f"{source}: no [[wager]] entries (or [[paytable]] entries for wagers of the catalogue)")
+    unknown = set(data) - {"wager", "chapter", "title", "paytable"}
     if unknown:
         raise ExactOddsError(f"{source}: unknown top-level key {sorted(unknown)[0]!r}")
     read: dict[str, Wager] = {}
@@ -513,46 +576,10 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
     if not isinstance(raw_tables, list) or not raw_tables:
         raise ExactOddsError(f"{where}: no [[wager.paytable]] entries")
     for i, t in enumerate(raw_tables):
-        if not isinstance(t, dict):
-            raise ExactOddsError(f"{where}: paytable #{i + 1} is not a table")
-        tid = str(t.get("id", "")).strip()
-        if not tid:
-            raise ExactOddsError(f"{where}: paytable #{i + 1}: missing or empty 'id'")
-        twhere = f"{where}: paytable {tid!r}"
-        if extra := set(t) - _PAYTABLE_KEYS:
-            raise ExactOddsError(f"{twhere}: unknown key {sorted(extra)[0]!r}")
-        if tid in paytables:
-            raise ExactOddsError(f"{twhere}: duplicate paytable id")
-        denom = t.get("denomination")
-        if denom is not None and (isinstance(denom, bool) or not isinstance(denom, (int, float, str))):
-            raise ExactOddsError(f"{twhere}: denomination must be a number")
-        denomination = None
-        if denom is not None:
-            try:
-                denomination = Fraction(str(denom).lstrip("$").replace(",", ""))
-            except ValueError:
-                raise ExactOddsError(f"{twhere}: denomination {denom!r} is not a number") from None
-            if not Fraction(1, 100) <= denomination <= 10**6:
-                raise ExactOddsError(f"{twhere}: denomination must be from $0.01 to $1,000,000, got {denom!r}")
-        basis = t.get("award_basis", "to")
-        if basis not in ("to", "for"):
-            raise ExactOddsError(f"{twhere}: award_basis must be 'to' or 'for', got {basis!r}")
-        raw_pays = t.get("pays")
-        if not isinstance(raw_pays, dict) or not raw_pays:
-            raise ExactOddsError(f"{twhere}: no pays")
-        pays: dict[str, Pay] = {}
-        for oid, text in raw_pays.items():
-            if oid not in ids:
-                raise ExactOddsError(f"{twhere}: names unknown outcome {oid!r}")
-            try:
-                pays[oid] = parse_pay(text, denomination=denomination, award_basis=basis)
-            except ExactOddsError as exc:
-                raise ExactOddsError(f"{twhere}: outcome {oid!r}: {exc}") from None
-        if missing := [o for o in ids if o not in pays]:
-            raise ExactOddsError(f"{twhere}: no pay for outcome {sorted(missing)[0]!r} (write 'N/A' if not offered)")
-        pays = {o.id: pays[o.id] for o in outcomes}
-        paytables[tid] = Paytable(tid, str(t.get("section", entry.get("section", ""))).strip(), pays,
-                                  denomination, basis)
+        table = _parse_paytable(t, outcomes, where=where, n=i + 1, default_section=str(entry.get("section", "")))
+        if table.id in paytables:
+            raise ExactOddsError(f"{where}: paytable {table.id!r}: duplicate paytable id")
+        paytables[table.id] = table
 
     alternatives: dict[str, Alternative] = {}
     for i, a in enumerate(entry.get("alternative", []) or []):

@@ -1,0 +1,57 @@
+"""The documented input formats: the example files load and price, and the JSON Schema accepts them."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from exactodds.analysis import analyze, load_file
+from exactodds.cli import cli
+from exactodds.engine import deal
+from exactodds.errors import ExactOddsError
+from exactodds.shoe import Shoe
+from exactodds.wagers import load_catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_paytable_added_to_a_wager_of_the_catalogue() -> None:
+    own = load_file(ROOT / "examples" / "house-tie.toml")
+    cat = load_catalogue().merged(own)
+    assert list(cat["tie"].paytables) == ["8-to-1", "9-to-1", "7-to-1"]
+    r = analyze(Shoe.decks(8), wagers=["tie:7-to-1"], catalogue=cat)[0]
+    tie = Fraction(deal(Shoe.decks(8)).main_game()["tie"], Shoe.decks(8).sequences)
+    assert r.expected_return == 8 * tie - 1                                  # pays 7, loses 1
+    out = CliRunner().invoke(cli, ["analyze", "--paytables", str(ROOT / "examples" / "house-tie.toml"), "--summary"])
+    assert out.exit_code == 0 and "7-to-1" in out.output and "house" in out.output
+
+
+@pytest.mark.parametrize("text, words", [
+    ('[[paytable]]\nwager = "tye"\nid = "x"\npays = { tie = "7 to 1" }\n', "did you mean 'tie'"),
+    ('[[paytable]]\nwager = "tie"\nid = "8-to-1"\npays = { tie = "7 to 1" }\n', "already has a paytable"),
+    ('[[paytable]]\nwager = "tie"\nid = "x"\npays = { tye = "7 to 1" }\n', "unknown outcome 'tye'"),
+    ('[[paytable]]\nid = "x"\npays = { tie = "7 to 1" }\n', "names the 'wager'"),
+])
+def test_bad_paytable_extensions(tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "x.toml"
+    path.write_text(text)
+    with pytest.raises(ExactOddsError, match=words):
+        load_catalogue().merged(load_file(path))
+
+
+def test_the_schema_accepts_the_examples_and_the_shipped_data() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "paytable-file.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    files = [*(ROOT / "examples").glob("*.toml"), *(ROOT / "exactodds" / "data").glob("6*.toml")]
+    assert len(files) >= 5
+    for path in files:
+        data = tomllib.loads(path.read_text())
+        jsonschema.validate(data, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"wager": [{"id": "x", "name": "X", "section": "s", "colour": "red"}]}, schema)
