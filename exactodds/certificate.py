@@ -110,6 +110,10 @@ def select_for_certificate(catalogue: Catalogue, *, wager: str | None, paytable:
     chosen = [x for x in (wager, section) if x]
     if len(chosen) + everything != 1:
         raise ExactOddsError("name exactly one of --wager, --section or --all")
+    if wager and ":" in wager:                            # WAGER:PAYTABLE, as every command names it
+        if paytable:
+            raise ExactOddsError("give the paytable once: --wager WAGER:PAYTABLE or --paytable")
+        wager, paytable = wager.split(":", 1)
     if wager:
         w = catalogue[wager]
         tables = [w.paytable(paytable).id] if paytable else list(w.paytables)

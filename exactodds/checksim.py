@@ -633,6 +633,15 @@ def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
             "observed": {k: {o: {"observed": ob, "expected": ex} for o, (ob, ex) in v.items()}
                          for k, v in result.observed.items()},
         }, indent=2, ensure_ascii=False) + "\n"
+    if fmt in ("csv", "markdown", "html"):                 # every test, one row each
+        rows = [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.6g}", f"{r.p_value:.6g}", f"{r.adjusted:.6g}",
+                 "FLAG" if r.flagged else "", r.detail] for r in result.rows]
+        table = grid(["wager", "test", "statistic", "p_value", "adjusted_p_value", "flagged", "detail"], rows, fmt)
+        verdict = (f"check-sim: {result.rounds:,} rounds, alpha {result.alpha} (Holm): "
+                   + ("OK — nothing flagged" if result.ok else f"FLAGGED — {len(result.flagged)} tests"))
+        if fmt == "csv":
+            return table
+        return f"<p>{verdict}</p>\n{table}\n" if fmt == "html" else f"**{verdict}**\n\n{table}\n"
     shown = result.rows if verbose else (result.flagged or [])
     out = [f"check-sim: {result.rounds:,} rounds, {len(result.rows)} tests, Holm-adjusted at alpha {result.alpha}"]
     if result.invalid:

@@ -230,7 +230,10 @@ def list_(paytables_file: str | None, fmt: str) -> None:
         for w in cat.values()
     ]
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        from . import __version__
+
+        click.echo(json.dumps({"exactodds": __version__, "kind": "catalogue", "wagers": rows}, indent=2,
+                              ensure_ascii=False))
         return
     if fmt == "csv":
         import csv
@@ -328,7 +331,7 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 
 
 @cli.command()
-@click.argument("wager")
+@click.argument("wager", metavar="WAGER[:PAYTABLE]")
 @click.option("--paytable", help="Paytable (default: the wager's first).")
 @click.option("--decks", type=int, default=8, show_default=True)
 @click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated.")
@@ -337,12 +340,18 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 @click.option("--increment", "increments", multiple=True, metavar="[NAME=]RATE", help="Increment rate, e.g. 10%.")
 @click.option("--reserve", "reserves", multiple=True, metavar="[NAME=]RATE", help="Reserve (reseed) rate.")
 @click.option("--reseed", "reseeds", multiple=True, metavar="[NAME=]DOLLARS", help="Reseed amount in dollars.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True)
 def progressive(wager: str, paytable: str | None, decks: int, remove: str | None, meters: tuple[str, ...],
                 wager_amount: str | None, increments: tuple[str, ...], reserves: tuple[str, ...],
                 reseeds: tuple[str, ...], fmt: str) -> None:
     """Return of a progressive wager as an exact function of its meter(s)."""
     from fractions import Fraction
+
+    if ":" in wager:                                      # WAGER:PAYTABLE, as every command names it
+        if paytable is not None:
+            raise ExactOddsError("give the paytable once: WAGER:PAYTABLE or --paytable")
+        wager, paytable = wager.split(":", 1)
 
     from .analysis import analyze as run
     from .progressive import load_meters, long_run_return, progressive_analysis
@@ -489,7 +498,8 @@ def serve(host: str, port: int, decks: int) -> None:
 @click.option("--maximum", metavar="DOLLARS", help="Your own configuration: maximum (must-hit-by) dollars.")
 @click.option("--rate", metavar="RATE", help="Your own configuration: contribution rate, e.g. 2%.")
 @click.option("--wager-amount", metavar="DOLLARS", help="Your own configuration: qualifying wager.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True)
 def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: str | None,
             wager_amount: str | None, fmt: str) -> None:
     """Long-run return of every Must-Hit-By mystery configuration (631b.6, 627b.3(h))."""
@@ -781,7 +791,8 @@ class _NoBar:
 @click.option("--scheduler", metavar="ADDRESS", help="Count the shards on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
 @click.option("--verbose", is_flag=True, help="Show every test, not only flagged ones.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
+              show_default=True)
 def check_sim(path: str, decks: int | None, wagers: tuple[str, ...], alpha: float, counts: bool,
               input_format: str | None, lenient: bool, scheduler: str | None, verbose: bool, quiet: bool,
               fmt: str) -> None:

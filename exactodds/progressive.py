@@ -201,6 +201,24 @@ class ProgressiveAnalysis:
 
         return "<pre>" + html.escape(str(self)) + "</pre>"
 
+    def to_dataframe(self) -> Any:
+        """One row per meter: the probability of its top award, its coefficient in the return and the
+        break-even meter (units of the wager), floats beside exact twins."""
+        from .render import dataframe
+
+        rows = []
+        for symbol, p in self.coefficients.items():
+            try:
+                be: Fraction | None = self.break_even(symbol)
+            except ExactOddsError:
+                be = None
+            rows.append({"wager": self.result.wager.id, "paytable": self.result.paytable.id, "meter": symbol,
+                         "top_award": self.top_lines.get(symbol, ""), "coefficient": float(p),
+                         "coefficient_exact": p, "fixed_return": float(self.fixed_return),
+                         "fixed_return_exact": self.fixed_return,
+                         "break_even_units": None if be is None else float(be), "break_even_units_exact": be})
+        return dataframe(rows)
+
     @property
     def minimum_wager(self) -> Fraction | None:
         return self.spec.minimum_wager if self.spec else None

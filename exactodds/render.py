@@ -51,8 +51,10 @@ class Results(Sequence[T], Generic[T]):
 GRID_FORMATS = {"text": "simple", "markdown": "pipe", "html": "html"}
 
 
-def grid(head: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str) -> str:
-    """``rows`` under ``head`` as a text, Markdown, HTML or CSV table."""
+def grid(head: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, *,
+         align: Sequence[str] | None = None) -> str:
+    """``rows`` under ``head`` as a text, Markdown, HTML or CSV table (``align``: per column;
+    by default a label column, then figures)."""
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -63,7 +65,7 @@ def grid(head: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str) -> str:
         raise ExactOddsError(f"unknown table format {fmt!r} (use {', '.join([*GRID_FORMATS, 'csv'])})")
     from tabulate import tabulate
 
-    align = ("left",) + ("right",) * (len(head) - 1)       # a label, then figures
+    align = tuple(align) if align is not None else ("left",) + ("right",) * (len(head) - 1)
     return str(tabulate(rows, headers=list(head), tablefmt=GRID_FORMATS[fmt], disable_numparse=True,
                         colalign=align))
 

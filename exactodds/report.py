@@ -166,8 +166,18 @@ def _table_rows(r: WagerResult) -> list[tuple[str, str, str, str, str]]:
 
 
 def _signed(value: Any) -> str:
+    """A return as a signed decimal; a polynomial in a meter with decimal coefficients
+    (``+0.00074100·J_major − 0.00074100``: the exact formula is in the summary, JSON and CSV)."""
     if not isinstance(value, (int, Fraction)):
-        return str(value)
+        terms = getattr(value, "terms", None)
+        if terms is None:
+            return str(value)
+        parts = []
+        for mono, c in terms():
+            s = decimal(abs(c), 8)
+            body = s + "".join(f"·{m}" for m in mono)
+            parts.append(("−" if c < 0 else "+") + body)
+        return " ".join(parts) or "0"
     s = decimal(value, 8)
     return s if s.startswith("-") else "+" + s
 
@@ -187,39 +197,31 @@ def _summary(r: WagerResult) -> list[tuple[str, str]]:
 
 def result_text(r: WagerResult) -> str:
     """One priced wager as a plain-text table with its summary."""
-    head = ("Outcome", "Pays", "Combinations", "Probability", "Return")
-    rows = [head, *_table_rows(r)]
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    from .render import grid
+
     out = [_title(r)]
     if r.wager.reading:
         out.append(f"Reading: {r.wager.reading}")
     if getattr(r.wager, "implausible", None):
         out.append(f"IMPLAUSIBLE READING: {r.wager.implausible}")
-    for i, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [row[k].rjust(widths[k]) for k in (2, 3, 4)]
-        out.append("  ".join(cells).rstrip())
-        if i == 0 or i == len(rows) - 2:
-            out.append("  ".join("-" * w for w in widths))
+    table = grid(["Outcome", "Pays", "Combinations", "Probability", "Return"], _table_rows(r), "text",
+                 align=("left", "left", "right", "right", "right"))
+    lines = table.splitlines()
+    out.extend(lines[:-1] + [lines[1]] + lines[-1:])            # a rule above the totals row
     out.extend(f"{k}: {v}" for k, v in _summary(r))
     return "\n".join(out) + "\n"
 
 
 def result_html(r: WagerResult) -> str:
-    """One priced wager as an HTML table (exact fractions in the tooltips and summary)."""
-    parts = [f"<h4>{html.escape(_title(r))}</h4>", f"<p>{html.escape(r.shoe_description)}</p>",
-             "<table><thead><tr><th>Outcome</th><th>Pays</th><th>Combinations</th>"
-             "<th>Probability</th><th>Return</th></tr></thead><tbody>"]
+    """One priced wager as an HTML table (Jinja2, escaped; exact fractions in the tooltips and summary)."""
+    import jinja2
+
     exacts = [exact(ln.probability) for ln in r.lines] + [exact(sum((ln.probability for ln in r.lines), Fraction(0)))]
-    for row, fr in zip(_table_rows(r), exacts):
-        cells = [f"<td style='text-align:left'>{html.escape(c)}</td>" for c in row[:2]]
-        cells.append(f"<td style='text-align:right'>{html.escape(row[2])}</td>")
-        cells.append(f"<td style='text-align:right' title='{html.escape(str(fr))}'>{html.escape(row[3])}</td>")
-        cells.append(f"<td style='text-align:right'>{html.escape(row[4])}</td>")
-        parts.append("<tr>" + "".join(cells) + "</tr>")
-    parts.append("</tbody></table><ul>")
-    parts.extend(f"<li><b>{k}:</b> {html.escape(v)}</li>" for k, v in _summary(r))
-    parts.append("</ul>")
-    return "\n".join(parts)
+    env = jinja2.Environment(loader=jinja2.PackageLoader("exactodds", "templates"), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    return str(env.get_template("result.html.j2").render(
+        title=_title(r), shoe=r.shoe_description, reading=r.wager.reading,
+        rows=[{"cells": row, "exact": fr} for row, fr in zip(_table_rows(r), exacts)], summary=_summary(r)))
 
 
 def _number(value: Any) -> float:
@@ -275,16 +277,17 @@ def render_text(shoe: Shoe, results: Sequence[WagerResult]) -> str:
 
 
 def render_markdown(shoe: Shoe, results: Sequence[WagerResult]) -> str:
+    from .render import grid
+
     out = [f"**Shoe:** {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences", ""]
     for r in results:
         out.append(f"### {_md(_title(r))}")
         out.append("")
         if r.wager.reading:
             out += [f"*Reading:* {_md(r.wager.reading)}", ""]
-        out.append("| Outcome | Pays | Combinations | Probability | Return |")
-        out.append("|---|---|---:|---:|---:|")
-        for row in _table_rows(r):
-            out.append("| " + " | ".join(_md(c) for c in row) + " |")
+        out.append(grid(["Outcome", "Pays", "Combinations", "Probability", "Return"],
+                        [[_md(c) for c in row] for row in _table_rows(r)], "markdown",
+                        align=("left", "left", "right", "right", "right")))
         out.append("")
         out.extend(f"- **{k}:** {_md(v)}" for k, v in _summary(r))
         out.append("")
@@ -392,6 +395,24 @@ def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: d
                                      for k in increments}
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt in ("csv", "markdown", "html"):
+        from .render import grid
+
+        head = ["meter", "top_award", "probability", "odds", "break_even_units", "break_even_dollars"]
+        rows = [[m["symbol"], m["top_award"], m["probability"], m["odds"], m.get("break_even_units", ""),
+                 m.get("break_even_dollars", "")] for m in meters]
+        if fmt == "csv":
+            return grid(head, rows, "csv")
+        facts = [f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
+                 f"Expected return E = {a.expression} (each J = meter ÷ wager)"]
+        if long_run is not None:
+            facts.append(f"Long-run RTP: {percent(long_run, 4)} (exact {long_run})")
+        readable = [[m, award, decimal(Fraction(p), 10), odds, decimal(Fraction(be), 2) if be != "" else "",
+                     decimal(Fraction(bd), 2) if bd != "" else ""] for m, award, p, odds, be, bd in rows]
+        text = grid(head, readable, fmt)
+        if fmt == "html":
+            return "".join(f"<p>{html.escape(f)}</p>" for f in facts) + text + "\n"
+        return "\n\n".join(facts) + "\n\n" + text + "\n"
     out = [f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
            f"Expected return E = {a.expression}   (each J = meter ÷ wager)",
            f"Fixed awards alone (every J = 0): {decimal(a.fixed_return, 8)} (exact {a.fixed_return})"]
@@ -426,15 +447,21 @@ def render_mystery(rows: Sequence[Any], fmt: str) -> str:
              "return": exact(m.return_per_unit), "from_contributions": exact(m.from_contributions),
              "from_reset": exact(m.from_reset)} for m in rows]
     if fmt == "json":
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    head = ("Configuration", "Wager", "Min", "Max", "Rate", "Wagers/hit", "Mean award", "Return")
-    body = [(d["id"], f"${d['wager']}", f"${d['minimum']}", f"${d['maximum']}", percent(Fraction(d["rate"]), 1),
+        from . import __version__
+
+        return json.dumps({"exactodds": __version__, "kind": "mystery", "configurations": data},
+                          indent=2, ensure_ascii=False) + "\n"
+    from .render import grid
+
+    if fmt == "csv":
+        return grid(list(data[0]) if data else [], [list(d.values()) for d in data], "csv")
+    head = ["Configuration", "Wager", "Min", "Max", "Rate", "Wagers/hit", "Mean award", "Return"]
+    body = [[d["id"], f"${d['wager']}", f"${d['minimum']}", f"${d['maximum']}", percent(Fraction(d["rate"]), 1),
              decimal(Fraction(d["wagers_between_hits"]), 2), "$" + decimal(Fraction(d["mean_award"]), 2),
-             percent(Fraction(d["return"]), 4)) for d in data]
-    widths = [max(len(row[i]) for row in (head, *body)) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-             for row in (head, *body)]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+             percent(Fraction(d["return"]), 4)] for d in data]
     basis = "whole-cent hit points" if rows and rows[0].discrete else "a continuous hit point"
-    lines.append(f"Return per unit wagered, exact under {basis} uniform between min and max (631b.6(c)(3)).")
-    return "\n".join(lines) + "\n"
+    note = f"Return per unit wagered, exact under {basis} uniform between min and max (631b.6(c)(3))."
+    table = grid(head, body, fmt)
+    if fmt == "html":
+        return table + f"<p>{html.escape(note)}</p>\n"
+    return table + "\n\n" + note + "\n" if fmt == "markdown" else table + "\n" + note + "\n"

@@ -155,7 +155,7 @@ def test_list_text_and_json() -> None:
     code, out, _ = run("list")
     assert code == 0 and "golden-talons-player" in out and "§631b.9(e)-(g)" in out
     code, out, _ = run("list", "--format", "json")
-    rows = json.loads(out)
+    rows = json.loads(out)["wagers"]
     assert {r["id"] for r in rows} >= {"banker", "lucky-six", "cover-all"}
     assert next(r for r in rows if r["id"] == "dragon-bonus-player")["paytables"] == ["A", "B", "C"]
 

@@ -127,7 +127,7 @@ def test_cli_progressive_json() -> None:
 
 def test_cli_mystery() -> None:
     code, out, _ = run("mystery", "--format", "json")
-    assert code == 0 and len(json.loads(out)) == 18
+    assert code == 0 and len(json.loads(out)["configurations"]) == 18
     code, out, _ = run("mystery", "--whole-cents")
     assert code == 0 and "whole-cent" in out
 
