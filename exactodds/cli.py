@@ -527,8 +527,8 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
 
 
 @cli.command()
-@click.option("--wager", help="One wager (all its paytables unless --paytable).")
-@click.option("--paytable", help="One paytable of --wager.")
+@click.option("--wager", metavar="WAGER[:PAYTABLE]", help="One wager (all its paytables, or the one named).")
+@click.option("--paytable", help="Shorthand: one paytable of --wager.")
 @click.option("--section", help="Every wager citing a section, e.g. 631b.9 or 627a.12(e).")
 @click.option("--all", "everything", is_flag=True, help="The whole catalogue.")
 @click.option("--decks", "decks", multiple=True, type=int, help="Decks (repeatable; default 6 and 8).")

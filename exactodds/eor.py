@@ -84,6 +84,9 @@ class RemovalEffects:
     def symbolic(self) -> bool:
         return not isinstance(self.base, Fraction)
 
+    def __repr__(self) -> str:
+        return f"<RemovalEffects {self.wager.id}:{self.paytable.id} on {self.shoe.describe()}, per {self.resolution}>"
+
     def numeric(self) -> list[Fraction | None]:
         """The effects as numbers (a progressive's at :attr:`meters`; None where not computable)."""
         if not self.symbolic:
@@ -125,6 +128,9 @@ class EffectsTable(Results[RemovalEffects]):
 
     shoe: Shoe
     results: tuple[RemovalEffects, ...]
+
+    def __repr__(self) -> str:
+        return f"<EffectsTable of {len(self.results)} wager table(s) on {self.shoe.describe()}>"
 
     def to_dataframe(self) -> Any:
         return dataframe([row for r in self.results for row in r.rows()])
@@ -287,8 +293,8 @@ def resolve_pairs(pairs: Iterable[tuple[Wager | str, Paytable | str] | str],
 
 
 def effects_of_removal(
-    shoe: Shoe,
-    pairs: Iterable[tuple[Wager | str, Paytable | str] | str],
+    shoe: Shoe | Iterable[Any] | None = None,
+    pairs: Iterable[tuple[Wager | str, Paytable | str] | str] = (),
     *,
     catalogue: Catalogue | None = None,
     tags: dict[str, int] | None = None,
@@ -302,6 +308,8 @@ def effects_of_removal(
     A progressive's effects are exact formulas in its meters; its numbers (and
     count) are read at ``meters`` (units of the wager), or at the reseed.
     """
+    if shoe is None or not isinstance(shoe, Shoe):          # effects_of_removal(["dragon-7-insurance"]): 8 decks
+        pairs, shoe = (shoe if shoe is not None else pairs), Shoe.decks(8)
     resolved = resolve_pairs(pairs, catalogue)
     meters_given = dict(meters or {})
     if not resolved:

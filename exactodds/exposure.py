@@ -310,11 +310,16 @@ class Exposure(Results[WagerExposure]):
 
     results: tuple[WagerExposure, ...]
 
+    def __repr__(self) -> str:
+        first = self.results[0] if self.results else None
+        run = f"{first.shoes:,} shoes of {first.decks} decks, seed {first.seed}" if first else "no run"
+        return f"<Exposure of {len(self.results)} wager table(s): {run}>"
+
     def to_dataframe(self) -> Any:
         """One row per wager: float columns, with the exact values beside them (``*_exact``)."""
         rows = []
         for r in self.results:
-            row: dict[str, Any] = {}
+            row: dict[str, Any] = {"decks": r.decks, "cut": r.cut, "seed": r.seed}
             for k, v in r.summary().items():
                 row[k] = float(v) if isinstance(v, Fraction) else v
                 if isinstance(v, Fraction):
@@ -373,12 +378,12 @@ def _block(r: WagerExposure, fmt: str) -> str:
         f"Player's expected return, exact, averaged over the rounds dealt: {percent(r.mean_edge, 4)}",
         f"Rounds with a player advantage: {percent(r.advantage_share, 3)}",
         f"Perfect information (bet 1 unit on exactly those rounds): {decimal(r.perfect_per_100, 4)} units per "
-        f"100 rounds, {decimal(r.perfect_per_shoe, 4)} per shoe (± {_pm(r.perfect_per_shoe_se)}; "
-        f"as dealt: {decimal(r.realized_per_shoe, 4)})",
+        f"100 rounds, {decimal(r.perfect_per_shoe, 4)} per shoe expected (standard error {_pm(r.perfect_per_shoe_se)}); "
+        f"won as dealt in these shoes: {decimal(r.realized_per_shoe, 4)} per shoe",
         f"{r.count}",
         ("Count: no threshold wins" if best is None else
          f"Count at its best threshold (true count >= {best['threshold']}): {decimal(best['win_per_100'], 4)} units "
-         f"per 100 rounds, {decimal(best['win_per_shoe'], 4)} per shoe (± {_pm(best['win_per_shoe_se'])}), "
+         f"per 100 rounds, {decimal(best['win_per_shoe'], 4)} per shoe (standard error {_pm(best['win_per_shoe_se'])}), "
          f"betting {percent(best['share_bet'], 2)} of rounds"),
     ]
     # the table printed stops where fewer than 0.5% of rounds are bet; JSON and CSV hold every threshold

@@ -114,8 +114,14 @@ class HouseMoneyOption:
         return dataframe([{"player_1": str(Rank(s.ranks[0] + 1)), "banker_1": str(Rank(s.ranks[1] + 1)),
                         "player_2": str(Rank(s.ranks[2] + 1)), "banker_2": str(Rank(s.ranks[3] + 1)),
                         "player_total": s.totals[0], "banker_total": s.totals[1], "payout": s.payout,
-                        "probability": s.weight / self.total, "main_expected": float(s.main),
-                        "main_expected_exact": s.main, "ride": s.main > 0} for s in self.situations])
+                        "probability": s.weight / self.total, "probability_exact": Fraction(s.weight, self.total),
+                        "main_expected": float(s.main),
+                        "main_expected_exact": s.main, "ride": s.main > 0, "bet": self.bet,
+                        "shoe": self.shoe.describe()} for s in self.situations])
+
+    def __repr__(self) -> str:
+        return (f"<HouseMoneyOption {self.bet} bettor on {self.shoe.describe()}: never {float(self.never):+.4%}, "
+                f"optimal {float(self.optimal):+.4%}>")
 
     def __str__(self) -> str:
         return self.render("text")
@@ -180,9 +186,10 @@ def render_options(options: Sequence[HouseMoneyOption], fmt: str, *,
     return "\n".join(t + "\n" + grid(h, r, "text") + "\n" for t, h, r in blocks)
 
 
-def house_money(shoe: Shoe, *, bet: str = "player", portion: Fraction = Fraction(1),
+def house_money(shoe: Shoe | None = None, *, bet: str = "player", portion: Fraction = Fraction(1),
                 catalogue: Catalogue | None = None) -> HouseMoneyOption:
     """The let-it-ride option of a House Money bettor whose main wager is ``bet`` ('player' or 'banker')."""
+    shoe = shoe if shoe is not None else Shoe.decks(8)
     if bet not in BETS:
         raise ExactOddsError(f"--bet must be 'player' or 'banker', got {bet!r}")
     if not 0 < portion <= 1:

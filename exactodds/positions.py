@@ -115,6 +115,10 @@ class Position:
     def __str__(self) -> str:
         return self.render("text")
 
+    def __repr__(self) -> str:
+        names = " + ".join(f"{ln.wager.id}:{ln.paytable.id}={ln.stake}" for ln in self.lines)
+        return f"<Position {names} on {self.shoe.describe()}: expected {float(self.expected_value):+.6f} a round>"
+
     def _repr_html_(self) -> str:
         return self.render("html")
 
@@ -198,7 +202,7 @@ def parse_stake(text: str, *, where: str = "stake") -> tuple[str, str | None, Fr
 
 def position(
     shoe: Shoe,
-    stakes: Iterable[tuple[Wager | str, Paytable | str | None, Fraction | int]],
+    stakes: Iterable[tuple[Wager | str, Paytable | str | None, Fraction | int] | str],
     *,
     catalogue: Catalogue | None = None,
     meters: dict[str, Fraction] | None = None,
@@ -212,7 +216,7 @@ def position(
     """
     from .eor import resolve_pairs
 
-    chosen = list(stakes)
+    chosen = [parse_stake(x) if isinstance(x, str) else x for x in stakes]   # 'WAGER[:PAYTABLE][=STAKE]' too
     if not chosen:
         raise ExactOddsError("a position needs at least one wager")
     pairs = resolve_pairs([(w, t if t is not None else _first(w, catalogue)) for w, t, _ in chosen], catalogue)

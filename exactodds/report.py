@@ -299,29 +299,31 @@ def _md(text: str) -> str:
 
 
 def render_csv(shoe: Shoe, results: Sequence[WagerResult], *, summary: bool = False) -> str:
-    """Tidy CSV: one row per outcome (exact values and their decimals); ``summary``: one row per wager."""
+    """Tidy CSV, named as the DataFrames are: one row per outcome, each figure as a decimal with its exact
+    twin beside it (``probability``, ``probability_exact``); ``summary``: one row per wager and paytable."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
+
+    def both(value: Any, places: int = 12) -> list[Any]:
+        return [decimal(value, places) if isinstance(value, (int, Fraction)) else "", exact(value)]
+
     if summary:
-        w.writerow(["shoe", "wager_id", "wager", "section", "paytable", "expected_return", "expected_return_decimal",
-                    "house_edge", "house_edge_decimal", "variance", "hit_frequency", "hit_frequency_decimal",
-                    "push_frequency"])
+        w.writerow(["shoe", "wager", "wager_name", "section", "paytable", "expected_return", "expected_return_exact",
+                    "house_edge", "house_edge_exact", "variance", "variance_exact", "hit_frequency",
+                    "hit_frequency_exact", "push_frequency", "push_frequency_exact"])
         for r in results:
-            edge = "" if r.symbolic else exact(r.house_edge)
             w.writerow([shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id,
-                        exact(r.expected_return), decimal(r.expected_return, 12) if not r.symbolic else "",
-                        edge, decimal(r.house_edge, 12) if not r.symbolic else "",
-                        "" if r.symbolic else exact(r.variance), exact(r.hit_frequency), decimal(r.hit_frequency, 12),
-                        exact(r.push_frequency)])
+                        *both(r.expected_return), *(both(r.house_edge) if not r.symbolic else ["", ""]),
+                        *(both(r.variance) if not r.symbolic else ["", ""]), *both(r.hit_frequency),
+                        *both(r.push_frequency)])
         return buf.getvalue()
-    w.writerow(["shoe", "wager_id", "wager", "section", "paytable", "outcome_id", "outcome", "pays", "net",
-                "combinations", "probability", "probability_decimal", "return", "return_decimal"])
+    w.writerow(["shoe", "wager", "wager_name", "section", "paytable", "outcome_id", "outcome", "pays", "net",
+                "net_exact", "combinations", "probability", "probability_exact", "return", "return_exact"])
     for r in results:
         base = [shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id]
         for ln in r.lines:
-            w.writerow(base + [ln.id, ln.name, ln.pay.text, exact(ln.net), ln.combinations,
-                               exact(ln.probability), decimal(ln.probability, 12), exact(ln.contribution),
-                               decimal(ln.contribution, 12) if isinstance(ln.contribution, Fraction) else ""])
+            w.writerow(base + [ln.id, ln.name, ln.pay.text, *both(ln.net, 8), ln.combinations,
+                               *both(ln.probability), *both(ln.contribution)])
     return buf.getvalue()
 
 
@@ -405,6 +407,9 @@ def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: d
             return grid(head, rows, "csv")
         facts = [f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
                  f"Expected return E = {a.expression} (each J = meter ÷ wager)"]
+        if at is not None:
+            facts.append("At " + ", ".join(f"{k} = {decimal(v, 4)}" for k, v in at.items())
+                         + f": expected return {decimal(a.at(at), 8)} (exact {a.at(at)})")
         if long_run is not None:
             facts.append(f"Long-run RTP: {percent(long_run, 4)} (exact {long_run})")
         readable = [[m, award, decimal(Fraction(p), 10), odds, decimal(Fraction(be), 2) if be != "" else "",

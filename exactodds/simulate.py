@@ -131,7 +131,8 @@ def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe
             yield SimulatedRounds(p, b, np.zeros(n, dtype=np.int64), mode, faults)
             done += n
         return
-    batch = max(1, min(batch, 4_000_000 // len(cards)))       # about 4 million cards in memory at once
+    batch = max(1, min(batch, 4_000_000 // len(cards),          # about 4 million cards in memory at once
+                       -(-rounds * 6 // len(cards)) + 1))          # and not many more shoes than the rounds need
     dealt_rounds, first_shoe = 0, 0
     while dealt_rounds < rounds:
         stack = rng.permuted(np.broadcast_to(cards, (batch, len(cards))), axis=1)

@@ -46,12 +46,12 @@ def test_analyze_csv_and_markdown() -> None:
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["outcome_id"] for r in rows] == ["tie", "lose"]              # tidy: outcomes only, no totals
     assert int(rows[0]["combinations"]) + int(rows[1]["combinations"]) == 4_998_398_275_503_360
-    assert sum(Fraction(r["return"]) for r in rows) == Fraction(rows[0]["return"]) + Fraction(rows[1]["return"])
-    assert float(rows[0]["return_decimal"]) == pytest.approx(float(Fraction(rows[0]["return"])))
+    assert float(rows[0]["return"]) == pytest.approx(float(Fraction(rows[0]["return_exact"])))   # float, exact twin
+    assert float(rows[0]["probability"]) == pytest.approx(float(Fraction(rows[0]["probability_exact"])))
     code, out, _ = run("analyze", "--wager", "tie:9-to-1", "--wager", "dragon-bonus-player:B", "--summary",
                        "--format", "csv")
     summary = list(csv.DictReader(io.StringIO(out)))
-    assert [(r["wager_id"], r["paytable"]) for r in summary] == [("tie", "9-to-1"), ("dragon-bonus-player", "B")]
+    assert [(r["wager"], r["paytable"]) for r in summary] == [("tie", "9-to-1"), ("dragon-bonus-player", "B")]
     code, out, _ = run("analyze", "--wager", "lucky-six", "--format", "markdown")
     assert code == 0 and "| Banker wins with 6, three cards | 20 to 1 |" in out
 

@@ -25,6 +25,7 @@ def test_the_docs_site_builds_strictly(tmp_path: Path) -> None:
     cli_page = (tmp_path / "site" / "cli" / "index.html").read_text()
     for command in ("analyze", "eor", "exposure", "certificate", "verify", "check-sim", "serve"):
         assert command in cli_page
+    assert "Sentinel" not in cli_page and not (tmp_path / "site" / "griffe_doctests.py").exists()
     api = (tmp_path / "site" / "api" / "index.html").read_text()
     assert "effects_of_removal" in api and "language-pycon" in api
 
