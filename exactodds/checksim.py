@@ -510,13 +510,20 @@ def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = No
     return result_from_tally(t, pairs, decks=decks, alpha=alpha)
 
 
-def tally_file(source: str, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool,
-               fmt: str | None = None, progress: Any = None) -> Tally:
-    """Read one file in chunks and count it (the unit of work of a check on a cluster)."""
+def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool,
+               fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None) -> Tally:
+    """Read one file in chunks and count it (the unit of work of a check on a cluster).
+
+    With ``catalogue``, the settlement columns of the first chunk are checked against it and
+    added to ``pairs`` before anything is counted (standard input can be read only once).
+    """
     from .recordio import read_chunks
 
     total = Tally()
     for chunk in read_chunks(source, fmt=fmt):
+        if catalogue is not None:
+            _check_settled_names(chunk.settled, catalogue, pairs)
+            catalogue = None
         total.add(tally_chunk(chunk, pairs, decks=decks, lenient=lenient))
         if progress is not None:
             progress(len(chunk))
@@ -543,17 +550,9 @@ def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = N
     pairs = _pairs(cat, wagers)
     total = Tally()
     if scheduler is None:
-        checked = False
-        for f in files:
-            for chunk in read_chunks(f, fmt=fmt):
-                if not checked:                          # the settlement columns, from the first chunk
-                    _check_settled_names(chunk.settled, cat, pairs)
-                    checked = True
-                total.add(tally_chunk(chunk, pairs, decks=decks, lenient=lenient))
-                if progress is not None:
-                    progress(len(chunk))
-        for w, tid in pairs:
-            total.counts.setdefault(f"{w.id}:{tid}", np.zeros(len(w.outcomes) + 1, dtype=np.int64))
+        for k, f in enumerate(files):                    # the first chunk's settlement columns checked first
+            total.add(tally_file(f, pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
+                                 catalogue=cat if k == 0 else None))
     else:
         first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
         if first is not None:
@@ -565,7 +564,7 @@ def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = N
     return result_from_tally(total, pairs, decks=decks, alpha=alpha)
 
 
-def _on_dask(files: list[str], pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
+def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
              scheduler: Any) -> Iterable[Tally]:
     """Count each file on the cluster; the counts come back to be added up here."""
     from .cluster import dask_client

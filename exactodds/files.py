@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import ExactOddsError
 
-__all__ = ["check_output", "write_atomically", "write_all_or_nothing", "cleanup_on_signals"]
+__all__ = ["check_output", "write_atomically", "write_all_or_nothing", "cleanup_on_signals", "mode_for"]
 
 
 def check_output(path: str | os.PathLike[str], *, option: str = "--output") -> Path:
@@ -51,7 +51,8 @@ def check_output(path: str | os.PathLike[str], *, option: str = "--output") -> P
     return target
 
 
-def _mode_for(target: Path) -> int:
+def mode_for(target: Path) -> int:
+    """The permissions a file written over ``target`` takes: the existing file's, else a new file's."""
     try:
         return target.stat().st_mode & 0o7777
     except FileNotFoundError:
@@ -97,7 +98,7 @@ def write_all_or_nothing(files: Mapping[str | os.PathLike[str], str | bytes], *,
                 temps.append(tmp)
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-                os.chmod(tmp, _mode_for(target))
+                os.chmod(tmp, mode_for(target))
             for (target, _, _), tmp in zip(targets, temps):
                 os.replace(tmp, target)
         except OSError as exc:

@@ -18,17 +18,16 @@ name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import io
 import json
 import os
-import signal
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -485,7 +484,7 @@ class RecordWriter:
         self._tmp: str | None = None
         self._sink: Any = None
         self._writer: Any = None
-        self._old: dict[signal.Signals, Any] = {}
+        self._signals = contextlib.ExitStack()
         self.rows = 0
 
     def __enter__(self) -> RecordWriter:
@@ -495,24 +494,16 @@ class RecordWriter:
             self._raw: BinaryIO = sys.stdout.buffer
             self._sink = pa.PythonFile(self._raw, mode="w")
             return self
-        from .files import check_output
+        from .files import check_output, cleanup_on_signals
 
         target = check_output(self.path)
         self._target = target
         fd, self._tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
                                          prefix=f".{target.name}.", suffix=".tmp")
         os.close(fd)
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                self._old[sig] = signal.signal(sig, self._interrupted)
-            except ValueError:                      # not the main thread: no handlers
-                pass
+        self._signals.enter_context(cleanup_on_signals([self._tmp]))   # Ctrl-C or SIGTERM: no file left
         self._sink = pa.output_stream(self._tmp, compression=self.compression)
         return self
-
-    def _interrupted(self, signum: int, frame: FrameType | None) -> None:
-        self._discard()
-        raise KeyboardInterrupt
 
     def _discard(self) -> None:
         try:
@@ -551,7 +542,9 @@ class RecordWriter:
                 if self.path != "-":
                     self._sink.close()
                     if self._tmp is not None:
-                        _keep_mode(self._tmp, str(self._target))
+                        from .files import mode_for
+
+                        os.chmod(self._tmp, mode_for(self._target))
                         os.replace(self._tmp, self._target)
                         self._tmp = None
                 else:
@@ -562,19 +555,7 @@ class RecordWriter:
             self._discard()
             raise ExactOddsError(f"--output {self.path}: cannot write ({exc.strerror or exc})") from None
         finally:
-            for sig, handler in self._old.items():
-                signal.signal(sig, handler)
-
-
-def _keep_mode(tmp: str, target: str) -> None:
-    """The new file takes an existing file's permissions, or those of an ordinary new file."""
-    try:
-        mode = os.stat(target).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    os.chmod(tmp, mode)
+            self._signals.close()
 
 
 def _jsonl_bytes(table: Any) -> bytes:
