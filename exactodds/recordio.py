@@ -35,7 +35,8 @@ import numpy as np
 from .cards import Card
 from .errors import ExactOddsError
 
-__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "expand_sources", "read_chunks", "RecordWriter", "card_index"]
+__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "expand_sources", "read_chunks", "RecordWriter", "card_index",
+           "arrow_strings", "dictionary_column"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 FORMATS = ("csv", "jsonl", "parquet")
@@ -70,6 +71,26 @@ def card_index(token: Any) -> int:
         return Card.parse(text).index
     except ExactOddsError:
         return -2
+
+
+def arrow_strings(values: Sequence[str]) -> Any:
+    """A pyarrow string array built from its buffers (``pa.array`` on Python objects would import pandas)."""
+    import pyarrow as pa
+
+    data = [v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(data) + 1, dtype=np.int32)
+    np.cumsum([len(d) for d in data], out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), len(data), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
+
+
+def dictionary_column(codes: np.ndarray, dictionary: Any) -> Any:
+    """``codes`` (a negative code: null) as a dictionary-encoded pyarrow column over ``dictionary``."""
+    import pyarrow as pa
+
+    missing = codes < 0
+    validity = pa.py_buffer(np.packbits(~missing, bitorder="little")) if missing.any() else None
+    return pa.DictionaryArray.from_buffers(pa.dictionary(pa.int8(), pa.string()), len(codes),
+                                           [validity, pa.py_buffer(codes.astype(np.int8))], dictionary)
 
 
 def expand_sources(spec: str) -> list[str]:
@@ -522,7 +543,8 @@ class RecordWriter:
 
         if self.fmt == "parquet":
             if self._writer is None:
-                self._writer = pq.ParquetWriter(self._sink, table.schema, compression="snappy")
+                self._writer = pq.ParquetWriter(self._sink, table.schema, compression="snappy",
+                                               write_statistics=False)   # min/max of card text: of no use
             self._writer.write_table(table)
         elif self.fmt == "csv":
             if self._writer is None:

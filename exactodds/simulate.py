@@ -22,6 +22,7 @@ Player third card X; ``"with-replacement"`` deals each card from a full shoe.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 from dataclasses import dataclass
@@ -113,16 +114,53 @@ def _check(decks: int, rounds: int, seed: int, mode: str, cut: int) -> None:
                              f"to deal, got {cut}")
 
 
+#: Shoes shuffled together from one generator, seeded by (seed, batch number): a seed deals the
+#: same shoes whatever ``rounds`` asks for, so a longer run extends a shorter one.
+SHOES_PER_BATCH = 4096
+CARDS_PER_BATCH = 2_000_000
+
+
+def _batch_shoes(shoe_size: int) -> int:
+    return max(1, min(SHOES_PER_BATCH, CARDS_PER_BATCH // shoe_size))
+
+
+def _deal_batch(number: int, *, cards: np.ndarray, seed: int, cut: int, table: np.ndarray,
+                faults: tuple[str, ...]) -> SimulatedRounds:
+    """Batch ``number`` of a run: its shoes shuffled by the generator of (seed, number), then dealt."""
+    rng = np.random.default_rng([seed, number])
+    shoes = _batch_shoes(len(cards))
+    stack = shuffled_shoes(cards, shoes, rng)
+    if "with-replacement" in faults:
+        stack = cards[rng.integers(0, len(cards), stack.shape)]
+    p, b, shoe_no, burned = deal_shoes(stack, cut=cut, draw_table=table)
+    return SimulatedRounds(p, b, number * shoes + shoe_no, "shoe", faults, burned)
+
+
+def _through_shoe(part: SimulatedRounds, rounds: int) -> SimulatedRounds:
+    """The first rounds of ``part`` up to the end of the shoe that deals round number ``rounds``."""
+    if rounds >= len(part):
+        return part
+    shoe = part.shoe_number[rounds - 1]
+    end = int(np.searchsorted(part.shoe_number, shoe, side="right"))
+    burned = None if part.burned is None else part.burned[:int(shoe - part.shoe_number[0]) + 1]
+    return SimulatedRounds(part.player[:end], part.banker[:end], part.shoe_number[:end], part.mode, part.faults,
+                           burned)
+
+
 def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut: int = 14,
-                    faults: Iterable[str] = (), batch: int = 2000) -> Iterator[SimulatedRounds]:
+                    faults: Iterable[str] = (), workers: int = 2) -> Iterator[SimulatedRounds]:
     """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``,
-    in chunks of ``batch`` shoes (or 500,000 fresh rounds): memory does not grow with ``rounds``."""
+    in chunks (batches of shoes, or 500,000 fresh rounds): memory does not grow with ``rounds``.
+
+    In ``"shoe"`` mode the batches are dealt on ``workers`` threads; what is dealt depends
+    only on the seed, never on the number of workers.
+    """
     faults = tuple(faults)
     table = _draw_table(faults)
     _check(decks, rounds, seed, mode, cut)
     cards = _shoe_cards(decks)
-    rng = np.random.default_rng(seed)
     if mode == "fresh":
+        rng = np.random.default_rng(seed)
         done = 0
         while done < rounds:
             n = min(500_000, rounds - done)
@@ -131,30 +169,36 @@ def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe
             yield SimulatedRounds(p, b, np.zeros(n, dtype=np.int64), mode, faults)
             done += n
         return
-    batch = max(1, min(batch, 4_000_000 // len(cards),          # about 4 million cards in memory at once
-                       -(-rounds * 6 // len(cards)) + 1))          # and not many more shoes than the rounds need
-    dealt_rounds, first_shoe = 0, 0
-    while dealt_rounds < rounds:
-        stack = rng.permuted(np.broadcast_to(cards, (batch, len(cards))), axis=1)
-        if "with-replacement" in faults:
-            stack = cards[rng.integers(0, len(cards), stack.shape)]
-        p, b, shoe_no, burned = deal_shoes(stack, cut=cut, draw_table=table)
-        yield SimulatedRounds(p, b, first_shoe + shoe_no, mode, faults, burned)
-        dealt_rounds += len(p)
-        first_shoe += batch
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    deal = functools.partial(_deal_batch, cards=cards, seed=seed, cut=cut, table=table, faults=faults)
+    expected = _batch_shoes(len(cards)) * (len(cards) - cut) / 5          # rounds a batch deals, about
+    pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="exactodds-deal")
+    pending: deque[Future[SimulatedRounds]] = deque()
+    submitted = dealt = 0
+    try:
+        while dealt < rounds:
+            while not pending or (len(pending) < max(1, workers) + 1
+                                  and dealt + len(pending) * expected < rounds):
+                pending.append(pool.submit(deal, submitted))
+                submitted += 1
+            part = _through_shoe(pending.popleft().result(), rounds - dealt)
+            dealt += len(part)
+            yield part
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut: int = 14,
-             faults: Iterable[str] = (), batch: int = 2000,
-             progress: Callable[[int], None] | None = None) -> SimulatedRounds:
+             faults: Iterable[str] = (), progress: Callable[[int], None] | None = None) -> SimulatedRounds:
     """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``, in memory.
 
     ``progress`` is called with the number of rounds dealt so far after each batch.
     """
     parts = []
     done = 0
-    for part in simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults,
-                                batch=batch):
+    for part in simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults):
         parts.append(part)
         done += len(part)
         if progress is not None:
@@ -165,6 +209,20 @@ def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut:
                            np.concatenate(burned) if burned else None)
 
 
+@functools.cache
+def _draw_codes(draw_table: bytes = _DRAW.tobytes()) -> np.ndarray:
+    """Who draws, for every window of five point values ``P B P B x`` (as the code
+    ``P·10⁴ + B·10³ + P·10² + B·10 + x``): bit 0 the Player draws, bit 1 the Banker
+    draws. Built by :func:`~exactodds.rounds.deal_from` itself, the one copy of the
+    drawing rules, on a card of each point value."""
+    table = np.frombuffer(draw_table, dtype=bool).reshape(_DRAW.shape)
+    digits = (np.arange(100_000)[:, None] // 10 ** np.arange(4, -1, -1)) % 10
+    card_of_value = np.array([36] + [4 * (v - 1) for v in range(1, 10)])      # a ten, then an ace to a nine
+    cards = card_of_value[np.concatenate([digits, digits[:, :1]], axis=1)]    # the sixth card is never read
+    player, banker = deal_from(cards, draw_table=table)
+    return ((player[:, 2] >= 0) | ((banker[:, 2] >= 0) << 1)).astype(np.int8)
+
+
 def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Deal every shoe of ``stack`` (shuffled shoes, one per row) to its cover card, side by side.
@@ -172,33 +230,67 @@ def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = N
     Burn per §627a.5(f), cover card ``cut`` cards from the end (§627a.5(d)), last
     hand per §627a.9(e). Returns (player, banker, shoe row, burned per shoe): the
     rounds shoe by shoe, in the order dealt.
+
+    Each step finds, for every shoe at once, how many cards its next round takes
+    (4, 5 or 6, read off the five point values at its position), so only the
+    rounds' starting positions are walked; the cards are gathered once at the end.
     """
     s, size = stack.shape
-    table = _DRAW if draw_table is None else draw_table
-    first = POINTS[stack[:, 0]].astype(np.int64)
-    face = np.where(stack[:, 0] // 4 >= 9, 10, first)       # §627a.5(f): 10, J, Q, K burn ten
-    ptr = 1 + face
-    burned = ptr.copy()
-    cover = size - cut
-    phase = np.zeros(s, dtype=np.int8)       # 0 dealing, 1 last hand to come, 2 done
-    rows = np.arange(s)
-    players, bankers, shoes = [], [], []
-    while (phase < 2).any():
-        live = rows[phase < 2]
-        take = stack[live[:, None], ptr[live][:, None] + np.arange(6)]
-        p, b = deal_from(take, draw_table=table)
-        k = cards_used(p, b)
-        players.append(p)
-        bankers.append(b)
-        shoes.append(live)
-        start = ptr[live]
-        appears = (start <= cover) & (start + k > cover)           # §627a.9(e)
-        was_last = phase[live] == 1
-        phase[live] = np.where(was_last, 2, np.where(appears, 1, 0))
-        ptr[live] = start + k
-    shoe_no = np.concatenate(shoes)
-    order = np.argsort(shoe_no, kind="stable")       # shoe by shoe, rounds in the order dealt
-    return np.concatenate(players)[order], np.concatenate(bankers)[order], shoe_no[order], burned
+    draws = _draw_codes(_DRAW.tobytes() if draw_table is None else np.asarray(draw_table, dtype=bool).tobytes())
+    flat = np.ascontiguousarray(stack, dtype=np.int16).reshape(-1)
+    n = len(flat)
+    value = np.zeros(n + 4, dtype=np.int32)                   # point values (§627a.6(a)), padded past the end
+    value[:n] = ((flat >> 2) + 1) * (flat < 36)               # card index // 4 is the rank: A-9 count 1-9, 10-K 0
+    window = value[:n].copy()                                 # the five values from each position: P B P B x
+    for k in range(1, 5):
+        window *= 10
+        window += value[k:n + k]
+    taken = (4 + draws % 2 + draws // 2).astype(np.int64)     # cards a round takes, by its window's code
+    base = np.arange(s, dtype=np.int64) * size
+    burned = 1 + np.where(flat[base] >= 36, 10, value[base]).astype(np.int64)     # §627a.5(f): 10-K burn ten
+    pos = base + burned                                       # where each shoe's next round starts
+    last = base + size - cut                                  # the cover card's position
+    phase = np.zeros(s, dtype=np.int8)                        # 0 dealing, 1 last hand to come, 2 done
+    starts = []
+    while True:
+        live = phase < 2
+        if not live.any():
+            break
+        k = np.take(taken, np.take(window, pos))
+        starts.append(np.where(live, pos, -1))
+        appears = (pos <= last) & (pos + k > last)          # §627a.9(e): the cover card shows in this hand
+        phase = np.where(live, np.where(phase == 1, 2, appears.astype(np.int8)), phase)
+        pos = np.where(live, pos + k, pos)
+    start_table = np.stack(starts, axis=1)                    # (shoes, steps): shoe by shoe, in the order dealt
+    dealt = start_table >= 0
+    at = start_table[dealt]
+    code = np.take(draws, np.take(window, at))
+    p_draws, b_draws = code % 2 == 1, code >= 2
+    card = [np.take(flat, at + j) for j in range(6)]          # the cover card is 14+ from the end: all inside
+    player = np.stack([card[0], card[2], np.where(p_draws, card[4], -1)], axis=1)
+    banker = np.stack([card[1], card[3], np.where(b_draws, np.where(p_draws, card[5], card[4]), -1)], axis=1)
+    return player, banker, at // size, burned
+
+
+def shuffled_shoes(cards: np.ndarray, shoes: int, rng: np.random.Generator) -> np.ndarray:
+    """``shoes`` independently shuffled copies of ``cards``, one per row.
+
+    Fisher–Yates on every shoe at once: position i swaps with a position j drawn
+    uniformly from 0..i (NumPy's bounded integers are exactly uniform), so each
+    shoe is a uniformly random permutation.
+    """
+    size = len(cards)
+    work = np.tile(np.asarray(cards, dtype=np.int16), (shoes, 1))
+    flat = work.reshape(-1)
+    row = np.arange(shoes, dtype=np.intp) * size
+    at = np.empty(shoes, dtype=np.intp)
+    for i in range(size - 1, 0, -1):
+        at[:] = rng.integers(0, i + 1, size=shoes, dtype=np.uint16 if size <= 65_536 else np.int64)
+        at += row
+        other = np.take(flat, at)
+        flat[at] = work[:, i]
+        work[:, i] = other
+    return work
 
 
 _TOKENS = [f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in range(52)]
@@ -208,21 +300,19 @@ def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()
     """Rounds as a pyarrow Table in the check-sim schema (cards and settlements dictionary-encoded)."""
     import pyarrow as pa
 
-    from .recordio import CARD_COLUMNS
+    from .recordio import CARD_COLUMNS, arrow_strings, dictionary_column
     from .rounds import settle_iter
 
-    tokens = pa.array(_TOKENS)
-    columns: dict[str, Any] = {}
-    for name, hand, k in zip(CARD_COLUMNS, (0, 0, 0, 1, 1, 1), (0, 1, 2, 0, 1, 2)):
-        idx = (rounds.player, rounds.banker)[hand][:, k]
-        columns[name] = pa.DictionaryArray.from_arrays(pa.array(idx.astype(np.int8), mask=idx < 0), tokens)
+    tokens = arrow_strings(_TOKENS)
+    columns = [dictionary_column(hand[:, k], tokens) for hand in (rounds.player, rounds.banker) for k in range(3)]
+    names = list(CARD_COLUMNS)
     for (wager, table), assign in settle_iter(list(settle), rounds.player, rounds.banker):
         ids = [o.id for o in wager.outcomes] + ["lose"]
         if "perfect-pairs-mixed-as-coloured" in rounds.faults and wager.id.startswith("perfect-pairs-"):
             ids = ["coloured" if i == "mixed" else i for i in ids]
-        codes = np.where(assign < 0, len(ids) - 1, assign).astype(np.int8)
-        columns[f"{wager.id}:{table.id}"] = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(ids))
-    return pa.table(columns)
+        columns.append(dictionary_column(np.where(assign < 0, len(ids) - 1, assign), arrow_strings(ids)))
+        names.append(f"{wager.id}:{table.id}")
+    return pa.Table.from_arrays(columns, names=names)
 
 
 def write_records(rounds: SimulatedRounds, path: str, *, fmt: str = "csv",

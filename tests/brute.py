@@ -134,3 +134,22 @@ def settle_all(shoe: Shoe, pairs: list) -> dict[tuple[str, str], Counter]:
 def all_six_card_sequences(shoe: Shoe) -> Iterator[tuple[tuple[Card, ...], int]]:
     """Literally every ordered 6-card sequence (as distinct identities with weights)."""
     yield from _draws(shoe, lambda cs: len(cs) == 6)
+
+
+def deal_shoe_by_the_rules(shoe: list[int], *, cut: int) -> list[list[int]]:
+    """The rounds of one shuffled shoe (card indices in shoe order), dealt card by card: expose the
+    first card and burn as many as its face (§627a.5(f)), deal with :func:`exactodds.rules.play`
+    until the hand in which the cover card ``cut`` cards from the end appears, then one more
+    hand (§627a.9(e)). Each round is its cards in the order dealt."""
+    first = Card.from_index(shoe[0])
+    pos = 1 + (10 if first.rank.value >= 10 else first.points)
+    cover = len(shoe) - cut
+    out, last_hand = [], False
+    while True:
+        rnd = play([Card.from_index(c).points for c in shoe[pos:pos + 6]])
+        out.append(shoe[pos:pos + rnd.cards_used])
+        appears = pos <= cover < pos + rnd.cards_used
+        pos += rnd.cards_used
+        if last_hand:
+            return out
+        last_hand = appears

@@ -14,9 +14,10 @@ from exactodds.cards import Card
 from exactodds.cli import cli
 from exactodds.errors import ExactOddsError
 from exactodds.exposure import ExposureSpec, exposure, exposure_batch
-from exactodds.rules import play
 from exactodds.shoe import Shoe
 from exactodds.wagers import load_catalogue
+
+from .brute import deal_shoe_by_the_rules
 
 PAIRS = [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard")]
 
@@ -25,21 +26,12 @@ def _dealt_by_the_rules(seed: int, shoe_number: int, *, decks: int, cut: int) ->
     """(cards seen before the round, the round's cards) for each round of one shoe, dealt card by card
     from §627a.5 and §627a.9(e) with :func:`exactodds.rules.play` — not the simulator's vectorised loop."""
     stack = np.random.default_rng([seed, shoe_number]).permutation(np.repeat(np.arange(52), decks)).tolist()
-    first = Card.from_index(stack[0])
-    pos = 1 + (10 if first.rank.value >= 10 else first.points)          # §627a.5(f): expose, burn its face
-    cover = len(stack) - cut
     seen = [stack[0]]
-    out, last_hand = [], False
-    while True:
-        rnd = play([Card.from_index(c).points for c in stack[pos:pos + 6]])
-        cards = stack[pos:pos + rnd.cards_used]
+    out = []
+    for cards in deal_shoe_by_the_rules(stack, cut=cut):
         out.append((list(seen), cards))
         seen += cards
-        appears = pos <= cover < pos + rnd.cards_used
-        pos += rnd.cards_used
-        if last_hand:
-            return out
-        last_hand = appears
+    return out
 
 
 def test_edges_equal_analyze_on_the_cards_not_yet_seen():

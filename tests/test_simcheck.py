@@ -13,8 +13,11 @@ from exactodds import load_catalogue
 from exactodds.checksim import check, read_records
 from exactodds.cli import cli
 from exactodds.rounds import invalid_rounds
-from exactodds.simulate import simulate, write_records
+from exactodds.cards import Card
+from exactodds.simulate import deal_shoes, shuffled_shoes, simulate, simulate_chunks, write_records
 from exactodds.testing import assert_matches
+
+from .brute import deal_shoe_by_the_rules
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -56,6 +59,46 @@ def test_627a_9_e_last_hand_rule_and_burn() -> None:
         appears = (start <= cover) & (start + k > cover)
         assert list(np.flatnonzero(appears)) == [len(k) - 2]     # the cover card shows in the next-to-last hand
         assert start[-1] + k[-1] <= 52
+
+
+@pytest.mark.parametrize(("decks", "cut"), [(1, 14), (2, 20), (6, 40), (8, 14)])
+def test_deal_shoes_deals_as_the_rules_do_card_by_card(decks: int, cut: int) -> None:
+    """The vectorised dealer gives exactly the rounds of a card-by-card deal of the same shoes."""
+    stack = shuffled_shoes(np.repeat(np.arange(52, dtype=np.int16), decks), 40, np.random.default_rng(decks))
+    player, banker, shoe_row, burned = deal_shoes(stack, cut=cut)
+    want = [(row, cards) for row in range(len(stack)) for cards in deal_shoe_by_the_rules(stack[row].tolist(), cut=cut)]
+    got = []
+    for row, p, b in zip(shoe_row.tolist(), player.tolist(), banker.tolist()):
+        third = [c for c in (p[2], b[2]) if c >= 0]          # shoe order: P B P B, then the Player's, the Banker's
+        got.append((row, [p[0], b[0], p[1], b[1], *third]))
+    assert got == want
+    faces = [Card.from_index(int(c)) for c in stack[:, 0]]
+    assert burned.tolist() == [1 + (10 if f.rank.value >= 10 else f.points) for f in faces]      # §627a.5(f)
+
+
+def test_shuffled_shoes_are_permutations_and_uniform() -> None:
+    """Every shoe holds its cards; on a three-card shoe the six orders come out equally often."""
+    cards = np.repeat(np.arange(52, dtype=np.int16), 2)
+    stack = shuffled_shoes(cards, 500, np.random.default_rng(1))
+    assert (np.sort(stack, axis=1) == cards).all()
+    orders = shuffled_shoes(np.arange(3, dtype=np.int16), 60_000, np.random.default_rng(2))
+    seen = np.bincount(orders[:, 0] * 9 + orders[:, 1] * 3 + orders[:, 2], minlength=27)
+    counts = seen[seen > 0]
+    assert len(counts) == 6
+    chi2 = float(((counts - 10_000) ** 2 / 10_000).sum())
+    assert chi2 < 20.5                                       # chi-square, 5 df: p = 0.001
+
+
+def test_a_seed_deals_the_same_shoes_whatever_the_length_and_the_workers() -> None:
+    """A shorter run is a prefix of a longer one (whole shoes), and threads change nothing."""
+    long = simulate(decks=8, rounds=700_000, seed=3)
+    short = simulate(decks=8, rounds=1_000, seed=3)
+    assert 1_000 <= len(short) < 1_100 and long.shoe_number[len(short)] == short.shoe_number[-1] + 1   # whole shoes
+    assert np.array_equal(long.player[:len(short)], short.player) and np.array_equal(long.banker[:len(short)], short.banker)
+    one = list(simulate_chunks(decks=8, rounds=700_000, seed=3, workers=1))
+    assert np.array_equal(np.concatenate([c.player for c in one]), long.player)
+    assert np.array_equal(np.concatenate([c.shoe_number for c in one]), long.shoe_number)
+    assert np.array_equal(long.shoe_number, np.sort(long.shoe_number))
 
 
 def test_wrong_table_1_cell_is_caught(tmp_path: Path) -> None:
