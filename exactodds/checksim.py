@@ -38,7 +38,7 @@ from .cards import Card
 from .errors import ExactOddsError, read_json
 from .pricing import WagerResult, price
 from .outcomes import VALUE_LEVEL
-from .rounds import invalid_rounds
+from .roundclasses import RoundHistogram
 from .shoe import Shoe
 from .wagers import Catalogue, Wager, load_catalogue
 
@@ -80,7 +80,7 @@ def read_records(path: str | Path, *, lenient: bool = False, fmt: str | None = N
     total = 0
     for source in expand_sources(str(path)):
         for chunk in read_chunks(source, fmt=fmt):
-            good, problems = _valid(chunk, decks=None)
+            good, problems, _, _ = _valid(chunk, decks=None)
             problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
             if problems and not lenient:
                 src, line, what = problems[0]
@@ -98,21 +98,28 @@ def read_records(path: str | Path, *, lenient: bool = False, fmt: str | None = N
                    {k: np.concatenate(v) for k, v in settled.items()}, tuple(sorted(invalid)))
 
 
-def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str, int, str]]]:
-    """Which rounds of a chunk can be checked, and what is wrong with the others (source, line, problem)."""
+def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str, int, str]], np.ndarray, np.ndarray]:
+    """Which rounds of a chunk can be checked, what is wrong with the others (source, line, problem),
+    and the value codes of the rounds with their bincount over the checkable ones
+    (:mod:`exactodds.roundclasses`): the drawing rules are checked once per value code."""
+    from .roundclasses import VALUE_SPACE, breaks_rules, value_codes
+
     player, banker, lines = chunk.player, chunk.banker, chunk.lines
+    cards = chunk.cards
     problems: list[tuple[str, int, str]] = []
-    unreadable = (player == -2).any(1) | (banker == -2).any(1)
+    column = [cards[:, j] for j in range(6)]
+    unreadable = np.minimum(np.minimum(np.minimum(column[0], column[1]), np.minimum(column[2], column[3])),
+                            np.minimum(column[4], column[5])) == -2
     for i in np.flatnonzero(unreadable)[:1000]:
-        fields = [CARD_COLUMNS[j] for j, c in enumerate(np.r_[player[i], banker[i]]) if c == -2]
+        fields = [CARD_COLUMNS[j] for j, c in enumerate(cards[i]) if c == -2]
         problems.append((chunk.source, int(lines[i]), f"unreadable card in field(s) {', '.join(fields)}"))
-    missing = ((player[:, :2] < 0).any(1) | (banker[:, :2] < 0).any(1)) & ~unreadable
+    missing = (np.minimum(np.minimum(column[0], column[1]), np.minimum(column[3], column[4])) < 0) & ~unreadable
     for i in np.flatnonzero(missing)[:1000]:
         problems.append((chunk.source, int(lines[i]), "a hand is missing one of its first two cards"))
     ok = ~(unreadable | missing)
     if decks is not None and decks < 6:                  # six cards a round: more copies only below 6 decks
-        cards = np.sort(np.concatenate([player, banker], axis=1), axis=1)
-        same = (cards[:, 1:] == cards[:, :-1]) & (cards[:, 1:] >= 0)
+        ordered = np.sort(cards, axis=1)
+        same = (ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)
         run = np.zeros(len(cards), dtype=np.int64)
         longest = np.zeros(len(cards), dtype=np.int64)
         for k in range(same.shape[1]):
@@ -124,13 +131,15 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
                              f"shoe of {decks} deck{'s' if decks > 1 else ''} (Player {_show(player[i])}, "
                              f"Banker {_show(banker[i])})"))
         ok &= ~too_many
-    rule_breaks = invalid_rounds(np.where(ok[:, None], player, 0), np.where(ok[:, None], banker, 0))
-    rule_breaks = rule_breaks[ok[rule_breaks]]
-    for i in rule_breaks[:1000]:
-        problems.append((chunk.source, int(lines[i]), "third cards break the drawing rules of §627a.10 "
-                         f"(Player {_show(player[i])}, Banker {_show(banker[i])})"))
-    ok[rule_breaks] = False
-    return ok, problems
+    codes = value_codes(cards)
+    rule_breaks = breaks_rules(codes) & ok
+    if rule_breaks.any():
+        for i in np.flatnonzero(rule_breaks)[:1000]:
+            problems.append((chunk.source, int(lines[i]), "third cards break the drawing rules of §627a.10 "
+                             f"(Player {_show(player[i])}, Banker {_show(banker[i])})"))
+        ok &= ~rule_breaks
+    counts = np.bincount(codes if ok.all() else codes[ok], minlength=VALUE_SPACE)
+    return ok, problems, codes, counts
 
 
 def _show(cards: np.ndarray) -> str:
@@ -328,10 +337,15 @@ def _pairs(catalogue: Catalogue, wagers: Iterable[str] | None) -> list[tuple[Wag
 
 @dataclass
 class Tally:
-    """What checking needs from a set of rounds: exact counts, added up chunk by chunk (a map-reduce)."""
+    """What checking needs from a set of rounds: exact counts, added up chunk by chunk (a map-reduce).
+
+    Rounds are counted by class (:class:`~exactodds.roundclasses.RoundHistogram`) and settled
+    once per class at the end; a counts file's outcome counts are held as given.
+    """
 
     rounds: int = 0
-    counts: dict[str, np.ndarray] = field(default_factory=dict)        # key -> per outcome, 'lose' last
+    histogram: RoundHistogram = field(default_factory=RoundHistogram)
+    counts: dict[str, np.ndarray] = field(default_factory=dict)        # given counts: key -> per outcome, 'lose' last
     reported: dict[str, np.ndarray] = field(default_factory=dict)      # the simulator's own, 'other' last
     mismatches: dict[str, int] = field(default_factory=dict)
     first_mismatch: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)
@@ -340,6 +354,7 @@ class Tally:
 
     def add(self, other: Tally) -> Tally:
         self.rounds += other.rounds
+        self.histogram.merge(other.histogram)
         for mine, theirs in ((self.counts, other.counts), (self.reported, other.reported)):
             for k, v in theirs.items():
                 mine[k] = mine[k] + v if k in mine else v.copy()
@@ -351,46 +366,101 @@ class Tally:
         self.invalid_count += other.invalid_count
         return self
 
+    def outcome_counts(self, pairs: Sequence[tuple[Wager, str]]) -> dict[str, np.ndarray]:
+        """Rounds per outcome ('lose' last) of every (wager, paytable): given, or settled class by class."""
+        from .columns import value_columns
+        from .multiset import codes
+        from .pricing import table_signature
+        from .roundclasses import decode_digits, histogram_kind
+        from .rounds import features, round_keys, settle_rounds
 
-def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool) -> Tally:
-    """Count one chunk of rounds for every (wager, paytable): the map step of a check."""
+        out = {f"{w.id}:{tid}": self.counts[f"{w.id}:{tid}"] for w, tid in pairs if f"{w.id}:{tid}" in self.counts}
+        by_signature: dict[Any, list[tuple[Wager, str]]] = {}
+        for w, tid in pairs:
+            if f"{w.id}:{tid}" not in out:
+                by_signature.setdefault(table_signature(w), []).append((w, tid))
+        value_level = [s for s in by_signature if histogram_kind(s) in ("values", "flagged")]
+        if value_level:                                  # the point-value features of each value code, once
+            base = self.histogram.classes(("multiset", ()))
+            assert base.codes is not None
+            value_cols = value_columns(decode_digits(base.codes), sorted({n for s in value_level for n in s[1]}))
+        for sig, group in by_signature.items():
+            kind = histogram_kind(sig)
+            classes = self.histogram.classes(sig)
+            if kind in ("values", "flagged"):            # keyed as round_keys would key them
+                assert classes.codes is not None
+                at = np.searchsorted(base.codes, classes.codes)
+                columns = [value_cols[n][at] for n in sig[1]]
+                if kind == "flagged":
+                    assert classes.flags is not None
+                    columns += [classes.flags & 1, (classes.flags >> 1) & 1, classes.flags >> 2]
+                keys = codes(columns)
+                first, inverse = _distinct(keys)
+                rounds = classes.rounds(first)
+            else:
+                every = classes.rounds(np.arange(len(classes.counts)))
+                first, inverse = _distinct(round_keys(every[:, :3], every[:, 3:], sig))
+                rounds = every[first]
+            per_class = np.zeros(len(first), dtype=np.int64)
+            np.add.at(per_class, inverse, classes.counts)
+            cols = features(rounds[:, :3], rounds[:, 3:])
+            for w, tid in group:
+                assign = settle_rounds(w, w.paytables[tid], cols)
+                total = np.zeros(len(w.outcomes) + 1, dtype=np.int64)
+                np.add.at(total, np.where(assign < 0, len(w.outcomes), assign), per_class)
+                out[f"{w.id}:{tid}"] = total
+        return out
+
+
+def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool,
+                into: Tally | None = None) -> Tally:
+    """Count one chunk of rounds for every (wager, paytable): the map step of a check (added
+    to ``into`` when given, which is then returned)."""
     from .pricing import table_signature
+    from .roundclasses import histogram_kind
     from .rounds import settle_rounds
 
-    good, problems = _valid(chunk, decks=decks)
+    good, problems, codes, value_counts = _valid(chunk, decks=decks)
     problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
     if problems and not lenient:
         src, line, what = problems[0]
         raise ExactOddsError(f"{src}:{line}: {what}")
-    player, banker, lines = chunk.player[good], chunk.banker[good], chunk.lines[good]
-    t = Tally(rounds=len(player), invalid=problems[:1000], invalid_count=len(problems))
+    everything = bool(good.all())
+    cards = chunk.cards if everything else chunk.cards[good]
+    player, banker = cards[:, :3], cards[:, 3:]
+    lines = chunk.lines if everything else chunk.lines[good]
+    t = Tally() if into is None else into
+    t.rounds += len(player)
+    t.invalid = (t.invalid + problems[:1000])[:1000]
+    t.invalid_count += len(problems)
+    signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
+    if len(player):
+        t.histogram.add(cards, kinds={histogram_kind(s) for s in signatures}, signatures=signatures,
+                        value_counts=value_counts, codes=codes if everything else codes[good])
     groups: dict[Any, tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
     cache: dict[str, Any] = {}
-    for w, tid in pairs:
+    for w, tid in pairs:                               # the simulator's own settlements, round by round
         key = f"{w.id}:{tid}"
-        ids = [o.id for o in w.outcomes] + ["lose"]
-        if not len(player):
-            t.counts[key] = np.zeros(len(ids), dtype=np.int64)
+        if key not in chunk.settled or not len(player):
             continue
+        ids = [o.id for o in w.outcomes] + ["lose"]
         sig = table_signature(w)
         if sig not in groups:
             groups[sig] = _group(player, banker, sig, cache)
-        inverse, per_unique, cols = groups[sig]
+        inverse, _, cols = groups[sig]
         assign = settle_rounds(w, w.paytables[tid], cols)                  # per distinct round, -1 a loss
-        slot = np.where(assign < 0, len(ids) - 1, assign)
-        t.counts[key] = np.bincount(slot, weights=per_unique, minlength=len(ids)).astype(np.int64)
-        if key in chunk.settled:
-            codes, values = chunk.settled[key]
-            index = {i: k for k, i in enumerate(ids)}
-            paid = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)[codes[good]]
-            ours = slot[inverse]
-            wrong = np.flatnonzero(paid != ours)
-            t.mismatches[key] = len(wrong)
-            if len(wrong):
-                i = int(wrong[0])
-                shown = values[int(codes[good][i])]
-                t.first_mismatch[key] = (chunk.source, int(lines[i]), shown, ids[int(ours[i])])
-            t.reported[key] = np.bincount(np.where(paid < 0, len(ids), paid), minlength=len(ids) + 1).astype(np.int64)
+        ours = np.where(assign < 0, len(ids) - 1, assign)[inverse]
+        codes_paid, values = chunk.settled[key]
+        index = {i: k for k, i in enumerate(ids)}
+        paid = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)[codes_paid[good]]
+        wrong = np.flatnonzero(paid != ours)
+        t.mismatches[key] = t.mismatches.get(key, 0) + len(wrong)
+        if len(wrong) and key not in t.first_mismatch:
+            i = int(wrong[0])
+            shown = values[int(codes_paid[good][i])]
+            t.first_mismatch[key] = (chunk.source, int(lines[i]), shown, ids[int(ours[i])])
+        reported = np.bincount(np.where(paid < 0, len(ids), paid), minlength=len(ids) + 1).astype(np.int64)
+        t.reported[key] = t.reported[key] + reported if key in t.reported else reported
     return t
 
 
@@ -413,31 +483,21 @@ def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _group(player: np.ndarray, banker: np.ndarray, sig: tuple[Any, ...], cache: dict[str, Any]
            ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """Rounds that settle alike for every wager of a table signature: (inverse, rounds per group,
-    the features of one round of each group)."""
-    from .rounds import POINTS, features, round_keys
+    the features of one round of each group), for comparing settlements round by round."""
+    from .roundclasses import all_same_flags, histogram_kind, value_codes
+    from .rounds import features, round_keys
 
-    if sig[0] in ("multiset", "round") and set(sig[1]) <= VALUE_LEVEL:
+    kind = histogram_kind(sig)
+    if kind in ("values", "flagged"):
         if "values" not in cache:                       # point values decide: the distinct value sequences
-            dealt = np.concatenate([player, banker], axis=1).astype(np.int64)
-            values = np.where(dealt >= 0, POINTS[np.maximum(dealt, 0)], -1) + 1          # 0 none, 1..10
-            code = np.zeros(len(dealt), dtype=np.int64)
-            for k in range(6):
-                code = code * 11 + values[:, k]
-            cache["values"] = _distinct(code)
-            cache["dealt"] = dealt
+            cache["cards"] = np.concatenate([player, banker], axis=1)
+            cache["values"] = _distinct(value_codes(cache["cards"]))
         first_v, inverse_v = cache["values"]
         point_sig = ("multiset", sig[1])
         keys = round_keys(player[first_v], banker[first_v], point_sig)[inverse_v]
-        if sig[0] == "round":                            # and whether every card shares a suit, colour, rank
-            dealt = cache["dealt"]
-            present = dealt >= 0
-            ranks, suits = np.where(present, dealt // 4, -1), np.where(present, dealt % 4, -1)
-            flags = np.zeros(len(dealt), dtype=np.int64)
-            for bit, prop in enumerate((suits, np.where(present, (suits == 1) | (suits == 2), -1), ranks)):
-                same = ~(present & (prop != prop[:, :1])).any(1)
-                flags |= same.astype(np.int64) << bit
+        if kind == "flagged":                            # and whether every card shares a suit, colour, rank
             _, keys = np.unique(keys, return_inverse=True)
-            keys = keys.ravel() * 8 + flags
+            keys = keys.ravel() * 8 + all_same_flags(cache["cards"])
     else:
         keys = round_keys(player, banker, sig)
     first, inverse = _distinct(keys)
@@ -465,11 +525,12 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
     dist = deal(Shoe.decks(decks))
     rows: list[TestRow] = []
     observed: dict[str, dict[str, tuple[int, float]]] = {}
+    tallied = t.outcome_counts(pairs)
     for w, tid in pairs:
         r = price(w, w.paytables[tid], dist)
         ids = [o.id for o in w.outcomes] + ["lose"]
         key = f"{w.id}:{tid}"
-        counts = dict(zip(ids, t.counts[key].tolist()))
+        counts = dict(zip(ids, tallied[key].tolist()))
         rows += _tests(key, r, counts, n)
         observed[key] = {ln.name: (int(counts.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
         if key in t.reported:
@@ -517,19 +578,31 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     With ``catalogue``, the settlement columns of the first chunk are checked against it and
     added to ``pairs`` before anything is counted (standard input can be read only once).
     """
-    from .recordio import read_chunks
+    from .recordio import read_ahead, read_chunks
 
     total = Tally()
-    for chunk in read_chunks(source, fmt=fmt):
+    for chunk in read_ahead(read_chunks(source, fmt=fmt)):
         if catalogue is not None:
             _check_settled_names(chunk.settled, catalogue, pairs)
             catalogue = None
-        total.add(tally_chunk(chunk, pairs, decks=decks, lenient=lenient))
+        tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total)
         if progress is not None:
             progress(len(chunk))
-    for w, tid in pairs:
-        total.counts.setdefault(f"{w.id}:{tid}", np.zeros(len(w.outcomes) + 1, dtype=np.int64))
     return total
+
+
+def _import_in_background(name: str) -> None:
+    """Start importing a slow module on a thread; a later ``import`` waits for it to finish."""
+    import importlib
+    import threading
+
+    def run() -> None:
+        try:
+            importlib.import_module(name)
+        except Exception:                                # noqa: BLE001 - the real import reports it
+            pass
+
+    threading.Thread(target=run, name=f"exactodds-import-{name}", daemon=True).start()
 
 
 def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
@@ -545,6 +618,7 @@ def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = N
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
+    _import_in_background("scipy.special")              # the tests' distributions, loaded while counting
     cat = catalogue if catalogue is not None else load_catalogue()
     files = expand_sources(source)
     pairs = _pairs(cat, wagers)

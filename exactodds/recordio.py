@@ -36,7 +36,7 @@ from .cards import Card
 from .errors import ExactOddsError
 
 __all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "expand_sources", "read_chunks", "RecordWriter", "card_index",
-           "arrow_strings", "dictionary_column"]
+           "arrow_strings", "dictionary_column", "read_ahead"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 FORMATS = ("csv", "jsonl", "parquet")
@@ -53,9 +53,17 @@ class Chunk:
     source: str
     settled: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)   # codes, their ids
     invalid: list[tuple[str, int, str]] = field(default_factory=list)                # (source, line, problem)
+    whole: np.ndarray | None = field(default=None, repr=False)   # (n, 6): player and banker side by side
 
     def __len__(self) -> int:
         return len(self.player)
+
+    @property
+    def cards(self) -> np.ndarray:
+        """``(n, 6)`` card indices: Player 1-3, then Banker 1-3."""
+        if self.whole is None:
+            self.whole = np.concatenate([self.player, self.banker], axis=1)
+        return self.whole
 
 
 def card_index(token: Any) -> int:
@@ -145,7 +153,7 @@ def _stream(path: str, compression: str | None) -> Any:
         raise ExactOddsError(f"{path}: cannot read ({exc})") from None
 
 
-def read_chunks(path: str, *, fmt: str | None = None, rows: int = 200_000) -> Iterator[Chunk]:
+def read_chunks(path: str, *, fmt: str | None = None, rows: int = 1 << 19) -> Iterator[Chunk]:
     """The rounds of one file (or standard input) in chunks of about ``rows`` records."""
     kind, compression = detect(path, fmt)
     if kind == "csv" and fmt is None and path != "-" and _looks_like_json(path, compression):
@@ -156,6 +164,47 @@ def read_chunks(path: str, *, fmt: str | None = None, rows: int = 200_000) -> It
         yield from _jsonl(path, compression, rows)
     else:
         yield from _csv(path, compression, rows)
+
+
+def read_ahead(chunks: Iterator[Chunk], depth: int = 2) -> Iterator[Chunk]:
+    """The same chunks, read on a thread up to ``depth`` chunks ahead, so that parsing (which
+    releases the GIL) overlaps counting. An error while reading is raised here, in order."""
+    import queue
+    import threading
+
+    ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    end = object()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run() -> None:
+        try:
+            for chunk in chunks:
+                if not put(chunk):
+                    return
+            put(end)
+        except BaseException as exc:                   # noqa: BLE001 - handed over to the reader
+            put(exc)
+
+    threading.Thread(target=run, name="exactodds-read", daemon=True).start()
+    try:
+        while True:
+            item = ready.get()
+            if item is end:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
 
 
 def _looks_like_json(path: str, compression: str | None) -> bool:
@@ -170,20 +219,41 @@ def _looks_like_json(path: str, compression: str | None) -> bool:
 
 
 def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
-    """A pyarrow column → (codes, distinct values); null is a distinct value of its own (None)."""
+    """A pyarrow column → (codes, distinct values); null is a distinct value of its own (None).
+
+    Dictionary-encoded columns (what Parquet and the CSV reader give here) are read
+    straight from their buffers; others are dictionary-encoded first.
+    """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
+        parts = [_decode(c) for c in column.chunks] or [(np.zeros(0, dtype=np.intp), [])]
+        if len(parts) == 1:
+            return parts[0]
+        values: list[Any] = []
+        index: dict[Any, int] = {}
+        codes = []
+        for part_codes, part_values in parts:
+            remap = np.array([index.setdefault(v, len(index)) for v in part_values] or [0], dtype=np.intp)
+            codes.append(np.take(remap, part_codes))
+        return np.concatenate(codes), list(index)
+    if pa.types.is_null(column.type):
+        return np.zeros(len(column), dtype=np.intp), [None]
     if not pa.types.is_dictionary(column.type):
-        column = pc.dictionary_encode(column, null_encoding="encode")
-    values = column.dictionary.to_pylist()
+        import pyarrow.compute as pc
+
+        column = pc.dictionary_encode(column)
     indices = column.indices
+    n, offset = len(indices), indices.offset
+    kind = "u" if pa.types.is_unsigned_integer(indices.type) else "i"
+    validity, data = indices.buffers()[:2]
+    codes = np.frombuffer(data, dtype=np.dtype(f"{kind}{indices.type.bit_width // 8}"), count=offset + n)[offset:]
+    values = column.dictionary.to_pylist()
     if indices.null_count:                        # a null entry (no third card): a value of its own
-        indices = indices.fill_null(len(values))
+        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), count=offset + n, bitorder="little")[offset:]
+        codes = np.where(valid.astype(bool), codes, len(values))
         values = values + [None]
-    return indices.to_numpy(zero_copy_only=False).astype(np.int64), values
+    return codes.astype(np.intp), values
 
 
 def _cards(columns: Sequence[Any]) -> np.ndarray:
@@ -191,7 +261,7 @@ def _cards(columns: Sequence[Any]) -> np.ndarray:
     for j, col in enumerate(columns):
         codes, values = _decode(col)
         lookup = np.array([card_index(v) for v in values] or [-1], dtype=np.int16)
-        out[:, j] = lookup[codes]
+        out[:, j] = np.take(lookup, codes)
     return out
 
 
@@ -278,7 +348,8 @@ def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
             source, read_options=pcsv.ReadOptions(block_size=1 << 24, use_threads=True),
             parse_options=pcsv.ParseOptions(newlines_in_values=False, invalid_row_handler=skip),
             convert_options=pcsv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                                column_types={n: pa.string() for n in names}))
+                                                column_types={n: pa.dictionary(pa.int32(), pa.string())
+                                                              for n in names}))
     except pa.ArrowException as exc:
         raise ExactOddsError(f"{path}: not a readable CSV ({_first_line(exc)})") from None
     except OSError as exc:
@@ -355,7 +426,7 @@ def _rows_chunk(path: str, fields: list[list[str]], lines: list[int], invalid: l
     for k, name in enumerate(extra):
         codes, values = _decode(pa.array(list(columns[6 + k]), pa.string())) if fields else (np.zeros(0, np.int64), [])
         settled[name] = (codes, [str(v).strip() for v in values])
-    return Chunk(cards[:, :3], cards[:, 3:], np.array(lines, dtype=np.int64), path, settled, list(invalid))
+    return Chunk(cards[:, :3], cards[:, 3:], np.array(lines, dtype=np.int64), path, settled, list(invalid), cards)
 
 
 def _first_line(exc: Exception) -> str:
@@ -370,7 +441,7 @@ def _csv_chunk(path: str, batches: list[Any], extra: list[str], first_line: int)
     settled = {name: _decode(table.column(6 + k)) for k, name in enumerate(extra)}
     settled = {name: (codes, [str(v).strip() for v in values]) for name, (codes, values) in settled.items()}
     lines = np.arange(first_line, first_line + len(cards), dtype=np.int64)
-    return Chunk(cards[:, :3], cards[:, 3:], lines, path, settled)
+    return Chunk(cards[:, :3], cards[:, 3:], lines, path, settled, whole=cards)
 
 
 def _parquet(path: str, rows: int) -> Iterator[Chunk]:
@@ -395,7 +466,8 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
             for k, name in enumerate(extra):
                 codes, values = _decode(batch.column(6 + k))
                 settled[name] = (codes, ["" if v is None else str(v) for v in values])
-            yield Chunk(cards[:, :3], cards[:, 3:], np.arange(row, row + len(cards), dtype=np.int64), path, settled)
+            yield Chunk(cards[:, :3], cards[:, 3:], np.arange(row, row + len(cards), dtype=np.int64), path, settled,
+                        whole=cards)
             row += len(cards)
     except pa.ArrowException as exc:
         raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None

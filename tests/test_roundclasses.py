@@ -1,0 +1,95 @@
+"""Counting rounds by class gives exactly the counts of settling every round one by one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from exactodds.analysis import load_file
+from exactodds.checksim import Tally, tally_chunk
+from exactodds.recordio import Chunk
+from exactodds.roundclasses import (RoundHistogram, all_same_flags, breaks_rules, decode_values, initial_codes,
+                                    value_codes)
+from exactodds.rounds import POINTS, features, invalid_rounds, settle_rounds
+from exactodds.simulate import simulate
+from exactodds.wagers import load_catalogue
+
+
+def _rounds() -> tuple[np.ndarray, np.ndarray]:
+    """Real shoes of two decks (many all-same rounds) and fresh eight-deck rounds."""
+    a = simulate(decks=2, rounds=20_000, seed=1)
+    b = simulate(decks=8, rounds=20_000, seed=2, mode="fresh")
+    return np.concatenate([a.player, b.player]), np.concatenate([a.banker, b.banker])
+
+
+def test_class_counts_equal_settling_every_round() -> None:
+    """Every table of the catalogue and of the example file (whose signatures need their own keys),
+    counted in three chunks and added up, equals settling each of the 40,000-odd rounds by itself."""
+    cat = load_catalogue().merged(load_file("examples/new-bets.toml"))
+    pairs = [(w, t) for w in cat.values() for t in w.paytables]
+    player, banker = _rounds()
+    total = Tally()
+    for part in np.array_split(np.arange(len(player)), 3):
+        chunk = Chunk(player[part], banker[part], part + 2, "test")
+        total.add(tally_chunk(chunk, pairs, decks=8, lenient=False))
+    counted = total.outcome_counts(pairs)
+    cols = features(player, banker)                        # every round, no grouping
+    assert total.rounds == len(player)
+    for w, t in pairs:
+        assign = settle_rounds(w, w.paytables[t], cols)
+        want = np.bincount(np.where(assign < 0, len(w.outcomes), assign), minlength=len(w.outcomes) + 1)
+        assert counted[f"{w.id}:{t}"].tolist() == want.tolist(), (w.id, t)
+
+
+def test_decoded_rounds_carry_their_value_code_and_no_all_same_flag_they_need_not() -> None:
+    from exactodds.roundtable import slot_values
+
+    values = np.asarray(slot_values())                      # every sequence of point values a round can have
+    codes = np.where(values >= 0, values + 1, 0) @ 11 ** np.arange(5, -1, -1)
+    rounds = decode_values(codes)
+    assert np.array_equal(value_codes(rounds), codes)
+    present = values >= 0
+    forced = (~present | (values == values[:, :1])).all(1) & (values[:, 0] > 0)   # all one point value, 1-9
+    flags = all_same_flags(rounds)
+    assert np.array_equal(flags != 0, forced) and set(flags[forced]) == {4}       # those share a rank
+
+
+def test_the_drawing_rules_are_checked_per_value_code() -> None:
+    player, banker = _rounds()
+    broken = simulate(decks=8, rounds=5_000, seed=3, mode="fresh", faults=["table1:6,5"])
+    for p, b in ((player, banker), (broken.player, broken.banker)):
+        cards = np.concatenate([p, b], axis=1)
+        wrong = np.zeros(len(p), dtype=bool)
+        wrong[invalid_rounds(p, b)] = True
+        assert np.array_equal(breaks_rules(value_codes(cards)), wrong)
+    assert breaks_rules(value_codes(np.concatenate([broken.player, broken.banker], axis=1))).any()
+
+
+def test_initial_codes_and_histogram_merge() -> None:
+    player, banker = _rounds()
+    cards = np.concatenate([player, banker], axis=1)
+    codes = initial_codes(cards)
+    a, b = RoundHistogram(), RoundHistogram()
+    a.add(cards[:100], kinds={"initial", "flagged"})
+    b.add(cards[100:], kinds={"initial", "flagged"})
+    a.merge(b)
+    whole = RoundHistogram()
+    whole.add(cards, kinds={"initial", "flagged"})
+    assert np.array_equal(a.initial, whole.initial) and np.array_equal(a.values, whole.values)
+    assert np.array_equal(a.flagged.compact().keys, whole.flagged.compact().keys)
+    assert np.array_equal(a.flagged.counts, whole.flagged.counts)
+    assert a.rounds == len(cards) and int(whole.initial.sum()) == len(codes)
+    assert POINTS[cards[0, 0]] == (value_codes(cards[:1])[0] // 11 ** 5) - 1
+
+
+@pytest.mark.parametrize("decks", [1, 8])
+def test_flagged_classes_add_up(decks: int) -> None:
+    r = simulate(decks=decks, rounds=3_000, seed=4)
+    cards = np.concatenate([r.player, r.banker], axis=1)
+    h = RoundHistogram()
+    h.add(cards, kinds={"flagged"})
+    classes = h.classes(("round", ("banker", "banker_cards", "player", "player_cards")))
+    assert int(classes.counts.sum()) == len(cards) and (classes.counts > 0).all()
+    reps = classes.rounds(np.arange(len(classes.counts)))
+    assert np.array_equal(value_codes(reps), classes.codes) and np.array_equal(all_same_flags(reps), classes.flags)
+    assert int(h.flagged.compact().counts.sum()) == int((all_same_flags(cards) != 0).sum())
