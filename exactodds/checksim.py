@@ -380,16 +380,18 @@ class Tally:
             if f"{w.id}:{tid}" not in out:
                 by_signature.setdefault(table_signature(w), []).append((w, tid))
         value_level = [s for s in by_signature if histogram_kind(s) in ("values", "flagged")]
+        base = np.zeros(0, dtype=np.int64)
         if value_level:                                  # the point-value features of each value code, once
-            base = self.histogram.classes(("multiset", ()))
-            assert base.codes is not None
-            value_cols = value_columns(decode_digits(base.codes), sorted({n for s in value_level for n in s[1]}))
+            present = self.histogram.classes(("multiset", ())).codes
+            assert present is not None
+            base = present
+            value_cols = value_columns(decode_digits(base), sorted({n for s in value_level for n in s[1]}))
         for sig, group in by_signature.items():
             kind = histogram_kind(sig)
             classes = self.histogram.classes(sig)
             if kind in ("values", "flagged"):            # keyed as round_keys would key them
                 assert classes.codes is not None
-                at = np.searchsorted(base.codes, classes.codes)
+                at = np.searchsorted(base, classes.codes)
                 columns = [value_cols[n][at] for n in sig[1]]
                 if kind == "flagged":
                     assert classes.flags is not None

@@ -232,11 +232,11 @@ def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
             return parts[0]
         values: list[Any] = []
         index: dict[Any, int] = {}
-        codes = []
+        joined = []
         for part_codes, part_values in parts:
             remap = np.array([index.setdefault(v, len(index)) for v in part_values] or [0], dtype=np.intp)
-            codes.append(np.take(remap, part_codes))
-        return np.concatenate(codes), list(index)
+            joined.append(np.take(remap, part_codes))
+        return np.concatenate(joined), list(index)
     if pa.types.is_null(column.type):
         return np.zeros(len(column), dtype=np.intp), [None]
     if not pa.types.is_dictionary(column.type):

@@ -164,8 +164,8 @@ def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe
         done = 0
         while done < rounds:
             n = min(500_000, rounds - done)
-            dealt = _fresh(cards, n, rng, "with-replacement" in faults)
-            p, b = deal_from(dealt, draw_table=table)
+            drawn = _fresh(cards, n, rng, "with-replacement" in faults)
+            p, b = deal_from(drawn, draw_table=table)
             yield SimulatedRounds(p, b, np.zeros(n, dtype=np.int64), mode, faults)
             done += n
         return
