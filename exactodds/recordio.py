@@ -251,9 +251,9 @@ def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
     values = column.dictionary.to_pylist()
     if indices.null_count:                        # a null entry (no third card): a value of its own
         valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), count=offset + n, bitorder="little")[offset:]
-        codes = np.where(valid.astype(bool), codes, len(values))
+        codes = np.where(valid.view(bool), codes.astype(np.int32), len(values))
         values = values + [None]
-    return codes.astype(np.intp), values
+    return codes, values
 
 
 def _cards(columns: Sequence[Any]) -> np.ndarray:

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from .outcomes import VALUE_LEVEL
-from .rounds import POINTS, round_keys
+from .rounds import POINTS, round_keys, window_draws
 
 __all__ = ["VALUE_SPACE", "value_codes", "decode_digits", "decode_values", "all_same_flags", "initial_codes", "breaks_rules",
            "Sparse", "RoundHistogram", "Classes", "histogram_kind"]
@@ -128,12 +128,17 @@ def _decode_initial(codes: np.ndarray) -> np.ndarray:
 
 @functools.cache
 def _dealable() -> np.ndarray:
-    """By value code: can the drawing rules of §627a.10 deal it (a round of the round table)?"""
-    from .roundtable import slot_values
-
-    values = slot_values().astype(np.int64)
+    """By value code: can the drawing rules of §627a.10 deal it? Read off who draws in each window of
+    five values (:func:`~exactodds.rounds.window_draws`), the sixth card free when both draw."""
+    draws = window_draws().astype(np.int64)
+    p1, b1, p2, b2, x = (np.arange(100_000)[:, None] // 10 ** np.arange(4, -1, -1) % 10 + 1).T
+    player3 = np.where(draws & 1, x, 0)                         # 0: no card; else 1 + the value
+    banker3 = np.where(draws == 2, x, 0)                        # the Banker alone draws: the fifth card
+    code = ((((p1 * 11 + p2) * 11 + player3) * 11 + b1) * 11 + b2) * 11 + banker3
+    both = draws == 3
     table = np.zeros(VALUE_SPACE, dtype=bool)
-    table[np.where(values >= 0, values + 1, 0) @ 11 ** np.arange(5, -1, -1)] = True
+    table[code[~both]] = True
+    table[(code[both][:, None] + np.arange(1, 11)).ravel()] = True   # both draw: any sixth card
     return table
 
 

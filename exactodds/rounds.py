@@ -25,7 +25,7 @@ from .columns import identity_columns, value_columns
 from .outcomes import DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 
-__all__ = ["POINTS", "deal_from", "cards_used", "invalid_rounds", "features", "settle_rounds", "settle_many",
+__all__ = ["POINTS", "deal_from", "window_draws", "invalid_rounds", "features", "settle_rounds", "settle_many",
            "round_keys", "slot_arrays", "settle_iter"]
 
 #: Point value of each card index 0-51 (§627a.6(a)).
@@ -55,8 +55,26 @@ def deal_from(cards: np.ndarray, *, draw_table: np.ndarray | None = None) -> tup
     return player, banker
 
 
-def cards_used(player: np.ndarray, banker: np.ndarray) -> np.ndarray:
-    return 4 + (player[:, 2] >= 0) + (banker[:, 2] >= 0)
+@functools.cache
+def window_draws(draw_table: bytes = _DRAW.tobytes()) -> np.ndarray:
+    """Who draws, for every window of five point values ``P B P B x`` dealt in that order (as the
+    code ``P·10⁴ + B·10³ + P·10² + B·10 + x``): bit 0 the Player draws, bit 1 the Banker draws.
+    Built by :func:`deal_from` itself, the one copy of the drawing rules, on a card of each point
+    value; ``draw_table`` is Table 1 as bytes (a simulator's fault may flip a cell).
+
+    >>> int(window_draws()[3_2_3_3_0])        # Player 6 stands; Banker 5 draws
+    2
+    >>> [int(window_draws()[2_3_2_3_0 + x]) for x in (6, 9)]   # Player 4 draws; Banker 6 only on a 6 or 7
+    [3, 1]
+    """
+    table = np.frombuffer(draw_table, dtype=bool).reshape(_DRAW.shape)
+    totals = np.arange(1000)                                  # Player total, Banker total, fifth card
+    value = np.stack([totals // 100, totals // 10 % 10, 0 * totals, 0 * totals, totals % 10, 0 * totals], axis=1)
+    card_of_value = np.array([36] + [4 * (v - 1) for v in range(1, 10)])      # a ten, then an ace to a nine
+    player, banker = deal_from(card_of_value[value], draw_table=table)       # P, B, 0, 0, x: the totals P and B
+    by_totals = ((player[:, 2] >= 0) | ((banker[:, 2] >= 0) << 1)).astype(np.int8)
+    p1, b1, p2, b2, x = np.arange(100_000)[:, None].T // 10 ** np.arange(4, -1, -1)[:, None] % 10
+    return by_totals[(p1 + p2) % 10 * 100 + (b1 + b2) % 10 * 10 + x]
 
 
 def invalid_rounds(player: np.ndarray, banker: np.ndarray) -> np.ndarray:

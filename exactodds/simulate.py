@@ -31,7 +31,7 @@ import numpy as np
 
 from .cards import Card
 from .errors import ExactOddsError
-from .rounds import _DRAW, POINTS, cards_used, deal_from
+from .rounds import _DRAW, POINTS, deal_from, window_draws
 from .shoe import Shoe
 
 __all__ = ["SimulatedRounds", "simulate", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"]
@@ -209,20 +209,6 @@ def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut:
                            np.concatenate(burned) if burned else None)
 
 
-@functools.cache
-def _draw_codes(draw_table: bytes = _DRAW.tobytes()) -> np.ndarray:
-    """Who draws, for every window of five point values ``P B P B x`` (as the code
-    ``P·10⁴ + B·10³ + P·10² + B·10 + x``): bit 0 the Player draws, bit 1 the Banker
-    draws. Built by :func:`~exactodds.rounds.deal_from` itself, the one copy of the
-    drawing rules, on a card of each point value."""
-    table = np.frombuffer(draw_table, dtype=bool).reshape(_DRAW.shape)
-    digits = (np.arange(100_000)[:, None] // 10 ** np.arange(4, -1, -1)) % 10
-    card_of_value = np.array([36] + [4 * (v - 1) for v in range(1, 10)])      # a ten, then an ace to a nine
-    cards = card_of_value[np.concatenate([digits, digits[:, :1]], axis=1)]    # the sixth card is never read
-    player, banker = deal_from(cards, draw_table=table)
-    return ((player[:, 2] >= 0) | ((banker[:, 2] >= 0) << 1)).astype(np.int8)
-
-
 def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Deal every shoe of ``stack`` (shuffled shoes, one per row) to its cover card, side by side.
@@ -236,7 +222,7 @@ def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = N
     rounds' starting positions are walked; the cards are gathered once at the end.
     """
     s, size = stack.shape
-    draws = _draw_codes(_DRAW.tobytes() if draw_table is None else np.asarray(draw_table, dtype=bool).tobytes())
+    draws = window_draws(_DRAW.tobytes() if draw_table is None else np.asarray(draw_table, dtype=bool).tobytes())
     flat = np.ascontiguousarray(stack, dtype=np.int16).reshape(-1)
     n = len(flat)
     value = np.zeros(n + 4, dtype=np.int32)                   # point values (§627a.6(a)), padded past the end

@@ -93,3 +93,15 @@ def test_flagged_classes_add_up(decks: int) -> None:
     reps = classes.rounds(np.arange(len(classes.counts)))
     assert np.array_equal(value_codes(reps), classes.codes) and np.array_equal(all_same_flags(reps), classes.flags)
     assert int(h.flagged.compact().counts.sum()) == int((all_same_flags(cards) != 0).sum())
+
+
+def test_the_dealable_value_codes_are_the_round_tables() -> None:
+    """Two routes to the rounds the rules can deal: who draws in each five-card window, and the
+    engine's round table (a separate walk of the deal)."""
+    from exactodds.roundclasses import _dealable
+    from exactodds.roundtable import slot_values
+
+    values = np.asarray(slot_values(), dtype=np.int64)
+    table = np.zeros(11 ** 6, dtype=bool)
+    table[np.where(values >= 0, values + 1, 0) @ 11 ** np.arange(5, -1, -1)] = True
+    assert np.array_equal(_dealable(), table) and int(table.sum()) == 339_400
