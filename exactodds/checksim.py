@@ -386,26 +386,33 @@ class Tally:
             assert present is not None
             base = present
             value_cols = value_columns(decode_digits(base), sorted({n for s in value_level for n in s[1]}))
+        shared: dict[str, Any] = {}                      # per histogram: its classes
+        described: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = {}      # and their features
         for sig, group in by_signature.items():
             kind = histogram_kind(sig)
-            classes = self.histogram.classes(sig)
-            if kind in ("values", "flagged"):            # keyed as round_keys would key them
+            if kind not in shared or kind == "other":
+                shared[kind] = self.histogram.classes(sig)
+            classes = shared[kind]
+            if kind in ("values", "flagged"):            # the classes of the point-value features read, ...
                 assert classes.codes is not None
-                at = np.searchsorted(base, classes.codes)
-                columns = [value_cols[n][at] for n in sig[1]]
-                if kind == "flagged":
+                _, by_values = _distinct(codes([value_cols[n] for n in sig[1]]))
+                keys = by_values[np.searchsorted(base, classes.codes)] if kind == "flagged" else by_values
+                if kind == "flagged":                     # ... and the all-same flags
                     assert classes.flags is not None
-                    columns += [classes.flags & 1, (classes.flags >> 1) & 1, classes.flags >> 2]
-                keys = codes(columns)
+                    keys = keys * 8 + classes.flags
                 first, inverse = _distinct(keys)
                 rounds = classes.rounds(first)
-            else:
-                every = classes.rounds(np.arange(len(classes.counts)))
+                cols = features(rounds[:, :3], rounds[:, 3:])
+            else:                                        # every class's features, once per histogram
+                whose = "initial" if kind == "initial" else repr(sig)
+                if whose not in described:
+                    every = classes.rounds(np.arange(len(classes.counts)))
+                    described[whose] = (every, features(every[:, :3], every[:, 3:]))
+                every, every_cols = described[whose]
                 first, inverse = _distinct(round_keys(every[:, :3], every[:, 3:], sig))
-                rounds = every[first]
+                cols = {name: column[first] for name, column in every_cols.items()}
             per_class = np.zeros(len(first), dtype=np.int64)
             np.add.at(per_class, inverse, classes.counts)
-            cols = features(rounds[:, :3], rounds[:, 3:])
             for w, tid in group:
                 assign = settle_rounds(w, w.paytables[tid], cols)
                 total = np.zeros(len(w.outcomes) + 1, dtype=np.int64)
