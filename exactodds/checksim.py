@@ -422,9 +422,10 @@ class Tally:
 
 
 def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool,
-                into: Tally | None = None) -> Tally:
+                into: Tally | None = None, signatures: Sequence[tuple[Any, ...]] | None = None) -> Tally:
     """Count one chunk of rounds for every (wager, paytable): the map step of a check (added
-    to ``into`` when given, which is then returned)."""
+    to ``into`` when given, which is then returned). ``signatures``: the pairs' table
+    signatures, when already known."""
     from .pricing import table_signature
     from .roundclasses import histogram_kind
     from .rounds import settle_rounds
@@ -442,7 +443,8 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     t.rounds += len(player)
     t.invalid = (t.invalid + problems[:1000])[:1000]
     t.invalid_count += len(problems)
-    signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
+    if signatures is None:
+        signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
     if len(player):
         t.histogram.add(cards, kinds={histogram_kind(s) for s in signatures}, signatures=signatures,
                         value_counts=value_counts, codes=codes if everything else codes[good])
@@ -587,14 +589,18 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     With ``catalogue``, the settlement columns of the first chunk are checked against it and
     added to ``pairs`` before anything is counted (standard input can be read only once).
     """
+    from .pricing import table_signature
     from .recordio import read_ahead, read_chunks
 
     total = Tally()
+    signatures = None
     for chunk in read_ahead(read_chunks(source, fmt=fmt)):
         if catalogue is not None:
             _check_settled_names(chunk.settled, catalogue, pairs)
             catalogue = None
-        tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total)
+        if signatures is None:
+            signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
+        tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures)
         if progress is not None:
             progress(len(chunk))
     return total
