@@ -223,7 +223,7 @@ def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = N
     """
     s, size = stack.shape
     draws = window_draws(_DRAW.tobytes() if draw_table is None else np.asarray(draw_table, dtype=bool).tobytes())
-    flat = np.ascontiguousarray(stack, dtype=np.int16).reshape(-1)
+    flat = np.ascontiguousarray(stack).reshape(-1)
     n = len(flat)
     value = np.zeros(n + 4, dtype=np.int32)                   # point values (§627a.6(a)), padded past the end
     value[:n] = ((flat >> 2) + 1) * (flat < 36)               # card index // 4 is the rank: A-9 count 1-9, 10-K 0
@@ -234,22 +234,18 @@ def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = N
     taken = (4 + draws % 2 + draws // 2).astype(np.int64)     # cards a round takes, by its window's code
     base = np.arange(s, dtype=np.int64) * size
     burned = 1 + np.where(flat[base] >= 36, 10, value[base]).astype(np.int64)     # §627a.5(f): 10-K burn ten
-    pos = base + burned                                       # where each shoe's next round starts
     last = base + size - cut                                  # the cover card's position
-    phase = np.zeros(s, dtype=np.int8)                        # 0 dealing, 1 last hand to come, 2 done
+    beyond = base + size - 8                                  # a place past it, still inside the shoe
+    pos = base + burned                                       # where each shoe's next round starts
+    previous = np.full(s, -1, dtype=np.int64)
     starts = []
-    while True:
-        live = phase < 2
-        if not live.any():
-            break
-        k = np.take(taken, np.take(window, pos))
-        starts.append(np.where(live, pos, -1))
-        appears = (pos <= last) & (pos + k > last)          # §627a.9(e): the cover card shows in this hand
-        phase = np.where(live, np.where(phase == 1, 2, appears.astype(np.int8)), phase)
-        pos = np.where(live, pos + k, pos)
+    while (previous <= last).any():                           # a round is dealt if the one before it began
+        starts.append(pos)                                    # at or before the cover card (§627a.9(e): the
+        previous = pos                                        # hand it appears in, then one more)
+        pos = np.minimum(pos + np.take(taken, np.take(window, pos)), beyond)
     start_table = np.stack(starts, axis=1)                    # (shoes, steps): shoe by shoe, in the order dealt
-    dealt = start_table >= 0
-    at = start_table[dealt]
+    before = np.concatenate([np.full((s, 1), -1, dtype=np.int64), start_table[:, :-1]], axis=1)
+    at = start_table[before <= last[:, None]]
     code = np.take(draws, np.take(window, at))
     p_draws, b_draws = code % 2 == 1, code >= 2
     card = [np.take(flat, at + j) for j in range(6)]          # the cover card is 14+ from the end: all inside
@@ -266,7 +262,7 @@ def shuffled_shoes(cards: np.ndarray, shoes: int, rng: np.random.Generator) -> n
     shoe is a uniformly random permutation.
     """
     size = len(cards)
-    work = np.tile(np.asarray(cards, dtype=np.int16), (shoes, 1))
+    work = np.tile(np.asarray(cards, dtype=np.int8), (shoes, 1))      # card indices 0-51
     flat = work.reshape(-1)
     row = np.arange(shoes, dtype=np.intp) * size
     at = np.empty(shoes, dtype=np.intp)
