@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -583,18 +583,20 @@ def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = No
 
 
 def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool,
-               fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None) -> Tally:
+               fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None,
+               chunks: Iterator[Any] | None = None) -> Tally:
     """Read one file in chunks and count it (the unit of work of a check on a cluster).
 
     With ``catalogue``, the settlement columns of the first chunk are checked against it and
     added to ``pairs`` before anything is counted (standard input can be read only once).
+    ``chunks``: the file's chunks, when its reading has already begun.
     """
     from .pricing import table_signature
     from .recordio import read_ahead, read_chunks
 
     total = Tally()
     signatures = None
-    for chunk in read_ahead(read_chunks(source, fmt=fmt)):
+    for chunk in chunks if chunks is not None else read_ahead(read_chunks(source, fmt=fmt)):
         if catalogue is not None:
             _check_settled_names(chunk.settled, catalogue, pairs)
             catalogue = None
@@ -629,19 +631,25 @@ def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = N
     (a Dask scheduler address or a ``dask.distributed.Client``), each file is
     counted on the cluster and the counts are added up here.
     """
-    from .recordio import expand_sources, read_chunks
+    from .recordio import expand_sources, read_ahead, read_chunks
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
     _import_in_background("scipy.special")              # the tests' distributions, loaded while counting
-    cat = catalogue if catalogue is not None else load_catalogue()
     files = expand_sources(source)
-    pairs = _pairs(cat, wagers)
+    ahead = read_ahead(read_chunks(files[0], fmt=fmt)) if scheduler is None else None   # reading starts now
+    try:
+        cat = catalogue if catalogue is not None else load_catalogue()
+        pairs = _pairs(cat, wagers)
+    except BaseException:
+        if ahead is not None:
+            ahead.close()
+        raise
     total = Tally()
     if scheduler is None:
         for k, f in enumerate(files):                    # the first chunk's settlement columns checked first
             total.add(tally_file(f, pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
-                                 catalogue=cat if k == 0 else None))
+                                 catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None))
     else:
         first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
         if first is not None:

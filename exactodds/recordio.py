@@ -28,7 +28,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
@@ -166,45 +166,60 @@ def read_chunks(path: str, *, fmt: str | None = None, rows: int = 1 << 19) -> It
         yield from _csv(path, compression, rows)
 
 
-def read_ahead(chunks: Iterator[Chunk], depth: int = 2) -> Iterator[Chunk]:
-    """The same chunks, read on a thread up to ``depth`` chunks ahead, so that parsing (which
-    releases the GIL) overlaps counting. An error while reading is raised here, in order."""
-    import queue
-    import threading
+class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a function
+    """The same chunks, read on a thread (started at once) up to ``depth`` chunks ahead, so that
+    parsing, which releases the GIL, overlaps counting. An error while reading is raised here,
+    in order. The thread stops when this is exhausted, closed or dropped."""
 
-    ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-    end = object()
+    _END = object()
 
-    def put(item: Any) -> bool:
-        while not stop.is_set():
+    def __init__(self, chunks: Iterator[Chunk], depth: int = 2):
+        import queue
+        import threading
+
+        self._ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._done = False
+        threading.Thread(target=self._run, args=(chunks,), name="exactodds-read", daemon=True).start()
+
+    def _put(self, item: Any) -> bool:
+        import queue
+
+        while not self._stop.is_set():
             try:
-                ready.put(item, timeout=0.1)
+                self._ready.put(item, timeout=0.1)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def run() -> None:
+    def _run(self, chunks: Iterator[Chunk]) -> None:
         try:
             for chunk in chunks:
-                if not put(chunk):
+                if not self._put(chunk):
                     return
-            put(end)
+            self._put(self._END)
         except BaseException as exc:                   # noqa: BLE001 - handed over to the reader
-            put(exc)
+            self._put(exc)
 
-    threading.Thread(target=run, name="exactodds-read", daemon=True).start()
-    try:
-        while True:
-            item = ready.get()
-            if item is end:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
+    def __next__(self) -> Chunk:
+        if self._done:
+            raise StopIteration
+        item = self._ready.get()
+        if isinstance(item, BaseException):
+            self.close()
+            raise item
+        if item is self._END:
+            self.close()
+            raise StopIteration
+        return cast(Chunk, item)
+
+    def close(self) -> None:
+        self._done = True
+        self._stop.set()
+
+    def __del__(self) -> None:
+        self._stop.set()
 
 
 def _looks_like_json(path: str, compression: str | None) -> bool:
