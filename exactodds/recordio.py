@@ -153,8 +153,14 @@ def _stream(path: str, compression: str | None) -> Any:
         raise ExactOddsError(f"{path}: cannot read ({exc})") from None
 
 
+def _rows_for(columns: int, rows: int) -> int:
+    """Records per chunk: ``rows``, or fewer for wide records, so that a chunk's memory is bounded."""
+    return max(1 << 12, min(rows, (1 << 24) // max(1, columns)))
+
+
 def read_chunks(path: str, *, fmt: str | None = None, rows: int = 1 << 19) -> Iterator[Chunk]:
-    """The rounds of one file (or standard input) in chunks of about ``rows`` records."""
+    """The rounds of one file (or standard input) in chunks of about ``rows`` records (fewer when
+    a record has many settlement columns: a chunk holds about 16 million fields)."""
     kind, compression = detect(path, fmt)
     if kind == "csv" and fmt is None and path != "-" and _looks_like_json(path, compression):
         kind = "jsonl"                                  # a JSON Lines file under another name
@@ -351,6 +357,7 @@ def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
     stdin = _Stdin() if path == "-" else None
     names = _header(path, compression, stdin)
     extra = _check_header(path, names)
+    rows = _rows_for(len(names), rows)
     source = pa.PythonFile(stdin, mode="r") if stdin is not None else _stream(path, compression)
     malformed: list[str] = []
 
@@ -468,10 +475,12 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
     except (pa.ArrowException, OSError) as exc:
         raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
     extra = _check_header(path, pf.schema_arrow.names)
+    rows = _rows_for(len(pf.schema_arrow.names), rows)
     row = 1
     try:
-        for batch in pf.iter_batches(batch_size=rows):
-            cols = [batch.column(i) for i in range(6)]
+        for batch in (b for g in range(pf.metadata.num_row_groups)       # a reader per row group: one over
+                      for b in pf.iter_batches(batch_size=rows, row_groups=[g])):   # the whole file holds more
+            cols = [batch.column(i) for i in range(6)]                           # and more memory
             for name, col in zip(CARD_COLUMNS, cols):
                 if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
                         or pa.types.is_dictionary(col.type) or pa.types.is_null(col.type)):
