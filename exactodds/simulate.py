@@ -257,22 +257,33 @@ def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = N
 def shuffled_shoes(cards: np.ndarray, shoes: int, rng: np.random.Generator) -> np.ndarray:
     """``shoes`` independently shuffled copies of ``cards``, one per row.
 
-    Fisher–Yates on every shoe at once: position i swaps with a position j drawn
-    uniformly from 0..i (NumPy's bounded integers are exactly uniform), so each
-    shoe is a uniformly random permutation.
+    Each position draws a random key and the shoe is put in key order (NumPy's sort, which
+    runs without the GIL). The keys carry the position in their low bits; a shoe in which two
+    random parts tie is drawn again, so every shoe kept has distinct independent uniform keys,
+    and its order is a uniformly random permutation, exactly.
     """
     size = len(cards)
-    work = np.tile(np.asarray(cards, dtype=np.int8), (shoes, 1))      # card indices 0-51
-    flat = work.reshape(-1)
-    row = np.arange(shoes, dtype=np.intp) * size
-    at = np.empty(shoes, dtype=np.intp)
-    for i in range(size - 1, 0, -1):
-        at[:] = rng.integers(0, i + 1, size=shoes, dtype=np.uint16 if size <= 65_536 else np.int64)
-        at += row
-        other = np.take(flat, at)
-        flat[at] = work[:, i]
-        work[:, i] = other
-    return work
+    position_bits = max(1, (size - 1).bit_length())
+    dtype: Any = np.int32 if position_bits <= 11 else np.int64   # at least 20 random bits a key
+    random_bits = (31 if dtype is np.int32 else 63) - position_bits
+    position: Any = np.arange(size, dtype=dtype)
+    low = (1 << position_bits) - 1
+
+    def keys(n: int) -> np.ndarray:
+        k = rng.integers(0, 1 << random_bits, size=(n, size), dtype=dtype)
+        k <<= position_bits
+        k |= position
+        k.sort(axis=1)
+        return k
+
+    order = keys(shoes)
+    while True:
+        tied = np.flatnonzero(((order[:, 1:] ^ order[:, :-1]) >> position_bits == 0).any(axis=1))
+        if not len(tied):
+            break
+        order[tied] = keys(len(tied))
+    order &= low
+    return np.take(np.asarray(cards, dtype=np.int8), order)
 
 
 _TOKENS = [f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in range(52)]

@@ -89,6 +89,22 @@ def test_shuffled_shoes_are_permutations_and_uniform() -> None:
     assert chi2 < 20.5                                       # chi-square, 5 df: p = 0.001
 
 
+def test_a_shoe_whose_keys_tie_is_drawn_again() -> None:
+    """The first keys all tie (a generator that starts with zeros): every shoe is drawn again."""
+    real = np.random.default_rng(3)
+    calls = []
+
+    class StartsWithTies:
+        def integers(self, low: int, high: int, size: tuple[int, int], dtype: type) -> np.ndarray:
+            calls.append(size)
+            return np.zeros(size, dtype=dtype) if len(calls) == 1 else real.integers(low, high, size=size, dtype=dtype)
+
+    cards = np.repeat(np.arange(52, dtype=np.int16), 8)
+    stack = shuffled_shoes(cards, 20, StartsWithTies())     # type: ignore[arg-type]
+    assert calls[:2] == [(20, 416), (20, 416)] and (np.sort(stack, axis=1) == cards).all()
+    assert not (stack == cards).all(axis=1).any()           # not the position order the tied keys would give
+
+
 def test_a_seed_deals_the_same_shoes_whatever_the_length_and_the_workers() -> None:
     """A shorter run is a prefix of a longer one (whole shoes), and threads change nothing."""
     long = simulate(decks=8, rounds=700_000, seed=3)
