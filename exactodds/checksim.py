@@ -112,10 +112,10 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
                             np.minimum(column[4], column[5])) == -2
     for i in np.flatnonzero(unreadable)[:1000]:
         fields = [CARD_COLUMNS[j] for j, c in enumerate(cards[i]) if c == -2]
-        problems.append((chunk.source, int(lines[i]), f"unreadable card in field(s) {', '.join(fields)}"))
+        problems.append((chunk.source, chunk.line(int(lines[i])), f"unreadable card in field(s) {', '.join(fields)}"))
     missing = (np.minimum(np.minimum(column[0], column[1]), np.minimum(column[3], column[4])) < 0) & ~unreadable
     for i in np.flatnonzero(missing)[:1000]:
-        problems.append((chunk.source, int(lines[i]), "a hand is missing one of its first two cards"))
+        problems.append((chunk.source, chunk.line(int(lines[i])), "a hand is missing one of its first two cards"))
     ok = ~(unreadable | missing)
     if decks is not None and decks < 6:                  # six cards a round: more copies only below 6 decks
         ordered = np.sort(cards, axis=1)
@@ -127,7 +127,7 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
             longest = np.maximum(longest, run)
         too_many = ok & (longest + 1 > decks)
         for i in np.flatnonzero(too_many)[:1000]:
-            problems.append((chunk.source, int(lines[i]), f"deals {int(longest[i]) + 1} copies of one card from a "
+            problems.append((chunk.source, chunk.line(int(lines[i])), f"deals {int(longest[i]) + 1} copies of one card from a "
                              f"shoe of {decks} deck{'s' if decks > 1 else ''} (Player {_show(player[i])}, "
                              f"Banker {_show(banker[i])})"))
         ok &= ~too_many
@@ -135,7 +135,7 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
     rule_breaks = breaks_rules(codes) & ok
     if rule_breaks.any():
         for i in np.flatnonzero(rule_breaks)[:1000]:
-            problems.append((chunk.source, int(lines[i]), "third cards break the drawing rules of §627a.10 "
+            problems.append((chunk.source, chunk.line(int(lines[i])), "third cards break the drawing rules of §627a.10 "
                              f"(Player {_show(player[i])}, Banker {_show(banker[i])})"))
         ok &= ~rule_breaks
     counts = np.bincount(codes if ok.all() else codes[ok], minlength=VALUE_SPACE)
@@ -351,8 +351,11 @@ class Tally:
     first_mismatch: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)
     invalid: list[tuple[str, int, str]] = field(default_factory=list)   # the first 1000
     invalid_count: int = 0
+    columns: frozenset[str] | None = None       # the settlement columns of the first chunk read
 
     def add(self, other: Tally) -> Tally:
+        if self.columns is None:
+            self.columns = other.columns
         self.rounds += other.rounds
         self.histogram.merge(other.histogram)
         for mine, theirs in ((self.counts, other.counts), (self.reported, other.reported)):
@@ -442,7 +445,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     t = Tally() if into is None else into
     t.rounds += len(player)
     t.invalid = (t.invalid + problems[:1000])[:1000]
-    t.invalid_count += len(problems)
+    t.invalid_count += len(chunk.invalid) + int((~good).sum())     # problems lists only the first of each kind
     if signatures is None:
         signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
     if len(player):
@@ -469,7 +472,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
         if len(wrong) and key not in t.first_mismatch:
             i = int(wrong[0])
             shown = values[int(codes_paid[good][i])]
-            t.first_mismatch[key] = (chunk.source, int(lines[i]), shown, ids[int(ours[i])])
+            t.first_mismatch[key] = (chunk.source, chunk.line(int(lines[i])), shown, ids[int(ours[i])])
         reported = np.bincount(np.where(paid < 0, len(ids), paid), minlength=len(ids) + 1).astype(np.int64)
         t.reported[key] = t.reported[key] + reported if key in t.reported else reported
     return t
@@ -584,27 +587,40 @@ def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = No
 
 def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool,
                fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None,
-               chunks: Iterator[Any] | None = None) -> Tally:
+               chunks: Iterator[Any] | None = None, settled: frozenset[str] | None = None) -> Tally:
     """Read one file in chunks and count it (the unit of work of a check on a cluster).
 
     With ``catalogue``, the settlement columns of the first chunk are checked against it and
     added to ``pairs`` before anything is counted (standard input can be read only once).
-    ``chunks``: the file's chunks, when its reading has already begun.
+    ``chunks``: the file's chunks, when its reading has already begun. ``settled``: the
+    settlement columns every chunk must have (those of a data set's first shard).
     """
     from .pricing import table_signature
     from .recordio import read_ahead, read_chunks
 
     total = Tally()
     signatures = None
-    for chunk in chunks if chunks is not None else read_ahead(read_chunks(source, fmt=fmt)):
-        if catalogue is not None:
-            _check_settled_names(chunk.settled, catalogue, pairs)
-            catalogue = None
-        if signatures is None:
-            signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
-        tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures)
-        if progress is not None:
-            progress(len(chunk))
+    if chunks is None:
+        chunks = read_chunks(source, fmt=fmt) if source == "-" else read_ahead(read_chunks(source, fmt=fmt))
+    try:
+        for chunk in chunks:
+            if catalogue is not None:
+                _check_settled_names(chunk.settled, catalogue, pairs)
+                catalogue = None
+            if total.columns is None:
+                total.columns = frozenset(chunk.settled)
+                if settled is not None and total.columns != settled:
+                    raise ExactOddsError(f"{source}: settlement columns {', '.join(sorted(total.columns)) or 'none'}"
+                                         f", but the first shard has {', '.join(sorted(settled)) or 'none'}")
+            if signatures is None:
+                signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
+            tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures)
+            if progress is not None:
+                progress(len(chunk))
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
     return total
 
 
@@ -637,7 +653,9 @@ def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = N
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
     _import_in_background("scipy.special")              # the tests' distributions, loaded while counting
     files = expand_sources(source)
-    ahead = read_ahead(read_chunks(files[0], fmt=fmt)) if scheduler is None else None   # reading starts now
+    ahead = None
+    if scheduler is None and files[0] != "-":          # reading starts now (standard input: when counted)
+        ahead = read_ahead(read_chunks(files[0], fmt=fmt))
     try:
         cat = catalogue if catalogue is not None else load_catalogue()
         pairs = _pairs(cat, wagers)
@@ -649,28 +667,33 @@ def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = N
     if scheduler is None:
         for k, f in enumerate(files):                    # the first chunk's settlement columns checked first
             total.add(tally_file(f, pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
-                                 catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None))
+                                 catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None,
+                                 settled=total.columns if k else None))
     else:
         first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
         if first is not None:
             _check_settled_names(first.settled, cat, pairs)
-        for part in _on_dask(files, pairs, decks=decks, lenient=lenient, fmt=fmt, scheduler=scheduler):
+        for part in _on_dask(files, pairs, decks=decks, lenient=lenient, fmt=fmt, scheduler=scheduler,
+                             settled=frozenset(first.settled) if first is not None else frozenset()):
             total.add(part)
             if progress is not None:
                 progress(part.rounds + part.invalid_count)
+    if total.rounds == 0:
+        raise ExactOddsError(f"{source}: no valid rounds to check"
+                             + (f" ({total.invalid_count:,} invalid)" if total.invalid_count else ""))
     return result_from_tally(total, pairs, decks=decks, alpha=alpha)
 
 
 def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
-             scheduler: Any) -> Iterable[Tally]:
+             scheduler: Any, settled: frozenset[str]) -> Iterable[Tally]:
     """Count each file on the cluster; the counts come back to be added up here."""
     from .cluster import dask_client
 
     if "-" in files:
         raise ExactOddsError("--scheduler reads files the workers can open, not standard input")
     with dask_client(scheduler) as (client, as_completed):
-        futures = [client.submit(tally_file, f, list(pairs), decks=decks, lenient=lenient, fmt=fmt, pure=False)
-                   for f in files]
+        futures = [client.submit(tally_file, f, list(pairs), decks=decks, lenient=lenient, fmt=fmt, settled=settled,
+                                 pure=False) for f in files]
         for f in as_completed(futures):
             yield f.result()
 

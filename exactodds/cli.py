@@ -753,6 +753,7 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
             pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
         else:
             pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
+    pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())       # each settlement column once
     kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
     chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]

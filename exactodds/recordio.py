@@ -54,6 +54,12 @@ class Chunk:
     settled: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)   # codes, their ids
     invalid: list[tuple[str, int, str]] = field(default_factory=list)                # (source, line, problem)
     whole: np.ndarray | None = field(default=None, repr=False)   # (n, 6): player and banker side by side
+    relines: Any = field(default=None, repr=False)   # presumed line -> the file's line, where they may differ
+
+    def line(self, presumed: int) -> int:
+        """The file's line of a record given its line in :attr:`lines` (the fast CSV reader counts
+        records, not the blank lines it skips)."""
+        return presumed if self.relines is None else int(self.relines(presumed))
 
     def __len__(self) -> int:
         return len(self.player)
@@ -186,7 +192,8 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
         self._ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
         self._stop = threading.Event()
         self._done = False
-        threading.Thread(target=self._run, args=(chunks,), name="exactodds-read", daemon=True).start()
+        self._thread = threading.Thread(target=self._run, args=(chunks,), name="exactodds-read", daemon=True)
+        self._thread.start()
 
     def _put(self, item: Any) -> bool:
         import queue
@@ -221,8 +228,14 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
         return cast(Chunk, item)
 
     def close(self) -> None:
+        """Stop reading and wait for the thread to finish the chunk it is parsing: a thread left
+        inside the parser while the interpreter exits can crash it."""
+        import threading
+
         self._done = True
         self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
 
     def __del__(self) -> None:
         self._stop.set()
@@ -355,6 +368,7 @@ def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
     import pyarrow.csv as pcsv
 
     stdin = _Stdin() if path == "-" else None
+    relines = None if stdin is not None else _line_finder(path, compression)      # one per reading of the file
     names = _header(path, compression, stdin)
     extra = _check_header(path, names)
     rows = _rows_for(len(names), rows)
@@ -396,12 +410,12 @@ def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
         pending.append(batch)
         count += batch.num_rows
         if count >= rows:
-            yield _csv_chunk(path, pending, extra, first_line)
+            yield _csv_chunk(path, pending, extra, first_line, relines)
             first_line += count
             done += count
             pending, count = [], 0
     if pending:
-        yield _csv_chunk(path, pending, extra, first_line)
+        yield _csv_chunk(path, pending, extra, first_line, relines)
 
 
 def _csv_by_line(path: str, compression: str | None, rows: int, extra: list[str], ncols: int, *,
@@ -418,7 +432,13 @@ def _csv_by_line(path: str, compression: str | None, rows: int, extra: list[str]
     invalid: list[tuple[str, int, str]] = []
     seen = 0
     start = 1
-    for record in reader:
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:                         # e.g. a quote never closed: the rest is one field
+            raise ExactOddsError(f"{path}:{start + 1}: not a readable CSV record ({exc})") from None
         line = start + 1
         start = reader.line_num
         if not record or record == [""]:
@@ -455,7 +475,7 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _csv_chunk(path: str, batches: list[Any], extra: list[str], first_line: int) -> Chunk:
+def _csv_chunk(path: str, batches: list[Any], extra: list[str], first_line: int, relines: Any) -> Chunk:
     import pyarrow as pa
 
     table = pa.Table.from_batches(batches)
@@ -463,7 +483,56 @@ def _csv_chunk(path: str, batches: list[Any], extra: list[str], first_line: int)
     settled = {name: _decode(table.column(6 + k)) for k, name in enumerate(extra)}
     settled = {name: (codes, [str(v).strip() for v in values]) for name, (codes, values) in settled.items()}
     lines = np.arange(first_line, first_line + len(cards), dtype=np.int64)
-    return Chunk(cards[:, :3], cards[:, 3:], lines, path, settled, whole=cards)
+    return Chunk(cards[:, :3], cards[:, 3:], lines, path, settled, whole=cards, relines=relines)
+
+
+def _line_finder(path: str, compression: str | None) -> Any:
+    """presumed line (1 + the record's number, the header being line 1) -> the file's line, found by
+    reading the file again with the csv module as far as needed (only when a problem is reported)."""
+    import csv
+    import io
+
+    found: dict[int, int] = {}
+    state: dict[str, Any] = {}
+
+    def line(presumed: int) -> int:
+        if presumed in found:
+            return found[presumed]
+        if "reader" not in state:
+            text = io.TextIOWrapper(_stream(path, compression), encoding="utf-8-sig", errors="replace", newline="")
+            state.update(reader=csv.reader(text), record=0, start=1)
+            next(state["reader"], None)                  # the header
+        reader = state["reader"]
+        while state["record"] + 1 < presumed:
+            try:
+                fields = next(reader)
+            except (StopIteration, csv.Error):
+                return presumed
+            here, state["start"] = state["start"] + 1, reader.line_num
+            if fields and fields != [""]:
+                state["record"] += 1
+                found[state["record"] + 1] = here
+        return found.get(presumed, presumed)
+
+    return line
+
+
+def _parquet_batches(pf: Any, rows: int) -> Iterator[Any]:
+    """The file's records about ``rows`` at a time, small row groups gathered together. A reader
+    per row group: one reader over a whole file held more and more memory (pyarrow 26)."""
+    import pyarrow as pa
+
+    pending: list[Any] = []
+    size = 0
+    for group in range(pf.metadata.num_row_groups):
+        for batch in pf.iter_batches(batch_size=rows, row_groups=[group]):
+            pending.append(batch)
+            size += batch.num_rows
+            if size >= rows:
+                yield pending[0] if len(pending) == 1 else pa.Table.from_batches(pending)
+                pending, size = [], 0
+    if pending:
+        yield pending[0] if len(pending) == 1 else pa.Table.from_batches(pending)
 
 
 def _parquet(path: str, rows: int) -> Iterator[Chunk]:
@@ -478,9 +547,8 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
     rows = _rows_for(len(pf.schema_arrow.names), rows)
     row = 1
     try:
-        for batch in (b for g in range(pf.metadata.num_row_groups)       # a reader per row group: one over
-                      for b in pf.iter_batches(batch_size=rows, row_groups=[g])):   # the whole file holds more
-            cols = [batch.column(i) for i in range(6)]                           # and more memory
+        for batch in _parquet_batches(pf, rows):
+            cols = [batch.column(i) for i in range(6)]
             for name, col in zip(CARD_COLUMNS, cols):
                 if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
                         or pa.types.is_dictionary(col.type) or pa.types.is_null(col.type)):
@@ -493,7 +561,7 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
             yield Chunk(cards[:, :3], cards[:, 3:], np.arange(row, row + len(cards), dtype=np.int64), path, settled,
                         whole=cards)
             row += len(cards)
-    except pa.ArrowException as exc:
+    except (pa.ArrowException, OSError) as exc:
         raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
 
 
@@ -623,11 +691,13 @@ class RecordWriter:
         return self
 
     def _discard(self) -> None:
-        try:
-            if self._sink is not None:
-                self._sink.close()
-        except Exception:                             # noqa: BLE001 - the file goes anyway
-            pass
+        for part in (self._writer, self._sink):      # the writer first: closed later, it would find no file
+            try:
+                if part is not None:
+                    part.close()
+            except Exception:                         # noqa: BLE001 - the file goes anyway
+                pass
+        self._writer = self._sink = None
         if self._tmp is not None:
             Path(self._tmp).unlink(missing_ok=True)
             self._tmp = None

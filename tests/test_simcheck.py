@@ -210,3 +210,94 @@ def test_the_binomial_test_agrees_with_scipy() -> None:
         for k in sorted({0, 1, int(n * p) - 2, int(n * p), int(n * p) + 1, int(n * p * 1.5), n} & set(range(n + 1))):
             want = stats.binomtest(k, n, p).pvalue
             assert _binomial_p(k, n, p) == pytest.approx(want, rel=1e-4, abs=1e-300), (n, p, k)
+
+
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "big.csv"
+    write_records(simulate(decks=8, rounds=300_000, seed=12, mode="fresh"), str(path))
+    return path
+
+
+def test_an_early_error_while_the_file_is_still_being_read_exits_cleanly(big_csv: Path) -> None:
+    """The read-ahead thread is stopped and joined before the process ends (it crashed the interpreter)."""
+    import subprocess
+    import sys
+
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", "from exactodds.cli import main; main()", "check-sim", str(big_csv),
+                            "--quiet", "--wager", "nosuch"], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "nosuch" in r.stderr, (r.returncode, r.stderr)
+
+
+def test_an_unterminated_quote_names_its_line(tmp_path: Path, big_csv: Path) -> None:
+    lines = big_csv.read_text().splitlines()
+    lines[3] = "Ks,9h"                                        # a short record first: the exact, line-by-line reader
+    lines[5] = 'Ks,"9h,,2d,3c,'                               # then a quote never closed, 128 KB before the end
+    path = tmp_path / "quote.csv"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run("check-sim", str(path), "--lenient")
+    assert code == 2 and out == "" and err.count("\n") == 1 and f"{path}:6: not a readable CSV record" in err
+
+
+def test_every_invalid_round_is_counted_not_only_the_first_thousand(tmp_path: Path) -> None:
+    rows = ["Ks,9h,,Qd,Qs,"] * 3000 + ["Ks,Zz,,Qd,Qs,"] * 2500
+    path = tmp_path / "bad.csv"
+    path.write_text("player1,player2,player3,banker1,banker2,banker3\n" + "\n".join(rows) + "\n")
+    code, out, _ = run("check-sim", str(path), "--lenient", "--wager", "tie", "--format", "json")
+    data = json.loads(out)
+    assert data["invalid_rounds"] == 2500 and data["rounds"] == 3000 and len(data["invalid"]) == 1000
+
+
+def test_shards_must_carry_the_same_settlement_columns(tmp_path: Path) -> None:
+    cat = load_catalogue()
+    rounds = simulate(decks=8, rounds=2000, seed=13, mode="fresh")
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    write_records(rounds, str(shards / "a.csv"), settle=[(cat["banker"], cat["banker"].paytable("standard"))])
+    write_records(rounds, str(shards / "b.csv"))
+    code, out, err = run("check-sim", str(shards))
+    assert code == 2 and out == "" and "b.csv: settlement columns none, but the first shard has banker:standard" in err
+
+
+def test_simulate_writes_a_settlement_column_once(tmp_path: Path) -> None:
+    path = tmp_path / "twice.csv"
+    code, _, _ = run("simulate", "--rounds", "3000", "--seed", "1", "--output", str(path), "--settle", "banker",
+                     "--settle", "banker:standard", "--settle", "tie")
+    assert code == 0 and path.read_text().splitlines()[0].endswith(",banker3,banker:standard,tie:8-to-1,tie:9-to-1")
+    code, _, _ = run("check-sim", str(path), "--wager", "banker")
+    assert code == 0
+
+
+def test_a_damaged_parquet_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "r.parquet"
+    write_records(simulate(decks=8, rounds=20_000, seed=14, mode="fresh"), str(path), fmt="parquet")
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 4000] = bytes(4000)
+    path.write_bytes(bytes(data))
+    code, out, err = run("check-sim", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1 and f"{path}: not a readable Parquet file" in err
+
+
+def test_many_small_row_groups_are_read_together(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from exactodds.recordio import read_chunks
+    from exactodds.simulate import record_table
+
+    path = tmp_path / "groups.parquet"
+    pq.write_table(record_table(simulate(decks=8, rounds=30_000, seed=15, mode="fresh")), str(path), row_group_size=100)
+    chunks = list(read_chunks(str(path), rows=10_000))
+    assert [len(c) for c in chunks] == [10_000, 10_000, 10_000]
+    assert chunks[1].lines[0] == 10_001
+
+
+def test_blank_lines_do_not_shift_the_line_named(tmp_path: Path, big_csv: Path) -> None:
+    lines = big_csv.read_text().splitlines()
+    lines[10:10] = ["", "", ""]                              # skipped by the fast reader, counted by the file
+    lines[200_000] = "Ks,9h,,Qd,Qs,5c"                       # the Player's natural: the Banker must not draw
+    path = tmp_path / "blank.csv"
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = run("check-sim", str(path))
+    assert code == 2 and f"{path}:200001: third cards break the drawing rules" in err
