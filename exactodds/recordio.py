@@ -526,13 +526,16 @@ def _parquet_batches(pf: Any, rows: int) -> Iterator[Any]:
     size = 0
     for group in range(pf.metadata.num_row_groups):
         for batch in pf.iter_batches(batch_size=rows, row_groups=[group]):
+            if batch.num_rows >= rows // 2:              # large enough on its own
+                yield batch
+                continue
             pending.append(batch)
             size += batch.num_rows
-            if size >= rows:
-                yield pending[0] if len(pending) == 1 else pa.Table.from_batches(pending)
+            if size >= rows // 2:
+                yield pa.Table.from_batches(pending)
                 pending, size = [], 0
     if pending:
-        yield pending[0] if len(pending) == 1 else pa.Table.from_batches(pending)
+        yield pa.Table.from_batches(pending)
 
 
 def _parquet(path: str, rows: int) -> Iterator[Chunk]:
