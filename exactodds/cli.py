@@ -741,19 +741,21 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
     """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory."""
     import time
 
-    from .analysis import priced_pairs
     from .recordio import CARD_COLUMNS, RecordWriter, detect
     from .simulate import record_table, simulate_chunks
-    from .wagers import load_catalogue
 
-    cat = load_catalogue()
     pairs = []
-    for item in settle:
-        if item == "all":
-            pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
-        else:
-            pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
-    pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())       # each settlement column once
+    if settle:                                           # the catalogue only when something is settled
+        from .analysis import priced_pairs
+        from .wagers import load_catalogue
+
+        cat = load_catalogue()
+        for item in settle:
+            if item == "all":
+                pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
+            else:
+                pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
+        pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())   # each settlement column once
     kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
     chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
