@@ -756,8 +756,11 @@ def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
         rows = [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.6g}", f"{r.p_value:.6g}", f"{r.adjusted:.6g}",
                  "FLAG" if r.flagged else "", r.detail] for r in result.rows]
         table = grid(["wager", "test", "statistic", "p_value", "adjusted_p_value", "flagged", "detail"], rows, fmt)
+        left_out = result.invalid_count or len(result.invalid)
         verdict = (f"check-sim: {result.rounds:,} rounds, alpha {result.alpha} (Holm): "
-                   + ("OK — nothing flagged" if result.ok else f"FLAGGED — {len(result.flagged)} tests"))
+                   + ("OK — nothing flagged" if result.ok else f"FLAGGED — {len(result.flagged)} tests")
+                   + (f", {left_out:,} invalid rounds left out (first: line {result.invalid[0][0]}: "
+                      f"{result.invalid[0][1]})" if result.invalid else ""))
         if fmt == "csv":
             return table
         return f"<p>{verdict}</p>\n{table}\n" if fmt == "html" else f"**{verdict}**\n\n{table}\n"

@@ -740,6 +740,7 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
              faults: tuple[str, ...], fmt: str | None, output: str, quiet: bool) -> None:
     """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory."""
     import time
+    from pathlib import PurePath
 
     from .recordio import CARD_COLUMNS, RecordWriter, detect
     from .simulate import record_table, simulate_chunks
@@ -757,6 +758,9 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
                 pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
         pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())   # each settlement column once
     kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
+    named = [x.lstrip(".") for x in PurePath(output).suffixes if x.lstrip(".").lower() in ("csv", "jsonl", "parquet")]
+    if fmt is not None and output != "-" and named and named[-1].lower() != fmt:
+        raise ExactOddsError(f"--format {fmt} but --output {output} names a .{named[-1]} file")
     chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
     t0 = time.perf_counter()

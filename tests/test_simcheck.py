@@ -301,3 +301,19 @@ def test_blank_lines_do_not_shift_the_line_named(tmp_path: Path, big_csv: Path) 
     path.write_text("\n".join(lines) + "\n")
     code, _, err = run("check-sim", str(path))
     assert code == 2 and f"{path}:200001: third cards break the drawing rules" in err
+
+
+def test_a_format_that_contradicts_the_file_name_is_refused(tmp_path: Path) -> None:
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--format", "parquet", "--output",
+                       str(tmp_path / "x.csv"))
+    assert code == 2 and "--format parquet but --output" in err and not (tmp_path / "x.csv").exists()
+    code, _, _ = run("simulate", "--rounds", "10", "--seed", "1", "--format", "csv", "--output", str(tmp_path / "x.txt"))
+    assert code == 0
+
+
+def test_the_table_formats_say_how_many_rounds_were_left_out(tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("player1,player2,player3,banker1,banker2,banker3\n" + "Ks,9h,,Qd,Qs,\n" * 50 + "Ks,Zz,,Qd,Qs,\n")
+    for fmt in ("markdown", "html"):
+        code, out, _ = run("check-sim", str(path), "--lenient", "--wager", "tie", "--format", fmt)
+        assert "1 invalid rounds left out (first: line 52" in out
