@@ -421,28 +421,11 @@ def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
 def _csv_by_line(path: str, compression: str | None, rows: int, extra: list[str], ncols: int, *,
                  skip_records: int) -> Iterator[Chunk]:
     """The slow, exact path: the csv module, every record with its line; malformed ones listed."""
-    import csv
-    import io
-
-    text = io.TextIOWrapper(_stream(path, compression), encoding="utf-8-sig", errors="replace", newline="")
-    reader = csv.reader(text)
-    next(reader, None)                                   # the header
     fields: list[list[str]] = []
     lines: list[int] = []
     invalid: list[tuple[str, int, str]] = []
     seen = 0
-    start = 1
-    while True:
-        try:
-            record = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:                         # e.g. a quote never closed: the rest is one field
-            raise ExactOddsError(f"{path}:{start + 1}: not a readable CSV record ({exc})") from None
-        line = start + 1
-        start = reader.line_num
-        if not record or record == [""]:
-            continue
+    for line, record in _csv_records(path, compression):
         if len(record) != ncols:
             invalid.append((path, line, f"expected {ncols} fields, found {len(record)} (a truncated or malformed line)"))
         else:
@@ -456,6 +439,27 @@ def _csv_by_line(path: str, compression: str | None, rows: int, extra: list[str]
             fields, lines, invalid = [], [], []
     if fields or invalid:
         yield _rows_chunk(path, fields, lines, invalid, extra)
+
+
+def _csv_records(path: str, compression: str | None) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) of every record after the header, read by the csv module; blank lines skipped."""
+    import csv
+    import io
+
+    reader = csv.reader(io.TextIOWrapper(_stream(path, compression), encoding="utf-8-sig", errors="replace",
+                                         newline=""))
+    next(reader, None)                                   # the header
+    start = 1
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:                         # e.g. a quote never closed: the rest is one field
+            raise ExactOddsError(f"{path}:{start + 1}: not a readable CSV record ({exc})") from None
+        line, start = start + 1, reader.line_num
+        if record and record != [""]:
+            yield line, record
 
 
 def _rows_chunk(path: str, fields: list[list[str]], lines: list[int], invalid: list[tuple[str, int, str]],
@@ -489,30 +493,19 @@ def _csv_chunk(path: str, batches: list[Any], extra: list[str], first_line: int,
 def _line_finder(path: str, compression: str | None) -> Any:
     """presumed line (1 + the record's number, the header being line 1) -> the file's line, found by
     reading the file again with the csv module as far as needed (only when a problem is reported)."""
-    import csv
-    import io
-
     found: dict[int, int] = {}
-    state: dict[str, Any] = {}
+    records: list[Iterator[tuple[int, list[str]]]] = []
 
     def line(presumed: int) -> int:
-        if presumed in found:
-            return found[presumed]
-        if "reader" not in state:
-            text = io.TextIOWrapper(_stream(path, compression), encoding="utf-8-sig", errors="replace", newline="")
-            state.update(reader=csv.reader(text), record=0, start=1)
-            next(state["reader"], None)                  # the header
-        reader = state["reader"]
-        while state["record"] + 1 < presumed:
+        if not records:
+            records.append(_csv_records(path, compression))
+        while presumed not in found:
             try:
-                fields = next(reader)
-            except (StopIteration, csv.Error):
+                here, _ = next(records[0])
+            except (StopIteration, ExactOddsError):
                 return presumed
-            here, state["start"] = state["start"] + 1, reader.line_num
-            if fields and fields != [""]:
-                state["record"] += 1
-                found[state["record"] + 1] = here
-        return found.get(presumed, presumed)
+            found[len(found) + 2] = here                 # record k (from 1) would be line k + 1
+        return found[presumed]
 
     return line
 
