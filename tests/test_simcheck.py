@@ -105,6 +105,26 @@ def test_a_shoe_whose_keys_tie_is_drawn_again() -> None:
     assert not (stack == cards).all(axis=1).any()           # not the position order the tied keys would give
 
 
+def test_only_shoes_whose_random_parts_tie_are_drawn_again() -> None:
+    """Keys whose random parts are neighbours (their keys differ by less than the position part)
+    are not ties: of two shoes, only the one with a real tie is drawn again."""
+    real = np.random.default_rng(4)
+    calls = []
+    near = np.arange(416, dtype=np.int32)[::-1].copy()        # random part r at position 415 - r: the sorted
+    tie = near.copy()                                          # keys step by 512 - 1, all "near", none tied
+    tie[7] = tie[8]                                            # two positions with the same random part
+
+    class Crafted:
+        def integers(self, low: int, high: int, size: tuple[int, int], dtype: type) -> np.ndarray:
+            calls.append(size)
+            return np.stack([near, tie]).astype(dtype) if len(calls) == 1 else real.integers(low, high, size, dtype)
+
+    cards = np.repeat(np.arange(52, dtype=np.int16), 8)
+    stack = shuffled_shoes(cards, 2, Crafted())              # type: ignore[arg-type]
+    assert calls == [(2, 416), (1, 416)]
+    assert (stack[0] == cards[::-1]).all() and (np.sort(stack[1]) == cards).all()
+
+
 def test_a_seed_deals_the_same_shoes_whatever_the_length_and_the_workers() -> None:
     """A shorter run is a prefix of a longer one (whole shoes), and threads change nothing."""
     long = simulate(decks=8, rounds=700_000, seed=3)
@@ -266,6 +286,19 @@ def test_simulate_writes_a_settlement_column_once(tmp_path: Path) -> None:
                      "--settle", "banker:standard", "--settle", "tie")
     assert code == 0 and path.read_text().splitlines()[0].endswith(",banker3,banker:standard,tie:8-to-1,tie:9-to-1")
     code, _, _ = run("check-sim", str(path), "--wager", "banker")
+    assert code == 0
+
+
+def test_simulated_parquet_declares_only_third_cards_nullable(tmp_path: Path) -> None:
+    """A round always has two cards a hand and a settlement for each wager: only a third card may be null."""
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "r.parquet"
+    code, _, _ = run("simulate", "--rounds", "3000", "--seed", "5", "--output", str(path), "--settle", "dragon-bonus-player")
+    schema = pq.read_schema(path)
+    assert code == 0 and [f.name for f in schema if f.nullable] == ["player3", "banker3"]
+    assert pq.read_table(path).column("player3").null_count > 0
+    code, _, _ = run("check-sim", str(path), "--wager", "dragon-bonus-player")
     assert code == 0
 
 
