@@ -92,6 +92,10 @@ def _fresh(cards: np.ndarray, n: int, rng: np.random.Generator, replacement: boo
     return cards[picks]
 
 
+#: Fresh rounds are drawn in blocks of this many, each from its own generator and always in full,
+#: so a shorter run is a prefix of a longer one.
+FRESH_BLOCK = 1 << 16
+
 #: Bounds that keep a run finite and its memory small.
 MAX_ROUNDS = 10**10
 MAX_DECKS = 1000
@@ -150,7 +154,8 @@ def _through_shoe(part: SimulatedRounds, rounds: int) -> SimulatedRounds:
 def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut: int = 14,
                     faults: Iterable[str] = (), workers: int = 2) -> Iterator[SimulatedRounds]:
     """Deal at least ``rounds`` rounds (whole shoes in ``"shoe"`` mode), reproducibly from ``seed``,
-    in chunks (batches of shoes, or 500,000 fresh rounds): memory does not grow with ``rounds``.
+    in chunks (batches of shoes, or 524,288 fresh rounds): memory does not grow with ``rounds``.
+    A shorter run is a prefix of a longer one with the same seed (in whole shoes in ``"shoe"`` mode).
 
     In ``"shoe"`` mode the batches are dealt on ``workers`` threads; what is dealt depends
     only on the seed, never on the number of workers.
@@ -160,14 +165,16 @@ def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe
     _check(decks, rounds, seed, mode, cut)
     cards = _shoe_cards(decks)
     if mode == "fresh":
-        rng = np.random.default_rng(seed)
-        done = 0
+        number = done = 0
         while done < rounds:
-            n = min(500_000, rounds - done)
-            drawn = _fresh(cards, n, rng, "with-replacement" in faults)
+            blocks: list[np.ndarray] = []
+            while len(blocks) < 8 and done < rounds:      # block k: the generator of (seed, k), drawn whole
+                rng = np.random.default_rng([seed, number])
+                blocks.append(_fresh(cards, FRESH_BLOCK, rng, "with-replacement" in faults)[:rounds - done])
+                number, done = number + 1, done + len(blocks[-1])
+            drawn = np.concatenate(blocks)
             p, b = deal_from(drawn, draw_table=table)
-            yield SimulatedRounds(p, b, np.zeros(n, dtype=np.int64), mode, faults)
-            done += n
+            yield SimulatedRounds(p, b, np.zeros(len(drawn), dtype=np.int64), mode, faults)
         return
     from collections import deque
     from concurrent.futures import Future, ThreadPoolExecutor

@@ -137,6 +137,15 @@ def test_a_seed_deals_the_same_shoes_whatever_the_length_and_the_workers() -> No
     assert np.array_equal(long.shoe_number, np.sort(long.shoe_number))
 
 
+def test_fresh_rounds_of_a_seed_are_a_prefix_of_a_longer_run() -> None:
+    """Fresh rounds come in whole blocks, each from its own generator: the length changes no round."""
+    long = simulate(decks=6, rounds=600_000, seed=9, mode="fresh")     # past the first chunk of 8 blocks
+    for n in (1, 65_537, 524_289):
+        short = simulate(decks=6, rounds=n, seed=9, mode="fresh")
+        assert len(short) == n and np.array_equal(long.player[:n], short.player)
+        assert np.array_equal(long.banker[:n], short.banker)
+
+
 def test_wrong_table_1_cell_is_caught(tmp_path: Path) -> None:
     rounds = simulate(decks=8, rounds=50_000, seed=3, mode="fresh", faults=["table1:6,5"])
     path = tmp_path / "broken.csv"
