@@ -35,9 +35,12 @@ class _Cli(click.Group):
             sys.exit(EXIT_OK)
         except click.ClickException as exc:
             _fail(exc.format_message())
-        except (click.exceptions.Abort, KeyboardInterrupt):
-            click.echo("exactodds: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+        except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+            cause = exc.__cause__ if isinstance(exc, click.exceptions.Abort) else exc    # click wraps Ctrl-C
+            signum = getattr(cause, "signum", EXIT_INTERRUPTED - 128)                  # SIGTERM while writing: 143
+            click.echo("exactodds: " + ("interrupted" if signum == EXIT_INTERRUPTED - 128 else "terminated"),
+                       err=True)
+            sys.exit(128 + signum)
         except BrokenPipeError:                              # `exactodds ... | head`
             sys.stderr.close()
             sys.exit(EXIT_OK)

@@ -61,13 +61,22 @@ def mode_for(target: Path) -> int:
         return 0o666 & ~umask
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived while files were being written; ``signum`` says which."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
 @contextmanager
 def cleanup_on_signals(paths: list[str]) -> Iterator[None]:
-    """Remove ``paths`` (temporary files) if SIGINT or SIGTERM arrives, then stop as Ctrl-C does."""
+    """Remove ``paths`` (temporary files) if SIGINT or SIGTERM arrives, then stop as Ctrl-C does
+    (raising :class:`Interrupted`, whose ``signum`` gives the exit status 128 + signal)."""
     def handler(signum: int, frame: FrameType | None) -> None:
         for p in paths:
             Path(p).unlink(missing_ok=True)
-        raise KeyboardInterrupt
+        raise Interrupted(signum)
 
     old: dict[signal.Signals, Any] = {}
     for sig in (signal.SIGINT, signal.SIGTERM):

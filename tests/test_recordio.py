@@ -99,7 +99,8 @@ def test_outputs_are_written_safely(tmp_path: Path) -> None:
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_an_interrupted_simulation_leaves_no_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "status"), [(2, 130), (15, 143)])    # Ctrl-C; SIGTERM: 128 + the signal
+def test_an_interrupted_simulation_leaves_no_file(tmp_path: Path, signum: int, status: int) -> None:
     out = tmp_path / "big.csv"
     proc = subprocess.Popen([sys.executable, "-m", "exactodds.cli", "simulate", "--rounds", str(10**9), "--seed", "1",
                              "--output", str(out), "--quiet"], stderr=subprocess.PIPE)
@@ -109,9 +110,9 @@ def test_an_interrupted_simulation_leaves_no_file(tmp_path: Path) -> None:
     while time.time() < deadline and not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
         time.sleep(0.2)
     time.sleep(1.0)
-    proc.send_signal(2)                                                  # Ctrl-C
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and b"Traceback" not in err
+    assert proc.returncode == status and b"Traceback" not in err
     assert list(tmp_path.iterdir()) == []
 
 
