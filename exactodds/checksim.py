@@ -467,6 +467,11 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
         codes_paid, values = chunk.settled[key]
         index = {i: k for k, i in enumerate(ids)}
         paid = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)[codes_paid[good]]
+        if not lenient and (paid == -2).any():           # not a settlement at all: bad input, not a mismatch
+            i = int(np.argmax(paid == -2))
+            raise ExactOddsError(f"{chunk.source}:{chunk.line(int(lines[i]))}: settlement column {key!r}: "
+                                 f"{values[int(codes_paid[good][i])]!r} is not an outcome of {w.id} "
+                                 f"({', '.join(ids)})")
         wrong = np.flatnonzero(paid != ours)
         t.mismatches[key] = t.mismatches.get(key, 0) + len(wrong)
         if len(wrong) and key not in t.first_mismatch:

@@ -404,7 +404,8 @@ def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
             raise ExactOddsError(f"{path}: cannot read ({exc})") from None
         if malformed:
             if path == "-":
-                raise ExactOddsError(f"{path}: a malformed record ({malformed[0][:60]!r}: wrong number of fields)")
+                raise ExactOddsError(f"{path}: a malformed record ({malformed[0][:60]!r}: wrong number of fields); "
+                                     "standard input cannot be read again to find its line: give the file by name")
             yield from _csv_by_line(path, compression, rows, extra, len(names), skip_records=done)
             return
         pending.append(batch)

@@ -122,12 +122,16 @@ def test_checker_catches(tmp_path: Path) -> None:
         "copies.csv": (head + "\nAs,As,,2d,5d,\n", ["--decks", "1"], "copies of one card"),
         "dup.csv": (head + ",tie:8-to-1,tie:8-to-1\nKs,9h,,Qd,Qs,,lose,lose\n", [], "appears twice"),
         "numbers.jsonl": ('{"player": [1, 9], "banker": ["Qd", "Qs"]}\n', [], "not numbers"),
+        "unknown.csv": (head + ",tie:8-to-1\nKs,9h,,Qd,Qs,,lose\nKs,8h,,Qd,Qs,,Lose\n", [],
+                        ":3: settlement column 'tie:8-to-1': 'Lose' is not an outcome of tie (tie, lose)"),
     }
     for name, (text, extra, words) in cases.items():
         path = tmp_path / name
         path.write_text(text)
         code, out, err = run("check-sim", str(path), *extra)
         assert code == 2 and words in err and err.count("\n") == 1, (name, err)
+    code, out, _ = run("check-sim", str(tmp_path / "unknown.csv"), "--lenient", "--wager", "tie:8-to-1")
+    assert code == 1 and "1 rounds settled differently; first at" in out and "'Lose'" in out   # --lenient: a mismatch
     path = tmp_path / "counts.json"
     path.write_text(json.dumps({"rounds": 100, "wagers": {"tie:8-to-1": {"tie": 10, "lose": 80}}}))
     code, _, err = run("check-sim", str(path), "--counts")
