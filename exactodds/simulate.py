@@ -216,6 +216,17 @@ def simulate(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe", cut:
                            np.concatenate(burned) if burned else None)
 
 
+@functools.lru_cache(maxsize=8)
+def _sums_draws(draw_table: bytes) -> np.ndarray:
+    """Who draws (bit 0 Player, bit 1 Banker) by the code (P·19 + B)·10 + x of the sums P and B
+    (0-18) of the two hands' first two point values and the fifth card's value x: read off
+    :func:`~exactodds.rounds.window_draws` at a window with those sums."""
+    code = np.arange(19 * 19 * 10)
+    p, b, x = code // 190, code // 10 % 19, code % 10
+    p1, b1 = np.minimum(p, 9), np.minimum(b, 9)
+    return window_draws(draw_table)[p1 * 10_000 + b1 * 1_000 + (p - p1) * 100 + (b - b1) * 10 + x]
+
+
 def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Deal every shoe of ``stack`` (shuffled shoes, one per row) to its cover card, side by side.
@@ -229,15 +240,17 @@ def deal_shoes(stack: np.ndarray, *, cut: int, draw_table: np.ndarray | None = N
     rounds' starting positions are walked; the cards are gathered once at the end.
     """
     s, size = stack.shape
-    draws = window_draws(_DRAW.tobytes() if draw_table is None else np.asarray(draw_table, dtype=bool).tobytes())
+    draws = _sums_draws(_DRAW.tobytes() if draw_table is None else np.asarray(draw_table, dtype=bool).tobytes())
     flat = np.ascontiguousarray(stack).reshape(-1)
     n = len(flat)
-    value = np.zeros(n + 4, dtype=np.int32)                   # point values (§627a.6(a)), padded past the end
+    value = np.zeros(n + 4, dtype=np.int16)                   # point values (§627a.6(a)), padded past the end
     value[:n] = ((flat >> 2) + 1) * (flat < 36)               # card index // 4 is the rank: A-9 count 1-9, 10-K 0
-    window = value[:n].copy()                                 # the five values from each position: P B P B x
-    for k in range(1, 5):
-        window *= 10
-        window += value[k:n + k]
+    window = value[:n] + value[2:n + 2]                       # from each position, P B P B x: the Player's sum,
+    window *= 19
+    window += value[1:n + 1]                                  # the Banker's sum,
+    window += value[3:n + 3]
+    window *= 10
+    window += value[4:n + 4]                                  # and the fifth card: (P·19 + B)·10 + x
     taken = (4 + draws % 2 + draws // 2).astype(np.int64)     # cards a round takes, by its window's code
     base = np.arange(s, dtype=np.int64) * size
     burned = 1 + np.where(flat[base] >= 36, 10, value[base]).astype(np.int64)     # §627a.5(f): 10-K burn ten

@@ -76,6 +76,15 @@ def test_deal_shoes_deals_as_the_rules_do_card_by_card(decks: int, cut: int) -> 
     assert burned.tolist() == [1 + (10 if f.rank.value >= 10 else f.points) for f in faces]      # §627a.5(f)
 
 
+def test_the_dealer_reads_who_draws_off_the_sums_as_off_the_five_values() -> None:
+    """The dealer's short code (P·19 + B)·10 + x gives, for all 100,000 windows, what the rules give."""
+    from exactodds.rounds import _DRAW, window_draws
+    from exactodds.simulate import _sums_draws
+
+    p1, b1, p2, b2, x = np.arange(100_000)[None, :] // 10 ** np.arange(4, -1, -1)[:, None] % 10
+    assert np.array_equal(_sums_draws(_DRAW.tobytes())[((p1 + p2) * 19 + b1 + b2) * 10 + x], window_draws())
+
+
 def test_shuffled_shoes_are_permutations_and_uniform() -> None:
     """Every shoe holds its cards; on a three-card shoe the six orders come out equally often."""
     cards = np.repeat(np.arange(52, dtype=np.int16), 2)
