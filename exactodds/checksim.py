@@ -374,7 +374,7 @@ class Tally:
         from .columns import value_columns
         from .multiset import codes
         from .pricing import table_signature
-        from .roundclasses import decode_digits, histogram_kind
+        from .roundclasses import decode_digits, distinct, histogram_kind
         from .rounds import features, round_keys, settle_rounds
 
         out = {f"{w.id}:{tid}": self.counts[f"{w.id}:{tid}"] for w, tid in pairs if f"{w.id}:{tid}" in self.counts}
@@ -398,12 +398,12 @@ class Tally:
             classes = shared[kind]
             if kind in ("values", "flagged"):            # the classes of the point-value features read, ...
                 assert classes.codes is not None
-                _, by_values = _distinct(codes([value_cols[n] for n in sig[1]]))
+                _, by_values = distinct(codes([value_cols[n] for n in sig[1]]))
                 keys = by_values[np.searchsorted(base, classes.codes)] if kind == "flagged" else by_values
                 if kind == "flagged":                     # ... and the all-same flags
                     assert classes.flags is not None
                     keys = keys * 8 + classes.flags
-                first, inverse = _distinct(keys)
+                first, inverse = distinct(keys)
                 rounds = classes.rounds(first)
                 cols = features(rounds[:, :3], rounds[:, 3:])
             else:                                        # every class's features, once per histogram
@@ -412,7 +412,7 @@ class Tally:
                     every = classes.rounds(np.arange(len(classes.counts)))
                     described[whose] = (every, features(every[:, :3], every[:, 3:]))
                 every, every_cols = described[whose]
-                first, inverse = _distinct(round_keys(every[:, :3], every[:, 3:], sig))
+                first, inverse = distinct(round_keys(every[:, :3], every[:, 3:], sig))
                 cols = {name: column[first] for name, column in every_cols.items()}
             per_class = np.zeros(len(first), dtype=np.int64)
             np.add.at(per_class, inverse, classes.counts)
@@ -430,7 +430,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     to ``into`` when given, which is then returned). ``signatures``: the pairs' table
     signatures, when already known."""
     from .pricing import table_signature
-    from .roundclasses import histogram_kind
+    from .roundclasses import histogram_kind, settlement_groups
     from .rounds import settle_rounds
 
     good, problems, codes, value_counts = _valid(chunk, decks=decks)
@@ -453,74 +453,43 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
                         value_counts=value_counts, codes=codes if everything else codes[good])
     groups: dict[Any, tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
     cache: dict[str, Any] = {}
-    for w, tid in pairs:                               # the simulator's own settlements, round by round
+    for w, tid in pairs:                               # the simulator's own settlements
         key = f"{w.id}:{tid}"
         if key not in chunk.settled or not len(player):
             continue
         ids = [o.id for o in w.outcomes] + ["lose"]
         sig = table_signature(w)
         if sig not in groups:
-            groups[sig] = _group(player, banker, sig, cache)
+            groups[sig] = settlement_groups(player, banker, sig, cache)
         inverse, _, cols = groups[sig]
-        assign = settle_rounds(w, w.paytables[tid], cols)                  # per distinct round, -1 a loss
-        ours = np.where(assign < 0, len(ids) - 1, assign)[inverse]
+        assign = settle_rounds(w, w.paytables[tid], cols)                  # per group of rounds, -1 a loss
+        ours = np.where(assign < 0, len(ids) - 1, assign)                  # per group: the outcome we pay
         codes_paid, values = chunk.settled[key]
+        paid_codes = codes_paid if everything else codes_paid[good]       # per round: the value written
         index = {i: k for k, i in enumerate(ids)}
-        paid = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)[codes_paid[good]]
-        if not lenient and (paid == -2).any():           # not a settlement at all: bad input, not a mismatch
-            i = int(np.argmax(paid == -2))
+        value_id = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)   # -2: no outcome
+        width = len(value_id)
+        if len(ours) * width <= len(paid_codes):         # few groups: rounds by (group, value written)
+            by_group = np.bincount(inverse * width + paid_codes, minlength=len(ours) * width).reshape(-1, width)
+            written = by_group.sum(axis=0)
+            wrong = int(by_group[value_id[None, :] != ours[:, None]].sum())
+        else:                                            # about a group a round: round by round
+            written = np.bincount(paid_codes, minlength=width)
+            wrong = int(np.count_nonzero(value_id[paid_codes] != ours[inverse]))
+        if not lenient and written[value_id == -2].any():     # not a settlement at all: bad input
+            i = int(np.argmax(value_id[paid_codes] == -2))
             raise ExactOddsError(f"{chunk.source}:{chunk.line(int(lines[i]))}: settlement column {key!r}: "
-                                 f"{values[int(codes_paid[good][i])]!r} is not an outcome of {w.id} "
+                                 f"{values[int(paid_codes[i])]!r} is not an outcome of {w.id} "
                                  f"({', '.join(ids)})")
-        wrong = np.flatnonzero(paid != ours)
-        t.mismatches[key] = t.mismatches.get(key, 0) + len(wrong)
-        if len(wrong) and key not in t.first_mismatch:
-            i = int(wrong[0])
-            shown = values[int(codes_paid[good][i])]
-            t.first_mismatch[key] = (chunk.source, chunk.line(int(lines[i])), shown, ids[int(ours[i])])
-        reported = np.bincount(np.where(paid < 0, len(ids), paid), minlength=len(ids) + 1).astype(np.int64)
+        t.mismatches[key] = t.mismatches.get(key, 0) + wrong
+        if wrong and key not in t.first_mismatch:        # the first round that differs, found only now
+            i = int(np.argmax(value_id[paid_codes] != ours[inverse]))
+            t.first_mismatch[key] = (chunk.source, chunk.line(int(lines[i])), values[int(paid_codes[i])],
+                                     ids[int(ours[inverse[i]])])
+        reported = np.zeros(len(ids) + 1, dtype=np.int64)                  # rounds per outcome written
+        np.add.at(reported, np.where(value_id < 0, len(ids), value_id), written)
         t.reported[key] = t.reported[key] + reported if key in t.reported else reported
     return t
-
-
-def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(first row, inverse) of the distinct keys: by a table when they are small whole numbers
-    (no sort: linear in the rounds), else by sorting."""
-    keys = np.asarray(keys, dtype=np.int64)
-    if len(keys) and keys.min() >= 0 and keys.max() < max(1 << 20, 2 * len(keys)):
-        present = np.zeros(int(keys.max()) + 1, dtype=bool)
-        present[keys] = True
-        ids = np.cumsum(present) - 1
-        inverse = ids[keys]
-        first = np.empty(int(present.sum()), dtype=np.int64)
-        first[inverse[::-1]] = np.arange(len(keys) - 1, -1, -1)        # the earliest row wins
-        return first, inverse
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return first, inverse.ravel()
-
-
-def _group(player: np.ndarray, banker: np.ndarray, sig: tuple[Any, ...], cache: dict[str, Any]
-           ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """Rounds that settle alike for every wager of a table signature: (inverse, rounds per group,
-    the features of one round of each group), for comparing settlements round by round."""
-    from .roundclasses import all_same_flags, histogram_kind, value_codes
-    from .rounds import features, round_keys
-
-    kind = histogram_kind(sig)
-    if kind in ("values", "flagged"):
-        if "values" not in cache:                       # point values decide: the distinct value sequences
-            cache["cards"] = np.concatenate([player, banker], axis=1)
-            cache["values"] = _distinct(value_codes(cache["cards"]))
-        first_v, inverse_v = cache["values"]
-        point_sig = ("multiset", sig[1])
-        keys = round_keys(player[first_v], banker[first_v], point_sig)[inverse_v]
-        if kind == "flagged":                            # and whether every card shares a suit, colour, rank
-            _, keys = np.unique(keys, return_inverse=True)
-            keys = keys.ravel() * 8 + all_same_flags(cache["cards"])
-    else:
-        keys = round_keys(player, banker, sig)
-    first, inverse = _distinct(keys)
-    return inverse, np.bincount(inverse, minlength=len(first)), features(player[first], banker[first])
 
 
 def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]]) -> None:

@@ -32,17 +32,17 @@ True
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .outcomes import VALUE_LEVEL
-from .rounds import POINTS, round_keys, window_draws
+from .rounds import POINTS, features, round_keys, settle_rounds, window_draws
 
 __all__ = ["VALUE_SPACE", "value_codes", "decode_digits", "decode_values", "all_same_flags", "initial_codes", "breaks_rules",
-           "Sparse", "RoundHistogram", "Classes", "histogram_kind"]
+           "Sparse", "RoundHistogram", "Classes", "histogram_kind", "distinct", "settlement_groups", "settle_grouped"]
 
 #: Value codes: six slots (Player 1-3, Banker 1-3), each 0 for no card or 1 + its point value.
 VALUE_SPACE = 11 ** 6
@@ -297,3 +297,60 @@ class Classes:
     rounds: Callable[[np.ndarray], np.ndarray]
     codes: np.ndarray | None = None
     flags: np.ndarray | None = None
+
+
+# -- settling the rounds of a chunk, group by group ---------------------------------------------
+
+def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row, inverse) of the distinct keys: by a table when they are small whole numbers
+    (no sort: linear in the rounds), else by sorting."""
+    keys = np.asarray(keys, dtype=np.int64)
+    if len(keys) and keys.min() >= 0 and keys.max() < max(1 << 20, 2 * len(keys)):
+        present = np.zeros(int(keys.max()) + 1, dtype=bool)
+        present[keys] = True
+        ids = np.cumsum(present) - 1
+        inverse = ids[keys]
+        first = np.empty(int(present.sum()), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(len(keys) - 1, -1, -1)        # the earliest row wins
+        return first, inverse
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
+def settlement_groups(player: np.ndarray, banker: np.ndarray, sig: tuple[Any, ...], cache: dict[str, Any]
+                      ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Rounds that settle alike for every wager of a table signature: (inverse, rounds per group,
+    the features of one round of each group). ``cache`` (one per set of rounds) keeps the
+    distinct value codes for the next signature: point-value tables key only those."""
+    kind = histogram_kind(sig)
+    if kind in ("values", "flagged"):
+        if "values" not in cache:                       # point values decide: the distinct value sequences
+            cache["cards"] = np.concatenate([player, banker], axis=1)
+            cache["values"] = distinct(value_codes(cache["cards"]))
+        first_v, inverse_v = cache["values"]
+        point_sig = ("multiset", sig[1])
+        keys = round_keys(player[first_v], banker[first_v], point_sig)[inverse_v]
+        if kind == "flagged":                            # and whether every card shares a suit, colour, rank
+            _, keys = np.unique(keys, return_inverse=True)
+            keys = keys.ravel() * 8 + all_same_flags(cache["cards"])
+    else:
+        keys = round_keys(player, banker, sig)
+    first, inverse = distinct(keys)
+    return inverse, np.bincount(inverse, minlength=len(first)), features(player[first], banker[first])
+
+
+def settle_grouped(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np.ndarray
+                   ) -> Iterator[tuple[tuple[Any, Any], np.ndarray]]:
+    """For each (wager, paytable), the outcome index each round is paid as (-1 a loss), one at a
+    time: what :func:`exactodds.rounds.settle_iter` gives, with the rounds grouped by
+    :func:`settlement_groups` (each group settled once)."""
+    from .pricing import table_signature
+
+    cache: dict[str, Any] = {}
+    groups: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
+    for wager, paytable in pairs:
+        sig = table_signature(wager)
+        if sig not in groups:
+            groups[sig] = settlement_groups(player, banker, sig, cache)
+        inverse, _, cols = groups[sig]
+        yield (wager, paytable), settle_rounds(wager, paytable, cols)[inverse]

@@ -319,12 +319,12 @@ def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()
     import pyarrow as pa
 
     from .recordio import CARD_COLUMNS, arrow_strings, dictionary_column
-    from .rounds import settle_iter
+    from .roundclasses import settle_grouped
 
     tokens = arrow_strings(_TOKENS)
     columns = [dictionary_column(hand[:, k], tokens) for hand in (rounds.player, rounds.banker) for k in range(3)]
     names = list(CARD_COLUMNS)
-    for (wager, table), assign in settle_iter(list(settle), rounds.player, rounds.banker):
+    for (wager, table), assign in settle_grouped(list(settle), rounds.player, rounds.banker):
         ids = [o.id for o in wager.outcomes] + ["lose"]
         if "perfect-pairs-mixed-as-coloured" in rounds.faults and wager.id.startswith("perfect-pairs-"):
             ids = ["coloured" if i == "mixed" else i for i in ids]

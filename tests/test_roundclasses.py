@@ -9,7 +9,7 @@ from exactodds.analysis import load_file
 from exactodds.checksim import Tally, tally_chunk
 from exactodds.recordio import Chunk
 from exactodds.roundclasses import (RoundHistogram, all_same_flags, breaks_rules, decode_values, initial_codes,
-                                    value_codes)
+                                    settle_grouped, value_codes)
 from exactodds.rounds import POINTS, features, invalid_rounds, settle_rounds
 from exactodds.simulate import simulate
 from exactodds.wagers import load_catalogue
@@ -39,6 +39,43 @@ def test_class_counts_equal_settling_every_round() -> None:
         assign = settle_rounds(w, w.paytables[t], cols)
         want = np.bincount(np.where(assign < 0, len(w.outcomes), assign), minlength=len(w.outcomes) + 1)
         assert counted[f"{w.id}:{t}"].tolist() == want.tolist(), (w.id, t)
+
+
+def test_settling_by_groups_pays_every_round_as_settling_it_alone() -> None:
+    """What simulate writes (rounds grouped by value code, then by each signature's key) is, round
+    by round, what settling each round by itself gives, for every table and the example file's."""
+    cat = load_catalogue().merged(load_file("examples/new-bets.toml"))
+    pairs = [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
+    player, banker = _rounds()
+    cols = features(player, banker)
+    for (w, table), assign in settle_grouped(pairs, player, banker):
+        assert np.array_equal(assign, settle_rounds(w, table, cols)), (w.id, table.id)
+
+
+def test_settlement_columns_are_compared_round_by_round() -> None:
+    """A simulator's settlements, some made wrong on purpose (and one value no outcome has,
+    read with --lenient): the mismatches and the outcomes reported are, for every table, those
+    counted round by round."""
+    cat = load_catalogue()
+    pairs = [(w, t) for w in cat.values() for t in w.paytables]
+    player, banker = _rounds()
+    cols = features(player, banker)
+    rng = np.random.default_rng(5)
+    settled, want = {}, {}
+    for w, t in pairs:
+        ids = [o.id for o in w.outcomes] + ["lose"]
+        paid = settle_rounds(w, w.paytables[t], cols)
+        paid = np.where(paid < 0, len(ids) - 1, paid)
+        written = np.where(rng.random(len(paid)) < 0.01, rng.integers(0, len(ids) + 1, len(paid)), paid)
+        values = ["not-an-outcome", *ids[::-1]]            # the file's own order of values
+        codes = np.where(written == len(ids), 0, len(ids) - written)
+        settled[f"{w.id}:{t}"] = (codes.astype(np.int64), values)
+        want[f"{w.id}:{t}"] = (int((written != paid).sum()),
+                               np.bincount(written, minlength=len(ids) + 1).tolist())
+    chunk = Chunk(player, banker, np.arange(len(player)) + 2, "test", settled=settled)
+    t = tally_chunk(chunk, pairs, decks=8, lenient=True)
+    for key, (mismatches, reported) in want.items():
+        assert (t.mismatches[key], t.reported[key].tolist()) == (mismatches, reported), key
 
 
 def test_decoded_rounds_carry_their_value_code_and_no_all_same_flag_they_need_not() -> None:
