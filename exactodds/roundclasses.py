@@ -344,6 +344,8 @@ def settle_grouped(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker:
     """For each (wager, paytable), the outcome index each round is paid as (-1 a loss), one at a
     time: what :func:`exactodds.rounds.settle_iter` gives, with the rounds grouped by
     :func:`settlement_groups` (each group settled once)."""
+    if not pairs:
+        return                                    # nothing to settle: the pricing module is not imported
     from .pricing import table_signature
 
     cache: dict[str, Any] = {}

@@ -136,8 +136,6 @@ def settle_many(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np
 def settle_iter(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np.ndarray
                 ) -> Iterator[tuple[tuple[Any, Any], np.ndarray]]:
     """Like :func:`settle_many`, one (pair, settlement) at a time, so only one is held in memory."""
-    if not pairs:
-        return                                    # nothing to settle: the pricing module is not imported
     from .pricing import table_signature
 
     groups: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
