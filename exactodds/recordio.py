@@ -19,6 +19,7 @@ name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 import io
 import json
@@ -78,6 +79,11 @@ def card_index(token: Any) -> int:
         return -1
     if not isinstance(token, str):
         return -2
+    return _card_index(token)
+
+
+@functools.lru_cache(maxsize=4096)                  # a file spells its cards a few ways: parse each once
+def _card_index(token: str) -> int:
     text = token.strip()
     if not text:
         return -1
@@ -563,29 +569,13 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
 
 
 def _jsonl(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
+    """JSON Lines: a record per line. Settlements are kept as codes per column while a chunk
+    fills, and a chunk holds fewer records the more columns it has, so memory stays bounded."""
     stream = _Stdin() if path == "-" else _stream(path, compression)
-    players: list[list[int]] = []
-    bankers: list[list[int]] = []
-    lines: list[int] = []
-    settled_rows: list[dict[str, str]] = []
-    invalid: list[tuple[str, int, str]] = []
+    records = _JsonlRecords(path)
     number = 0
     buffer = b""
-
-    def flush() -> Chunk:
-        names = sorted({k for s in settled_rows for k in s})
-        settled = {}
-        for name in names:
-            values = [s.get(name, "") for s in settled_rows]
-            distinct = sorted(set(values))
-            index = {v: i for i, v in enumerate(distinct)}
-            settled[name] = (np.array([index[v] for v in values], dtype=np.int64), distinct)
-        chunk = Chunk(np.array(players, dtype=np.int16).reshape(-1, 3), np.array(bankers, dtype=np.int16).reshape(-1, 3),
-                      np.array(lines, dtype=np.int64), path, settled, list(invalid))
-        for pending in (players, bankers, lines, settled_rows, invalid):
-            pending.clear()
-        return chunk
-
+    limit = rows
     while True:
         try:
             block = stream.read(1 << 22)
@@ -597,53 +587,101 @@ def _jsonl(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
         *complete, buffer = buffer.split(b"\n")
         for raw in complete:
             number += 1
-            _jsonl_record(path, number, raw, players, bankers, lines, settled_rows, invalid)
-            if len(lines) + len(invalid) >= rows:
-                yield flush()
+            records.add(number, raw)
+            if records.names is not None:                # Python lists hold a record: fewer a chunk
+                limit = _rows_for(4 * (6 + len(records.names)), rows)
+            if records.pending >= limit:
+                yield records.flush()
     if buffer.strip():
         number += 1
-        _jsonl_record(path, number, buffer, players, bankers, lines, settled_rows, invalid)
-    if lines or invalid:
-        yield flush()
+        records.add(number, buffer)
+    if records.pending:
+        yield records.flush()
 
 
-def _jsonl_record(path: str, number: int, raw: bytes, players: list[list[int]], bankers: list[list[int]],
-                  lines: list[int], settled_rows: list[dict[str, str]], invalid: list[tuple[str, int, str]]) -> None:
-    text = raw.decode("utf-8", errors="replace").strip()
-    if number == 1 and text.startswith("\ufeff"):
-        text = text[1:]
-    if not text:
-        return
-    try:
-        rec = json.loads(text)
-        if not isinstance(rec, dict):
-            raise ValueError("a record is an object with 'player' and 'banker'")
-        hands = []
-        for hand in ("player", "banker"):
-            cards = rec.get(hand)
-            if not isinstance(cards, list) or not 2 <= len(cards) <= 3:
-                raise ValueError(f"'{hand}' must list 2 or 3 cards")
-            idx = []
-            for c in cards:
-                if not isinstance(c, str):
-                    raise ValueError(f"'{hand}' holds {json.dumps(c)}: cards are text such as \"Ks\", not numbers")
-                k = card_index(c)
-                if k < 0:
-                    raise ValueError(f"'{hand}' holds {c!r}, not a card")
-                idx.append(k)
-            hands.append(idx + [-1] * (3 - len(idx)))
-        settle = rec.get("settled", {})
-        if not isinstance(settle, dict) or not all(isinstance(v, str) for v in settle.values()):
-            raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid")
-        if extra := set(rec) - {"player", "banker", "settled"}:
-            raise ValueError(f"unknown key {sorted(extra)[0]!r}")
-    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
-        invalid.append((path, number, f"unreadable record ({exc})"))
-        return
-    players.append(hands[0])
-    bankers.append(hands[1])
-    lines.append(number)
-    settled_rows.append({k: v.strip() for k, v in settle.items()})
+class _JsonlRecords:
+    """The records of a JSON Lines chunk as they are read: cards, lines, and per settlement column
+    the code of each record's value. The first record's ``settled`` keys name the file's columns."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.names: list[str] | None = None
+        self.players: list[list[int]] = []
+        self.bankers: list[list[int]] = []
+        self.lines: list[int] = []
+        self.codes: dict[str, list[int]] = {}
+        self.values: dict[str, dict[str, int]] = {}
+        self.invalid: list[tuple[str, int, str]] = []
+
+    @property
+    def pending(self) -> int:
+        return len(self.lines) + len(self.invalid)
+
+    def add(self, number: int, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace").strip()
+        if number == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        if not text:
+            return
+        try:
+            hands, settle = _jsonl_record(text)
+            if self.names is None:
+                self.names = list(settle)
+                self.codes = {name: [] for name in self.names}
+                self.values = {name: {} for name in self.names}
+            elif settle.keys() != self.codes.keys():        # the columns are the first record's
+                lacks = sorted(set(self.names) - set(settle))
+                raise ValueError(f"'settled' lacks {lacks[0]!r}, which the file's first record has" if lacks else
+                                 f"'settled' has {sorted(set(settle) - set(self.names))[0]!r}, "
+                                 "which the file's first record has not")
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+            self.invalid.append((self.path, number, f"unreadable record ({exc})"))
+            return
+        self.players.append(hands[0])
+        self.bankers.append(hands[1])
+        self.lines.append(number)
+        for name, value in settle.items():
+            seen = self.values[name]
+            self.codes[name].append(seen.setdefault(value.strip(), len(seen)))
+
+    def flush(self) -> Chunk:
+        settled = {name: (np.array(codes, dtype=np.int64), list(self.values[name]))
+                   for name, codes in self.codes.items()}
+        chunk = Chunk(np.array(self.players, dtype=np.int16).reshape(-1, 3),
+                      np.array(self.bankers, dtype=np.int16).reshape(-1, 3),
+                      np.array(self.lines, dtype=np.int64), self.path, settled, list(self.invalid))
+        for pending in (self.players, self.bankers, self.lines, self.invalid):
+            pending.clear()
+        for codes in self.codes.values():
+            codes.clear()
+        return chunk
+
+
+def _jsonl_record(text: str) -> tuple[list[list[int]], dict[str, str]]:
+    """(the Player's and the Banker's card indices, -1 for none; the settlements) of one record."""
+    rec = json.loads(text)
+    if not isinstance(rec, dict):
+        raise ValueError("a record is an object with 'player' and 'banker'")
+    hands = []
+    for hand in ("player", "banker"):
+        cards = rec.get(hand)
+        if not isinstance(cards, list) or not 2 <= len(cards) <= 3:
+            raise ValueError(f"'{hand}' must list 2 or 3 cards")
+        idx = []
+        for c in cards:
+            if not isinstance(c, str):
+                raise ValueError(f"'{hand}' holds {json.dumps(c)}: cards are text such as \"Ks\", not numbers")
+            k = card_index(c)
+            if k < 0:
+                raise ValueError(f"'{hand}' holds {c!r}, not a card")
+            idx.append(k)
+        hands.append(idx + [-1] * (3 - len(idx)))
+    settle = rec.get("settled", {})
+    if not isinstance(settle, dict) or not all(isinstance(v, str) for v in settle.values()):
+        raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid")
+    if extra := set(rec) - {"player", "banker", "settled"}:
+        raise ValueError(f"unknown key {sorted(extra)[0]!r}")
+    return hands, settle
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -715,8 +753,10 @@ class RecordWriter:
                 self._writer = pcsv.CSVWriter(self._sink, table.schema, write_options=pcsv.WriteOptions(
                     include_header=False, quoting_style="none"))
             self._writer.write_table(table)
-        else:
-            self._sink.write(_jsonl_bytes(table))
+        else:                                             # slices: Python objects for a few rows at a time
+            step = max(1, _rows_for(table.num_columns, 1 << 19) // 16)
+            for start in range(0, table.num_rows, step):
+                self._sink.write(_jsonl_bytes(table.slice(start, step)))
         self.rows += table.num_rows
 
     def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
@@ -744,13 +784,20 @@ class RecordWriter:
 
 
 def _jsonl_bytes(table: Any) -> bytes:
-    cols = {name: table.column(name).to_pylist() for name in table.column_names}
-    settled = [n for n in table.column_names if n not in CARD_COLUMNS]
+    """A record table as JSON Lines, ``{"player": [...], "banker": [...], "settled": {...}}`` a line
+    (as ``json.dumps`` writes it): each distinct value is encoded once, then joined row by row."""
+    def texts(name: str, entry: str = "") -> list[str | None]:     # each row's JSON text, None when null
+        codes, values = _decode(table.column(name))
+        encoded = [None if v is None else entry + json.dumps(v) for v in values]
+        return [encoded[c] for c in codes.tolist()]
+
+    hands = [list(zip(*(texts(n) for n in names))) for names in (CARD_COLUMNS[:3], CARD_COLUMNS[3:])]
+    settled = [texts(n, json.dumps(n) + ": ") for n in table.column_names if n not in CARD_COLUMNS]
     out = []
-    for i in range(table.num_rows):
-        rec: dict[str, Any] = {"player": [c for c in (cols[k][i] for k in CARD_COLUMNS[:3]) if c],
-                               "banker": [c for c in (cols[k][i] for k in CARD_COLUMNS[3:]) if c]}
+    for row, (player, banker) in enumerate(zip(*hands)):
+        line = ('{"player": [' + ", ".join(c for c in player if c) + '], "banker": ['
+                + ", ".join(c for c in banker if c) + "]")
         if settled:
-            rec["settled"] = {n: cols[n][i] for n in settled}
-        out.append(json.dumps(rec))
+            line += ', "settled": {' + ", ".join(str(column[row]) for column in settled) + "}"
+        out.append(line + "}")
     return ("\n".join(out) + "\n").encode("utf-8") if out else b""

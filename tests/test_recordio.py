@@ -136,3 +136,37 @@ def test_checker_catches(tmp_path: Path) -> None:
     path.write_text(json.dumps({"rounds": 100, "wagers": {"tie:8-to-1": {"tie": 10, "lose": 80}}}))
     code, _, err = run("check-sim", str(path), "--counts")
     assert code == 2 and "not the stated 100" in err
+
+
+def test_json_lines_are_written_as_json_dumps_writes_each_record() -> None:
+    """The JSON Lines writer (each distinct value encoded once) against json.dumps of every record."""
+    from exactodds import load_catalogue
+    from exactodds.recordio import CARD_COLUMNS, _jsonl_bytes
+    from exactodds.simulate import record_table, simulate
+
+    cat = load_catalogue()
+    pairs = [(cat[w], cat[w].paytable(t)) for w, t in (("tie", "8-to-1"), ("perfect-pairs-player", "A"))]
+    table = record_table(simulate(decks=2, rounds=3000, seed=9), pairs)
+    cols = {name: table.column(name).to_pylist() for name in table.column_names}
+    want = [json.dumps({"player": [c for c in (cols[k][i] for k in CARD_COLUMNS[:3]) if c],
+                        "banker": [c for c in (cols[k][i] for k in CARD_COLUMNS[3:]) if c],
+                        "settled": {n: cols[n][i] for n in table.column_names[6:]}}) for i in range(table.num_rows)]
+    assert _jsonl_bytes(table).decode().splitlines() == want
+
+
+def test_json_lines_chunks_shrink_with_their_columns_and_keep_one_set_of_columns(tmp_path: Path) -> None:
+    from exactodds.recordio import _rows_for, read_chunks
+
+    path = tmp_path / "wide.jsonl"
+    code, _, _ = run("simulate", "--rounds", "50000", "--seed", "2", "--settle", "all", "--output", str(path), "--quiet")
+    first = json.loads(path.read_text().splitlines()[0])
+    width = 6 + len(first["settled"])
+    sizes = [len(chunk) for chunk in read_chunks(str(path))]
+    assert code == 0 and sum(sizes) >= 50000 and max(sizes) == _rows_for(4 * width, 1 << 19) < 50000
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[2])
+    del record["settled"]["tie:8-to-1"]
+    lines[2] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run("check-sim", str(path))
+    assert code == 2 and f"{path}:3: unreadable record ('settled' lacks 'tie:8-to-1', which the file's first record has)" in err
