@@ -1,18 +1,21 @@
 """The ``exactodds`` command: thin — parse, call the library, render, exit.
 
-Exit codes: 0 ok, 1 a check failed, 2 bad input. Results go to stdout, errors
-to stderr as one line (``exactodds: error: ...``), never a traceback.
+Exit codes: 0 ok, 1 a check failed, 2 bad input, 128 + the signal when Ctrl-C
+(130) or SIGTERM (143) stops it. Results go to stdout, errors to stderr as one
+line (``exactodds: error: ...``), never a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from typing import Any
 
 import click
 
-from .errors import ExactOddsError
+from .errors import ExactOddsError, Interrupted
 
 __all__ = ["cli", "main"]
 
@@ -20,11 +23,47 @@ EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130                      # 128 + SIGINT, as shells report Ctrl-C
 
 
+class _Stopped(Exception):
+    """A run stopped by a signal or a closed pipe, carried past click's own handling (which would
+    print a blank line, or exit 1 with no word): ``status`` to exit with, ``message`` to print."""
+
+    def __init__(self, status: int, message: str = ""):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered has nowhere to fail."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Interrupted(signum)
+
+
 class _Cli(click.Group):
     """A click group whose errors are one line on stderr with exit code 2."""
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:                         # Ctrl-C, or SIGTERM: context managers
+            signum = getattr(exc, "signum", signal.SIGINT)        # have run (files removed, cursor shown)
+            raise _Stopped(128 + signum, "interrupted" if signum == signal.SIGINT else "terminated") from None
+        except BrokenPipeError:                                  # `exactodds ... | head`: the reader is done
+            _silence_stdout()
+            raise _Stopped(EXIT_OK) from None
+
     def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D401
         kwargs["standalone_mode"] = False
+        previous = signal.getsignal(signal.SIGTERM)
+        try:
+            signal.signal(signal.SIGTERM, _terminate)            # SIGTERM unwinds as Ctrl-C does
+        except ValueError:                                       # not the main thread: leave it
+            previous = None
         try:
             rv = super().main(*args, **kwargs)
             sys.stdout.flush()                               # a full disk shows here, not at exit
@@ -35,19 +74,23 @@ class _Cli(click.Group):
             sys.exit(EXIT_OK)
         except click.ClickException as exc:
             _fail(exc.format_message())
-        except (click.exceptions.Abort, KeyboardInterrupt) as exc:
-            cause = exc.__cause__ if isinstance(exc, click.exceptions.Abort) else exc    # click wraps Ctrl-C
-            signum = getattr(cause, "signum", EXIT_INTERRUPTED - 128)                  # SIGTERM while writing: 143
-            click.echo("exactodds: " + ("interrupted" if signum == EXIT_INTERRUPTED - 128 else "terminated"),
-                       err=True)
-            sys.exit(128 + signum)
-        except BrokenPipeError:                              # `exactodds ... | head`
-            sys.stderr.close()
+        except _Stopped as stop:
+            if stop.message:
+                click.echo(f"exactodds: {stop.message}", err=True)
+            sys.exit(stop.status)
+        except (click.exceptions.Abort, KeyboardInterrupt):      # Ctrl-C while click itself parsed
+            click.echo("exactodds: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            _silence_stdout()
             sys.exit(EXIT_OK)
         except OSError as exc:                               # a full disk, a closed terminal
             if exc.filename is None:
                 _fail(f"cannot write to standard output ({exc.strerror or exc})")
             raise
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 

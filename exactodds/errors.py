@@ -1,11 +1,11 @@
-"""The one exception type of exactodds."""
+"""The exceptions of exactodds: bad input, and a stop asked for by a signal."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExactOddsError", "read_json"]
+__all__ = ["ExactOddsError", "Interrupted", "read_json"]
 
 
 class ExactOddsError(ValueError):
@@ -19,6 +19,14 @@ class ExactOddsError(ValueError):
     ...
     exactodds.errors.ExactOddsError: unknown card 'Zz' in --remove
     """
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT (Ctrl-C) or SIGTERM arrived; ``signum`` says which (the exit status is 128 + it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def read_json(path: str | Path, *, what: str = "JSON") -> Any:

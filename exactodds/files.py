@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .errors import ExactOddsError
+from .errors import ExactOddsError, Interrupted
 
 __all__ = ["check_output", "write_atomically", "write_all_or_nothing", "cleanup_on_signals", "mode_for"]
 
@@ -59,14 +59,6 @@ def mode_for(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM arrived while files were being written; ``signum`` says which."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
 
 
 @contextmanager

@@ -112,8 +112,29 @@ def test_an_interrupted_simulation_leaves_no_file(tmp_path: Path, signum: int, s
     time.sleep(1.0)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == status and b"Traceback" not in err
+    assert proc.returncode == status and err.decode() == ("exactodds: interrupted\n" if signum == 2 else
+                                                          "exactodds: terminated\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_stops_a_check_with_one_line_and_a_closed_pipe_stops_quietly(written: dict[str, Path]) -> None:
+    """SIGTERM anywhere unwinds as Ctrl-C does (exit 143); `... | head` ends the writing, exit 0."""
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "exactodds.cli", "check-sim", "-", "--input-format", "csv"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(written["r.csv"].read_bytes())                       # and more to come: it waits
+    proc.stdin.flush()
+    time.sleep(2.0)
+    proc.send_signal(15)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, out, err) == (143, b"", b"exactodds: terminated\n")
+    proc = subprocess.Popen([sys.executable, "-m", "exactodds.cli", "simulate", "--rounds", str(10**9), "--seed", "1",
+                             "--output", "-", "--format", "jsonl"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline().startswith(b'{"player": [')
+    proc.stdout.close()                                                    # the reader has seen enough
+    assert proc.wait(timeout=60) == 0 and proc.stderr is not None and proc.stderr.read() == b""
 
 
 def test_checker_catches(tmp_path: Path) -> None:
