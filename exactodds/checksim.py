@@ -612,10 +612,11 @@ def _import_in_background(name: str) -> None:
     threading.Thread(target=run, name=f"exactodds-import-{name}", daemon=True).start()
 
 
-def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
+def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
                 lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
                 scheduler: Any = None, progress: Any = None) -> CheckResult:
-    """Check a file, a directory or a glob of shards in chunks, in bounded memory.
+    """Check a file, a directory or a glob of shards (or several of these, read as one data set)
+    in chunks, in bounded memory.
 
     Without ``scheduler`` the files are counted here, one after another; with it
     (a Dask scheduler address or a ``dask.distributed.Client``), each file is
@@ -626,7 +627,11 @@ def check_files(source: str, *, decks: int = 8, wagers: Iterable[str] | None = N
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
     _import_in_background("scipy.special")              # the tests' distributions, loaded while counting
-    files = expand_sources(source)
+    specs = [source] if isinstance(source, str) else list(source)
+    if len(specs) > 1 and "-" in specs:
+        raise ExactOddsError("standard input ('-') is read alone, not with other sources")
+    files = [f for spec in specs for f in expand_sources(spec)]
+    source = " ".join(specs)
     ahead = None
     if scheduler is None and files[0] != "-":          # reading starts now (standard input: when counted)
         ahead = read_ahead(read_chunks(files[0], fmt=fmt))

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -803,7 +804,10 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
             else:
                 pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
         pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())   # each settlement column once
-    kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
+    try:
+        kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"--output {exc}") from None
     named = [x.lstrip(".") for x in PurePath(output).suffixes if x.lstrip(".").lower() in ("csv", "jsonl", "parquet")]
     if fmt is not None and output != "-" and named and named[-1].lower() != fmt:
         raise ExactOddsError(f"--format {fmt} but --output {output} names a .{named[-1]} file")
@@ -821,6 +825,11 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
                + ("" if output == "-" else f" to {output}"), err=True)
 
 
+def _no_total() -> Iterator[int]:
+    """An iterable without a length: the progress bar counts without a total."""
+    yield from ()
+
+
 class _NoBar:
     def __enter__(self) -> _NoBar:
         return self
@@ -833,7 +842,7 @@ class _NoBar:
 
 
 @cli.command(name="check-sim")
-@click.argument("path", metavar="SOURCE")
+@click.argument("paths", metavar="SOURCE...", nargs=-1, required=True)
 @click.option("--decks", type=int, default=None, help="Decks of the simulated shoe (default 8, or the counts file's).")
 @click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="Check only these (repeatable).")
 @click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance after Holm's correction.")
@@ -846,14 +855,19 @@ class _NoBar:
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
               show_default=True)
-def check_sim(path: str, decks: int | None, wagers: tuple[str, ...], alpha: float, counts: bool,
+def check_sim(paths: tuple[str, ...], decks: int | None, wagers: tuple[str, ...], alpha: float, counts: bool,
               input_format: str | None, lenient: bool, scheduler: str | None, verbose: bool, quiet: bool,
               fmt: str) -> None:
-    """Test a simulator's output (a file, a directory or glob of shards, or '-') against the exact distribution.
+    """Test a simulator's output against the exact distribution: files, directories or globs of
+    shards (read as one data set), or '-'.
 
     Exit 0 ok, 1 flagged, 2 bad input.
     """
     from .checksim import check_counts, check_files, read_counts, render
+
+    if counts and len(paths) > 1:
+        raise ExactOddsError(f"--counts reads one counts file, got {len(paths)} sources")
+    path = paths[0]
 
     if decks is not None and not 1 <= decks <= 10**7:
         raise ExactOddsError(f"--decks: number of decks must be a whole number from 1 to 10,000,000, got {decks}")
@@ -867,9 +881,9 @@ def check_sim(path: str, decks: int | None, wagers: tuple[str, ...], alpha: floa
         result = check_counts(data, decks=stated or decks or 8, alpha=alpha)
     else:
         show = not quiet and sys.stderr.isatty()
-        with click.progressbar(length=0, label="checking", file=sys.stderr, show_pos=True,
+        with click.progressbar(_no_total(), label="checking (rounds)", file=sys.stderr, show_pos=True,
                                show_eta=False) if show else _NoBar() as bar:
-            result = check_files(path, decks=decks or 8, wagers=wagers or None, alpha=alpha, lenient=lenient,
+            result = check_files(list(paths), decks=decks or 8, wagers=wagers or None, alpha=alpha, lenient=lenient,
                                  fmt=input_format, scheduler=scheduler, progress=bar.update)
     click.echo(render(result, fmt, verbose=verbose), nl=False)
     if not result.ok:

@@ -41,7 +41,9 @@ __all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "expand_sources", "read_chunks", 
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 FORMATS = ("csv", "jsonl", "parquet")
-_COMPRESSION = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd"}
+_COMPRESSION = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}   # LZ4: frames
+#: Compressed files that pyarrow cannot read or write as a stream: named, never taken for text.
+_OTHER_COMPRESSION = (".xz", ".lzma", ".zip", ".7z", ".br", ".sz", ".z", ".tgz")
 
 
 @dataclass
@@ -114,12 +116,13 @@ def dictionary_column(codes: np.ndarray, dictionary: Any) -> Any:
 
 
 def expand_sources(spec: str) -> list[str]:
-    """A file, a directory (its files, in name order) or a glob → the files to read; '-' is standard input."""
+    """A file, a directory (its files, in name order, but for names starting '.' or '_', such as
+    Spark's ``_SUCCESS``) or a glob → the files to read; '-' is standard input."""
     if spec == "-":
         return ["-"]
     p = Path(spec)
     if p.is_dir():
-        files = sorted(str(f) for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+        files = sorted(str(f) for f in p.iterdir() if f.is_file() and not f.name.startswith((".", "_")))
         if not files:
             raise ExactOddsError(f"{spec}: an empty directory")
         return files
@@ -138,6 +141,7 @@ def expand_sources(spec: str) -> list[str]:
 def detect(path: str, given: str | None) -> tuple[str, str | None]:
     """(format, compression) from ``given`` or the file's extensions."""
     suffixes = [s.lower() for s in Path(path).suffixes] if path != "-" else []
+    _check_compression(path, suffixes)
     compression = _COMPRESSION.get(suffixes[-1]) if suffixes else None
     if compression:
         suffixes = suffixes[:-1]
@@ -151,9 +155,17 @@ def detect(path: str, given: str | None) -> tuple[str, str | None]:
         raise ExactOddsError("reading standard input needs --input-format csv or jsonl")
     else:
         fmt = "csv"
-    if fmt == "parquet" and (compression or path == "-"):
-        raise ExactOddsError(f"{path}: Parquet is read from a file (it compresses itself)")
+    if fmt == "parquet" and compression:
+        raise ExactOddsError(f"{path}: Parquet compresses itself; drop the {Path(path).suffix}")
+    if fmt == "parquet" and path == "-":
+        raise ExactOddsError("-: Parquet is read and written as a named file, not through a pipe")
     return fmt, compression
+
+
+def _check_compression(path: str, suffixes: list[str]) -> None:
+    if suffixes and suffixes[-1] in _OTHER_COMPRESSION:
+        raise ExactOddsError(f"{path}: {suffixes[-1]} files are not read or written here; "
+                             f"use .gz, .zst, .bz2 or .lz4 (or none)")
 
 
 def _stream(path: str, compression: str | None) -> Any:
@@ -696,6 +708,7 @@ class RecordWriter:
         self.path, self.fmt, self.columns = path, fmt, list(columns)
         self.compression: str | None = None
         if path != "-":
+            _check_compression(f"--output {path}", [Path(path).suffix.lower()])
             self.compression = _COMPRESSION.get(Path(path).suffix.lower())
             if fmt == "parquet" and self.compression:
                 raise ExactOddsError(f"--output {path}: Parquet compresses itself; drop the {Path(path).suffix}")

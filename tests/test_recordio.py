@@ -26,7 +26,7 @@ def run(*args: str, input: bytes | None = None) -> tuple[int, str, str]:
 def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("records")
     out = {}
-    for name in ("r.csv", "r.csv.gz", "r.csv.zst", "r.jsonl", "r.parquet"):
+    for name in ("r.csv", "r.csv.gz", "r.csv.zst", "r.csv.bz2", "r.jsonl", "r.jsonl.lz4", "r.parquet"):
         code, _, err = run("simulate", "--rounds", str(ROUNDS), "--seed", "7", "--settle", "tie", "--settle",
                            "perfect-pairs-player:A", "--output", str(d / name), "--quiet")
         assert code == 0, err
@@ -57,10 +57,18 @@ def test_shards_as_one_data_set_and_standard_input(written: dict[str, Path], tmp
     shards.mkdir()
     for k in range(3):
         (shards / f"part-{k}.csv").write_text(header + "".join(body[k::3]))
+    (shards / "_SUCCESS").write_text("")                                # a Spark job's marker: not a shard
     whole = check_files(str(written["r.csv"]), wagers=["tie"])
-    for source in (str(shards), str(shards / "part-*.csv")):
+    named = [str(shards / f"part-{k}.csv") for k in range(3)]              # what an unquoted glob gives
+    for source in (str(shards), str(shards / "part-*.csv"), named):
         parts = check_files(source, wagers=["tie"])
         assert parts.rounds == whole.rounds and parts.observed == whole.observed
+    code, out, _ = run("check-sim", *named, "--wager", "tie", "--format", "json")
+    assert code == 0 and json.loads(out)["rounds"] == whole.rounds
+    for args, words in ((("-", named[0]), "standard input ('-') is read alone"),
+                        (("--counts", named[0], named[1]), "--counts reads one counts file, got 2 sources")):
+        code, _, err = run("check-sim", *args)
+        assert code == 2 and words in err
     code, out, err = run("check-sim", "-", "--input-format", "csv", "--wager", "tie", "--format", "json",
                          input=written["r.csv"].read_bytes())
     assert code == 0, err
@@ -135,6 +143,15 @@ def test_sigterm_stops_a_check_with_one_line_and_a_closed_pipe_stops_quietly(wri
     assert proc.stdout is not None and proc.stdout.readline().startswith(b'{"player": [')
     proc.stdout.close()                                                    # the reader has seen enough
     assert proc.wait(timeout=60) == 0 and proc.stderr is not None and proc.stderr.read() == b""
+
+
+def test_a_compression_not_handled_is_named_not_taken_for_text(tmp_path: Path) -> None:
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--output", str(tmp_path / "r.csv.xz"))
+    assert code == 2 and "--output" in err and ".xz files are not read or written here" in err
+    (tmp_path / "r.csv.xz").write_bytes(b"\xfd7zXZ\x00")
+    code, _, err = run("check-sim", str(tmp_path / "r.csv.xz"))
+    assert code == 2 and f"{tmp_path / 'r.csv.xz'}: .xz files are not read or written here" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv.xz"]
 
 
 def test_checker_catches(tmp_path: Path) -> None:
