@@ -18,6 +18,7 @@ name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import glob
@@ -352,12 +353,36 @@ def _header(path: str, compression: str | None, stdin: _Stdin | None = None) -> 
 
 
 class _Stdin(io.RawIOBase):
-    """Standard input, with its first block kept to be read again (the CSV header is read twice)."""
+    """Standard input, with its first block kept to be read again (the CSV header is read twice).
+    It notes the blank lines it passes on, which the CSV reader skips without a word, so that a
+    record's line can be named (:meth:`line`) although standard input cannot be read again."""
 
     def __init__(self) -> None:
         super().__init__()
         self.head: bytes | None = None
         self.offset = 0
+        self.blank_lines: list[int] = []         # the numbers of the blank lines read so far
+        self._lines = 0                           # lines ended so far
+        self._open = b""                          # the first bytes of the line being read
+
+    def _note_lines(self, data: bytes) -> None:
+        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        if not len(ends):
+            self._open = (self._open + data)[:2]
+            return
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        blank = (ends == starts) | ((ends == starts + 1) & (np.frombuffer(data, dtype=np.uint8)[ends - 1] == 13))
+        blank[0] = (self._open + data[:ends[0]])[:2] in (b"", b"\r")      # a line begun in an earlier block
+        self.blank_lines.extend((self._lines + 1 + np.flatnonzero(blank)).tolist())
+        self._lines += len(ends)
+        self._open = data[ends[-1] + 1:][:2]
+
+    def line(self, presumed: int) -> int:
+        """The line of the record presumed on line ``presumed`` (the header line 1, blank lines not counted)."""
+        line = presumed
+        while (moved := presumed + bisect.bisect_right(self.blank_lines, line)) != line:
+            line = moved
+        return line
 
     def readable(self) -> bool:
         return True
@@ -371,11 +396,12 @@ class _Stdin(io.RawIOBase):
         head = self.peek()
         if self.offset < len(head):
             n = min(len(buffer), len(head) - self.offset)
-            buffer[:n] = head[self.offset:self.offset + n]
+            data = head[self.offset:self.offset + n]
             self.offset += n
-            return n
-        data = sys.stdin.buffer.read(len(buffer))
+        else:
+            data = sys.stdin.buffer.read(len(buffer))
         buffer[:len(data)] = data
+        self._note_lines(data)
         return len(data)
 
 
@@ -386,7 +412,7 @@ def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
     import pyarrow.csv as pcsv
 
     stdin = _Stdin() if path == "-" else None
-    relines = None if stdin is not None else _line_finder(path, compression)      # one per reading of the file
+    relines = stdin.line if stdin is not None else _line_finder(path, compression)   # one per reading
     names = _header(path, compression, stdin)
     extra = _check_header(path, names)
     rows = _rows_for(len(names), rows)

@@ -208,3 +208,20 @@ def test_json_lines_chunks_shrink_with_their_columns_and_keep_one_set_of_columns
     path.write_text("\n".join(lines) + "\n")
     code, out, err = run("check-sim", str(path))
     assert code == 2 and f"{path}:3: unreadable record ('settled' lacks 'tie:8-to-1', which the file's first record has)" in err
+
+
+def test_standard_input_names_the_line_past_blank_lines(written: dict[str, Path], tmp_path: Path) -> None:
+    """Blank lines (LF and CRLF, some across the blocks read) are counted on standard input too."""
+    out = []
+    for k, line in enumerate(written["r.csv"].read_text().splitlines()):
+        out.append(line)
+        if k % 101 == 7:
+            out.append("\r" if k % 2 else "")
+    bad = len(out) - 50
+    out[bad] = "Zz," + out[bad].split(",", 1)[1]
+    data = ("\n".join(out) + "\n").encode()
+    path = tmp_path / "blank.csv"
+    path.write_bytes(data)
+    for args, source in ((("-", "--input-format", "csv"), "-"), ((str(path),), str(path))):
+        code, _, err = run("check-sim", *args, "--wager", "tie", input=data)
+        assert code == 2 and err.startswith(f"exactodds: error: {source}:{bad + 1}: unreadable card"), err
