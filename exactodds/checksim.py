@@ -188,6 +188,11 @@ class TestRow:
     detail: str = ""
 
 
+def _rounds(n: int, what: str) -> str:
+    """``1 round``, ``2,500 rounds``."""
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class CheckResult:
     rounds: int
@@ -196,6 +201,7 @@ class CheckResult:
     observed: dict[str, dict[str, tuple[int, float]]]      # wager:paytable -> outcome -> (observed, expected)
     invalid: tuple[tuple[int, str], ...] = ()
     invalid_count: int = 0
+    first_invalid: str = ""                                  # the first, as SOURCE:LINE: problem
 
     @property
     def flagged(self) -> list[TestRow]:
@@ -492,11 +498,13 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     return t
 
 
-def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]]) -> None:
+def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]],
+                         source: str = "records") -> None:
     for name in names:
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
-            raise ExactOddsError(f"settlement column {name!r}: no such wager:paytable (see 'exactodds list')")
+            raise ExactOddsError(f"{source}: settlement column {name!r}: no such wager:paytable "
+                                 "(see 'exactodds list')")
         if not any(w.id == wid and t == table for w, t in pairs):
             pairs.append((cat[wid], table))
 
@@ -526,7 +534,7 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
             if wrong:
                 src, line, paid, ours = t.first_mismatch[key]
                 rows.append(TestRow(w.id, tid, "settlement", float(wrong), 0.0, 0.0, True,
-                                    f"{wrong} rounds settled differently; first at {src}:{line}: "
+                                    f"{_rounds(wrong, 'round')} settled differently; first at {src}:{line}: "
                                     f"paid {paid!r}, the cards say {ours!r}"))
             else:
                 rows.append(TestRow(w.id, tid, "settlement", 0.0, 1.0, 1.0, False, "every round settled as its cards say"))
@@ -536,7 +544,8 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
             rows += [TestRow(x.wager, x.paytable, "reported " + x.test, x.statistic, x.p_value, detail=x.detail)
                      for x in _tests(key, r, rep, n)]
     invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
-    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count)
+    first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
+    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first)
 
 
 def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
@@ -579,7 +588,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     try:
         for chunk in chunks:
             if catalogue is not None:
-                _check_settled_names(chunk.settled, catalogue, pairs)
+                _check_settled_names(chunk.settled, catalogue, pairs, source)
                 catalogue = None
             if total.columns is None:
                 total.columns = frozenset(chunk.settled)
@@ -651,7 +660,7 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
     else:
         first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
         if first is not None:
-            _check_settled_names(first.settled, cat, pairs)
+            _check_settled_names(first.settled, cat, pairs, files[0])
         for part in _on_dask(files, pairs, decks=decks, lenient=lenient, fmt=fmt, scheduler=scheduler,
                              settled=frozenset(first.settled) if first is not None else frozenset()):
             total.add(part)
@@ -738,16 +747,16 @@ def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
         left_out = result.invalid_count or len(result.invalid)
         verdict = (f"check-sim: {result.rounds:,} rounds, alpha {result.alpha} (Holm): "
                    + ("OK — nothing flagged" if result.ok else f"FLAGGED — {len(result.flagged)} tests")
-                   + (f", {left_out:,} invalid rounds left out (first: line {result.invalid[0][0]}: "
-                      f"{result.invalid[0][1]})" if result.invalid else ""))
+                   + (f", {_rounds(left_out, 'invalid round')} left out (first: {result.first_invalid})"
+                      if result.invalid else ""))
         if fmt == "csv":
             return table
         return f"<p>{verdict}</p>\n{table}\n" if fmt == "html" else f"**{verdict}**\n\n{table}\n"
     shown = result.rows if verbose else (result.flagged or [])
     out = [f"check-sim: {result.rounds:,} rounds, {len(result.rows)} tests, Holm-adjusted at alpha {result.alpha}"]
     if result.invalid:
-        out.append(f"{result.invalid_count or len(result.invalid):,} invalid rounds left out; "
-                   f"first: line {result.invalid[0][0]}: {result.invalid[0][1]}")
+        out.append(f"{_rounds(result.invalid_count or len(result.invalid), 'invalid round')} left out; "
+                   f"first: {result.first_invalid}")
     if shown:
         out.append(grid(["Wager:paytable", "Test", "Statistic", "p", "Adjusted p", "Flag", "Detail"],
                         [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.4g}", f"{r.p_value:.3g}",

@@ -776,12 +776,12 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
 @click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14).")
 @click.option("--settle", "settle", multiple=True, metavar="WAGER[:PAYTABLE]",
               help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
-@click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose: table1:B,X, "
+@click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
               "with-replacement or perfect-pairs-mixed-as-coloured.")
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
               help="Record format (default: from the extension of --output, else csv).")
-@click.option("--output", required=True, metavar="FILE", help="Where to write (.csv, .csv.gz, .csv.zst, .jsonl, "
-              ".parquet; '-' for standard output).")
+@click.option("--output", required=True, metavar="FILE", help="Where to write (.csv, .jsonl, .parquet; .gz, .zst, "
+              ".bz2 or .lz4 after a CSV or JSON Lines name; '-' for standard output).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tuple[str, ...],
              faults: tuple[str, ...], fmt: str | None, output: str, quiet: bool) -> None:

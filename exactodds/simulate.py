@@ -114,8 +114,8 @@ def _check(decks: int, rounds: int, seed: int, mode: str, cut: int) -> None:
         if not ok:
             raise ExactOddsError(message)
     if mode == "shoe" and not 14 <= cut <= 52 * decks - 20:
-        raise ExactOddsError(f"the cover card goes at least 14 cards from the end (§627a.5(d)) and leaves 20 "
-                             f"to deal, got {cut}")
+        raise ExactOddsError(f"--cut: the cover card goes at least 14 cards from the end (§627a.5(d)) and leaves "
+                             f"20 to deal: from 14 to {52 * decks - 20:,} for {decks} decks, got {cut}")
 
 
 #: Shoes shuffled together from one generator, seeded by (seed, batch number): a seed deals the

@@ -169,7 +169,7 @@ def test_checker_catches(tmp_path: Path) -> None:
         code, out, err = run("check-sim", str(path), *extra)
         assert code == 2 and words in err and err.count("\n") == 1, (name, err)
     code, out, _ = run("check-sim", str(tmp_path / "unknown.csv"), "--lenient", "--wager", "tie:8-to-1")
-    assert code == 1 and "1 rounds settled differently; first at" in out and "'Lose'" in out   # --lenient: a mismatch
+    assert code == 1 and "1 round settled differently; first at" in out and "'Lose'" in out   # --lenient: a mismatch
     path = tmp_path / "counts.json"
     path.write_text(json.dumps({"rounds": 100, "wagers": {"tie:8-to-1": {"tie": 10, "lose": 80}}}))
     code, _, err = run("check-sim", str(path), "--counts")

@@ -367,4 +367,13 @@ def test_the_table_formats_say_how_many_rounds_were_left_out(tmp_path: Path) -> 
     path.write_text("player1,player2,player3,banker1,banker2,banker3\n" + "Ks,9h,,Qd,Qs,\n" * 50 + "Ks,Zz,,Qd,Qs,\n")
     for fmt in ("markdown", "html"):
         code, out, _ = run("check-sim", str(path), "--lenient", "--wager", "tie", "--format", fmt)
-        assert "1 invalid rounds left out (first: line 52" in out
+        assert f"1 invalid round left out (first: {path}:52: " in out
+
+
+def test_messages_name_the_file_the_option_and_the_range(tmp_path: Path) -> None:
+    path = tmp_path / "odd.csv"
+    path.write_text("player1,player2,player3,banker1,banker2,banker3,banker:nonsense\nKs,9h,,Qd,Qs,,lose\n")
+    code, _, err = run("check-sim", str(path))
+    assert code == 2 and f"{path}: settlement column 'banker:nonsense': no such wager:paytable" in err
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--cut", "400", "--output", str(tmp_path / "x.csv"))
+    assert code == 2 and "--cut:" in err and "from 14 to 396 for 8 decks, got 400" in err
