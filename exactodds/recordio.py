@@ -320,7 +320,10 @@ def _cards(columns: Sequence[Any]) -> np.ndarray:
 
 def _check_header(path: str, names: list[str]) -> list[str]:
     if [n.strip() for n in names[:6]] != list(CARD_COLUMNS):
-        raise ExactOddsError(f"{path}:1: the header must start with {','.join(CARD_COLUMNS)}")
+        binary = any(not ch.isprintable() for n in names for ch in n)
+        raise ExactOddsError(f"{path}:1: the header must start with {','.join(CARD_COLUMNS)}"
+                             + ("; this is not text: a compressed or Parquet file is named by its extension "
+                                "(.gz, .zst, .bz2, .lz4, .parquet) or --input-format" if binary else ""))
     extra = [n.strip() for n in names[6:]]
     seen: set[str] = set()
     for name in extra:

@@ -113,6 +113,9 @@ def _check(decks: int, rounds: int, seed: int, mode: str, cut: int) -> None:
     for ok, message in checks:
         if not ok:
             raise ExactOddsError(message)
+    if mode == "fresh" and cut != 14:
+        raise ExactOddsError("--cut places the cover card of a real shoe; --mode fresh deals every round "
+                             "off the top of a full shoe")
     if mode == "shoe" and not 14 <= cut <= 52 * decks - 20:
         raise ExactOddsError(f"--cut: the cover card goes at least 14 cards from the end (§627a.5(d)) and leaves "
                              f"20 to deal: from 14 to {52 * decks - 20:,} for {decks} decks, got {cut}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -377,3 +378,9 @@ def test_messages_name_the_file_the_option_and_the_range(tmp_path: Path) -> None
     assert code == 2 and f"{path}: settlement column 'banker:nonsense': no such wager:paytable" in err
     code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--cut", "400", "--output", str(tmp_path / "x.csv"))
     assert code == 2 and "--cut:" in err and "from 14 to 396 for 8 decks, got 400" in err
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--mode", "fresh", "--cut", "20", "--output", "-")
+    assert code == 2 and "--cut places the cover card of a real shoe" in err
+    binary = tmp_path / "packed"
+    binary.write_bytes(gzip.compress(b"player1,player2,player3,banker1,banker2,banker3\n"))
+    code, _, err = run("check-sim", str(binary))
+    assert code == 2 and "this is not text: a compressed or Parquet file is named by its extension" in err
