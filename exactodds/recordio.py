@@ -768,7 +768,8 @@ class RecordWriter:
         return self
 
     def _discard(self) -> None:
-        for part in (self._writer, self._sink):      # the writer first: closed later, it would find no file
+        parts = (self._writer,) if self.path == "-" else (self._writer, self._sink)   # standard output stays open
+        for part in parts:                            # the writer first: closed later, it would find no file
             try:
                 if part is not None:
                     part.close()
