@@ -457,7 +457,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     if len(player):
         t.histogram.add(cards, kinds={histogram_kind(s) for s in signatures}, signatures=signatures,
                         value_counts=value_counts, codes=codes if everything else codes[good])
-    groups: dict[Any, tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
+    groups: dict[Any, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
     cache: dict[str, Any] = {}
     for w, tid in pairs:                               # the simulator's own settlements
         key = f"{w.id}:{tid}"
@@ -467,7 +467,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
         sig = table_signature(w)
         if sig not in groups:
             groups[sig] = settlement_groups(player, banker, sig, cache)
-        inverse, _, cols = groups[sig]
+        inverse, cols = groups[sig]
         assign = settle_rounds(w, w.paytables[tid], cols)                  # per group of rounds, -1 a loss
         ours = np.where(assign < 0, len(ids) - 1, assign)                  # per group: the outcome we pay
         codes_paid, values = chunk.settled[key]

@@ -318,9 +318,9 @@ def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def settlement_groups(player: np.ndarray, banker: np.ndarray, sig: tuple[Any, ...], cache: dict[str, Any]
-                      ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """Rounds that settle alike for every wager of a table signature: (inverse, rounds per group,
-    the features of one round of each group). ``cache`` (one per set of rounds) keeps the
+                      ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Rounds that settle alike for every wager of a table signature: (each round's group, the
+    features of one round of each group). ``cache`` (one per set of rounds) keeps the
     distinct value codes for the next signature: point-value tables key only those."""
     kind = histogram_kind(sig)
     if kind in ("values", "flagged"):
@@ -336,7 +336,7 @@ def settlement_groups(player: np.ndarray, banker: np.ndarray, sig: tuple[Any, ..
     else:
         keys = round_keys(player, banker, sig)
     first, inverse = distinct(keys)
-    return inverse, np.bincount(inverse, minlength=len(first)), features(player[first], banker[first])
+    return inverse, features(player[first], banker[first])
 
 
 def settle_grouped(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np.ndarray
@@ -349,10 +349,10 @@ def settle_grouped(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker:
     from .pricing import table_signature
 
     cache: dict[str, Any] = {}
-    groups: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
+    groups: dict[tuple[Any, ...], tuple[np.ndarray, dict[str, np.ndarray]]] = {}
     for wager, paytable in pairs:
         sig = table_signature(wager)
         if sig not in groups:
             groups[sig] = settlement_groups(player, banker, sig, cache)
-        inverse, _, cols = groups[sig]
+        inverse, cols = groups[sig]
         yield (wager, paytable), settle_rounds(wager, paytable, cols)[inverse]
