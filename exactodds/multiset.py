@@ -428,8 +428,9 @@ def _multisets(values: np.ndarray, atoms: np.ndarray, atom_value: np.ndarray) ->
 
 
 def point_names(names: frozenset[str]) -> tuple[str, ...]:
-    """The base features a table is compiled on: derived predicates become the point features."""
+    """The base features a table is compiled on: derived predicates become the point features, and a
+    condition that reads no feature (``when = "True"``) is counted on the point table."""
     base = {n for n in names if n not in DERIVED}
-    if names & (frozenset(DERIVED) | frozenset(POINT_FEATURES)):
+    if not names or names & (frozenset(DERIVED) | frozenset(POINT_FEATURES)):
         base |= set(POINT_FEATURES)
     return tuple(sorted(base))

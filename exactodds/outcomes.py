@@ -1,41 +1,28 @@
-"""The features a wager can read, and the small expression language over them.
+"""The features a wager can read: the vocabulary of the condition language.
 
-A wager's outcome is written in its data file as a condition on the features
-of a finished round, in the regulation's own terms, for example Dragon Bonus
-"Win by 9 points" (§627a.12(e)):
+A wager's outcome is a condition on the features of a finished round
+(:mod:`exactodds.conditions` holds the language). Each feature has a name, a
+type (number, yes/no or text) and a meaning in the regulation's words;
+``exactodds features`` lists them.
 
-    when = "not player_natural and player - banker == 9"
-
-Conditions are checked when the data file loads: only the names below,
-integers, ``and``/``or``/``not``, comparisons, ``+``/``-`` and ``abs`` may
-appear, so a data file can never run code.
-
->>> cond = Condition.parse("banker_wins and banker == 6 and banker_cards == 3", where="example")
->>> cond(point_row((2, 6, 3, 3)))     # Player 2, Banker 6, three cards each
+>>> FEATURE_TYPES["player"], FEATURE_TYPES["dragon_7"], FEATURE_TYPES["player_suit_1"]
+('number', 'yes/no', 'text')
+>>> point_row((2, 6, 3, 3))["banker_wins"]     # Player 2, Banker 6, three cards each
 True
->>> Condition.parse("banker_wins and bankr == 6", where="627b.toml: lucky-six")
-Traceback (most recent call last):
-...
-exactodds.errors.ExactOddsError: 627b.toml: lucky-six: unknown feature 'bankr' in 'banker_wins and bankr == 6'
 """
 
 from __future__ import annotations
 
-import ast
-import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from types import CodeType
 from typing import Any
-
-import numpy as np
 
 from .errors import ExactOddsError
 
 __all__ = [
     "POINT_FEATURES", "VALUE_FEATURES", "ALL_CARD_FEATURES", "INITIAL_FEATURES", "DERIVED",
-    "KNOWN_FEATURES", "HAND_ATTRIBUTES", "Condition", "point_row", "initial_row", "feature_kind",
+    "KNOWN_FEATURES", "HAND_ATTRIBUTES", "point_row", "initial_row", "feature_kind",
     "initial_needs", "SLOTS", "POSITION_FEATURES", "CARD_FEATURES", "VALUE_LEVEL", "FEATURE_TYPES", "vocabulary",
+    "TEXT_VALUES",
 ]
 
 #: Features read off the point-level table of a round (see :mod:`exactodds.engine`).
@@ -123,15 +110,6 @@ DERIVED: dict[str, tuple[str, Callable[[Mapping[str, Any]], Any]]] = {
     "dragon_7": ("Dragon 7 (§627a.1)", _dragon_7),
     "panda_8": ("Panda 8 (§627a.1)", _panda_8),
 }
-
-_FUNCTIONS = {"abs": abs, "min": min, "max": max}
-_ALLOWED = (
-    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub,
-    ast.BinOp, ast.Add, ast.Sub, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE,
-    ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Name, ast.Load, ast.Constant, ast.Tuple,
-    ast.Call, ast.Subscript,
-)
-
 
 def point_row(key: tuple[int, int, int, int], **extra: object) -> dict[str, object]:
     """The named features of one point-level row (player, banker, cards ...)."""
@@ -232,74 +210,6 @@ def vocabulary() -> list[dict[str, str]]:
             for g, table in groups for n, d in table.items()]
 
 
-class _Vectorise(ast.NodeTransformer):
-    """Rewrite a checked condition to work on NumPy columns: and/or/not become
-    element-wise, chained comparisons are split, ``in`` becomes ``isin``."""
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
-        values = [self.visit(v) for v in node.values]
-        op: ast.operator = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
-        out = _call("_bool", values[0])
-        for v in values[1:]:
-            out = ast.BinOp(out, op, _call("_bool", v))
-        return out
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
-        operand = self.visit(node.operand)
-        return _call("_not", operand) if isinstance(node.op, ast.Not) else ast.UnaryOp(node.op, operand)
-
-    def visit_Compare(self, node: ast.Compare) -> ast.expr:
-        left = self.visit(node.left)
-        parts: list[ast.expr] = []
-        for op, right in zip(node.ops, node.comparators):
-            right = self.visit(right)
-            if isinstance(op, (ast.In, ast.NotIn)):
-                part: ast.expr = _call("_isin", left, right)
-                if isinstance(op, ast.NotIn):
-                    part = _call("_not", part)
-            else:
-                part = ast.Compare(left, [op], [right])
-            parts.append(_call("_bool", part))
-            left = right
-        out = parts[0]
-        for p in parts[1:]:
-            out = ast.BinOp(out, ast.BitAnd(), p)
-        return out
-
-    def visit_Call(self, node: ast.Call) -> ast.expr:
-        assert isinstance(node.func, ast.Name)
-        return _call("_" + node.func.id, *[self.visit(a) for a in node.args])
-
-
-def _call(name: str, *args: ast.expr) -> ast.expr:
-    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
-
-
-def _isin(left: Any, right: Any) -> Any:
-    """``left in right`` on columns: against each value of the tuple, row by row
-    (a value may itself be a feature's column)."""
-    if not isinstance(left, np.ndarray) and not any(isinstance(v, np.ndarray) for v in right):
-        return left in right
-    out = np.zeros(np.shape(left) or len(next(v for v in right if isinstance(v, np.ndarray))), dtype=bool)
-    for value in right:
-        out = out | (np.asarray(left) == value)
-    return out
-
-
-_VECTOR_FUNCTIONS = {
-    "_bool": lambda x: np.asarray(x, dtype=bool), "_not": np.logical_not, "_isin": _isin,
-    "_abs": np.abs, "_min": np.minimum, "_max": np.maximum,
-}
-
-
-@functools.lru_cache(maxsize=4096)
-def _compile(text: str, where: str, *, vector: bool) -> CodeType:
-    tree = ast.parse(text, mode="eval")
-    if vector:
-        tree = ast.fix_missing_locations(_Vectorise().visit(tree))
-    return compile(tree, where, "eval")
-
-
 _SUITS = ("s", "h", "d", "c")
 #: The values a text feature takes; a condition naming any other value is refused.
 TEXT_VALUES: dict[str, tuple[str, ...]] = {
@@ -310,183 +220,3 @@ TEXT_VALUES: dict[str, tuple[str, ...]] = {
     **{f"{h}_nines": ("",) + tuple(sorted({"".join(sorted(a + b)) for a in _SUITS for b in ("", *_SUITS)}))
        for h in _HAND},
 }
-
-
-class _TypeCheck:
-    """Refuse a condition whose parts do not fit: text compared with a number
-    (``player_suit_1 == 3``), a text value no feature takes (``player_suit_1 == 'S'``),
-    sums of text, a condition that is not yes/no (a bare ``player``)."""
-
-    def __init__(self, where: str, text: str, parameters: frozenset[str]):
-        self.where, self.text, self.parameters = where, text, parameters
-
-    def kind(self, node: ast.expr) -> str:
-        """'number', 'yes/no', 'text' or 'any' (a parameter or a subscript: checked when evaluated)."""
-        if isinstance(node, ast.Constant):
-            return "yes/no" if isinstance(node.value, bool) else "text" if isinstance(node.value, str) else "number"
-        if isinstance(node, ast.Name):
-            return "any" if node.id in self.parameters else FEATURE_TYPES.get(node.id, "any")
-        if isinstance(node, ast.Tuple):
-            kinds = {self.kind(e) for e in node.elts} - {"any"}
-            if len(kinds) > 1:
-                self.fail(f"({ast.unparse(node)}) mixes {' and '.join(sorted(kinds))}")
-            return kinds.pop() if kinds else "any"
-        if isinstance(node, ast.BinOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)):
-            for o in [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]:
-                if self.kind(o) not in ("number", "any"):
-                    self.fail(f"arithmetic on {self.show(o)}")
-            return "number"
-        if isinstance(node, ast.Call):
-            name = node.func.id  # type: ignore[attr-defined]
-            if (name == "abs") != (len(node.args) == 1) or not node.args:
-                self.fail(f"{name}() takes {'one number' if name == 'abs' else 'two or more numbers'}")
-            for arg in node.args:
-                if self.kind(arg) not in ("number", "any"):
-                    self.fail(f"{name}() of {self.show(arg)}")
-            return "number"
-        if isinstance(node, ast.Compare):
-            left = node.left
-            for op, right in zip(node.ops, node.comparators):
-                self.compare(left, op, right)
-                left = right
-            return "yes/no"
-        if isinstance(node, ast.BoolOp):
-            for value in node.values:
-                self.truth(value)
-            return "yes/no"
-        if isinstance(node, ast.UnaryOp):                       # not
-            self.truth(node.operand)
-            return "yes/no"
-        return "any"                                            # a subscript of a parameter
-
-    def compare(self, left: ast.expr, op: ast.cmpop, right: ast.expr) -> None:
-        a, b = self.kind(left), self.kind(right)
-        if isinstance(op, (ast.In, ast.NotIn)):
-            if not isinstance(right, ast.Tuple) and not (isinstance(right, ast.Name) and right.id in self.parameters):
-                self.fail(f"'in' needs values in parentheses, e.g. player in (1, 2), not {ast.unparse(right)}")
-        elif not isinstance(op, (ast.Eq, ast.NotEq)) and "number" not in (a, b) and "any" not in (a, b):
-            self.fail(f"{self.show(left)} and {self.show(right)} have no order")
-        if "any" not in (a, b) and a != b:
-            self.fail(f"{self.show(left)} is compared with {self.show(right)}")
-        for feature, other in ((left, right), (right, left)):
-            if isinstance(feature, ast.Name) and feature.id in TEXT_VALUES:
-                values = other.elts if isinstance(other, ast.Tuple) else [other]
-                for v in values:
-                    if isinstance(v, ast.Constant) and v.value not in TEXT_VALUES[feature.id]:
-                        allowed = ", ".join(repr(x) for x in TEXT_VALUES[feature.id][:16])
-                        self.fail(f"{v.value!r} is not a value of {feature.id!r} (it is one of {allowed})")
-
-    def truth(self, node: ast.expr) -> None:
-        """``node`` must be yes/no: a comparison, a yes/no feature, and/or/not of those."""
-        if self.kind(node) not in ("yes/no", "any"):
-            self.fail(f"{self.show(node)} is not yes/no (compare it, e.g. {ast.unparse(node)} == 0)")
-
-    def check(self, node: ast.expr) -> None:
-        self.truth(node)
-
-    def show(self, node: ast.expr) -> str:
-        kind = self.kind(node)
-        if isinstance(node, ast.Name):
-            return f"{kind} feature {node.id!r}"
-        return f"{kind} {ast.unparse(node)}" if kind != "any" else ast.unparse(node)
-
-    def fail(self, problem: str) -> None:
-        raise ExactOddsError(f"{self.where}: {problem} in {_shorten(self.text)}")
-
-
-def _shorten(text: str, limit: int = 160) -> str:
-    """A condition as quoted in an error message, cut short if it is long."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f" ... ({len(text):,} characters)"
-
-
-@dataclass(frozen=True)
-class Condition:
-    """A checked, compiled outcome condition over round features."""
-
-    text: str
-    names: frozenset[str]
-    where: str
-
-    @property
-    def code(self) -> CodeType:
-        """The condition compiled for one round at a time."""
-        return self._compiled(vector=False)
-
-    @property
-    def vector_code(self) -> CodeType:
-        """The condition compiled for NumPy columns (see :class:`_Vectorise`)."""
-        return self._compiled(vector=True)
-
-    def _compiled(self, *, vector: bool) -> CodeType:
-        try:
-            return _compile(self.text, self.where, vector=vector)
-        except (RecursionError, MemoryError):
-            raise ExactOddsError(
-                f"{self.where}: condition too long or too deeply nested ({len(self.text):,} characters)") from None
-
-    @classmethod
-    def parse(cls, text: str, *, where: str, parameters: frozenset[str] = frozenset()) -> Condition:
-        """Check ``text`` against the grammar, the known features and the wager's parameters."""
-        known = KNOWN_FEATURES | parameters
-        if not isinstance(text, str):
-            raise ExactOddsError(f"{where}: a condition must be text in quotes, got {text!r}")
-        if not text.strip():
-            raise ExactOddsError(f"{where}: empty condition")
-        text = " ".join(text.split())            # a condition may span lines in the data file
-        try:
-            tree = ast.parse(text, mode="eval")
-            names = cls._check_nodes(tree, text, where=where, known=known)
-            _TypeCheck(where, text, parameters).check(tree.body)
-            compile(tree, where, "eval")
-        except SyntaxError:
-            raise ExactOddsError(f"{where}: cannot read condition {_shorten(text)}") from None
-        except (RecursionError, MemoryError):
-            raise ExactOddsError(f"{where}: condition too long or too deeply nested ({len(text):,} characters)") from None
-        return cls(text, frozenset(names), where)
-
-    @staticmethod
-    def _check_nodes(tree: ast.AST, text: str, *, where: str, known: frozenset[str]) -> set[str]:
-        """Only the allowed node types, names and constants; the features read."""
-        names: set[str] = set()
-        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-        for node in ast.walk(tree):
-            if not isinstance(node, _ALLOWED):
-                raise ExactOddsError(f"{where}: {type(node).__name__} not allowed in {_shorten(text)}")
-            if isinstance(node, ast.Name) and node.id in _FUNCTIONS and id(node) not in called:
-                raise ExactOddsError(f"{where}: {node.id} is a function, not a value: write {node.id}(...) "
-                                     f"in {_shorten(text)}")
-            if isinstance(node, ast.Subscript) and not (
-                    isinstance(node.value, ast.Name) and node.value.id not in KNOWN_FEATURES):
-                raise ExactOddsError(f"{where}: only a wager's list parameters can be indexed, "
-                                     f"not a feature, in {_shorten(text)}")
-            if isinstance(node, ast.Call):
-                if not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS) or node.keywords:
-                    raise ExactOddsError(f"{where}: only abs(), min(), max() may be called in {_shorten(text)}")
-            elif isinstance(node, ast.Name) and node.id not in _FUNCTIONS:
-                if node.id not in known:
-                    raise ExactOddsError(f"{where}: unknown feature {node.id!r} in {_shorten(text)}")
-                names.add(node.id)
-            elif isinstance(node, ast.Constant) and not isinstance(node.value, (int, str)):
-                raise ExactOddsError(f"{where}: only whole numbers and 'text' may appear in {_shorten(text)}")
-        return names
-
-    def __call__(self, row: Mapping[str, object], parameters: Mapping[str, object] | None = None) -> bool:
-        """Evaluate on one round (plain Python; the brute-force route uses this)."""
-        names = dict(row) if not parameters else {**parameters, **row}
-        return bool(eval(self.code, {"__builtins__": {}, **_FUNCTIONS}, names))  # noqa: S307
-
-    def mask(self, columns: Mapping[str, np.ndarray], size: int,
-             parameters: Mapping[str, object] | None = None) -> np.ndarray:
-        """Evaluate on every row of a feature table at once (NumPy columns)."""
-        names = {**(parameters or {}), **columns}
-        code = self.vector_code
-        try:
-            out = eval(code, {"__builtins__": {}, **_VECTOR_FUNCTIONS}, names)  # noqa: S307
-        except RecursionError:
-            raise ExactOddsError(
-                f"{self.where}: condition too long or too deeply nested ({len(self.text):,} characters)") from None
-        except (IndexError, TypeError, ValueError) as exc:
-            shown = ", ".join(f"{k}={v!r}" for k, v in (parameters or {}).items())
-            raise ExactOddsError(
-                f"{self.where}: cannot evaluate {_shorten(self.text)} with {shown or 'no parameters'}: {exc}") from None
-        return np.broadcast_to(np.asarray(out, dtype=bool), (size,))

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from .errors import ExactOddsError
-from .outcomes import Condition, feature_kind
+from .conditions import Condition
+from .outcomes import feature_kind
 from .pays import Pay, parse_pay
 
 __all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "DATA_FILES"]
@@ -488,7 +489,6 @@ def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int
     if not tables:
         raise ExactOddsError(f"{where}: {ids[0]!r} and {ids[1]!r} share no paytable")
     params = {**parts[0].parameters, **parts[1].parameters}
-    pnames = frozenset(params)
 
     def results(w: Wager) -> list[tuple[str, str, str]]:
         lose = "not (" + " or ".join(f"({o.condition.text})" for o in w.outcomes) + ")"
@@ -504,7 +504,7 @@ def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int
             oid = f"{a_id}+{b_id}"
             name = f"{parts[0].name.split(' on ')[-1]}: {a_name}; {parts[1].name.split(' on ')[-1]}: {b_name}"
             cond = Condition.parse(f"({a_when}) and ({b_when})", where=f"{where}: outcome {oid!r}",
-                                   parameters=pnames)
+                                   parameters=params)
             outcomes.append(Outcome(oid, name, cond))
             for t in tables:
                 pa = parts[0].paytables[t].pays.get(a_id, lose_pay)
@@ -547,7 +547,6 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         raise ExactOddsError(f"{where}: parameters must be a table")
     params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
     _check_parameters(wid, params)
-    pnames = frozenset(params)
 
     outcomes: list[Outcome] = []
     raw_outcomes = entry.get("outcome")
@@ -568,7 +567,7 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         if "when" not in o:
             raise ExactOddsError(f"{owhere}: no definition ('when' is missing)")
         outcomes.append(Outcome(oid, _text(o, "name", owhere),
-                                Condition.parse(o["when"], where=owhere, parameters=pnames)))
+                                Condition.parse(o["when"], where=owhere, parameters=params)))
     ids = {o.id for o in outcomes}
 
     paytables: dict[str, Paytable] = {}
@@ -618,7 +617,7 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         for oid, text in when.items():
             if oid not in ids:
                 raise ExactOddsError(f"{awhere}: names unknown outcome {oid!r}")
-            conds[oid] = Condition.parse(text, where=f"{awhere}: outcome {oid!r}", parameters=pnames)
+            conds[oid] = Condition.parse(text, where=f"{awhere}: outcome {oid!r}", parameters=params)
         alternatives[aid] = Alternative(aid, _text(a, "reading", awhere), conds, alt_basis, alt_pays,
                                         implausible, rank_meters)
 

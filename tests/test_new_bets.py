@@ -254,7 +254,9 @@ def test_in_with_features_reads_each_round(tmp_path: Path) -> None:
     ("player", "number feature 'player' is not yes/no"),
     ("player_suit_1 < player_suit_2", "have no order"),
     ("player_wins == 1", "yes/no feature 'player_wins' is compared with number 1"),
-    ("min(player) == 1", "min() takes two or more numbers"),
+    ("min() == 1", "min() takes one or more numbers"),
+    ("player == (9,)", "values in parentheses ((9,)) are only read by 'in'"),
+    ("max(player, banker, *cards) == 9", "max() takes one or more numbers"),
     ("not " * 600 + "tie", "too long or too deeply nested"),
 ])
 def test_bad_conditions_name_the_file_and_outcome(tmp_path: Path, when: str, message: str) -> None:
