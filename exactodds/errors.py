@@ -1,11 +1,11 @@
-"""The exceptions of exactodds: bad input, and a stop asked for by a signal."""
+"""The exceptions of exactodds: bad input, and a stop asked for by a signal; and its warnings."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExactOddsError", "Interrupted", "read_json"]
+__all__ = ["ExactOddsError", "ExactOddsWarning", "Interrupted", "read_json"]
 
 
 class ExactOddsError(ValueError):
@@ -19,6 +19,10 @@ class ExactOddsError(ValueError):
     ...
     exactodds.errors.ExactOddsError: unknown card 'Zz' in --remove
     """
+
+
+class ExactOddsWarning(UserWarning):
+    """Something exactodds worked around (e.g. a damaged cache file, built again); the CLI prints one line."""
 
 
 class Interrupted(KeyboardInterrupt):

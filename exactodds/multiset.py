@@ -301,13 +301,20 @@ def compile_table(names: Iterable[str] | str) -> MultisetTable:
 
 @functools.cache
 def _table(names: tuple[str, ...]) -> MultisetTable:
-    key = "|".join(names)
+    key = _key(names)
     saved = cache.load("multiset", key)
     if saved is not None:
-        return _from_arrays(names, saved)
+        problem = _malformed(names, saved)
+        if problem is None:
+            return _from_arrays(names, saved)
+        cache.reject("multiset", key, problem)
     table = _compile(names)
     cache.save("multiset", key, _to_arrays(table))
     return table
+
+
+def _key(names: tuple[str, ...]) -> str:
+    return "|".join(names)
 
 
 def _to_arrays(t: MultisetTable) -> dict[str, np.ndarray]:
@@ -326,6 +333,29 @@ def _from_arrays(names: tuple[str, ...], a: dict[str, np.ndarray]) -> MultisetTa
         columns=columns, multisets=a["multisets"].astype(np.intp), entry_multiset=a["entry_multiset"].astype(np.intp),
         entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]),
     )
+
+
+def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
+    """What makes saved arrays no table of ``names`` (shapes, types, indices out of range), or None."""
+    wanted = {"resolution", "leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts",
+              *(f"column:{n}" for n in names)}
+    if set(a) != wanted:
+        return "holds other arrays"
+    ints = ("leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts")
+    if a["resolution"].shape != () or str(a["resolution"]) not in RESOLUTIONS or a["leaves"].shape != () or \
+            any(a[n].dtype.kind not in "iu" for n in ints) or a["multisets"].ndim != 2 or \
+            a["multisets"].shape[1] != CARDS_PER_ROUND:
+        return "is no table"
+    entries, starts, multisets = a["entry_multiset"], a["key_starts"], a["multisets"]
+    factors = (len(_atoms(str(a["resolution"]))[0]) + 11) * _OFFSETS
+    if entries.ndim != 1 or a["entry_orderings"].shape != entries.shape or starts.ndim != 1 or \
+            any(a[f"column:{n}"].shape != starts.shape or a[f"column:{n}"].dtype.kind == "O" for n in names):
+        return "has arrays of unequal lengths"
+    if not len(starts) or starts[0] != 0 or np.any(np.diff(starts) <= 0) or starts[-1] >= len(entries) or \
+            entries.min(initial=0) < 0 or entries.max(initial=0) >= len(multisets) or \
+            multisets.min(initial=0) < 0 or multisets.max(initial=0) >= factors:
+        return "has an index out of range"
+    return None
 
 
 def _compile(names: tuple[str, ...]) -> MultisetTable:
