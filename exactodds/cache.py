@@ -11,6 +11,9 @@ the cache keeps its files in its own subfolder of it, ``exactodds-cache-v1``
   is damaged, edited, foreign, filed under another key, written by other code, or
   whose arrays make no table, is never used: it is removed and built again, with
   one warning (``CacheWarning``, one line from the CLI).
+* The digest detects damage and edits; it is no signature, since whoever can
+  write the cache can write a matching digest. So ``verify`` never reads it
+  (``disabled()``): it recomputes every figure from the rules and the data files.
 * It deletes only what it wrote: files named as it names them, of other code
   versions, in its own subfolder; never anything else in the directory.
 
@@ -28,14 +31,16 @@ import os
 import re
 import tempfile
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
 from .errors import ExactOddsWarning
 
-__all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "save", "reject"]
+__all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "save", "reject",
+           "disabled", "register_memo", "forget"]
 
 #: The cache's own folder inside the directory the user names (the layout's version in its name).
 SUBFOLDER = "exactodds-cache-v1"
@@ -52,8 +57,21 @@ class CacheWarning(ExactOddsWarning):
     """A cache file was not used (damaged, changed or foreign): it is removed and built again."""
 
 
+class _Memo(Protocol):
+    def cache_clear(self) -> None: ...
+
+
+_M = TypeVar("_M", bound=_Memo)
+
+_memos: list[Callable[[], None]] = []
+_off = 0                # how many disabled() blocks are open
+_read = False           # whether this process has used anything read from disk since it last forgot
+
+
 def cache_dir() -> Path | None:
     """The directory the user named for the cache (its files are in ``SUBFOLDER``), or None when off."""
+    if _off:
+        return None
     env = os.environ.get("EXACTODDS_CACHE_DIR")
     if env is not None:
         return None if env.strip().lower() in ("", "off", "0", "none") else Path(env)
@@ -97,6 +115,7 @@ def load(kind: str, key: str) -> dict[str, np.ndarray] | None:
     A file that cannot be read or does not match its digest is never returned:
     it is removed, with a ``CacheWarning``, and the caller builds it again.
     """
+    global _read
     path = _path(kind, key)
     if path is None or not path.is_file():
         return None
@@ -110,6 +129,7 @@ def load(kind: str, key: str) -> dict[str, np.ndarray] | None:
     if stated is None or stated.shape != () or str(stated) != _digest(kind, key, arrays):
         _reject(path, "does not match its digest")
         return None
+    _read = True
     return arrays
 
 
@@ -155,3 +175,43 @@ def _prune(directory: Path) -> None:
         if match and match["version"] != current:
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+def register_memo(memo: _M) -> _M:
+    """Register an in-process cache (``functools.cache``) that may hold what was read from disk:
+    ``forget()`` clears it."""
+    _memos.append(memo.cache_clear)
+    return memo
+
+
+def forget() -> None:
+    """Clear every registered in-process cache: what they held is computed again when next asked for."""
+    global _read
+    for clear in _memos:
+        clear()
+    _read = False
+
+
+@contextlib.contextmanager
+def disabled() -> Iterator[None]:
+    """The disk cache off for the whole process (nothing read or written), and nothing read from it
+    earlier used: the registered in-process caches are cleared first if they may hold it.
+
+    ``verify`` recomputes within it. Also a decorator.
+
+    >>> from exactodds import Shoe, analyze
+    >>> with disabled():
+    ...     (banker,) = analyze(Shoe.decks(8), wagers=["banker"], paytables=["standard"])
+    ...     cache_dir() is None
+    True
+    >>> f"{float(banker.house_edge):.4%}"          # the published Banker edge, 8 decks
+    '1.0579%'
+    """
+    global _off
+    if _read:
+        forget()
+    _off += 1
+    try:
+        yield
+    finally:
+        _off -= 1

@@ -299,6 +299,7 @@ def compile_table(names: Iterable[str] | str) -> MultisetTable:
     return _table(chosen)
 
 
+@cache.register_memo
 @functools.cache
 def _table(names: tuple[str, ...]) -> MultisetTable:
     key = _key(names)

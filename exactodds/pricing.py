@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import cache
 from .engine import RoundDistribution
 from .errors import ExactOddsError
 from .multiset import compile_table, point_names
@@ -201,6 +202,7 @@ def _with_derived(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return columns
 
 
+@cache.register_memo                    # it holds columns of tables that may come from the disk cache
 @functools.cache
 def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     """The feature table of a signature (see :func:`table_signature`)."""

@@ -359,6 +359,7 @@ class Catalogue(Mapping[str, Wager]):
         return out
 
 
+@cache.register_memo                     # its wagers may come from parses read from the disk cache
 @functools.cache
 def load_catalogue() -> Catalogue:
     """The wagers of every regulation data file shipped with the package (each read when first used)."""

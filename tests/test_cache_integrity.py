@@ -1,5 +1,5 @@
 """The disk cache can only make things faster (issue 22): an edited, damaged or forged file is never
-used, and the cache deletes only what it wrote.
+used, verify never reads the cache, and the cache deletes only what it wrote.
 
 The CLI runs in a fresh process wherever the cache directory matters.
 """
@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from exactodds import Shoe, cache
+from exactodds.certificate import build, verify
 from exactodds.multiset import _compile, _table, _to_arrays, compile_table
 from exactodds.pricing import feature_table
 from exactodds.roundtable import POINT_NAMES
@@ -76,6 +77,13 @@ def tie_pays_80_to_1(arrays: dict[str, np.ndarray]) -> None:
     text = str(arrays["json"])
     assert text.count('"tie": "8 to 1"') == 1
     arrays["json"] = np.array(text.replace('"tie": "8 to 1"', '"tie": "80 to 1"'))
+
+
+def forge_627a_tie_80_to_1() -> None:
+    """Write the parse of 627a with the Tie at 80 to 1 through the cache itself (its digest is right)."""
+    text = DATA_627A.read_text(encoding="utf-8")
+    forged = json.dumps(tomllib.loads(text)).replace('"tie": "8 to 1"', '"tie": "80 to 1"')
+    cache.save("toml", hashlib.sha256(text.encode()).hexdigest(), {"json": np.array(forged)})
 
 
 @pytest.fixture()
@@ -160,6 +168,24 @@ def test_a_changed_count_in_a_cached_table_is_no_traceback(tmp_path: Path) -> No
     one_warning(r.stderr)
 
 
+def test_verify_of_a_certificate_built_on_a_forged_cache_fails(in_process: Path) -> None:
+    forge_627a_tie_80_to_1()
+    cert = in_process / "tie.json"
+    made = exactodds(in_process, "certificate", "--wager", "tie:8-to-1", "--decks", "8", "--format", "json",
+                     "--output", str(cert))
+    assert made.returncode == 0 and '"pays": "80 to 1"' in cert.read_text()   # what a forger can make
+    v = exactodds(in_process, "verify", str(cert))
+    assert v.returncode == 1 and "FAILED: value differs" in v.stderr
+
+
+def test_verify_in_a_process_that_read_a_forged_cache_recomputes(in_process: Path) -> None:
+    forge_627a_tie_80_to_1()
+    assert load_catalogue()["tie"].paytable("8-to-1").pays["tie"].text == "80 to 1"     # held in memory now
+    document = build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1")], issued="2025-01-02")
+    ok, message = verify(document)
+    assert not ok and message.startswith("value differs")
+
+
 def test_pruning_keeps_files_the_cache_never_wrote(tmp_path: Path) -> None:
     foreign = {name: f"kept: {name}".encode() for name in (
         "results-final-0123456789abcdef.npz", "notes.npz", "multiset-0123456789abcdef0123-0000000000000000.npz")}
@@ -209,3 +235,10 @@ def test_a_file_filed_under_another_key_is_not_used(in_process: Path) -> None:
     _table.cache_clear()
     with pytest.warns(cache.CacheWarning):
         assert compile_table(("player_rank_1",)).names == ("player_rank_1",)
+
+
+def test_verify_leaves_the_cache_as_it_was(in_process: Path) -> None:
+    document = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], issued="2025-01-02")
+    before = {p: p.read_bytes() for p in in_process.rglob("*") if p.is_file()}
+    assert verify(document)[0]
+    assert {p: p.read_bytes() for p in in_process.rglob("*") if p.is_file()} == before and cache.cache_dir() is not None
