@@ -11,6 +11,9 @@ the cache keeps its files in its own subfolder of it, ``exactodds-cache-v1``
   is damaged, edited, foreign, filed under another key, written by other code, or
   whose arrays make no table, is never used: it is removed and built again, with
   one warning (``CacheWarning``, one line from the CLI).
+* Counts from a table are checked to add up to the shoe's sequences before any
+  figure is made of them; where they do not, the table is discarded and the error
+  is one line (``InconsistentCounts``).
 * The digest detects damage and edits; it is no signature, since whoever can
   write the cache can write a matching digest. So ``verify`` never reads it
   (``disabled()``): it recomputes every figure from the rules and the data files.
@@ -39,7 +42,7 @@ import numpy as np
 
 from .errors import ExactOddsWarning
 
-__all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "save", "reject",
+__all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "save", "reject", "discard",
            "disabled", "register_memo", "forget"]
 
 #: The cache's own folder inside the directory the user names (the layout's version in its name).
@@ -164,6 +167,15 @@ def _reject(path: Path, problem: str) -> None:
     warnings.warn(f"the cache file {path} {problem}: not used, built again", CacheWarning, stacklevel=3)
     with contextlib.suppress(OSError):
         path.unlink()
+
+
+def discard(kind: str, key: str) -> None:
+    """Remove the file under (kind, key), found wrong after use, and ``forget()`` what this process holds."""
+    path = _path(kind, key)
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    forget()
 
 
 @functools.cache

@@ -1,9 +1,9 @@
 """The ``exactodds`` command: thin — parse, call the library, render, exit.
 
-Exit codes: 0 ok, 1 a check failed, 2 bad input, 128 + the signal when Ctrl-C
-(130) or SIGTERM (143) stops it. Results go to stdout, errors and exactodds's
-warnings to stderr as one line each (``exactodds: error: ...``, ``exactodds:
-warning: ...``), never a traceback.
+Exit codes: 0 ok, 1 a check failed (also counts that break an invariant), 2 bad
+input, 128 + the signal when Ctrl-C (130) or SIGTERM (143) stops it. Results go to
+stdout, errors and exactodds's warnings to stderr as one line each (``exactodds:
+error: ...``, ``exactodds: warning: ...``), never a traceback.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from .errors import ExactOddsError, ExactOddsWarning, Interrupted
+from .errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, Interrupted
 
 __all__ = ["cli", "main"]
 
@@ -83,6 +83,8 @@ class _Cli(click.Group):
         try:
             rv = super().main(*args, **kwargs)
             sys.stdout.flush()                               # a full disk shows here, not at exit
+        except InconsistentCounts as exc:                    # a check of the counting failed: no figure
+            _fail(str(exc), EXIT_CHECK_FAILED)
         except ExactOddsError as exc:
             _fail(str(exc))
         except click.exceptions.NoArgsIsHelpError as exc:   # bare `exactodds`: help, not an error
@@ -111,9 +113,9 @@ class _Cli(click.Group):
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     click.echo(f"exactodds: error: {' '.join(message.split())}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+    sys.exit(status)
 
 
 _FORMAT = click.option(

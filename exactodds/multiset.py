@@ -46,7 +46,7 @@ import numpy as np
 from . import cache
 from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
-from .errors import ExactOddsError
+from .errors import ExactOddsError, InconsistentCounts
 from .outcomes import ALL_CARD_FEATURES, DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
 from .modular import crt, primes_for
 from .roundtable import slot_values
@@ -130,6 +130,7 @@ class MultisetTable:
     entry_orderings: np.ndarray = field(repr=False)
     key_starts: np.ndarray = field(repr=False)
     leaves: int = 0
+    from_disk: bool = field(default=False, repr=False)
 
     def factors(self, shoe: Shoe, dtype: Any = object) -> np.ndarray:
         """Slot ``t*6 + o`` holds ``n_t - o`` for atom or value token ``t``; the tail
@@ -166,8 +167,18 @@ class MultisetTable:
             factors = np.maximum(self.factors(shoe), 0).astype(np.uint64)  # a negative factor meets a 0 first
             out = crt([self._sum(factors, p) for p in primes], primes)
         if int(out.sum()) != shoe.sequences:          # an invariant of the counting, never of the input
-            raise AssertionError(f"counts by {self.names} add to {int(out.sum())}, not {shoe.sequences}")
+            raise self.inconsistent(f"counts by {', '.join(self.names)} do not add up to the shoe's sequences "
+                                    f"({int(out.sum())}, not {shoe.sequences})")
         return out
+
+    def inconsistent(self, problem: str) -> InconsistentCounts:
+        """The error for counts of this table that break an invariant; a table read from the disk
+        cache is discarded first, so that the next run builds it again."""
+        if self.from_disk:
+            cache.discard("multiset", _key(self.names))
+            return InconsistentCounts(f"{problem}: the table read from the disk cache is wrong; it is discarded, "
+                                      "run again")
+        return InconsistentCounts(f"{problem}: a defect of exactodds, please report it")
 
     def counts_in_python_integers(self, shoe: Shoe) -> np.ndarray:
         """The same counts in Python integers throughout (slow; a check of the modular route)."""
@@ -332,7 +343,7 @@ def _from_arrays(names: tuple[str, ...], a: dict[str, np.ndarray]) -> MultisetTa
     return MultisetTable(
         names=names, resolution=str(a["resolution"]), keys=tuple(zip(*(c.tolist() for c in columns.values()))),
         columns=columns, multisets=a["multisets"].astype(np.intp), entry_multiset=a["entry_multiset"].astype(np.intp),
-        entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]),
+        entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]), from_disk=True,
     )
 
 

@@ -1,5 +1,6 @@
 """The disk cache can only make things faster (issue 22): an edited, damaged or forged file is never
-used, verify never reads the cache, and the cache deletes only what it wrote.
+used, counts that do not add up are a clean error, verify never reads the cache, and the cache
+deletes only what it wrote.
 
 The CLI runs in a fresh process wherever the cache directory matters.
 """
@@ -166,6 +167,20 @@ def test_a_changed_count_in_a_cached_table_is_no_traceback(tmp_path: Path) -> No
     r = exactodds(tmp_path, *BANKER_8)
     assert r.returncode == 0 and BANKER_EDGE in r.stdout
     one_warning(r.stderr)
+
+
+def test_a_table_that_breaks_the_invariant_is_a_clean_error_and_discarded(in_process: Path) -> None:
+    arrays = _to_arrays(_compile(POINT_TABLE))
+    arrays["entry_orderings"] = arrays["entry_orderings"].copy()
+    arrays["entry_orderings"][0] += 1                       # forged: the digest is right, the counts are not
+    cache.save("multiset", "|".join(POINT_TABLE), arrays)
+    r = exactodds(in_process, *BANKER_8)
+    assert r.returncode == 1 and r.stdout == "" and "Traceback" not in r.stderr
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("exactodds: error:") and "do not add up" in line and "discarded" in line
+    assert not cached(in_process, "multiset")
+    again = exactodds(in_process, *BANKER_8)
+    assert again.returncode == 0 and BANKER_EDGE in again.stdout
 
 
 def test_verify_of_a_certificate_built_on_a_forged_cache_fails(in_process: Path) -> None:
