@@ -1,38 +1,80 @@
-"""A versioned on-disk cache of the shoe-independent tables, so a cold process need not rebuild them.
+"""The on-disk cache of shoe-independent tables and parsed data files: it can only make things faster.
 
-Tables are saved as NumPy ``.npz`` files (no pickles) under
+The user names a directory — ``$EXACTODDS_CACHE_DIR`` if set (``off`` turns the
+cache off), else ``$XDG_CACHE_HOME/exactodds``, else ``~/.cache/exactodds`` — and
+the cache keeps its files in its own subfolder of it, ``exactodds-cache-v1``
+(``SUBFOLDER``). What it guarantees:
 
-* ``$EXACTODDS_CACHE_DIR`` if set (``off`` turns the cache off), else
-* ``$XDG_CACHE_HOME/exactodds``, else ``~/.cache/exactodds``.
+* A file is used only if it carries the SHA-256 digest of its arrays, its kind,
+  its key and the version of the code (a hash of the package version and of the
+  source of every module the tables are built from, ``SOURCES``). A file that
+  is damaged, edited, foreign, filed under another key, written by other code, or
+  whose arrays make no table, is never used: it is removed and built again, with
+  one warning (``CacheWarning``, one line from the CLI).
+* Counts from a table are checked to add up to the shoe's sequences before any
+  figure is made of them; where they do not, the table is discarded and the error
+  is one line (``InconsistentCounts``).
+* The digest detects damage and edits; it is no signature, since whoever can
+  write the cache can write a matching digest. So ``verify`` never reads it
+  (``disabled()``): it recomputes every figure from the rules and the data files.
+* It deletes only what it wrote: files named as it names them, of other code
+  versions, in its own subfolder; never anything else in the directory.
 
-Each file's name carries a hash of the source of every module the tables are
-built from (the drawing rules, the round table, the feature columns and the
-multiset compiler) and of the package version, so a change of rules or code
-never reads an old table: it is rebuilt, and the tables of other code versions
-are removed when a new one is saved. The cache
-is only an optimisation: a directory that cannot be written, or a file that
-cannot be read, is passed over silently and the table is built in memory.
-Files are written atomically (a temporary file renamed into place).
+Files are NumPy ``.npz`` (no pickles), written atomically (a temporary file
+renamed into place); a directory that cannot be written is passed over and the
+tables are built in memory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
+import re
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
-__all__ = ["cache_dir", "code_version", "load", "save"]
+from .errors import ExactOddsWarning
 
-#: The modules whose source decides what a compiled table holds.
-SOURCES = ("rules.py", "roundtable.py", "columns.py", "outcomes.py", "multiset.py", "cards.py", "shoe.py")
+__all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "save", "reject", "discard",
+           "disabled", "register_memo", "forget"]
+
+#: The cache's own folder inside the directory the user names (the layout's version in its name).
+SUBFOLDER = "exactodds-cache-v1"
+
+#: The modules whose source decides what a cached file holds.
+SOURCES = ("rules.py", "roundtable.py", "columns.py", "outcomes.py", "multiset.py", "cards.py", "shoe.py",
+           "cache.py")
+
+_NAME = re.compile(r"[a-z]+-[0-9a-f]{20}-(?P<version>[0-9a-f]{16})\.npz")
+_DIGEST = "__digest__"
+
+
+class CacheWarning(ExactOddsWarning):
+    """A cache file was not used (damaged, changed or foreign): it is removed and built again."""
+
+
+class _Memo(Protocol):
+    def cache_clear(self) -> None: ...
+
+
+_M = TypeVar("_M", bound=_Memo)
+
+_memos: list[Callable[[], None]] = []
+_off = 0                # how many disabled() blocks are open
+_read = False           # whether this process has used anything read from disk since it last forgot
 
 
 def cache_dir() -> Path | None:
-    """Where tables are kept, or None when the cache is off."""
+    """The directory the user named for the cache (its files are in ``SUBFOLDER``), or None when off."""
+    if _off:
+        return None
     env = os.environ.get("EXACTODDS_CACHE_DIR")
     if env is not None:
         return None if env.strip().lower() in ("", "off", "0", "none") else Path(env)
@@ -42,7 +84,7 @@ def cache_dir() -> Path | None:
 
 @functools.cache
 def code_version() -> str:
-    """A short hash of the package version and of the source of :data:`SOURCES`."""
+    """A short hash of the package version and of the source of ``SOURCES``."""
     from . import __version__
 
     h = hashlib.sha256(__version__.encode())
@@ -57,37 +99,54 @@ def _path(kind: str, key: str) -> Path | None:
     if directory is None:
         return None
     digest = hashlib.sha256(key.encode()).hexdigest()[:20]
-    return directory / f"{kind}-{digest}-{code_version()}.npz"
+    return directory / SUBFOLDER / f"{kind}-{digest}-{code_version()}.npz"
+
+
+def _digest(kind: str, key: str, arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of the arrays (names, types, shapes, bytes), bound to their kind, key and code version."""
+    h = hashlib.sha256(f"{SUBFOLDER}\0{code_version()}\0{kind}\0{key}\0".encode())
+    for name in sorted(arrays):
+        a = np.asarray(arrays[name])
+        h.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        h.update(np.ascontiguousarray(a).data)
+    return h.hexdigest()
 
 
 def load(kind: str, key: str) -> dict[str, np.ndarray] | None:
-    """The arrays saved under (kind, key) by this version of the code, or None."""
+    """The arrays saved under (kind, key) by this version of the code, or None.
+
+    A file that cannot be read or does not match its digest is never returned:
+    it is removed, with a ``CacheWarning``, and the caller builds it again.
+    """
+    global _read
     path = _path(kind, key)
     if path is None or not path.is_file():
         return None
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
-    except Exception:          # a damaged or foreign file: rebuild, and the next save replaces it
+    except Exception:          # not an .npz of arrays: damaged, cut short or foreign
+        _reject(path, "cannot be read")
         return None
-    if str(arrays.get("__key__", "")) != key:
+    stated = arrays.pop(_DIGEST, None)
+    if stated is None or stated.shape != () or str(stated) != _digest(kind, key, arrays):
+        _reject(path, "does not match its digest")
         return None
+    _read = True
     return arrays
 
 
 def save(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
-    """Save arrays under (kind, key); any failure leaves the cache as it was."""
+    """Save arrays under (kind, key) with their digest; any failure leaves the cache as it was."""
     path = _path(kind, key)
     if path is None:
         return
-    import tempfile
-
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
         try:
             with os.fdopen(fd, "wb") as f:
-                np.savez(f, **cast(dict[str, Any], {"__key__": np.array(key), **arrays}))
+                np.savez(f, **cast(dict[str, Any], {_DIGEST: np.array(_digest(kind, key, arrays)), **arrays}))
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
@@ -97,13 +156,74 @@ def save(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
         return
 
 
+def reject(kind: str, key: str, problem: str) -> None:
+    """Remove the file under (kind, key), whose content its reader found wrong, with a ``CacheWarning``."""
+    path = _path(kind, key)
+    if path is not None:
+        _reject(path, problem)
+
+
+def _reject(path: Path, problem: str) -> None:
+    warnings.warn(f"the cache file {path} {problem}: not used, built again", CacheWarning, stacklevel=3)
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def discard(kind: str, key: str) -> None:
+    """Remove the file under (kind, key), found wrong after use, and ``forget()`` what this process holds."""
+    path = _path(kind, key)
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    forget()
+
+
 @functools.cache
 def _prune(directory: Path) -> None:
-    """Remove the tables of other versions of the code (once per process): they are never read again."""
-    current = f"-{code_version()}.npz"
-    for old in directory.glob("*-*-*.npz"):
-        if not old.name.endswith(current) and len(old.name.rsplit("-", 1)[-1]) == len(current) - 1:
-            try:
+    """Remove the cache's files of other code versions from its subfolder (once per process): never read again."""
+    current = code_version()
+    for old in directory.iterdir():
+        match = _NAME.fullmatch(old.name)
+        if match and match["version"] != current:
+            with contextlib.suppress(OSError):
                 old.unlink()
-            except OSError:
-                pass
+
+
+def register_memo(memo: _M) -> _M:
+    """Register an in-process cache (``functools.cache``) that may hold what was read from disk:
+    ``forget()`` clears it."""
+    _memos.append(memo.cache_clear)
+    return memo
+
+
+def forget() -> None:
+    """Clear every registered in-process cache: what they held is computed again when next asked for."""
+    global _read
+    for clear in _memos:
+        clear()
+    _read = False
+
+
+@contextlib.contextmanager
+def disabled() -> Iterator[None]:
+    """The disk cache off for the whole process (nothing read or written), and nothing read from it
+    earlier used: the registered in-process caches are cleared first if they may hold it.
+
+    ``verify`` recomputes within it. Also a decorator.
+
+    >>> from exactodds import Shoe, analyze
+    >>> with disabled():
+    ...     (banker,) = analyze(Shoe.decks(8), wagers=["banker"], paytables=["standard"])
+    ...     cache_dir() is None
+    True
+    >>> f"{float(banker.house_edge):.4%}"          # the published Banker edge, 8 decks
+    '1.0579%'
+    """
+    global _off
+    if _read:
+        forget()
+    _off += 1
+    try:
+        yield
+    finally:
+        _off -= 1

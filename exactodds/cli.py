@@ -1,8 +1,9 @@
 """The ``exactodds`` command: thin — parse, call the library, render, exit.
 
-Exit codes: 0 ok, 1 a check failed, 2 bad input, 128 + the signal when Ctrl-C
-(130) or SIGTERM (143) stops it. Results go to stdout, errors to stderr as one
-line (``exactodds: error: ...``), never a traceback.
+Exit codes: 0 ok, 1 a check failed (also counts that break an invariant), 2 bad
+input, 128 + the signal when Ctrl-C (130) or SIGTERM (143) stops it. Results go to
+stdout, errors and exactodds's warnings to stderr as one line each (``exactodds:
+error: ...``, ``exactodds: warning: ...``), never a traceback.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import json
 import os
 import signal
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import click
 
-from .errors import ExactOddsError, Interrupted
+from .errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, Interrupted
 
 __all__ = ["cli", "main"]
 
@@ -45,6 +47,18 @@ def _terminate(signum: int, frame: Any) -> None:
     raise Interrupted(signum)
 
 
+_show_warning = warnings.showwarning
+
+
+def _warn(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+          line: str | None = None) -> None:
+    """exactodds's own warnings as one line on stderr, like its errors; others as Python shows them."""
+    if issubclass(category, ExactOddsWarning):
+        click.echo(f"exactodds: warning: {' '.join(str(message).split())}", err=True)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
 class _Cli(click.Group):
     """A click group whose errors are one line on stderr with exit code 2."""
 
@@ -65,9 +79,12 @@ class _Cli(click.Group):
             signal.signal(signal.SIGTERM, _terminate)            # SIGTERM unwinds as Ctrl-C does
         except ValueError:                                       # not the main thread: leave it
             previous = None
+        shown, warnings.showwarning = warnings.showwarning, _warn
         try:
             rv = super().main(*args, **kwargs)
             sys.stdout.flush()                               # a full disk shows here, not at exit
+        except InconsistentCounts as exc:                    # a check of the counting failed: no figure
+            _fail(str(exc), EXIT_CHECK_FAILED)
         except ExactOddsError as exc:
             _fail(str(exc))
         except click.exceptions.NoArgsIsHelpError as exc:   # bare `exactodds`: help, not an error
@@ -90,14 +107,15 @@ class _Cli(click.Group):
                 _fail(f"cannot write to standard output ({exc.strerror or exc})")
             raise
         finally:
+            warnings.showwarning = shown
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     click.echo(f"exactodds: error: {' '.join(message.split())}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+    sys.exit(status)
 
 
 _FORMAT = click.option(

@@ -101,7 +101,8 @@ class RoundDistribution:
                     residues.append(sums % p)
                 out = crt(residues, primes)
             if int(out.sum()) != self.total:     # an invariant of the counting
-                raise AssertionError(f"counts by {names} and every card do not add up to the shoe's sequences")
+                raise table.inconsistent(f"counts by {', '.join(names)} and every card do not add up to the "
+                                         "shoe's sequences")
             self._cache[cache_key] = out
         return self._cache[cache_key]  # type: ignore[no-any-return]
 

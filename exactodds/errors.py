@@ -1,11 +1,12 @@
-"""The exceptions of exactodds: bad input, and a stop asked for by a signal."""
+"""The exceptions of exactodds: bad input, counts that break an invariant, a stop asked for by a signal;
+and its warnings."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExactOddsError", "Interrupted", "read_json"]
+__all__ = ["ExactOddsError", "InconsistentCounts", "ExactOddsWarning", "Interrupted", "read_json"]
 
 
 class ExactOddsError(ValueError):
@@ -19,6 +20,16 @@ class ExactOddsError(ValueError):
     ...
     exactodds.errors.ExactOddsError: unknown card 'Zz' in --remove
     """
+
+
+class InconsistentCounts(ExactOddsError):
+    """Counts that break an invariant of the counting (they do not add up to the shoe's
+    sequences): a defect, or a forged cache file, never bad input. No figure is made of
+    them; the CLI prints the message as one line and exits 1."""
+
+
+class ExactOddsWarning(UserWarning):
+    """Something exactodds worked around (e.g. a damaged cache file, built again); the CLI prints one line."""
 
 
 class Interrupted(KeyboardInterrupt):

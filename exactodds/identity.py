@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .cards import Card, Rank, Suit
-from .errors import ExactOddsError
+from .errors import ExactOddsError, InconsistentCounts
 from .outcomes import HAND_ATTRIBUTES
 from .shoe import Shoe, int64_safe
 
@@ -149,7 +149,7 @@ def initial_counts(
         for p, total in zip(p_of_group, sums[b].tolist()):
             out[(p_keys[p], b_key)] = int(total) * tail
     if sum(out.values()) != shoe.sequences:      # an invariant of the counting
-        raise AssertionError("initial-card counts do not add up to the shoe's sequences")
+        raise InconsistentCounts("initial-card counts do not add up to the shoe's sequences")
     return out
 
 

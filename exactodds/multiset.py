@@ -46,7 +46,7 @@ import numpy as np
 from . import cache
 from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
-from .errors import ExactOddsError
+from .errors import ExactOddsError, InconsistentCounts
 from .outcomes import ALL_CARD_FEATURES, DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
 from .modular import crt, primes_for
 from .roundtable import slot_values
@@ -130,6 +130,7 @@ class MultisetTable:
     entry_orderings: np.ndarray = field(repr=False)
     key_starts: np.ndarray = field(repr=False)
     leaves: int = 0
+    from_disk: bool = field(default=False, repr=False)
 
     def factors(self, shoe: Shoe, dtype: Any = object) -> np.ndarray:
         """Slot ``t*6 + o`` holds ``n_t - o`` for atom or value token ``t``; the tail
@@ -166,8 +167,18 @@ class MultisetTable:
             factors = np.maximum(self.factors(shoe), 0).astype(np.uint64)  # a negative factor meets a 0 first
             out = crt([self._sum(factors, p) for p in primes], primes)
         if int(out.sum()) != shoe.sequences:          # an invariant of the counting, never of the input
-            raise AssertionError(f"counts by {self.names} add to {int(out.sum())}, not {shoe.sequences}")
+            raise self.inconsistent(f"counts by {', '.join(self.names)} do not add up to the shoe's sequences "
+                                    f"({int(out.sum())}, not {shoe.sequences})")
         return out
+
+    def inconsistent(self, problem: str) -> InconsistentCounts:
+        """The error for counts of this table that break an invariant; a table read from the disk
+        cache is discarded first, so that the next run builds it again."""
+        if self.from_disk:
+            cache.discard("multiset", _key(self.names))
+            return InconsistentCounts(f"{problem}: the table read from the disk cache is wrong; it is discarded, "
+                                      "run again")
+        return InconsistentCounts(f"{problem}: a defect of exactodds, please report it")
 
     def counts_in_python_integers(self, shoe: Shoe) -> np.ndarray:
         """The same counts in Python integers throughout (slow; a check of the modular route)."""
@@ -299,15 +310,23 @@ def compile_table(names: Iterable[str] | str) -> MultisetTable:
     return _table(chosen)
 
 
+@cache.register_memo
 @functools.cache
 def _table(names: tuple[str, ...]) -> MultisetTable:
-    key = "|".join(names)
+    key = _key(names)
     saved = cache.load("multiset", key)
     if saved is not None:
-        return _from_arrays(names, saved)
+        problem = _malformed(names, saved)
+        if problem is None:
+            return _from_arrays(names, saved)
+        cache.reject("multiset", key, problem)
     table = _compile(names)
     cache.save("multiset", key, _to_arrays(table))
     return table
+
+
+def _key(names: tuple[str, ...]) -> str:
+    return "|".join(names)
 
 
 def _to_arrays(t: MultisetTable) -> dict[str, np.ndarray]:
@@ -324,8 +343,31 @@ def _from_arrays(names: tuple[str, ...], a: dict[str, np.ndarray]) -> MultisetTa
     return MultisetTable(
         names=names, resolution=str(a["resolution"]), keys=tuple(zip(*(c.tolist() for c in columns.values()))),
         columns=columns, multisets=a["multisets"].astype(np.intp), entry_multiset=a["entry_multiset"].astype(np.intp),
-        entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]),
+        entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]), from_disk=True,
     )
+
+
+def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
+    """What makes saved arrays no table of ``names`` (shapes, types, indices out of range), or None."""
+    wanted = {"resolution", "leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts",
+              *(f"column:{n}" for n in names)}
+    if set(a) != wanted:
+        return "holds other arrays"
+    ints = ("leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts")
+    if a["resolution"].shape != () or str(a["resolution"]) not in RESOLUTIONS or a["leaves"].shape != () or \
+            any(a[n].dtype.kind not in "iu" for n in ints) or a["multisets"].ndim != 2 or \
+            a["multisets"].shape[1] != CARDS_PER_ROUND:
+        return "is no table"
+    entries, starts, multisets = a["entry_multiset"], a["key_starts"], a["multisets"]
+    factors = (len(_atoms(str(a["resolution"]))[0]) + 11) * _OFFSETS
+    if entries.ndim != 1 or a["entry_orderings"].shape != entries.shape or starts.ndim != 1 or \
+            any(a[f"column:{n}"].shape != starts.shape or a[f"column:{n}"].dtype.kind == "O" for n in names):
+        return "has arrays of unequal lengths"
+    if not len(starts) or starts[0] != 0 or np.any(np.diff(starts) <= 0) or starts[-1] >= len(entries) or \
+            entries.min(initial=0) < 0 or entries.max(initial=0) >= len(multisets) or \
+            multisets.min(initial=0) < 0 or multisets.max(initial=0) >= factors:
+        return "has an index out of range"
+    return None
 
 
 def _compile(names: tuple[str, ...]) -> MultisetTable:

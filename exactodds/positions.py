@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .engine import deal
-from .errors import ExactOddsError
+from .errors import ExactOddsError, InconsistentCounts
 from .pricing import assign_outcomes, counts_for, feature_table, signature_for
 from .render import dataframe, grid
 from .shoe import Shoe
@@ -243,7 +243,7 @@ def position(
             joint[key] = joint.get(key, 0) + int(n)
     total = dist.total
     if sum(joint.values()) != total:                       # an invariant of the counting
-        raise AssertionError("the joint counts do not add up to the shoe's sequences")
+        raise InconsistentCounts("the joint counts do not add up to the shoe's sequences")
     distribution: dict[Fraction, int] = {}
     for key, n in joint.items():
         v = sum((a * nets[i][k] for i, (a, k) in enumerate(zip(amounts, key))), Fraction(0))

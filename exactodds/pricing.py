@@ -25,8 +25,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import cache
 from .engine import RoundDistribution
-from .errors import ExactOddsError
+from .errors import ExactOddsError, InconsistentCounts
 from .multiset import compile_table, point_names
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from .pays import Pay
@@ -201,6 +202,7 @@ def _with_derived(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return columns
 
 
+@cache.register_memo                    # it holds columns of tables that may come from the disk cache
 @functools.cache
 def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     """The feature table of a signature (see :func:`table_signature`)."""
@@ -326,7 +328,7 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
         try:
             return dist.table_counts(signature[1])
         except ExactOddsError as exc:
-            raise ExactOddsError(f"{what}: {exc}") from None
+            raise type(exc)(f"{what}: {exc}") from None
     if signature[0] == "round":
         return dist.every_card_counts(signature[1], what=what).ravel()
     joint = dist.initial_counts(signature[1], signature[2], what=what)
@@ -342,7 +344,7 @@ def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerRes
     lost = int(sums.get(-1, 0))
     total = dist.total
     if lost + sum(by_outcome.values()) != total:       # an invariant of the counting
-        raise AssertionError(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
+        raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
     lines = [
         OutcomeLine(o.id, o.name, paytable.pays[o.id], by_outcome[o.id], Fraction(by_outcome[o.id], total))
         for o in wager.outcomes
@@ -377,7 +379,7 @@ def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -
     order, starts, _paid_as = _groups(wager, paytable)
     sums = np.add.reduceat(counts[order], starts).tolist()
     if sum(sums) != dist.total:                           # an invariant of the counting
-        raise AssertionError(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
+        raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
     nets = _nets(wager, paytable)
     if any(not isinstance(net, Fraction) for net in nets):
         return sum((net * n for net, n in zip(nets, sums)), Fraction(0)) * Fraction(1, dist.total)

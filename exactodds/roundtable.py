@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import InconsistentCounts
 from .rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
@@ -164,5 +165,5 @@ def round_weights(shoe: Shoe) -> np.ndarray:
     w.flags.writeable = False
     total = int(w.sum())
     if total != shoe.sequences:     # an invariant of the counting, never of the input
-        raise AssertionError(f"round weights add to {total}, not {shoe.sequences}")
+        raise InconsistentCounts(f"round weights add to {total}, not {shoe.sequences}")
     return w

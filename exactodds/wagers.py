@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from . import cache
 from .errors import ExactOddsError
 from .conditions import Condition
 from .outcomes import feature_kind
@@ -359,6 +360,7 @@ class Catalogue(Mapping[str, Wager]):
         return out
 
 
+@cache.register_memo                     # its wagers may come from parses read from the disk cache
 @functools.cache
 def load_catalogue() -> Catalogue:
     """The wagers of every regulation data file shipped with the package (each read when first used)."""
@@ -405,12 +407,16 @@ _PAYTABLE_KEYS = {"id", "section", "pays", "denomination", "award_basis"}
 def _read_toml(text: str, *, source: str, cached: bool = False) -> dict[str, Any]:
     """Parse TOML; a shipped file's parse is kept on disk as JSON, which reads faster."""
     if cached:
-        from . import cache
-
         key = hashlib.sha256(text.encode()).hexdigest()
         saved = cache.load("toml", key)
         if saved is not None:
-            return json.loads(str(saved["json"]))  # type: ignore[no-any-return]
+            try:
+                parsed = json.loads(str(saved["json"])) if set(saved) == {"json"} else None
+            except (ValueError, RecursionError):
+                parsed = None
+            if isinstance(parsed, dict):
+                return parsed
+            cache.reject("toml", key, "holds no parsed data file")
     import tomllib             # only where no parse is cached
 
     try:

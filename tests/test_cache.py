@@ -1,4 +1,7 @@
-"""The on-disk cache of compiled tables: same tables back, versioned, never in the way."""
+"""The on-disk cache of compiled tables: same tables back, versioned, never in the way.
+
+What it guarantees against damage, edits and forgery: test_cache_integrity.py.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_table_read_back_from_disk_is_the_same_table(cache_dir: Path) -> None:
     built = compile_table(NAMES)
-    (saved,) = cache_dir.glob("multiset-*.npz")
+    (saved,) = (cache_dir / cache.SUBFOLDER).glob("multiset-*.npz")
     _table.cache_clear()
     loaded = compile_table(NAMES)
     assert loaded is not built and loaded.keys == built.keys and loaded.resolution == built.resolution
@@ -35,20 +38,25 @@ def test_a_table_read_back_from_disk_is_the_same_table(cache_dir: Path) -> None:
 
 def test_a_damaged_file_is_rebuilt(cache_dir: Path) -> None:
     compile_table(NAMES)
-    (saved,) = cache_dir.glob("multiset-*.npz")
-    saved.write_bytes(saved.read_bytes()[:100])
-    _table.cache_clear()
-    assert int(compile_table(NAMES).counts(Shoe.decks(6)).sum()) == Shoe.decks(6).sequences
+    (saved,) = (cache_dir / cache.SUBFOLDER).glob("multiset-*.npz")
+    for damaged in (saved.read_bytes()[:100], b"", b"not an npz file"):
+        saved.write_bytes(damaged)
+        _table.cache_clear()
+        with pytest.warns(cache.CacheWarning, match="cannot be read"):
+            assert int(compile_table(NAMES).counts(Shoe.decks(6)).sum()) == Shoe.decks(6).sequences
+        assert saved.stat().st_size > 1000                       # built again and saved anew
 
 
 def test_other_versions_are_removed_and_foreign_files_kept(cache_dir: Path) -> None:
-    old = cache_dir / "multiset-0123456789abcdef0123-0000000000000000.npz"
-    mine = cache_dir / "notes.npz"
-    old.write_bytes(b"old")
-    mine.write_bytes(b"mine")
+    own = cache_dir / cache.SUBFOLDER
+    own.mkdir()
+    old = own / "multiset-0123456789abcdef0123-0000000000000000.npz"
+    kept = [own / "notes.npz", own / "results-final-0123456789abcdef.npz", cache_dir / old.name]
+    for path in (old, *kept):
+        path.write_bytes(b"old")
     cache._prune.cache_clear()
     compile_table(NAMES)
-    assert not old.exists() and mine.exists()
+    assert not old.exists() and all(path.exists() for path in kept)
 
 
 def test_an_unwritable_or_disabled_cache_is_passed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
