@@ -600,6 +600,7 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON or PDF), optionally signed."""
     from .certificate import build, select_for_certificate, shoes_from_options, write_atomically
     from .documents import render_html, render_markdown
+    from .signing import check_name
     from .wagers import load_catalogue
 
     cat = load_catalogue()
@@ -611,6 +612,7 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
         raise ExactOddsError("--format pdf needs --output FILE")
     if signer is not None and key is None:
         raise ExactOddsError("--signer goes with --sign KEY")
+    check_name(signer, "--signer", optional=True)            # before the figures are computed
     cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title, bet=bet, issued=issued,
                  parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by})
     if key is not None:
