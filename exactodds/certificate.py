@@ -199,11 +199,10 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
     return block
 
 
-def _check_text(value: Any, where: str, *, optional: bool = False, limit: int = 200) -> None:
-    if value is None and optional:
-        return
-    if not isinstance(value, str) or not value.strip() or len(value) > limit or not value.isprintable():
-        raise ExactOddsError(f"{where} must be printable text of 1 to {limit} characters")
+def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
+    from .signing import check_name
+
+    check_name(value, where, optional=optional)
 
 
 def _issued(value: str | None) -> str:
@@ -351,6 +350,9 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     for key in ("title", "issued"):
         if not isinstance(document[key], str):
             raise ExactOddsError(f"malformed certificate: {key} must be text")
+    _check_text(document["title"], "malformed certificate: title")
+    for key, value in parties.items():
+        _check_text(value, f"malformed certificate: parties.{key}", optional=True)
     return {"shoes": shoes, "selection": [(s["wager"], s["paytable"]) for s in selection],
             "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties}
 
@@ -399,7 +401,7 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
              if prov[k] != here[k]]
     if not isinstance(prov["data_sha256"], dict):
         raise ExactOddsError("malformed certificate: provenance.data_sha256 must be an object")
-    other += [f"{name} changed" for name in sorted(set(prov["data_sha256"]) | set(here["data_sha256"]))
+    other += [f"{name!r} changed" for name in sorted(set(prov["data_sha256"]) | set(here["data_sha256"]))
               if prov["data_sha256"].get(name) != here["data_sha256"].get(name)]
     if prov["source_modified"] != here["source_modified"] and prov["source_commit"] == here["source_commit"]:
         other.append("source_modified differs")

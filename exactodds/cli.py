@@ -618,6 +618,7 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON or PDF), optionally signed."""
     from .certificate import build, select_for_certificate, shoes_from_options, write_atomically
     from .documents import render_html, render_markdown
+    from .signing import check_name
     from .wagers import load_catalogue
 
     cat = load_catalogue()
@@ -629,6 +630,7 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
         raise ExactOddsError("--format pdf needs --output FILE")
     if signer is not None and key is None:
         raise ExactOddsError("--signer goes with --sign KEY")
+    check_name(signer, "--signer", optional=True)            # before the figures are computed
     cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title, bet=bet, issued=issued,
                  parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by})
     if key is not None:
@@ -689,11 +691,12 @@ def verify(path: str, public_key: str | None, allow_other_version: bool) -> None
         ok, message = False, ("the page's visible text differs from the certificate embedded in it"
                               + (" (or it was made by another version: verify its JSON)" if allow_other_version else ""))
     if ok and kind == "pdf":
-        from .documents import printed_pages_differ
+        from .documents import pdf_differs
 
-        differs = printed_pages_differ(path, document)
+        differs = pdf_differs(path, document)
         if differs:
-            ok, message = False, f"the printed pages differ from the attached certificate: {differs}"
+            ok, message = False, differs + (" (or it was made by another version: verify its JSON)"
+                                            if allow_other_version else "")
     if ok:
         click.echo(f"{path}: {message}")
         return

@@ -10,6 +10,7 @@ PDF a running header with the certificate number and a "page N of M" footer.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -23,7 +24,7 @@ from typing import Any
 from .errors import ExactOddsError
 from .report import decimal, percent
 
-__all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "ATTACHMENT", "SCRIPT_ID"]
+__all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID"]
 
 ATTACHMENT = "exactodds-certificate.json"
 SCRIPT_ID = "exactodds-certificate"
@@ -217,21 +218,25 @@ def render_markdown(cert: dict[str, Any]) -> str:
     return str(_environment().get_template("certificate.md.j2").render(**_view(cert)))
 
 
-def _chromium() -> str:
+def _chromium(missing: str) -> str:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
-        raise ExactOddsError("--format pdf needs Debian's chromium (apt-get install chromium); "
-                             "or write --format html and print it")
+        raise ExactOddsError(missing)
     return browser
 
 
-def write_pdf(cert: dict[str, Any], path: str) -> None:
-    """Print the HTML certificate to PDF with headless Chromium and attach the JSON (written atomically)."""
+_NO_CHROMIUM = ("--format pdf needs Debian's chromium (apt-get install chromium); "
+                "or write --format html and print it")
+
+
+def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
+               dates: tuple[str, str] | None = None) -> bytes:
+    """The PDF exactodds writes for ``cert``: headless Chromium's print of its HTML, the JSON attached and
+    the metadata set. ``dates`` (creation, modification) replace the print's own, the only part of it that
+    changes from one print to the next."""
     from pypdf import PdfReader, PdfWriter
 
-    from .certificate import write_atomically
-
-    browser = _chromium()
+    browser = _chromium(missing)
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "certificate.html"
         page.write_text(render_html(cert), encoding="utf-8")
@@ -242,52 +247,253 @@ def write_pdf(cert: dict[str, Any], path: str) -> None:
         try:
             subprocess.run(cmd, capture_output=True, timeout=300, check=True)
         except (OSError, subprocess.SubprocessError) as exc:
-            raise ExactOddsError(f"--output {path}: chromium could not print the PDF ({exc})") from None
+            raise ExactOddsError(f"{where}: chromium could not print the PDF ({exc})") from None
         if not pdf.exists() or pdf.read_bytes()[:4] != b"%PDF":
-            raise ExactOddsError(f"--output {path}: chromium produced no PDF")
+            raise ExactOddsError(f"{where}: chromium produced no PDF")
         writer = PdfWriter(clone_from=PdfReader(pdf))
         writer.add_attachment(ATTACHMENT, json.dumps(cert, indent=1, ensure_ascii=False).encode("utf-8"))
         writer.add_metadata({"/Title": f"{cert['certificate_number']} — {cert['title']}",
                              "/Subject": "Return-to-player certificate", "/Creator": "exactodds"})
-        out = Path(tmp) / "signed.pdf"
-        with out.open("wb") as fh:
-            writer.write(fh)
-        data = out.read_bytes()
-    write_atomically(path, data)
+        if dates is not None:
+            writer.add_metadata({"/CreationDate": dates[0], "/ModDate": dates[1]})
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
 
 
-# -- reading a certificate back ------------------------------------------------------------------
+def write_pdf(cert: dict[str, Any], path: str) -> None:
+    """Print the HTML certificate to PDF with headless Chromium and attach the JSON (written atomically)."""
+    from .certificate import write_atomically
+
+    write_atomically(path, _print_pdf(cert, where=f"--output {path}"))
+
+
+# -- checking a PDF against the rendering of its certificate -----------------------------------
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
 _PAGE = re.compile(r"page \d+ of \d+")
+_DATE = re.compile(r"D:\d{14}(?:Z|[+-]\d{2}'\d{2}')")          # as Chromium dates its print
+_PRINTED = "the printed pages differ from the attached certificate"
+_NEVER = "which exactodds never writes"
 
 
 def _figures(text: str) -> set[str]:
     return set(_NUMBER.findall(_PAGE.sub(" ", text)))
 
 
-def printed_pages_differ(path: str, cert: dict[str, Any]) -> str | None:
-    """Whether the printed pages of a PDF show the certificate attached to it: every page carries its
-    number, and no page shows a figure the certificate's own rendering does not. None if they agree."""
+def _shown(name: Any) -> str:
+    """A PDF name or key from the file, printed so that it can only read as itself."""
+    text = str(name)
+    return text if re.fullmatch(r"/?[A-Za-z0-9_.+-]{1,40}", text) else repr(text)
+
+
+def _held(cert: dict[str, Any]) -> set[str]:
+    """The figures the certificate's rendering shows."""
+    return _figures(re.sub(r"<[^>]+>", " ", render_html(cert)).replace("&amp;", "&"))
+
+
+def _page_text_differs(page: Any, i: int, n: int, number: str, expected: set[str]) -> str | None:
+    """What the text of page ``i`` of ``n`` shows that the certificate's rendering does not: a missing
+    certificate number or page number, or a figure the certificate does not hold."""
+    text = page.extract_text() or ""
+    if i > 1 and number not in text:
+        return f"page {i} does not carry certificate number {number}"
+    if f"page {i} of {n}" not in text:
+        return f"page {i} is not numbered 'page {i} of {n}'"
+    stray = sorted(_figures(text) - expected)
+    if stray:
+        return f"page {i} shows {stray[0]!r}, which the attached certificate does not hold"
+    return None
+
+
+def _revisions(raw: bytes) -> int:
+    """How many revisions the file holds: each ends in its own ``startxref``; exactodds writes one."""
+    return len(re.findall(rb"(?:^|[\r\n])startxref[\s]", raw))
+
+
+def _annotations(page: Any) -> list[Any]:
+    found = page.get("/Annots")
+    return [] if found is None else [a.get_object() for a in found.get_object()]
+
+
+def _foreign(raw: bytes, reader: Any) -> str | None:
+    """What the file holds that exactodds' writer never puts in a PDF, whatever Chromium printed it:
+    an incremental update, a form, an action, JavaScript, another attachment, an annotation other than a link."""
+    revisions = _revisions(raw)
+    if revisions > 1 or "/Prev" in reader.trailer:
+        return (f"the PDF was changed after it was written: an incremental update ({max(revisions, 2)} revisions, "
+                "each with its own xref section and trailer)")
+    root = reader.trailer["/Root"]
+    for key, what in (("/AcroForm", "a form field (AcroForm)"), ("/OpenAction", "an OpenAction"),
+                      ("/AA", "document actions (/AA)")):
+        if key in root:
+            return f"the PDF holds {what}, {_NEVER}"
+    if "/JavaScript" in (root.get("/Names") or {}):
+        return f"the PDF holds JavaScript (/Names /JavaScript), {_NEVER}"
+    others = sorted(name for name in reader.attachments if name != ATTACHMENT)
+    if others:
+        return f"the PDF holds another attached file, {others[0]!r}"
+    for i, page in enumerate(reader.pages, start=1):
+        for annotation in _annotations(page):
+            kind = annotation.get("/Subtype")
+            if kind == "/Widget" or "/FT" in annotation:
+                return f"page {i} holds a form field ({_shown(kind)} annotation), {_NEVER}"
+            if kind != "/Link":
+                return f"page {i} holds an annotation ({_shown(kind)}), {_NEVER}"
+        if "/AA" in page:
+            return f"page {i} holds page actions (/AA), {_NEVER}"
+    return None
+
+
+def _difference(got: Any, want: Any, path: str, seen: set[tuple[int, int]]) -> str | None:
+    """The first place (keys and indexes from ``path``) where two PDF objects differ, or None.
+    Page parents are not followed; an object pair already being compared counts as equal."""
+    from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
+
+    if isinstance(got, IndirectObject) and isinstance(want, IndirectObject):
+        if (got.idnum, want.idnum) in seen:
+            return None
+        seen.add((got.idnum, want.idnum))
+    got = got.get_object() if isinstance(got, IndirectObject) else got
+    want = want.get_object() if isinstance(want, IndirectObject) else want
+    if isinstance(got, DictionaryObject) and isinstance(want, DictionaryObject):
+        if isinstance(got, StreamObject) != isinstance(want, StreamObject):
+            return path
+        for key in [k for k in dict.fromkeys([*want, *got]) if k != "/Parent"]:
+            if key not in got or key not in want:
+                return f"{path}/{_shown(key).lstrip('/')}"
+            found = _difference(got.raw_get(key), want.raw_get(key), f"{path}/{_shown(key).lstrip('/')}", seen)
+            if found:
+                return found
+        if isinstance(got, StreamObject) and isinstance(want, StreamObject) and got.get_data() != want.get_data():
+            return f"{path} (its stream)"
+        return None
+    if isinstance(got, ArrayObject) and isinstance(want, ArrayObject):
+        if len(got) != len(want):
+            return f"{path} ({len(got)} items, not {len(want)})"
+        for k, (a, b) in enumerate(zip(got, want)):
+            found = _difference(a, b, f"{path}[{k}]", seen)
+            if found:
+                return found
+        return None
+    return None if type(got) is type(want) and got == want else path
+
+
+def _streams(page: Any) -> list[Any]:
+    contents = page.get("/Contents")
+    if contents is None:
+        return []
+    contents = contents.get_object()
+    return [c.get_object() for c in contents] if isinstance(contents, list) else [contents]
+
+
+def _xobjects(page: Any) -> set[str]:
+    resources = page.get("/Resources")
+    found = resources.get_object().get("/XObject") if resources is not None else None
+    return set() if found is None else {str(k) for k in found.get_object()}
+
+
+def _page_differs(i: int, n: int, got: Any, want: Any, cert: dict[str, Any]) -> str | None:
+    """How page ``i`` of the file differs from page ``i`` of the fresh print, or None."""
+    links, printed = len(_annotations(got)), len(_annotations(want))
+    if links != printed:
+        return f"page {i} holds {links} link annotations where the rendering holds {printed}"
+    streams, rendered = _streams(got), _streams(want)
+    if len(streams) != len(rendered):
+        return (f"page {i} has {len(streams)} content streams where the rendering has {len(rendered)}"
+                + (" (an extra content stream)" if len(streams) > len(rendered) else ""))
+    extra = sorted(_xobjects(got) - _xobjects(want))
+    if extra:
+        return f"page {i} draws an XObject ({_shown(extra[0])}) that the rendering does not hold"
+    if b"".join(s.get_data() for s in streams) != b"".join(s.get_data() for s in rendered):
+        return _page_text_differs(got, i, n, cert["certificate_number"], _held(cert)) or (
+            f"page {i} is not the page the certificate prints (its content stream differs)")
+    found = _difference(got, want, f"page {i} ", set())
+    return None if found is None else f"page {i} is not the page the certificate prints ({found.strip()} differs)"
+
+
+def _reader(data: bytes) -> Any:
     import logging
 
     from pypdf import PdfReader
 
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
-    expected = _figures(re.sub(r"<[^>]+>", " ", render_html(cert)).replace("&amp;", "&"))
-    number = cert["certificate_number"]
-    pages = PdfReader(path).pages
-    for i, page in enumerate(pages, start=1):
-        text = page.extract_text() or ""
-        if i > 1 and number not in text:
-            return f"page {i} does not carry certificate number {number}"
-        if f"page {i} of {len(pages)}" not in text:
-            return f"page {i} is not numbered 'page {i} of {len(pages)}'"
-        stray = sorted(_figures(text) - expected)
-        if stray:
-            return f"page {i} shows {stray[0]!r}, which the attached certificate does not hold"
-    return None
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
+    return PdfReader(io.BytesIO(data))
 
+
+def _dates(reader: Any) -> tuple[str, str] | None:
+    """The file's creation and modification dates, if they are dates as Chromium writes them."""
+    info = reader.trailer.get("/Info")
+    info = {} if info is None else info.get_object()
+    dates = tuple(str(info.get(k, "")) for k in ("/CreationDate", "/ModDate"))
+    return (dates[0], dates[1]) if all(_DATE.fullmatch(d) for d in dates) else None
+
+
+def _named(raw: bytes, reader: Any, expected: bytes, cert: dict[str, Any]) -> str:
+    """What makes the file differ from ``expected``, the fresh print of its certificate."""
+    fresh = _reader(expected)
+    producers = [str((r.metadata or {}).get("/Producer")) for r in (reader, fresh)]
+    hint = "" if producers[0] == producers[1] else (
+        f" (the file was printed by {producers[0]!r}, this machine's chromium prints {producers[1]!r}: "
+        "verify it where that chromium is installed)")
+    got, want = reader.pages, fresh.pages
+    if len(got) != len(want):
+        return (f"{_PRINTED}: {len(got)} pages where the certificate prints on {len(want)} "
+                f"(a page added or taken out){hint}")
+    for i, (page, printed) in enumerate(zip(got, want), start=1):
+        found = _page_differs(i, len(got), page, printed, cert)
+        if found:
+            return f"{_PRINTED}: {found}{hint}"
+    seen: set[tuple[int, int]] = set()
+    for key, part in (("/Root", "catalog"), ("/Info", "document information")):
+        found = _difference(reader.trailer.get(key), fresh.trailer.get(key), f"its {part} ", seen)
+        if found:
+            return f"the PDF is not what exactodds writes for the attached certificate: {found.strip()} differs{hint}"
+    if raw.startswith(expected):
+        return f"{len(raw) - len(expected):,} bytes were added after the end of the PDF"
+    at = next((k for k, (a, b) in enumerate(zip(raw, expected)) if a != b), min(len(raw), len(expected)))
+    return f"the PDF is not byte for byte what exactodds writes for the attached certificate (from byte {at:,}){hint}"
+
+
+def pdf_differs(path: str, cert: dict[str, Any]) -> str | None:
+    """Why the PDF at ``path`` is not exactly what exactodds writes for ``cert`` (the certificate attached
+    to it), or None if it is.
+
+    exactodds' PDF is a function of the certificate alone, once the dates of the print are set: the same
+    Chromium with the same fonts prints the same bytes, and the writer that attaches the JSON adds nothing
+    else. So the file must equal, byte for byte, a fresh print of its certificate carrying the file's own
+    dates. Anything else fails, named: an incremental update, a form, an action, JavaScript, an annotation
+    (found without Chromium), then a page added or taken out, a replaced page, an extra content stream or
+    XObject, a figure the certificate does not hold.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        reader = _reader(raw)
+        found = _foreign(raw, reader)
+        if found is None and not (shutil.which("chromium") or shutil.which("chromium-browser")):
+            n, number, held = len(reader.pages), cert["certificate_number"], _held(cert)
+            found = next((f"{_PRINTED}: {d}" for i, page in enumerate(reader.pages, start=1)
+                          if (d := _page_text_differs(page, i, n, number, held))), None)
+        dates = _dates(reader)
+    except Exception as exc:     # anything pypdf meets in a file exactodds did not write
+        return f"the PDF's structure is not what exactodds writes ({type(exc).__name__}: it cannot be read)"
+    if found:
+        return found
+    expected = _print_pdf(cert, where=path, dates=dates, missing=(
+        f"{path}: verifying a PDF needs Debian's chromium (apt-get install chromium) to print its certificate "
+        "again and compare the pages; or verify the certificate as JSON or HTML"))
+    if raw == expected:
+        return None
+    try:
+        return _named(raw, reader, expected, cert)
+    except Exception as exc:     # the file differs all the same; say so even if it cannot be taken apart
+        return f"the PDF is not what exactodds writes for the attached certificate ({type(exc).__name__})"
+
+
+# -- reading a certificate back ------------------------------------------------------------------
 
 def _strict_json(text: str, where: str) -> Any:
     """JSON with every duplicated key refused (a person reads the first, a parser keeps the last)."""

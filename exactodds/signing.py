@@ -15,15 +15,64 @@ import base64
 import datetime as dt
 import hashlib
 import os
+import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 from .errors import ExactOddsError
 
-__all__ = ["canonical", "keygen", "sign", "check_signature", "load_public_key", "key_id", "ALGORITHM"]
+__all__ = ["canonical", "keygen", "sign", "check_signature", "load_public_key", "key_id", "check_name",
+           "name_problem", "ALGORITHM", "NAME_LIMIT"]
 
 ALGORITHM = "Ed25519"
 _SIGNATURE_KEYS = {"algorithm", "key_id", "public_key", "signer", "signed_at", "value"}
+_SIGNED_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")      # as sign() writes it, in UTC
+
+#: The longest name of a person or title of a certificate.
+NAME_LIMIT = 200
+#: Characters that change how what follows them is shown: they could make a name look like another line.
+_HIDDEN = {"Cc": "is a control character", "Cf": "is a format character", "Zl": "is a line separator",
+           "Zp": "is a paragraph separator"}
+_BIDI = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C}
+
+
+def name_problem(value: object, *, limit: int = NAME_LIMIT) -> str | None:
+    """What makes ``value`` unfit to name a person or a certificate, or None if nothing does.
+
+    A name is printable text of 1 to ``limit`` characters, with no control, format
+    (bidirectional) or line-separating character, so that wherever it is printed it
+    reads as itself and cannot pass for another line.
+
+    >>> name_problem("A. Analyst") is None
+    True
+    >>> name_problem("A. Analyst\\u202e")
+    'U+202E RIGHT-TO-LEFT OVERRIDE (character 11) is a bidirectional control'
+    """
+    if not isinstance(value, str):
+        return "not text"
+    if not value.strip():
+        return "empty"
+    if len(value) > limit:
+        return f"{len(value):,} characters, more than {limit}"
+    for i, ch in enumerate(value, start=1):
+        code = ord(ch)
+        what = ("is a bidirectional control" if code in _BIDI else _HIDDEN.get(unicodedata.category(ch))
+                or (None if ch.isprintable() else "is not printable"))
+        if what:
+            name = unicodedata.name(ch, "")
+            return f"U+{code:04X}{' ' + name if name else ''} (character {i}) {what}"
+    return None
+
+
+def check_name(value: object, where: str, *, optional: bool = False, limit: int = NAME_LIMIT) -> None:
+    """Refuse, in one line naming ``where``, a name :func:`name_problem` finds unfit (None if ``optional``)."""
+    if value is None and optional:
+        return
+    problem = name_problem(value, limit=limit)
+    if problem:
+        raise ExactOddsError(f"{where}: {problem}; a name is printable text of 1 to {limit} characters, "
+                             "without control or bidirectional characters")
 
 
 def canonical(document: Any) -> bytes:
@@ -117,9 +166,11 @@ def _raw(public_key: Any) -> bytes:
 def sign(document: dict[str, Any], private_key_path: str | os.PathLike[str], *, signer: str | None = None,
          now: dt.datetime | None = None) -> dict[str, Any]:
     """``document`` with a ``signature`` block over its canonical form."""
+    check_name(signer, "--signer", optional=True)
     key = _private_key(private_key_path)
     raw = _raw(key.public_key())
-    when = (now or dt.datetime.now(dt.timezone.utc)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    moment = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
+    when = moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     block = {"algorithm": ALGORITHM, "key_id": key_id(raw), "public_key": base64.b64encode(raw).decode("ascii"),
              "signer": signer, "signed_at": when}
     unsigned = {k: v for k, v in document.items() if k != "signature"} | {"signature": block}
@@ -143,6 +194,9 @@ def check_signature(document: dict[str, Any], trusted: Any | None) -> tuple[bool
             raise ExactOddsError(f"malformed certificate: signature.{name} must be text")
     if block["signer"] is not None and not isinstance(block["signer"], str):
         raise ExactOddsError("malformed certificate: signature.signer must be text or null")
+    check_name(block["signer"], "malformed certificate: signature.signer", optional=True)
+    if not _SIGNED_AT.fullmatch(block["signed_at"]):
+        raise ExactOddsError("malformed certificate: signature.signed_at is not a time written YYYY-MM-DDTHH:MM:SSZ")
     if block["algorithm"] != ALGORITHM:
         raise ExactOddsError(f"malformed certificate: signature algorithm {block['algorithm']!r} (only {ALGORITHM})")
     try:
@@ -158,7 +212,8 @@ def check_signature(document: dict[str, Any], trusted: Any | None) -> tuple[bool
         embedded.verify(value, canonical(unsigned))
     except InvalidSignature:
         return False, "the signature does not match the certificate (changed after signing)"
-    who = f"signed by {block['signer'] or 'an unnamed signer'} (key {block['key_id']}) at {block['signed_at']}"
+    signer = "an unnamed signer" if block["signer"] is None else repr(block["signer"])   # quoted, never the message
+    who = f"signed by {signer} (key {block['key_id']}) at {block['signed_at']}"
     if trusted is None:
         return True, who + "; the key was not checked against a trusted one (give --public-key)"
     if _raw(trusted) != raw:

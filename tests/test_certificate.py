@@ -75,7 +75,7 @@ def test_verify_passes_on_a_fresh_and_on_a_signed_certificate(cert: dict, signed
     ok, message = verify(json.loads(json.dumps(cert)))
     assert ok and "not signed" in message
     ok, message = verify(json.loads(json.dumps(signed)), public_key=load_public_key(keys["lab"][1]))
-    assert ok and "signed by A. Analyst" in message and "the trusted key" in message
+    assert ok and "signed by 'A. Analyst'" in message and "the trusted key" in message
 
 
 def _mutations(doc: dict) -> list[tuple[str, dict]]:
@@ -193,7 +193,7 @@ def test_cli_certificate_keygen_and_verify_every_form(tmp_path: Path) -> None:
                            "--sign", str(prefix), "--signer", "A. Analyst", "--issuer", "Test Lab")
         assert code == 0, err
         code, stdout, err = run("verify", str(out), "--public-key", f"{prefix}.pub")
-        assert code == 0 and "verified EO-" in stdout and "signed by A. Analyst" in stdout, err
+        assert code == 0 and "verified EO-" in stdout and "signed by 'A. Analyst'" in stdout, err
     page = (tmp_path / "cert.html").read_text()
     (tmp_path / "cert.html").write_text(page.replace("Test Lab</dd>", "Another Lab</dd>"))
     code, _, err = run("verify", str(tmp_path / "cert.html"))
