@@ -45,8 +45,38 @@ def _terminate(signum: int, frame: Any) -> None:
     raise Interrupted(signum)
 
 
-class _Cli(click.Group):
+class _Once:
+    """Refuses an option that takes one value (or a flag) given more than once, which click would
+    settle silently by keeping the last: ``--wager A --wager B`` is an error, not B."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        parser = self.make_parser(ctx)  # type: ignore[attr-defined]
+        for opt in {**getattr(parser, "_long_opt", {}), **getattr(parser, "_short_opt", {})}.values():
+            opt.action = {"store": "append", "store_const": "append_const"}.get(opt.action, opt.action)
+        values, _, order = parser.parse_args(args=list(args))      # a dry run: every value, in order
+        for param in dict.fromkeys(order):
+            if (isinstance(param, click.Option) and not param.multiple and not param.count
+                    and order.count(param) > 1 and param.expose_value):
+                name = max(param.opts, key=len)
+                given = values.get(param.name) if not param.is_flag else None
+                shown = f" ({', '.join(map(repr, given))})" if isinstance(given, list) else ""
+                raise click.UsageError(f"{name} given {_times(order.count(param))}{shown}: it takes one value",
+                                       ctx)
+        return super().parse_args(ctx, args)  # type: ignore[misc,no-any-return]
+
+
+def _times(n: int) -> str:
+    return {2: "twice", 3: "three times"}.get(n, f"{n} times")
+
+
+class _Command(_Once, click.Command):
+    """A command of the CLI (see :class:`_Once`)."""
+
+
+class _Cli(_Once, click.Group):
     """A click group whose errors are one line on stderr with exit code 2."""
+
+    command_class = _Command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
