@@ -427,7 +427,7 @@ def _changed_file(document: dict[str, Any]) -> str | None:
     """The first embedded data file whose text does not have its stated SHA-256, if any."""
     for i, f in enumerate(document["inputs"].get("files", [])):
         if _sha256(f["text"].encode("utf-8")) != f["sha256"]:
-            return (f"inputs.files[{i}] ({f['name']}): the embedded text does not have the stated SHA-256 "
+            return (f"inputs.files[{i}] ({f['name']!r}): the embedded text does not have the stated SHA-256 "
                     "(the text or the digest was changed after the certificate was made)")
     return None
 
@@ -496,7 +496,7 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
 
 def _files_note(document: dict[str, Any]) -> str:
     files = document["inputs"].get("files", [])
-    return "".join(f"; data file {f['name']} matches its SHA-256 {f['sha256'][:16]}…" for f in files)
+    return "".join(f"; data file {f['name']!r} matches its SHA-256 {f['sha256'][:16]}…" for f in files)
 
 
 # -- files -----------------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def test_certificate_of_a_casinos_own_paytables_verifies_from_the_embedded_file(
     finally:
         house_moved.rename(house)
     assert code == 0, err
-    assert "3 priced wager tables match exactly" in out and f"house.toml matches its SHA-256 {f['sha256'][:16]}" in out
+    assert "3 priced wager tables match exactly" in out and f"data file 'house.toml' matches its SHA-256 {f['sha256'][:16]}" in out
 
     for tamper in ("text", "sha256"):
         bad = copy.deepcopy(cert)
@@ -159,7 +159,7 @@ def test_certificate_of_a_casinos_own_paytables_verifies_from_the_embedded_file(
                                             else hashlib.sha256(b"another file").hexdigest())
         saved.write_text(json.dumps(bad))
         code, out, err = run("verify", str(saved))
-        assert code == 1 and out == "" and "inputs.files[0] (house.toml): the embedded text does not have the " \
+        assert code == 1 and out == "" and "inputs.files[0] ('house.toml'): the embedded text does not have the " \
             "stated SHA-256" in err, (tamper, err)
 
     bad = copy.deepcopy(cert)                              # text and digest changed together: the figures differ
