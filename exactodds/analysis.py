@@ -19,9 +19,9 @@ from .render import Results
 from .report import analysis_dict, render
 from .shoe import Shoe
 from .walk import WalkDistribution
-from .wagers import Catalogue, Wager, load_catalogue, read_file
+from .wagers import Catalogue, Wager, did_you_mean, load_catalogue, read_file, read_text
 
-__all__ = ["Analysis", "analyze", "select", "load_file", "priced_pairs", "MAIN_WAGERS", "ROUTES"]
+__all__ = ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"]
 
 #: The main-game wagers `exactodds analyze` prices when none is named.
 MAIN_WAGERS = (
@@ -80,6 +80,13 @@ def load_file(path: str | Path) -> Catalogue:
     return catalogue
 
 
+def load_text(text: str, *, source: str) -> Catalogue:
+    """Wagers from the text of a user's data file (named ``source``), checked as :func:`load_file` checks them."""
+    catalogue = read_text(text, source=source)
+    check_wagers(catalogue)
+    return catalogue
+
+
 def priced_pairs(catalogue: Mapping[str, Wager], specs: Iterable[str], *,
                  where: str = "WAGER:PAYTABLE") -> list[tuple[Wager, str]]:
     """``WAGER:PAYTABLE`` (or a bare ``WAGER``: all its paytables) → (wager, paytable id) pairs.
@@ -128,7 +135,7 @@ def select(
         alternatives = dict(alternatives or {})
         for wid in alternatives:
             if wid not in {w.id for w, _ in chosen}:
-                raise ExactOddsError(f"--alternative names wager {wid!r}, which is not selected")
+                _not_selected(catalogue, wid)
         out = []
         for w, t in chosen:
             if w.id in alternatives:
@@ -140,12 +147,14 @@ def select(
     if wanted and not specs and not everything:         # --paytable alone: every wager that has it
         specs = [wid for wid in catalogue if any(t.lower() in wanted for t in catalogue[wid].paytables)]
         if not specs:
-            raise ExactOddsError(f"no wager has paytable {list(paytables)[0]!r} (see 'exactodds list')")
+            every = {t for w in catalogue.values() for t in w.paytables}
+            raise ExactOddsError(f"no wager has paytable {list(paytables)[0]!r}"
+                                 f"{did_you_mean(list(paytables)[0], every)} (see 'exactodds list')")
     ids = list(catalogue) if everything else specs or [w for w in MAIN_WAGERS if w in catalogue]
     alternatives = dict(alternatives or {})
     for wid in alternatives:
         if wid not in ids:
-            raise ExactOddsError(f"--alternative names wager {wid!r}, which is not selected")
+            _not_selected(catalogue, wid)
     pairs: list[tuple[Wager, str]] = []
     used: set[str] = set()
     for wid in ids:
@@ -162,8 +171,18 @@ def select(
         used.update(t.lower() for t in tables)
         pairs.extend((w, t) for t in tables)
     if missing := [p for p, low in zip(paytables, wanted) if low not in used]:
-        raise ExactOddsError(f"no selected wager has paytable {missing[0]!r}")
+        have = {t for w, _ in pairs for t in w.paytables}
+        raise ExactOddsError(f"no selected wager has paytable {missing[0]!r}{did_you_mean(missing[0], have)}")
     return pairs
+
+
+def _not_selected(catalogue: Mapping[str, Wager], wid: str) -> None:
+    """Refuse ``--alternative WAGER=...`` for a wager not priced (naming a near miss if it is unknown)."""
+    try:
+        catalogue[wid]
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"--alternative: {exc}") from None
+    raise ExactOddsError(f"--alternative names wager {wid!r}, which is not selected")
 
 
 def analyze(

@@ -26,6 +26,7 @@ import datetime as dt
 import hashlib
 import importlib
 import inspect
+import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from importlib import resources
@@ -38,12 +39,14 @@ from .files import write_atomically
 from .pricing import WagerResult
 from .report import exact
 from .shoe import Shoe, parse_card_list
-from .wagers import DATA_FILES, Catalogue, load_catalogue
+from .wagers import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
 
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
-           "FORMAT", "PARTIES"]
+           "catalogue_with", "FORMAT", "PARTIES"]
 
 FORMAT = "exactodds-certificate/2"
+#: The most users' data files one certificate carries.
+MAX_FILES = 16
 #: The people a certificate names on its cover (blank signature lines where not given).
 PARTIES = ("issuer", "prepared_by", "approved_by")
 
@@ -104,30 +107,78 @@ def provenance() -> dict[str, Any]:
             "data_sha256": data_hashes()}
 
 
-def select_for_certificate(catalogue: Catalogue, *, wager: str | None, paytable: str | None,
-                           section: str | None, everything: bool) -> list[tuple[str, str]]:
-    """(wager id, paytable id) pairs for a wager (and paytable), a section, or everything."""
-    chosen = [x for x in (wager, section) if x]
-    if len(chosen) + everything != 1:
-        raise ExactOddsError("name exactly one of --wager, --section or --all")
-    if wager and ":" in wager:                            # WAGER:PAYTABLE, as every command names it
-        if paytable:
-            raise ExactOddsError("give the paytable once: --wager WAGER:PAYTABLE or --paytable")
-        wager, paytable = wager.split(":", 1)
-    if wager:
-        w = catalogue[wager]
-        tables = [w.paytable(paytable).id] if paytable else list(w.paytables)
-        return [(w.id, t) for t in tables]
-    if paytable:
-        raise ExactOddsError("--paytable goes with --wager")
-    if section:
+def select_for_certificate(catalogue: Catalogue, *, wagers: Sequence[str] = (), paytables: Sequence[str] = (),
+                           sections: Sequence[str] = (), everything: bool = False) -> list[tuple[str, str]]:
+    """(wager id, paytable id) pairs, in the order named, each once: every ``WAGER:PAYTABLE`` of
+    ``wagers``, every paytable of a bare ``WAGER`` (or those of ``paytables`` it has), every wager
+    citing one of ``sections``, or with ``everything`` the whole catalogue. A name that matches
+    nothing is an error."""
+    if everything == bool(wagers or sections):
+        raise ExactOddsError("name the wagers (--wager WAGER[:PAYTABLE] or --section, each repeatable) or give --all")
+    bare = [spec for spec in wagers if ":" not in spec]
+    if paytables and not bare:
+        raise ExactOddsError("--paytable goes with a bare --wager WAGER (or write --wager WAGER:PAYTABLE)")
+    pairs: list[tuple[str, str]] = []
+    used: set[str] = set()
+    for spec in wagers:
+        wid, colon, table = spec.strip().partition(":")
+        if not wid or (colon and not table.strip()):
+            raise ExactOddsError(f"--wager {spec!r}: write WAGER or WAGER:PAYTABLE (see 'exactodds list')")
+        try:
+            w = catalogue[wid]
+            if colon:
+                tables = [w.paytable(table.strip()).id]
+            elif paytables:
+                tables = [w.paytable(p).id for p in paytables if p.lower() in (t.lower() for t in w.paytables)]
+                used.update(t.lower() for t in tables)
+                tables = tables or [w.paytable(paytables[0]).id]      # none of them: the error names a near miss
+            else:
+                tables = list(w.paytables)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--wager {spec!r}: {exc}") from None
+        pairs += [(w.id, t) for t in tables]
+    if missing := [p for p in paytables if p.lower() not in used]:
+        raise ExactOddsError(f"--paytable {missing[0]!r}: no bare --wager has it")
+    for section in sections:
         wanted = section.lstrip("§").strip()
-        ids = [w.id for w in catalogue.values() if any(
+        ids = [w.id for w in catalogue.values() if wanted and any(
             part.strip().lstrip("§").startswith(wanted) for part in w.section.replace(";", ",").split(","))]
         if not ids:
-            raise ExactOddsError(f"no wager cites section {section!r} (see 'exactodds list')")
-        return [(i, t) for i in ids for t in catalogue[i].paytables]
-    return [(w.id, t) for w in catalogue.values() for t in w.paytables]
+            raise ExactOddsError(f"--section: no wager cites section {section!r} (see 'exactodds list')")
+        pairs += [(i, t) for i in ids for t in catalogue[i].paytables]
+    if everything:
+        pairs = [(w.id, t) for w in catalogue.values() for t in w.paytables]
+    return list(dict.fromkeys(pairs))
+
+
+def _files(files: Sequence[Any], where: str) -> list[dict[str, str]]:
+    """Users' data files as a certificate records them: a name, the SHA-256 of the text and the text."""
+    if len(files) > MAX_FILES:
+        raise ExactOddsError(f"{where}: at most {MAX_FILES} data files, got {len(files)}")
+    out = []
+    for i, f in enumerate(files):
+        if not isinstance(f, dict) or set(f) != {"name", "text"} or not all(isinstance(v, str) for v in f.values()):
+            raise ExactOddsError(f"{where}[{i}]: a data file is {{'name': ..., 'text': ...}}")
+        _check_text(f["name"], f"{where}[{i}].name")
+        try:
+            data = f["text"].encode("utf-8")
+        except UnicodeEncodeError:
+            raise ExactOddsError(f"{where}[{i}] ({f['name']}): not UTF-8 text") from None
+        if len(data) > MAX_FILE_BYTES:
+            raise ExactOddsError(f"{where}[{i}] ({f['name']}): larger than {MAX_FILE_BYTES:,} bytes, "
+                                 "the most a wager data file may hold")
+        out.append({"name": f["name"], "sha256": _sha256(data), "text": f["text"]})
+    return out
+
+
+def catalogue_with(files: Sequence[Any]) -> Catalogue:
+    """The shipped catalogue with the wagers and paytables of users' data files ({'name', 'text'}) added."""
+    from .analysis import load_text
+
+    cat = load_catalogue()
+    for f in _files(files, "files"):
+        cat = cat.merged(load_text(f["text"], source=f["name"]))
+    return cat
 
 
 def _shoe_from_inputs(spec: Any) -> Shoe:
@@ -231,12 +282,16 @@ def certificate_number(content: dict[str, Any]) -> str:
 
 def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str]],
           catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None,
-          issued: str | None = None, parties: dict[str, str | None] | None = None) -> dict[str, Any]:
+          issued: str | None = None, parties: dict[str, str | None] | None = None,
+          files: Sequence[dict[str, str]] = ()) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
     the vigorish rounded up to 25¢ as §627a.12(c) allows. ``issued`` is the date of
     issue (today by default); ``parties`` names the issuer, preparer and approver.
+    ``files`` are users' data files ({'name': ..., 'text': ...}) whose wagers and
+    paytables join the catalogue; the certificate carries each one's text and
+    SHA-256, so that :func:`verify` needs nothing else.
     """
     from .analysis import analyze
     from .signing import canonical
@@ -250,7 +305,10 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         raise ExactOddsError(f"parties are {', '.join(PARTIES)}")
     for key, value in named.items():
         _check_text(value, f"--{key.replace('_', '-')}", optional=True)
-    cat = catalogue if catalogue is not None else load_catalogue()
+    if files and catalogue is not None:
+        raise ExactOddsError("give a certificate users' data files or a catalogue, not both")
+    recorded = _files(files, "files")
+    cat = catalogue if catalogue is not None else catalogue_with(files) if files else load_catalogue()
     if bet is not None:
         from .pays import vigorish_terms
         from .vigorish import at_bet, parse_dollars
@@ -282,7 +340,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         "parties": named,
         "inputs": {"shoes": [dict(s) for s in shoes],
                    "selection": [{"wager": w, "paytable": t} for w, t in selection],
-                   **({"bet": str(bet)} if bet is not None else {})},
+                   **({"bet": str(bet)} if bet is not None else {}),
+                   **({"files": recorded} if recorded else {})},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
         "results": results,
@@ -332,8 +391,9 @@ def _compare(stated: Any, fresh: Any, path: str) -> str | None:
 def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     """The stated inputs, checked for shape before anything is recomputed from them."""
     inputs = document["inputs"]
-    if not isinstance(inputs, dict) or not {"shoes", "selection"} <= set(inputs) <= {"shoes", "selection", "bet"}:
-        raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection' and optionally 'bet'")
+    if not isinstance(inputs, dict) or not {"shoes", "selection"} <= set(inputs) <= {"shoes", "selection", "bet",
+                                                                                      "files"}:
+        raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection' and optionally 'bet' and 'files'")
     shoes, selection = inputs["shoes"], inputs["selection"]
     if not isinstance(shoes, list) or not shoes:
         raise ExactOddsError("malformed certificate: inputs.shoes must list at least one shoe")
@@ -344,6 +404,13 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
             raise ExactOddsError("malformed certificate: each of inputs.selection is {'wager': ..., 'paytable': ...}")
     if "bet" in inputs and not isinstance(inputs["bet"], str):
         raise ExactOddsError("malformed certificate: inputs.bet must be text")
+    files = inputs.get("files", [])
+    if "files" in inputs and (not isinstance(files, list) or not files or not all(
+            isinstance(f, dict) and set(f) == {"name", "sha256", "text"} and isinstance(f["sha256"], str)
+            and re.fullmatch("[0-9a-f]{64}", f["sha256"]) for f in files)):
+        raise ExactOddsError("malformed certificate: inputs.files lists data files, each exactly "
+                             "{'name': ..., 'sha256': 64 hex digits, 'text': ...}")
+    _files([{"name": f["name"], "text": f["text"]} for f in files], "malformed certificate: inputs.files")
     parties = document["parties"]
     if not isinstance(parties, dict) or set(parties) != set(PARTIES):
         raise ExactOddsError(f"malformed certificate: parties hold exactly {', '.join(PARTIES)}")
@@ -354,7 +421,17 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     for key, value in parties.items():
         _check_text(value, f"malformed certificate: parties.{key}", optional=True)
     return {"shoes": shoes, "selection": [(s["wager"], s["paytable"]) for s in selection],
-            "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties}
+            "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties,
+            "files": [{"name": f["name"], "text": f["text"]} for f in files]}
+
+
+def _changed_file(document: dict[str, Any]) -> str | None:
+    """The first embedded data file whose text does not have its stated SHA-256, if any."""
+    for i, f in enumerate(document["inputs"].get("files", [])):
+        if _sha256(f["text"].encode("utf-8")) != f["sha256"]:
+            return (f"inputs.files[{i}] ({f['name']!r}): the embedded text does not have the stated SHA-256 "
+                    "(the text or the digest was changed after the certificate was made)")
+    return None
 
 
 @cache.disabled()          # every figure recomputed from the rules and data files, none read from the disk cache
@@ -379,6 +456,8 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
     if missing := [k for k in _TOP if k not in document]:
         raise ExactOddsError(f"malformed certificate: no {missing[0]!r}")
     given = _inputs(document)
+    if changed := _changed_file(document):
+        return False, changed
     fresh = build(**given)
     stated = {k: v for k, v in document.items() if k not in ("provenance", "signature")}
     diff = _compare(stated, {k: v for k, v in fresh.items() if k != "provenance"}, "")
@@ -413,8 +492,14 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
         return False, signed
     n = sum(len(r["wagers"]) for r in document["results"])
     note = f"; provenance differs, accepted: {'; '.join(other)}" if other else ""
+    note = _files_note(document) + note
     return True, (f"verified {document['certificate_number']}: {n} priced wager tables match exactly; "
                   f"{signed}{note}")
+
+
+def _files_note(document: dict[str, Any]) -> str:
+    files = document["inputs"].get("files", [])
+    return "".join(f"; data file {f['name']!r} matches its SHA-256 {f['sha256'][:16]}…" for f in files)
 
 
 # -- files -----------------------------------------------------------------------------------

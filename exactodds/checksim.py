@@ -40,7 +40,7 @@ from .pricing import WagerResult, price
 from .outcomes import VALUE_LEVEL
 from .roundclasses import RoundHistogram
 from .shoe import Shoe
-from .wagers import Catalogue, Wager, load_catalogue
+from .wagers import Catalogue, Wager, did_you_mean, load_catalogue
 
 __all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "Tally", "check", "check_files",
            "check_counts", "tally_chunk", "tally_file"]
@@ -503,7 +503,8 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
     for name in names:
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
-            raise ExactOddsError(f"{source}: settlement column {name!r}: no such wager:paytable "
+            near = did_you_mean(name, [f"{w}:{p}" for w in cat for p in cat[w].paytables])
+            raise ExactOddsError(f"{source}: settlement column {name!r}: no such wager:paytable{near} "
                                  "(see 'exactodds list')")
         if not any(w.id == wid and t == table for w, t in pairs):
             pairs.append((cat[wid], table))
@@ -687,17 +688,32 @@ def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, le
 
 
 def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01,
-                 catalogue: Catalogue | None = None) -> CheckResult:
-    """Compare aggregated outcome counts per wager with the exact distribution."""
+                 catalogue: Catalogue | None = None, wagers: Iterable[str] | None = None) -> CheckResult:
+    """Compare aggregated outcome counts per wager with the exact distribution (only those of
+    ``wagers``, ``WAGER`` or ``WAGER:PAYTABLE``, if given: each must be counted in ``data``)."""
     cat = catalogue if catalogue is not None else load_catalogue()
     stated = data.get("rounds")
     pairs: list[tuple[Wager, str]] = []
     t = Tally()
     total = None
-    for key, counts in data["wagers"].items():
+    items = list(data["wagers"].items())
+    if wagers:
+        from .analysis import priced_pairs
+
+        keep: list[str] = []
+        for spec in wagers:
+            keys = [f"{w.id}:{p}" for w, p in priced_pairs(cat, [spec], where="--wager")]
+            counted = [k for k in keys if k in data["wagers"]]
+            if not counted or (":" in spec and len(counted) < len(keys)):
+                raise ExactOddsError(f"--wager {spec!r}: not in the counts file (it counts "
+                                     f"{', '.join(data['wagers']) or 'nothing'})")
+            keep += [k for k in counted if k not in keep]
+        items = [(k, data["wagers"][k]) for k in keep]
+    for key, counts in items:
         wid, _, table = key.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
-            raise ExactOddsError(f"wagers.{key}: no such wager:paytable (see 'exactodds list')")
+            near = did_you_mean(key, [f"{w}:{p}" for w in cat for p in cat[w].paytables])
+            raise ExactOddsError(f"wagers.{key}: no such wager:paytable{near} (see 'exactodds list')")
         w = cat[wid]
         ids = [o.id for o in w.outcomes] + ["lose"]
         if not isinstance(counts, dict):

@@ -59,8 +59,38 @@ def _warn(message: Warning | str, category: type[Warning], filename: str, lineno
         _show_warning(message, category, filename, lineno, file, line)
 
 
-class _Cli(click.Group):
+class _Once:
+    """Refuses an option that takes one value (or a flag) given more than once, which click would
+    settle silently by keeping the last: ``--wager A --wager B`` is an error, not B."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        parser = self.make_parser(ctx)  # type: ignore[attr-defined]
+        for opt in {**getattr(parser, "_long_opt", {}), **getattr(parser, "_short_opt", {})}.values():
+            opt.action = {"store": "append", "store_const": "append_const"}.get(opt.action, opt.action)
+        values, _, order = parser.parse_args(args=list(args))      # a dry run: every value, in order
+        for param in dict.fromkeys(order):
+            if (isinstance(param, click.Option) and not param.multiple and not param.count
+                    and order.count(param) > 1 and param.expose_value):
+                name = max(param.opts, key=len)
+                given = values.get(param.name) if not param.is_flag else None
+                shown = f" ({', '.join(map(repr, given))})" if isinstance(given, list) else ""
+                raise click.UsageError(f"{name} given {_times(order.count(param))}{shown}: it takes one value",
+                                       ctx)
+        return super().parse_args(ctx, args)  # type: ignore[misc,no-any-return]
+
+
+def _times(n: int) -> str:
+    return {2: "twice", 3: "three times"}.get(n, f"{n} times")
+
+
+class _Command(_Once, click.Command):
+    """A command of the CLI (see :class:`_Once`)."""
+
+
+class _Cli(_Once, click.Group):
     """A click group whose errors are one line on stderr with exit code 2."""
+
+    command_class = _Command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -113,6 +143,12 @@ class _Cli(click.Group):
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 
+def _did_you_mean(name: str, known: Any) -> str:
+    from .wagers import did_you_mean
+
+    return did_you_mean(name, known)
+
+
 def _fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     click.echo(f"exactodds: error: {' '.join(message.split())}", err=True)
     sys.exit(status)
@@ -157,20 +193,41 @@ def _meter_units(items: tuple[str, ...]) -> dict[str, Any]:
         name, sep, raw = item.partition("=")
         if not sep or not name.strip():
             raise ExactOddsError(f"--meter {item!r}: write NAME=UNITS, e.g. J=2000")
+        if name.strip() in values:
+            raise ExactOddsError(f"--meter {name.strip()} given twice")
         values[name.strip()] = parse_dollars(raw, where=f"--meter {item!r}")
     return values
 
 
-def _catalogue(paytables_file: str | None) -> Any:
-    from .analysis import load_file
+_PAYTABLES = click.option(
+    "--paytables", "paytables_files", multiple=True, metavar="FILE",
+    help="Your own data file (TOML) of wagers and paytables, added to the catalogue (repeatable).")
+
+
+def _user_files(paths: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(path, text) of each ``--paytables FILE``, each read once."""
+    from .wagers import file_text
+
+    if any(not p.strip() for p in paths):
+        raise ExactOddsError("--paytables: an empty file name")
+    return [(p, file_text(p)) for p in paths]
+
+
+def _with_files(files: list[tuple[str, str]]) -> tuple[Any, list[str]]:
+    """The catalogue with users' files added, and the files' own ``WAGER[:PAYTABLE]`` (what they define)."""
+    from .analysis import load_text
     from .wagers import load_catalogue
 
-    cat = load_catalogue()
-    if paytables_file is not None and not paytables_file.strip():
-        raise ExactOddsError("--paytables: an empty file name")
-    if paytables_file:
-        cat = cat.merged(load_file(paytables_file))
-    return cat
+    cat, own = load_catalogue(), []
+    for path, text in files:
+        mine = load_text(text, source=path)           # read and checked once
+        cat = cat.merged(mine)
+        own += [*mine, *(f"{wid}:{raw['id']}" for wid, raw, _ in mine.extensions)]
+    return cat, own
+
+
+def _catalogue(paths: tuple[str, ...]) -> Any:
+    return _with_files(_user_files(paths))[0]
 
 
 @cli.command()
@@ -179,7 +236,7 @@ def _catalogue(paytables_file: str | None) -> Any:
 @click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="WAGER or WAGER:PAYTABLE to price (repeatable; a bare WAGER prices all its paytables; see list).")
 @click.option("--paytable", "paytables", multiple=True, metavar="ID", help="Shorthand: this paytable of every bare --wager (alone: of every wager that has it).")
 @click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
-@click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
+@_PAYTABLES
 @click.option("--alternative", "alternatives", multiple=True, metavar="WAGER=READING",
               help="Price a wager under a documented alternative reading.")
 @click.option("--set", "settings", multiple=True, metavar="WAGER:NAME=VALUE",
@@ -191,7 +248,7 @@ def _catalogue(paytables_file: str | None) -> Any:
               "frequency) instead of the outcome tables.")
 @_FORMAT
 def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
-            everything: bool, paytables_file: str | None, alternatives: tuple[str, ...],
+            everything: bool, paytables_files: tuple[str, ...], alternatives: tuple[str, ...],
             settings: tuple[str, ...], route: str, summary: bool, fmt: str) -> None:
     """Exact per-outcome tables, return, edge and variance for a shoe."""
     from .analysis import analyze as run
@@ -203,21 +260,23 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
         wid, sep, alt = item.partition("=")
         if not sep or not wid.strip() or not alt.strip():
             raise ExactOddsError(f"--alternative {item!r}: write WAGER=READING")
+        if wid.strip() in alts:
+            raise ExactOddsError(f"--alternative {wid.strip()}: given twice (a wager is priced under one reading)")
         alts[wid.strip()] = alt.strip()
     shoe = _shoe(decks, remove)
-    from .analysis import load_file
-    from .wagers import load_catalogue
-
-    cat = load_catalogue()
-    if paytables_file is not None and not paytables_file.strip():
-        raise ExactOddsError("--paytables: an empty file name")
-    if paytables_file:
-        own = load_file(paytables_file)            # read and checked once
-        cat = cat.merged(own)
-        if not wagers and not everything:          # the file's own wagers and paytables
-            wagers = tuple(own) + tuple(f"{wid}:{raw['id']}" for wid, raw, _ in own.extensions)
+    cat, own = _with_files(_user_files(paytables_files))
+    if paytables_files and not wagers and not everything:     # the files' own wagers and paytables
+        wagers = tuple(own)
     if settings:
         cat = _with_settings(cat, settings)
+        from .analysis import select
+
+        chosen = {w.id for w, _ in select(cat, wagers=wagers, paytables=paytables, everything=everything,
+                                          alternatives=alts)}
+        for item in settings:
+            wid = item.partition("=")[0].partition(":")[0].strip()
+            if wid not in chosen:
+                raise ExactOddsError(f"--set names wager {wid!r}, which is not selected")
     result = run(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                  alternatives=alts, route=route)
     click.echo(result.render(fmt, summary=summary), nl=False)
@@ -236,6 +295,8 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
         wid, colon, name = target.partition(":")
         if not sep or not colon or not wid.strip() or not name.strip():
             raise ExactOddsError(f"--set {item!r}: write WAGER:NAME=VALUE")
+        if name.strip() in values.get(wid.strip(), {}):
+            raise ExactOddsError(f"--set {wid.strip()}:{name.strip()}: given twice")
         try:
             values.setdefault(wid.strip(), {})[name.strip()] = _parameter_value(raw.strip())
         except ExactOddsError as exc:
@@ -243,7 +304,7 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
     wagers = dict(cat)
     for wid, params in values.items():
         if wid not in wagers:
-            raise ExactOddsError(f"--set: unknown wager {wid!r}")
+            raise ExactOddsError(f"--set: unknown wager {wid!r}{_did_you_mean(wid, wagers)}")
         try:
             if "bet" in params:                 # a bet size: the vigorish rounded to 25¢ (627a.12(c))
                 from .vigorish import at_bet, parse_dollars
@@ -282,11 +343,11 @@ def _parameter_value(raw: str) -> object:
 
 
 @cli.command(name="list")
-@click.option("--paytables", "paytables_file", metavar="FILE", help="Also list the wagers of your own data file.")
+@_PAYTABLES
 @_FORMAT
-def list_(paytables_file: str | None, fmt: str) -> None:
+def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
     """Every wager of the catalogue with its section and paytables."""
-    cat = _catalogue(paytables_file)
+    cat = _catalogue(paytables_files)
     rows = [
         {"id": w.id, "name": w.name, "game": w.game, "section": w.section,
          "paytables": list(w.paytables), "alternatives": list(w.alternatives), "source": w.source,
@@ -374,7 +435,10 @@ def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any, option
         else:
             symbol = name if name in symbols else f"J_{name.lower()}"
             if symbol not in symbols:
-                raise ExactOddsError(f"{option} {item!r}: no meter {name!r} (meters: {', '.join(symbols)})")
+                raise ExactOddsError(f"{option} {item!r}: no meter {name!r}{_did_you_mean(name, symbols)} "
+                                     f"(meters: {', '.join(symbols)})")
+        if symbol in out:
+            raise ExactOddsError(f"{option} {symbol} given twice")
         dollars = _dollars(raw, where=f"{option} {item!r}")
         if wager is None:
             raise ExactOddsError(f"{option} in dollars needs the wager amount: give --wager-amount")
@@ -390,7 +454,10 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
         name, sep, raw = item.rpartition("=")
         symbol = symbols[0] if not sep and len(symbols) == 1 else (name if name in symbols else f"J_{name.lower()}")
         if symbol not in symbols:
-            raise ExactOddsError(f"{option} {item!r}: write NAME=RATE with a meter of {', '.join(symbols)}")
+            raise ExactOddsError(f"{option} {item!r}: write NAME=RATE with a meter of {', '.join(symbols)}"
+                                 + _did_you_mean(name, symbols))
+        if symbol in out:
+            raise ExactOddsError(f"{option} {symbol} given twice")
         out[symbol] = parse_rate(raw, where=f"{option} {item!r}")
     return out
 
@@ -405,11 +472,12 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 @click.option("--increment", "increments", multiple=True, metavar="[NAME=]RATE", help="Increment rate, e.g. 10%.")
 @click.option("--reserve", "reserves", multiple=True, metavar="[NAME=]RATE", help="Reserve (reseed) rate.")
 @click.option("--reseed", "reseeds", multiple=True, metavar="[NAME=]DOLLARS", help="Reseed amount in dollars.")
+@_PAYTABLES
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
               show_default=True)
 def progressive(wager: str, paytable: str | None, decks: int, remove: str | None, meters: tuple[str, ...],
                 wager_amount: str | None, increments: tuple[str, ...], reserves: tuple[str, ...],
-                reseeds: tuple[str, ...], fmt: str) -> None:
+                reseeds: tuple[str, ...], paytables_files: tuple[str, ...], fmt: str) -> None:
     """Return of a progressive wager as an exact function of its meter(s)."""
     from fractions import Fraction
 
@@ -421,9 +489,8 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
     from .analysis import analyze as run
     from .progressive import load_meters, long_run_return, progressive_analysis
     from .report import render_progressive
-    from .wagers import load_catalogue
 
-    cat = load_catalogue()
+    cat = _catalogue(paytables_files)
     w = cat[wager]
     table = w.paytable(paytable).id if paytable else next(iter(w.paytables))
     (result,) = run(_shoe(decks, remove), wagers=[wager], paytables=[table], catalogue=cat)
@@ -460,40 +527,57 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
 @click.option("--bets", metavar="DOLLARS,...", help="Bet sizes (default: $1 to $25, then every $5 to $100).")
-@click.option("--wager", "wager_id", default="banker", show_default=True, metavar="WAGER",
-              help="A wager that charges a vigorish.")
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]",
+              help="A wager that charges a vigorish (repeatable; default banker; a bare WAGER: each of its "
+                   "paytables that charges one).")
+@_PAYTABLES
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
-              show_default=True, help="Output format; JSON and CSV keep exact values exact.")
-def vigorish(decks: int, remove: str | None, bets: str | None, wager_id: str, fmt: str) -> None:
+              show_default=True, help="Output format; JSON and CSV keep exact values exact (several wagers: one "
+              "CSV with the wager and paytable first, JSON tables).")
+def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str, ...],
+             paytables_files: tuple[str, ...], fmt: str) -> None:
     """The Banker's exact edge at each bet size, the vigorish rounded up to 25¢ (627a.12(c))."""
-    from .vigorish import COMMON_BETS, parse_dollars, vigorish_table
-    from .wagers import load_catalogue
+    from .analysis import priced_pairs
+    from .pays import vigorish_terms
+    from .vigorish import COMMON_BETS, VigorishTables, parse_dollars, vigorish_table
 
     sizes = ([parse_dollars(b, where="--bets") for b in bets.split(",") if b.strip()] if bets is not None
              else list(COMMON_BETS))
     if not sizes:
         raise ExactOddsError("--bets: give at least one bet size")
-    click.echo(vigorish_table(_shoe(decks, remove), sizes, wager=load_catalogue()[wager_id]).render(fmt), nl=False)
+    cat = _catalogue(paytables_files)
+    pairs = []
+    for spec in wagers or ("banker",):
+        chosen = priced_pairs(cat, [spec], where="--wager")
+        charged = [(w, t) for w, t in chosen if any(vigorish_terms(p.text) for p in w.paytables[t].pays.values())]
+        if not charged or (":" in spec and len(charged) < len(chosen)):
+            w, t = chosen[0]
+            raise ExactOddsError(f"--wager {spec!r}: wager {w.id!r}" + (f" paytable {t!r}" if ":" in spec else "")
+                                 + " charges no vigorish")
+        pairs += [p for p in charged if p not in pairs]
+    shoe = _shoe(decks, remove)
+    tables = VigorishTables(tuple(vigorish_table(shoe, sizes, wager=w, paytable=t) for w, t in pairs))
+    click.echo(tables.render(fmt), nl=False)
 
 
 @cli.command()
 @click.argument("stakes", nargs=-1, required=True, metavar="WAGER[:PAYTABLE][=STAKE]...")
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
-@click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
+@_PAYTABLES
 @click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
               help="A progressive meter in units of its wager, e.g. J=2000 (repeatable).")
 @click.option("--mystery", "mystery", multiple=True, metavar="CONFIGURATION",
               help="Add a must-hit-by bonus the position qualifies for (see 'exactodds mystery'), e.g. A-$5.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
               show_default=True, help="Output format; JSON and CSV keep exact values exact.")
-def position(stakes: tuple[str, ...], decks: int, remove: str | None, paytables_file: str | None,
+def position(stakes: tuple[str, ...], decks: int, remove: str | None, paytables_files: tuple[str, ...],
              meters: tuple[str, ...], mystery: tuple[str, ...], fmt: str) -> None:
     """Several wagers on one round: the exact joint result, its variance and covariances."""
     from .positions import parse_stake
     from .positions import position as run
 
-    cat = _catalogue(paytables_file)
+    cat = _catalogue(paytables_files)
     parsed = [parse_stake(s) for s in stakes]
     values = _meter_units(meters)
     for wid, table, _ in parsed:
@@ -545,11 +629,19 @@ def house_money_command(decks: int, remove: str | None, bets: tuple[str, ...], p
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (this machine only by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--decks", type=click.IntRange(1, 100), default=8, show_default=True, help="Decks of a new shoe.")
-def serve(host: str, port: int, decks: int) -> None:
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]",
+              help="Wagers shown at first (repeatable; default: the countable side bets and the main game).")
+@_PAYTABLES
+def serve(host: str, port: int, decks: int, wagers: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
     """A live shoe page: enter cards as they are dealt and watch every wager's exact edge."""
+    from pathlib import Path
+
     from .serve import create_app
 
-    app = create_app(decks=decks)
+    files = _user_files(paytables_files)
+    _with_files(files)                                   # a bad file is named by its path here
+    app = create_app(decks=decks, wagers=list(wagers),
+                     files=[{"name": Path(path).name, "text": text} for path, text in files])
     click.echo(f"exactodds: the live shoe page is at http://{host}:{port}/ (Ctrl-C stops it)", err=True)
     try:
         app.run(host=host, port=port, debug=False, use_reloader=False)
@@ -592,10 +684,14 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
 
 
 @cli.command()
-@click.option("--wager", metavar="WAGER[:PAYTABLE]", help="One wager (all its paytables, or the one named).")
-@click.option("--paytable", help="Shorthand: one paytable of --wager.")
-@click.option("--section", help="Every wager citing a section, e.g. 631b.9 or 627a.12(e).")
-@click.option("--all", "everything", is_flag=True, help="The whole catalogue.")
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]",
+              help="A wager (all its paytables, or the one named); repeatable, each is certified.")
+@click.option("--paytable", "paytables", multiple=True, metavar="ID",
+              help="Shorthand: this paytable of every bare --wager (repeatable).")
+@click.option("--section", "sections", multiple=True, help="Every wager citing a section, e.g. 631b.9 or 627a.12(e) "
+              "(repeatable).")
+@click.option("--all", "everything", is_flag=True, help="The whole catalogue (with your files' wagers).")
+@_PAYTABLES
 @click.option("--decks", "decks", multiple=True, type=int, help="Decks (repeatable; default 6 and 8).")
 @click.option("--remove", metavar="CARDS", help="Cards taken out of every shoe, comma-separated.")
 @click.option("--title", help="Title of the certificate.")
@@ -611,18 +707,28 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
 @click.option("--approved-by", metavar="NAME", help="Who approved it (cover page; a blank line if not given).")
 @click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen').")
 @click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
-def certificate(wager: str | None, paytable: str | None, section: str | None, everything: bool,
-                decks: tuple[int, ...], remove: str | None, title: str | None, fmt: str, output: str | None,
+def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: tuple[str, ...], everything: bool,
+                paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
+                fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
                 approved_by: str | None, key: str | None, signer: str | None) -> None:
-    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON or PDF), optionally signed."""
+    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON or PDF), optionally signed.
+
+    With --paytables FILE the certificate carries the file's text and SHA-256, and verify recomputes from them;
+    without --wager, --section or --all it certifies the files' own wagers and paytables.
+    """
+    from pathlib import Path
+
     from .certificate import build, select_for_certificate, shoes_from_options, write_atomically
     from .documents import render_html, render_markdown
     from .signing import check_name
-    from .wagers import load_catalogue
 
-    cat = load_catalogue()
-    selection = select_for_certificate(cat, wager=wager, paytable=paytable, section=section, everything=everything)
+    files = _user_files(paytables_files)
+    cat, own = _with_files(files)
+    if files and not (wagers or sections or everything):
+        wagers = tuple(own)
+    selection = select_for_certificate(cat, wagers=wagers, paytables=paytables, sections=sections,
+                                       everything=everything)
     shoes = shoes_from_options(decks or (6, 8), remove)
     if output is not None:
         _check_writable(output)
@@ -631,8 +737,9 @@ def certificate(wager: str | None, paytable: str | None, section: str | None, ev
     if signer is not None and key is None:
         raise ExactOddsError("--signer goes with --sign KEY")
     check_name(signer, "--signer", optional=True)            # before the figures are computed
-    cert = build(shoes=shoes, selection=selection, catalogue=cat, title=title, bet=bet, issued=issued,
-                 parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by})
+    cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
+                 parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
+                 files=[{"name": Path(path).name, "text": text} for path, text in files])
     if key is not None:
         from .signing import sign
 
@@ -707,11 +814,15 @@ def verify(path: str, public_key: str | None, allow_other_version: bool) -> None
 @cli.command()
 @click.option("--output-dir", default="tables", show_default=True, metavar="DIR", help="Where to write the tables.")
 @click.option("--decks", "decks", multiple=True, type=int, help="Decks (repeatable; default 6 and 8).")
-def tables(output_dir: str, decks: tuple[int, ...]) -> None:
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]",
+              help="Only these (repeatable; default: every wager and paytable, your files' too).")
+@_PAYTABLES
+def tables(output_dir: str, decks: tuple[int, ...], wagers: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
     """Write the exact tables of every wager and paytable (CSV and Markdown) for each shoe."""
     from .tables import write_tables
 
-    for path in write_tables(output_dir, decks or (6, 8)):
+    cat = _catalogue(paytables_files)
+    for path in write_tables(output_dir, decks or (6, 8), catalogue=cat, wagers=wagers):
         click.echo(path)
 
 
@@ -720,14 +831,14 @@ def tables(output_dir: str, decks: tuple[int, ...]) -> None:
 @click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--remove", metavar="CARDS", help="Cards taken out first, comma-separated, may repeat: 5S,5S,KH,9.")
-@click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
+@_PAYTABLES
 @click.option("--tags", metavar="RANK=TAG,...", help="Your own count instead of the suggested one, e.g. 4=-1,5=-1,6=-1,7=-1,8=2,9=2.")
 @click.option("--max-tag", type=click.IntRange(1, 10), default=3, show_default=True, help="Largest tag of a suggested count.")
 @click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
               help="Read a progressive's effects at this meter, in units of its wager (default: the reseed).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
               show_default=True, help="Output format; JSON and CSV keep exact values exact.")
-def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None, paytables_file: str | None,
+def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None, paytables_files: tuple[str, ...],
         tags: str | None, max_tag: int, meters: tuple[str, ...], fmt: str) -> None:
     """Exact effect of removal of each card on a wager's return, and a count built from it."""
     from .analysis import priced_pairs
@@ -736,7 +847,7 @@ def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None
 
     if everything and specs:
         raise ExactOddsError("--all and WAGER arguments exclude each other")
-    cat = _catalogue(paytables_file)
+    cat = _catalogue(paytables_files)
     if not specs and not everything:
         raise ExactOddsError("name a wager (WAGER or WAGER:PAYTABLE, see 'exactodds list') or give --all")
     pairs = priced_pairs(cat, list(cat) if everything else specs, where="wager")
@@ -753,7 +864,7 @@ def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14, §627a.5(d)).")
 @click.option("--tags", metavar="RANK=TAG,...", help="Your own count instead of the suggested one, e.g. 4=-1,5=-1,6=-1,7=-1,8=2,9=2.")
-@click.option("--paytables", "paytables_file", metavar="FILE", help="Your own wager data file (TOML), added to the catalogue.")
+@_PAYTABLES
 @click.option("--batch", type=int, default=25, show_default=True, help="Shoes per unit of work.")
 @click.option("--workers", type=int, default=None, help="Local processes (default: every core).")
 @click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
@@ -761,7 +872,7 @@ def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
               show_default=True, help="Output format; JSON and CSV keep exact values exact.")
 def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int, tags: str | None,
-             paytables_file: str | None, batch: int, workers: int | None, scheduler: str | None, quiet: bool,
+             paytables_files: tuple[str, ...], batch: int, workers: int | None, scheduler: str | None, quiet: bool,
              fmt: str) -> None:
     """Deal real shoes; the exact edge and the count before every round; what a counter wins."""
     import os
@@ -771,7 +882,7 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
     from .exposure import MAX_WORKERS
     from .exposure import exposure as run
 
-    cat = _catalogue(paytables_file)
+    cat = _catalogue(paytables_files)
     pairs = priced_pairs(cat, specs, where="wager")
     given = parse_tags(tags) if tags is not None else None
     show = not quiet and sys.stderr.isatty()
@@ -797,6 +908,7 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
 @click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14).")
 @click.option("--settle", "settle", multiple=True, metavar="WAGER[:PAYTABLE]",
               help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
+@_PAYTABLES
 @click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
               "with-replacement or perfect-pairs-mixed-as-coloured.")
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
@@ -805,7 +917,8 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
               ".bz2 or .lz4 after a CSV or JSON Lines name; '-' for standard output).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tuple[str, ...],
-             faults: tuple[str, ...], fmt: str | None, output: str, quiet: bool) -> None:
+             paytables_files: tuple[str, ...], faults: tuple[str, ...], fmt: str | None, output: str,
+             quiet: bool) -> None:
     """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory."""
     import time
     from pathlib import PurePath
@@ -814,11 +927,12 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
     from .simulate import record_table, simulate_chunks
 
     pairs = []
+    if paytables_files and not settle:
+        raise ExactOddsError("--paytables goes with --settle (the wagers whose settlement is written)")
     if settle:                                           # the catalogue only when something is settled
         from .analysis import priced_pairs
-        from .wagers import load_catalogue
 
-        cat = load_catalogue()
+        cat = _catalogue(paytables_files)
         for item in settle:
             if item == "all":
                 pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
@@ -866,6 +980,7 @@ class _NoBar:
 @click.argument("paths", metavar="SOURCE...", nargs=-1, required=True)
 @click.option("--decks", type=int, default=None, help="Decks of the simulated shoe (default 8, or the counts file's).")
 @click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="Check only these (repeatable).")
+@_PAYTABLES
 @click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance after Holm's correction.")
 @click.option("--counts", is_flag=True, help="SOURCE holds aggregated outcome counts (JSON), not rounds.")
 @click.option("--input-format", "input_format", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
@@ -876,7 +991,8 @@ class _NoBar:
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
               show_default=True)
-def check_sim(paths: tuple[str, ...], decks: int | None, wagers: tuple[str, ...], alpha: float, counts: bool,
+def check_sim(paths: tuple[str, ...], decks: int | None, wagers: tuple[str, ...], paytables_files: tuple[str, ...],
+              alpha: float, counts: bool,
               input_format: str | None, lenient: bool, scheduler: str | None, verbose: bool, quiet: bool,
               fmt: str) -> None:
     """Test a simulator's output against the exact distribution: files, directories or globs of
@@ -894,18 +1010,19 @@ def check_sim(paths: tuple[str, ...], decks: int | None, wagers: tuple[str, ...]
         raise ExactOddsError(f"--decks: number of decks must be a whole number from 1 to 10,000,000, got {decks}")
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
+    cat = _catalogue(paytables_files)
     if counts:
         data = read_counts(path)
         stated = data.get("decks")
         if stated is not None and decks is not None and stated != decks:
             raise ExactOddsError(f"{path}: 'decks' is {stated} but --decks says {decks}")
-        result = check_counts(data, decks=stated or decks or 8, alpha=alpha)
+        result = check_counts(data, decks=stated or decks or 8, alpha=alpha, catalogue=cat, wagers=wagers or None)
     else:
         show = not quiet and sys.stderr.isatty()
         with click.progressbar(_no_total(), label="checking (rounds)", file=sys.stderr, show_pos=True,
                                show_eta=False) if show else _NoBar() as bar:
             result = check_files(list(paths), decks=decks or 8, wagers=wagers or None, alpha=alpha, lenient=lenient,
-                                 fmt=input_format, scheduler=scheduler, progress=bar.update)
+                                 fmt=input_format, scheduler=scheduler, progress=bar.update, catalogue=cat)
     click.echo(render(result, fmt, verbose=verbose), nl=False)
     if not result.ok:
         sys.exit(EXIT_CHECK_FAILED)

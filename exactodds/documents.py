@@ -177,6 +177,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "parties": [(_LABELS[k], v) for k, v in cert["parties"].items()],
         "shoes": [res["shoe"]["description"] for res in cert["results"]],
         "bet": cert["inputs"].get("bet"),
+        "files": [(f["name"], f["sha256"]) for f in cert["inputs"].get("files", [])],
         "version": prov["exactodds_version"],
         "commit": ("not recorded (not a built package)" if commit is None
                    else commit + (" (built from a modified tree)" if prov["source_modified"] else "")),

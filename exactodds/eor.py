@@ -32,7 +32,7 @@ from .outcomes import CARD_FEATURES, VALUE_LEVEL
 from .pricing import expected_return
 from .render import Results, dataframe, grid
 from .shoe import Shoe
-from .wagers import Catalogue, Paytable, Wager, load_catalogue
+from .wagers import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
 
 __all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER"]
 
@@ -314,6 +314,7 @@ def effects_of_removal(
     meters_given = dict(meters or {})
     if not resolved:
         raise ExactOddsError("no wager to compute effects of removal for")
+    check_meter_names(meters_given, (t for _, t in resolved))
     kinds = {resolution(w) for w, _ in resolved}
     if "card" in kinds and shoe.card_counts is None:
         _count(shoe, Card.from_index(0))            # the clear error about unknown suits

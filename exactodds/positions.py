@@ -33,7 +33,7 @@ from .errors import ExactOddsError, InconsistentCounts
 from .pricing import assign_outcomes, counts_for, feature_table, signature_for
 from .render import dataframe, grid
 from .shoe import Shoe
-from .wagers import Catalogue, Paytable, Wager
+from .wagers import Catalogue, Paytable, Wager, check_meter_names, did_you_mean
 
 __all__ = ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE"]
 
@@ -220,6 +220,7 @@ def position(
     if not chosen:
         raise ExactOddsError("a position needs at least one wager")
     pairs = resolve_pairs([(w, t if t is not None else _first(w, catalogue)) for w, t, _ in chosen], catalogue)
+    check_meter_names(meters or {}, (t for _, t in pairs))
     amounts = [Fraction(a) for _, _, a in chosen]
     if any(a <= 0 for a in amounts):
         raise ExactOddsError("every stake must be above 0")
@@ -289,9 +290,12 @@ def _mystery(configurations: Sequence[str], pairs: Sequence[tuple[Wager, Paytabl
 
     specs = load_meters()[1]
     out = []
-    for cid in configurations:
+    for k, cid in enumerate(configurations):
         if cid not in specs:
-            raise ExactOddsError(f"--mystery: unknown configuration {cid!r} (see 'exactodds mystery')")
+            raise ExactOddsError(f"--mystery: unknown configuration {cid!r}{did_you_mean(cid, specs)} "
+                                 "(see 'exactodds mystery')")
+        if cid in configurations[:k]:
+            raise ExactOddsError(f"--mystery {cid} given twice (a position qualifies for a bonus once)")
         spec = specs[cid]
         rides_on = "heavenly-9-progressive" if spec.section.startswith("631b.6") else "royal-9-progressive"
         stakes = [a for (w, _), a in zip(pairs, amounts) if w.id == rides_on]

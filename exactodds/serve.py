@@ -37,11 +37,11 @@ def _shoe(decks: Any, removed: Any) -> Any:
     return shoe
 
 
-def choices() -> list[dict[str, str]]:
+def choices(catalogue: Any = None) -> list[dict[str, str]]:
     """Every wager and paytable with fixed pays (a progressive's edge needs its meter)."""
     from .wagers import load_catalogue
 
-    cat = load_catalogue()
+    cat = catalogue if catalogue is not None else load_catalogue()
     out = []
     for wid in cat:
         w = cat[wid]
@@ -51,7 +51,7 @@ def choices() -> list[dict[str, str]]:
     return out
 
 
-def edges(decks: int, removed: list[str], keys: list[str]) -> dict[str, Any]:
+def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = None) -> dict[str, Any]:
     """The exact expected return of each ``WAGER:PAYTABLE`` on the shoe less ``removed``."""
     from .analysis import priced_pairs
     from .engine import deal
@@ -64,7 +64,7 @@ def edges(decks: int, removed: list[str], keys: list[str]) -> dict[str, Any]:
         raise ExactOddsError("choose 1 to 100 wagers")
     dist = deal(shoe)
     rows = []
-    for w, tid in priced_pairs(load_catalogue(), keys, where="wager"):
+    for w, tid in priced_pairs(catalogue if catalogue is not None else load_catalogue(), keys, where="wager"):
         e = expected_return(w, w.paytable(tid), dist)
         if not isinstance(e, Fraction):
             raise ExactOddsError(f"{w.id}:{tid} pays a progressive meter; choose fixed-pay wagers")
@@ -73,14 +73,30 @@ def edges(decks: int, removed: list[str], keys: list[str]) -> dict[str, Any]:
     return {"shoe": shoe.describe(), "cards_left": shoe.size, "removed": len(removed), "wagers": rows}
 
 
-def create_app(*, decks: int = 8) -> Any:
-    """The Flask application of the live shoe page."""
+def create_app(*, decks: int = 8, wagers: list[str] | None = None,
+               files: list[dict[str, str]] | None = None) -> Any:
+    """The Flask application of the live shoe page: ``wagers`` (``WAGER:PAYTABLE``) are shown at first;
+    ``files`` (users' data files, ``{'name': ..., 'text': ...}``) add their wagers and paytables."""
     try:
         from flask import Flask, Response, jsonify, render_template, request
     except ImportError:
         raise ExactOddsError("exactodds serve needs Flask: pip install flask") from None
     from importlib import resources
 
+    from .analysis import priced_pairs
+    from .certificate import catalogue_with
+
+    files = list(files or [])
+    cat = catalogue_with(files)
+    offered = choices(cat)
+    keys = {c["key"] for c in offered}
+    chosen: list[str] = []
+    for spec in wagers or DEFAULT_WAGERS:
+        found = [f"{w.id}:{t}" for w, t in priced_pairs(cat, [spec], where="--wager")]
+        shown = [k for k in found if k in keys]
+        if not shown or (":" in spec and len(shown) < len(found)):
+            raise ExactOddsError(f"--wager {spec!r}: pays a progressive meter (the page shows fixed-pay wagers)")
+        chosen += [k for k in shown if k not in chosen]
     app = Flask("exactodds", template_folder=str(resources.files("exactodds") / "templates"))
     app.jinja_env.autoescape = True                     # every name on the page is escaped
 
@@ -90,14 +106,14 @@ def create_app(*, decks: int = 8) -> Any:
 
     @app.get("/")
     def page() -> Any:
-        return render_template("shoe.html.j2", decks=decks, choices=choices(), chosen=list(DEFAULT_WAGERS))
+        return render_template("shoe.html.j2", decks=decks, choices=offered, chosen=chosen)
 
     @app.post("/api/edges")
     def api_edges() -> Any:
         body = request.get_json(silent=True)
         if not isinstance(body, dict):
             raise ExactOddsError("send a JSON object with decks, removed and wagers")
-        return jsonify(edges(body.get("decks", decks), body.get("removed", []), body.get("wagers", [])))
+        return jsonify(edges(body.get("decks", decks), body.get("removed", []), body.get("wagers", []), catalogue=cat))
 
     def _query() -> tuple[Any, list[str]]:
         try:
@@ -113,7 +129,7 @@ def create_app(*, decks: int = 8) -> Any:
         from .report import result_html
 
         n, removed = _query()
-        r = analyze(_shoe(n, removed), wagers=[f"{wager}:{paytable}"])[0]
+        r = analyze(_shoe(n, removed), wagers=[f"{wager}:{paytable}"], catalogue=cat)[0]
         return Response(f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{wager}</title></head>"
                         f"<body>{result_html(r)}</body></html>", mimetype="text/html")
 
@@ -124,7 +140,7 @@ def create_app(*, decks: int = 8) -> Any:
 
         n, removed = _query()
         _shoe(n, removed)
-        cert = build(shoes=[{"decks": n, "remove": removed}], selection=[(wager, paytable)])
+        cert = build(shoes=[{"decks": n, "remove": removed}], selection=[(wager, paytable)], files=files)
         name = f"{cert['certificate_number']}.html"
         return Response(render_html(cert), mimetype="text/html",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -26,7 +26,8 @@ from .render import Results, dataframe, grid
 from .shoe import Shoe
 from .wagers import Wager
 
-__all__ = ["vigorish", "at_bet", "parse_dollars", "VigorishTable", "vigorish_table", "QUARTER", "COMMON_BETS"]
+__all__ = ["vigorish", "at_bet", "parse_dollars", "VigorishTable", "VigorishTables", "vigorish_table", "QUARTER",
+           "COMMON_BETS"]
 
 #: The rounding step of §627a.12(c).
 QUARTER = Fraction(1, 4)
@@ -104,6 +105,7 @@ class VigorishTable(Results[VigorishRow]):
     wager: Wager
     shoe: Shoe
     results: tuple[VigorishRow, ...]
+    paytable: str | None = None
 
     def to_dataframe(self) -> Any:
         return dataframe([{"bet": float(r.bet), "bet_exact": r.bet, "vigorish": float(r.charged),
@@ -120,7 +122,7 @@ class VigorishTable(Results[VigorishRow]):
             from . import __version__
 
             return json.dumps({"exactodds": __version__, "kind": "vigorish", "wager": self.wager.id,
-                               "section": "627a.12(c)", "shoe": self.shoe.to_dict(),
+                               "paytable": self.paytable, "section": "627a.12(c)", "shoe": self.shoe.to_dict(),
                                "rows": [{"bet": exact(r.bet), "won": exact(r.won),
                                          "vigorish_unrounded": exact(r.exact_vigorish),
                                          "vigorish": exact(r.charged), "house_edge": exact(r.house_edge),
@@ -170,7 +172,38 @@ def vigorish_table(shoe: Shoe, bets: Iterable[Fraction | int] = COMMON_BETS, *, 
                                 -expected_return(priced, priced.paytable(paytable), dist), base))
     if not rows:
         raise ExactOddsError("--bets: give at least one bet size")
-    return VigorishTable(w, shoe, tuple(rows))
+    return VigorishTable(w, shoe, tuple(rows), w.paytable(paytable).id)
+
+
+@dataclass(frozen=True)
+class VigorishTables(Results[VigorishTable]):
+    """Several wagers' vigorish tables: one renders as itself; several as each table in turn (text,
+    Markdown, HTML), one CSV with the wager and paytable first, or JSON ``{"kind": "vigorish", "tables": [...]}``."""
+
+    results: tuple[VigorishTable, ...]
+
+    def render(self, fmt: str) -> str:
+        if len(self.results) == 1:
+            return self.results[0].render(fmt)
+        if fmt == "json":
+            import json
+
+            from . import __version__
+
+            return json.dumps({"exactodds": __version__, "kind": "vigorish",
+                               "tables": [json.loads(t.render("json")) for t in self.results]},
+                              indent=2, ensure_ascii=False) + "\n"
+        if fmt == "csv":
+            import csv
+            import io
+
+            head: list[str] = []
+            rows: list[list[str]] = []
+            for t in self.results:
+                head, *body = list(csv.reader(io.StringIO(t.render("csv"))))
+                rows += [[t.wager.id, t.paytable or "", *r] for r in body]
+            return grid(["wager", "paytable", *head], rows, "csv")
+        return "\n".join(t.render(fmt) for t in self.results)
 
 
 def _terms(w: Wager, paytable: str) -> tuple[Fraction, Fraction]:

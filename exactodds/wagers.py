@@ -35,10 +35,13 @@ from .conditions import Condition
 from .outcomes import feature_kind
 from .pays import Pay, parse_pay
 
-__all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "DATA_FILES"]
+__all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "read_text", "file_text",
+           "did_you_mean", "check_meter_names", "DATA_FILES", "MAX_FILE_BYTES"]
 
 #: The regulation data shipped with the package, one file per chapter.
 DATA_FILES = ("627a.toml", "627b.toml", "631b.toml")
+#: The most bytes a user's data file may hold (the largest shipped file holds 30 kB).
+MAX_FILE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,11 @@ class Paytable:
     pays: Mapping[str, Pay]
     denomination: Fraction | None = None
     award_basis: str = "to"
+
+    @property
+    def meters(self) -> frozenset[str]:
+        """The progressive meters its pays share (none for fixed pays)."""
+        return frozenset(p.meter for p in self.pays.values() if p.meter)
 
     def with_award_basis(self, basis: str) -> Paytable:
         """The paytable with dollar and meter awards paid on ``basis`` ('to' or 'for')."""
@@ -122,7 +130,8 @@ class Wager:
         if alt is None:
             have = ", ".join(self.alternatives) or "none"
             raise ExactOddsError(
-                f"wager {self.id!r} has no alternative reading {alternative_id!r} (it has {have})"
+                f"wager {self.id!r} has no alternative reading {alternative_id!r}"
+                f"{_did_you_mean(alternative_id, self.alternatives)} (it has {have})"
             )
         outcomes = tuple(
             replace(o, condition=alt.conditions.get(o.id, o.condition)) for o in self.outcomes
@@ -178,7 +187,8 @@ class Wager:
         for name in values:
             if name not in self.parameters:
                 have = ", ".join(self.parameters) or "none"
-                raise ExactOddsError(f"wager {self.id!r} has no parameter {name!r} (it has {have})")
+                raise ExactOddsError(f"wager {self.id!r} has no parameter {name!r}"
+                                     f"{_did_you_mean(name, self.parameters)} (it has {have})")
         merged = {**self.parameters, **values}
         _check_parameters(self.id, merged)
         for name, value in values.items():
@@ -207,6 +217,19 @@ def _did_you_mean(name: str, known: Iterable[str]) -> str:
 
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+did_you_mean = _did_you_mean
+
+
+def check_meter_names(names: Iterable[str], tables: Iterable[Paytable], *, where: str = "--meter") -> None:
+    """Refuse a meter value for a meter that none of ``tables`` has (it would change nothing)."""
+    known = sorted(frozenset().union(*(t.meters for t in tables)))
+    for name in names:
+        if name not in known:
+            have = f"meters: {', '.join(known)}" if known else "none of them is a progressive"
+            raise ExactOddsError(f"{where} {name}: no selected wager has a meter {name!r}"
+                                 f"{_did_you_mean(name, known)} ({have})")
 
 
 def _rank(pay: Pay, meters: Mapping[str, Fraction] | None = None) -> tuple[int, Fraction]:
@@ -378,20 +401,33 @@ def read_file(path: str | Path) -> Catalogue:
     That no two outcomes of an exclusive wager meet on one round is checked
     against the exact tables: :func:`exactodds.analysis.load_file` does both.
     """
-    p = Path(path)
+    return read_text(file_text(path), source=str(path))
+
+
+def file_text(path: str | Path) -> str:
+    """The text of a user's data file, exactly as its bytes are (UTF-8, at most :data:`MAX_FILE_BYTES`)."""
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ExactOddsError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes, the most a wager data file may hold")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ExactOddsError(f"{path}: not UTF-8 text") from None
-    data = _read_toml(text, source=str(path))
+
+
+def read_text(text: str, *, source: str) -> Catalogue:
+    """Wagers from the text of a user's data file (``source`` names it in messages), as :func:`read_file`."""
+    data = _read_toml(text, source=source)
     extensions = []
     for i, t in enumerate(data.get("paytable", []) if isinstance(data.get("paytable", []), list) else [None]):
         if not isinstance(t, dict) or not isinstance(t.get("wager"), str):
-            raise ExactOddsError(f"{path}: paytable #{i + 1}: a [[paytable]] names the 'wager' it is for")
-        extensions.append((t["wager"], t, str(path)))
-    cat = Catalogue(_parse_file(text, source=str(path), optional=bool(extensions)))
+            raise ExactOddsError(f"{source}: paytable #{i + 1}: a [[paytable]] names the 'wager' it is for")
+        extensions.append((t["wager"], t, source))
+    cat = Catalogue(_parse_file(text, source=source, optional=bool(extensions)))
     cat.extensions = tuple(extensions)
     return cat
 

@@ -65,15 +65,16 @@ def reference(text: str) -> Callable[[dict[str, Any]], bool]:
 
 def assert_agrees(cond: Condition, text: str) -> None:
     rows, weights = deals()
+    python = reference(text)
     got = cond.mask(columns(), len(rows))
-    want = np.array([bool(reference(text)(row)) for row in rows])
+    want = np.array([bool(python(row)) for row in rows])
     if (got != want).any():
         i = int(np.flatnonzero(got != want)[0])
         shown = {n: rows[i][n] for n in sorted(cond.names)}
         pytest.fail(f"{text!r}: compiled {bool(got[i])}, Python {bool(want[i])} on the round {shown}")
     assert sum(weights[got]) == sum(weights[want])
     for row in rows[:: max(1, len(rows) // 25)]:              # the one-round path (settle_row) too
-        assert cond(row) == bool(reference(text)(row)), text
+        assert cond(row) == bool(python(row)), text
 
 
 @EXAMPLES
@@ -94,9 +95,10 @@ def test_a_condition_outside_the_grammar_is_refused_in_one_line_never_evaluated_
         assert str(exc).startswith("f.toml: wager 'w': outcome 'x': ") and "\n" not in str(exc)
         return
     rows, _ = deals()
+    python = reference(text)
     try:
         for row in rows:
-            reference(text)(row)
+            python(row)
     except Exception as exc:                     # Python cannot evaluate it: the compiler must have refused
         pytest.fail(f"{text!r} was accepted, but Python cannot evaluate it: {exc!r}")
     assert_agrees(cond, text)
@@ -187,20 +189,22 @@ def test_constructs_outside_the_grammar_are_refused_in_one_line(text: str) -> No
 
 # -- the engine's tables read what the compiler reads ----------------------------------------------
 
-#: What the engine tables compile quickly: point values, the four initial cards, every-card features.
-_QUICK = VALUE_LEVEL | frozenset(INITIAL_FEATURES) | {"same_suit", "same_colour", "same_rank"}
+#: What the engine's tables compile in moments: point values with the every-card features, or the
+#: four initial cards' identities (ranks and suits of several positions are issue 23's).
+_QUICK = (VALUE_LEVEL | {"same_suit", "same_colour", "same_rank"}, frozenset(INITIAL_FEATURES))
 
 
-@settings(max_examples=60, deadline=None, database=None, derandomize=True,
+@settings(max_examples=150, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(conditions(depth=2))
 def test_generated_conditions_priced_by_the_engine_equal_the_brute_force(text: str) -> None:
     cond = Condition.parse(text, where="generated")
-    assume(cond.names <= _QUICK)
+    assume(any(cond.names <= quick for quick in _QUICK))
     wager = one_outcome(text)
     for k, cards in enumerate(SHOES):
         rows, weights = deals(k)
-        want = sum(w for row, w in zip(rows, weights) if reference(text)(row))
+        python = reference(text)
+        want = sum(w for row, w in zip(rows, weights) if python(row))
         try:
             got = combinations(wager, Shoe.from_card_counts(cards))
         except ExactOddsError as exc:            # a combination the engine cannot read is refused, clearly
