@@ -280,6 +280,7 @@ def certificate_number(content: dict[str, Any]) -> str:
     return f"EO-{digest[0:4]}-{digest[4:8]}-{digest[8:12]}"
 
 
+@cache.disabled()          # what is signed is computed from the rules and data files, never read from the disk cache
 def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str]],
           catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None,
           issued: str | None = None, parties: dict[str, str | None] | None = None,

@@ -112,6 +112,9 @@ class _Compiler:
     def __init__(self, text: str, where: str, parameters: Mapping[str, object]):
         self.text, self.where = text, where
         self.parameters = {name: parameter_type(value) for name, value in parameters.items()}
+        if empty := [name for name, kind in self.parameters.items() if kind == _LIST + "anything"]:
+            raise ExactOddsError(f"{where}: parameter {empty[0]!r} is an empty list (give its values: their type "
+                                 "is what its conditions are checked against)")
         self.names: set[str] = set()
 
     def fail(self, problem: str) -> ExactOddsError:
@@ -185,8 +188,6 @@ class _Compiler:
         if not (isinstance(node.value, ast.Name) and self.parameters.get(node.value.id, "").startswith(_LIST)):
             raise self.fail(f"only a wager's list parameters can be indexed, not {self.show(node.value)}")
         kind = self.parameters[node.value.id][len(_LIST):]
-        if kind == "anything":
-            raise self.fail(f"the list {node.value.id!r} is empty and cannot be indexed")
         if read := [n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name) and n.id not in self.parameters
                     and n.id not in FUNCTIONS]:
             raise self.fail(f"an index is fixed by the wager's parameters, not by the round ({read[0]!r})")
@@ -315,7 +316,7 @@ class _Compiler:
                 return functools.reduce(np.logical_or, (np.equal(x, v(env)) for v in values))
         elif isinstance(right_node, ast.Name) and self.parameters.get(right_node.id, "").startswith(_LIST):
             lkind = self.parameters[right_node.id][len(_LIST):]
-            if lkind not in (kind, "anything"):
+            if lkind != kind:
                 raise self.fail(f"{self.describe(node.left, kind)} is looked up among the {lkind} of {right_node.id!r}")
             name = right_node.id
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import cache
 from .errors import ExactOddsError
-from .conditions import Condition
+from .conditions import Condition, parameter_type
 from .outcomes import feature_kind
 from .pays import Pay, parse_pay
 
@@ -193,6 +193,10 @@ class Wager:
         _check_parameters(self.id, merged)
         for name, value in values.items():
             default = self.parameters[name]
+            was, now = parameter_type(default), parameter_type(value)
+            if was != now and not (was.startswith("list of ") and now == "list of anything"):   # or empty
+                raise ExactOddsError(f"wager {self.id!r}: parameter {name!r} is {was}, not {now} ({value!r}): "
+                                     "its conditions were checked for that type")
             if isinstance(default, (list, tuple)) and default and all(_CARD_PAIR.match(str(v)) for v in default):
                 bad = [v for v in (value if isinstance(value, (list, tuple)) else [value]) if not _CARD_PAIR.match(str(v))]
                 if bad:

@@ -211,3 +211,14 @@ def test_generated_conditions_priced_by_the_engine_equal_the_brute_force(text: s
             assert "cannot be read together" in str(exc), exc
             return
         assert got == want, f"{text!r} on shoe {cards}"
+
+
+def test_a_parameter_keeps_the_type_its_conditions_were_checked_for() -> None:
+    from exactodds.wagers import load_catalogue
+
+    royal = load_catalogue()["royal-9-progressive"]
+    assert royal.with_parameters({"seat": 3}).parameters["seat"] == 3
+    with pytest.raises(ExactOddsError, match="parameter 'seat' is number, not text"):
+        royal.with_parameters({"seat": "3"})
+    with pytest.raises(ExactOddsError, match="is an empty list"):
+        Condition.parse("player_king_9 in combinations", where="t", parameters={"combinations": ()})
