@@ -372,6 +372,12 @@ class Condition:
     names: frozenset[str]
     where: str
     evaluate: Evaluator = field(compare=False, hash=False, repr=False)
+    #: The wager's parameters as the condition was checked against them (name, value).
+    declared: tuple[tuple[str, object], ...] = field(default=(), compare=False, hash=False, repr=False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its text, and compiled again when unpickled (worker processes price wagers too)."""
+        return _parse_again, (self.text, self.where, self.declared)
 
     @classmethod
     def parse(cls, text: str, *, where: str, parameters: Mapping[str, object] | None = None) -> Condition:
@@ -401,7 +407,7 @@ class Condition:
         if kind != YES_NO:
             hint = f" (compare it, e.g. {text} == 0)" if kind == NUMBER else ""
             raise compiler.fail(f"{compiler.describe(tree.body, kind)} is not yes/no{hint}")
-        return cls(text, frozenset(compiler.names), where, evaluate)
+        return cls(text, frozenset(compiler.names), where, evaluate, tuple(params.items()))
 
     def __call__(self, row: Mapping[str, object], parameters: Mapping[str, object] | None = None) -> bool:
         """Evaluate on one round: ``row`` maps feature names to that round's values."""
@@ -416,3 +422,7 @@ class Condition:
         if out.dtype != np.bool_:
             raise ExactOddsError(f"{self.where}: {_shorten(self.text)} did not evaluate to yes/no")
         return np.broadcast_to(out, (size,))
+
+
+def _parse_again(text: str, where: str, declared: tuple[tuple[str, object], ...]) -> Condition:
+    return Condition.parse(text, where=where, parameters=dict(declared))

@@ -222,3 +222,15 @@ def test_a_parameter_keeps_the_type_its_conditions_were_checked_for() -> None:
         royal.with_parameters({"seat": "3"})
     with pytest.raises(ExactOddsError, match="is an empty list"):
         Condition.parse("player_king_9 in combinations", where="t", parameters={"combinations": ()})
+
+
+def test_a_condition_travels_to_worker_processes() -> None:
+    """Exposure runs price wagers in other processes: a condition pickles as its text."""
+    import pickle
+
+    cond = Condition.parse("player_king_9 == combinations[seat - 1] and max(player, 1) == 9", where="t",
+                           parameters={"seat": 2, "combinations": ("K♠9♠", "K♥9♥")})
+    again = pickle.loads(pickle.dumps(cond))
+    assert again == cond and again.declared == cond.declared
+    row = {"player_king_9": "K♥9♥", "player": 9}
+    assert again(row, {"seat": 2, "combinations": ("K♠9♠", "K♥9♥")})
