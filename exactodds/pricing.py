@@ -345,8 +345,8 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
 
 def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
+    order, starts, paid_as = _groups(wager, paytable)      # first: a table refused names the wager's file
     counts = _counts(wager, dist)
-    order, starts, paid_as = _groups(wager, paytable)
     sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
     by_outcome = {o.id: int(sums.get(k, 0)) for k, o in enumerate(wager.outcomes)}
     lost = int(sums.get(-1, 0))
@@ -383,8 +383,8 @@ def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -
     >>> expected_return(d7, d7.paytable("standard"), deal(shoe)) == price(d7, d7.paytable("standard"), deal(shoe)).expected_return
     True
     """
-    counts = _counts(wager, dist)
     order, starts, _paid_as = _groups(wager, paytable)
+    counts = _counts(wager, dist)
     sums = np.add.reduceat(counts[order], starts).tolist()
     if sum(sums) != dist.total:                           # an invariant of the counting
         raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")

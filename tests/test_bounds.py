@@ -63,6 +63,20 @@ def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when:
     assert " rows, " in r.stderr and str(path) in r.stderr
 
 
+def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_path: Path) -> None:
+    # a file whose wagers are compiled only when priced still names the file and the wager
+    code = ("import sys; from exactodds.engine import deal; from exactodds.pricing import price\n"
+            "from exactodds.shoe import Shoe; from exactodds.wagers import read_text\n"
+            "w = read_text(sys.argv[1], source='huge.toml')['huge']\n"
+            "try:\n"
+            "    price(w, w.paytable('A'), deal(Shoe.decks(8)))\n"
+            "except ValueError as e:\n"
+            "    print(e)\n")
+    r = _run(["-c", code, _wager(TOO_LARGE["six suits equal, card by card"])], tmp_path / "cache")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("huge.toml: wager 'huge': reads the suits of 6 card positions"), r.stdout
+
+
 def test_a_position_too_large_is_refused_in_one_line_under_a_memory_limit(tmp_path: Path) -> None:
     # issue 23: 'position banker player-pair banker-pair' on 8 decks was killed by the system at 24 GB
     r = _run(["-m", "exactodds.cli", "position", "banker", "player-pair", "banker-pair"], tmp_path / "cache")
