@@ -4,20 +4,20 @@ A user's condition may read any features together, and some sets of features
 make tables far beyond any machine: the suits of all six cards, tabulated per
 position, are 1,284,505,600 rows (hundreds of GB). So before any table is
 built its size is estimated from the same quantities its builder enumerates,
-and a table estimated above :data:`LIMIT_BYTES` is refused with an
-:class:`~exactodds.errors.ExactOddsError` that gives the estimate and what to
+and a table estimated above ``LIMIT_BYTES`` is refused with an
+``ExactOddsError`` that gives the estimate and what to
 read instead; nothing is allocated and the process is never killed.
 
-The three kinds of table (see :func:`exactodds.pricing.table_signature`):
+The three kinds of table (see ``exactodds.pricing.table_signature``):
 
-- **multiset** tables (:mod:`exactodds.multiset`). The compiler merges the
+- **multiset** tables (``exactodds.multiset``). The compiler merges the
   value-level rounds that read alike (at most the 339,400 rounds of the round
   table) and then *refines* every position read for its rank or suit into the
   atoms of its value class: 1 rank per value but 4 for value 0 (10, J, Q, K);
   4 suits per value; 4 cards per value but 16 for value 0. The rows it builds,
   its *leaves*, are the merged groups times those atoms, counted exactly
-  before refining; it holds about :data:`BYTES_PER_LEAF` bytes per leaf at its
-  peak and takes about :data:`SECONDS_PER_LEAF` per leaf, plus the keys
+  before refining; it holds about ``BYTES_PER_LEAF`` bytes per leaf at its
+  peak and takes about ``SECONDS_PER_LEAF`` per leaf, plus the keys
   (at most the leaves, and at most the combinations the features' values allow)
   as Python tuples;
 - **round** tables (features of every card dealt): the value-level multiset
@@ -67,7 +67,7 @@ BYTES_PER_KEY = 64
 BYTES_PER_KEY_FEATURE = 16
 #: Bytes of one key of an initial-card table (its tuple and its row of named features).
 BYTES_PER_INITIAL_KEY = 2_000
-#: Identity categories of every card dealt (:data:`exactodds.identity.ALL_CARD_CATEGORIES`).
+#: Identity categories of every card dealt (``exactodds.identity.ALL_CARD_CATEGORIES``).
 _CATEGORIES = 6
 
 _ATTRIBUTES = {"rank": "ranks", "suit": "suits", "card": "ranks and suits"}
@@ -99,7 +99,7 @@ def _gb(n: float) -> str:
 
 
 def check(estimate: Estimate) -> None:
-    """Refuse a table estimated above :data:`LIMIT_BYTES` (one line, before anything is built)."""
+    """Refuse a table estimated above ``LIMIT_BYTES`` (one line, before anything is built)."""
     if not estimate.fits:
         raise ExactOddsError(estimate.refusal())
 
