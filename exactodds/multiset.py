@@ -37,13 +37,14 @@ True
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import cache
+from . import bounds, cache
 from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
 from .errors import ExactOddsError, InconsistentCounts
@@ -52,7 +53,7 @@ from .modular import crt, primes_for
 from .roundtable import slot_values
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["MultisetTable", "compile_table", "RESOLUTIONS", "slot_values", "codes", "point_names"]
+__all__ = ["MultisetTable", "compile_table", "estimate", "RESOLUTIONS", "slot_values", "codes", "point_names"]
 
 #: How finely cards are read, coarsest first.
 RESOLUTIONS = ("value", "rank", "suit", "card")
@@ -370,8 +371,43 @@ def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
     return None
 
 
-def _compile(names: tuple[str, ...]) -> MultisetTable:
-    """Walk the round table, refine it where ``names`` read ranks or suits, and sum it into entries."""
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """What a compile enumerates, before it refines anything: the value rows merged (those that
+    read alike and weigh alike), the positions read finer than their value, and the resolution."""
+
+    names: tuple[str, ...]
+    resolution: str
+    refined: list[int]
+    id_names: list[str]
+    values: np.ndarray              # (groups, 6) point values, -1: not read
+    vcols: dict[str, np.ndarray]
+    weight: np.ndarray              # value rows merged into each group
+
+    @property
+    def leaves(self) -> int:
+        """Rows the refinement makes: each group times the atoms of every refined position's value class."""
+        n_atoms = _atoms_by_value(self.resolution)[0]
+        per = np.ones(len(self.values), dtype=np.float64)
+        for s in self.refined:
+            v = self.values[:, s]
+            per *= np.where(v >= 0, n_atoms[np.maximum(v, 0)], 1)
+        return int(per.sum())
+
+    @property
+    def keys(self) -> int:
+        """At most how many keys: the value-level keys times every card the refined positions may hold."""
+        value_keys = len(np.unique(codes(list(self.vcols.values())))) if self.vcols else 1
+        cards = {"value": 1, "rank": 13, "suit": 4, "card": 52}[self.resolution]
+        return value_keys * math.prod(cards + (s in (2, 5)) for s in self.refined)
+
+    def estimate(self) -> bounds.Estimate:
+        return bounds.multiset_estimate(self.names, resolution=self.resolution, slots=self.refined,
+                                        leaves=self.leaves, keys=self.keys, groups=len(self.values))
+
+
+def _plan(names: tuple[str, ...]) -> _Plan:
+    """The value-level part of a compile (at most the 339,400 rounds of the round table)."""
     value_names = {n for n in names if n in VALUE_LEVEL}
     id_names = [n for n in names if n not in VALUE_LEVEL]
     resolution, id_slots = "value", set[int]()
@@ -388,8 +424,24 @@ def _compile(names: tuple[str, ...]) -> MultisetTable:
     group_code = codes([*vcols.values(), *(values[:, s] for s in refined), *read_by_value.T])
     _u, first, inverse = np.unique(group_code, return_index=True, return_inverse=True)
     weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
-    values = values[first]
-    vcols = {n: c[first] for n, c in vcols.items()}
+    return _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
+                 weight)
+
+
+def estimate(names: Iterable[str]) -> bounds.Estimate:
+    """The size of compiling the multiset table of ``names``, from what the compiler enumerates
+    before refining (see :mod:`exactodds.bounds`)."""
+    return _plan(tuple(sorted(set(names)))).estimate()
+
+
+def _compile(names: tuple[str, ...]) -> MultisetTable:
+    """Walk the round table, refine it where ``names`` read ranks or suits, and sum it into entries.
+
+    A table estimated beyond :data:`exactodds.bounds.LIMIT_BYTES` is refused before it is refined."""
+    plan = _plan(names)
+    bounds.check(plan.estimate())
+    resolution, refined, id_names = plan.resolution, plan.refined, plan.id_names
+    values, vcols, weight = plan.values, plan.vcols, plan.weight
 
     # refine: each read position becomes every atom of its value class
     n_atoms, atom_table = _atoms_by_value(resolution)

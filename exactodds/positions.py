@@ -227,9 +227,11 @@ def position(
     features = frozenset().union(*(w.features for w, _ in pairs))
     try:
         signature = signature_for(features)
+        table = feature_table(signature)            # refused, before it is built, if too large
+    except InconsistentCounts:
+        raise
     except ExactOddsError as exc:
         raise ExactOddsError(f"these wagers cannot be read off one table: {exc}") from None
-    table = feature_table(signature)
     dist = deal(shoe)
     counts = np.asarray(counts_for(signature, dist, what="this position"), dtype=object)
     assigned, nets, ids = [], [], []

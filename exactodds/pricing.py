@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import cache
+from . import bounds, cache
 from .engine import RoundDistribution
 from .errors import ExactOddsError, InconsistentCounts
 from .multiset import compile_table, point_names
@@ -218,6 +218,7 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
         from .identity import ALL_CARD_CATEGORIES
 
         table = compile_table(signature[1])
+        bounds.check(bounds.round_estimate(table.names, keys=len(table.keys)))
         cats = ALL_CARD_CATEGORIES
         keys = tuple(k + tuple(c) for k in table.keys for c in cats)
         cols = {n: np.repeat(c, len(cats)) for n, c in table.columns.items()}
@@ -227,6 +228,7 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     from .identity import _labels
 
     needs_p, needs_b = signature[1], signature[2]
+    bounds.check(bounds.initial_estimate(len(_labels(needs_p)[1]), len(_labels(needs_b)[1])))
     keys = tuple((p, b) for p in _labels(needs_p)[1] for b in _labels(needs_b)[1])
     rows = [initial_row(p, b) for p, b in keys]
     cols = {n: np.array([r[n] for r in rows]) for n in rows[0] if rows[0][n] is not None}
@@ -241,7 +243,13 @@ def outcome_masks(wager: Wager) -> np.ndarray:
     """
     cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
     if "masks" not in cache:
-        table = feature_table(table_signature(wager))
+        try:
+            table = feature_table(table_signature(wager))
+        except InconsistentCounts:
+            raise
+        except ExactOddsError as exc:       # a table too large to build, say
+            alt = f": alternative {wager.reading_id!r}" if wager.reading_id != "regulation" else ""
+            raise ExactOddsError(f"{wager.source}: wager {wager.id!r}{alt}: {exc}") from None
         masks = np.stack([o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
         clash = np.flatnonzero(masks.sum(axis=0) > 1) if wager.settle == "exclusive" else np.zeros(0, int)
         if len(clash):
@@ -337,8 +345,8 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
 
 def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
+    order, starts, paid_as = _groups(wager, paytable)      # first: a table refused names the wager's file
     counts = _counts(wager, dist)
-    order, starts, paid_as = _groups(wager, paytable)
     sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
     by_outcome = {o.id: int(sums.get(k, 0)) for k, o in enumerate(wager.outcomes)}
     lost = int(sums.get(-1, 0))
@@ -375,8 +383,8 @@ def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -
     >>> expected_return(d7, d7.paytable("standard"), deal(shoe)) == price(d7, d7.paytable("standard"), deal(shoe)).expected_return
     True
     """
-    counts = _counts(wager, dist)
     order, starts, _paid_as = _groups(wager, paytable)
+    counts = _counts(wager, dist)
     sums = np.add.reduceat(counts[order], starts).tolist()
     if sum(sums) != dist.total:                           # an invariant of the counting
         raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")

@@ -1,0 +1,161 @@
+"""Every table is sized before it is built: one too large is refused in one line, exit 2, and the
+process is never killed; everything the catalogue and the examples read still prices."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from exactodds import bounds, multiset
+from exactodds.errors import ExactOddsError
+from exactodds.identity import _labels
+from exactodds.multiset import compile_table, point_names
+from exactodds.outcomes import HAND_ATTRIBUTES
+from exactodds.pricing import signature_for
+from exactodds.wagers import read_text
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 3 * 2 ** 30          # the address space each child may take
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def _run(args: list[str], cache: Path, *, limit: bool = True) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, EXACTODDS_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, timeout=300,
+                          preexec_fn=_limited if limit else None)
+
+
+def _wager(when: str) -> str:
+    return ("[[wager]]\nid = \"huge\"\nname = \"Huge\"\nsection = \"test\"\n  [[wager.outcome]]\n"
+            f"  id = \"win\"\n  name = \"Win\"\n  when = {json.dumps(when)}\n  [[wager.outcome]]\n"
+            "  id = \"also\"\n  name = \"Also\"\n  when = \"player_wins and not (" + when.replace('"', "'") + ")\"\n"
+            "  [[wager.paytable]]\n  id = \"A\"\n  pays = { win = \"500 to 1\", also = \"1 to 1\" }\n")
+
+
+TOO_LARGE = {
+    "six suits equal, card by card": "player_suit_1 == player_suit_2 == player_suit_3 == banker_suit_1 "
+                                     "== banker_suit_2 == banker_suit_3",
+    "suited Dragon 7 and suited Panda 8": "(dragon_7 and banker_suit_1 == banker_suit_2 == banker_suit_3) or "
+                                          "(panda_8 and player_suit_1 == player_suit_2 == player_suit_3)",
+    "both pairs with a third card": "player_pair != 'none' and banker_pair != 'none' and player_value_3 >= 0",
+}
+
+
+@pytest.mark.parametrize("when", TOO_LARGE.values(), ids=TOO_LARGE.keys())
+def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when: str, tmp_path: Path) -> None:
+    wager = read_text(_wager(when), source="huge.toml")["huge"]
+    assert not multiset.estimate(signature_for(wager.features)[1]).fits    # truly too large for today's compiler
+    path = tmp_path / "huge.toml"
+    path.write_text(_wager(when))
+    r = _run(["-m", "exactodds.cli", "analyze", "--paytables", str(path), "--wager", "huge"], tmp_path / "cache")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert r.stdout == "" and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-2000:]
+    assert "wager 'huge'" in r.stderr and " GB to compile (limit 2.0 GB); read " in r.stderr
+    assert " rows, " in r.stderr and str(path) in r.stderr
+
+
+def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_path: Path) -> None:
+    # a file whose wagers are compiled only when priced still names the file and the wager
+    code = ("import sys; from exactodds.engine import deal; from exactodds.pricing import price\n"
+            "from exactodds.shoe import Shoe; from exactodds.wagers import read_text\n"
+            "w = read_text(sys.argv[1], source='huge.toml')['huge']\n"
+            "try:\n"
+            "    price(w, w.paytable('A'), deal(Shoe.decks(8)))\n"
+            "except ValueError as e:\n"
+            "    print(e)\n")
+    r = _run(["-c", code, _wager(TOO_LARGE["six suits equal, card by card"])], tmp_path / "cache")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("huge.toml: wager 'huge': reads the suits of 6 card positions"), r.stdout
+
+
+def test_a_position_too_large_is_refused_in_one_line_under_a_memory_limit(tmp_path: Path) -> None:
+    # issue 23: 'position banker player-pair banker-pair' on 8 decks was killed by the system at 24 GB
+    r = _run(["-m", "exactodds.cli", "position", "banker", "player-pair", "banker-pair"], tmp_path / "cache")
+    assert r.returncode == 2 and r.stdout == "", r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-2000:]
+    assert "these wagers cannot be read off one table: reads the ranks and suits of 4 card positions" in r.stderr
+    assert "GB to compile (limit 2.0 GB)" in r.stderr
+
+
+def test_the_catalogue_and_the_examples_price_under_the_memory_limit(tmp_path: Path) -> None:
+    # no false refusal: every table of the catalogue and of examples/*.toml is built, from an empty cache,
+    # in a process that may not take more than the limit
+    examples = sorted(str(p) for p in (ROOT / "examples").glob("*.toml"))
+    code = ("import sys; from exactodds.cli import cli\n"
+            "for f in sys.argv[1:]:\n"
+            "    try:\n"
+            "        cli.main(['analyze', '--format', 'csv', *(['--paytables', f] if f else ['--all'])])\n"
+            "    except SystemExit as e:\n"
+            "        assert not e.code, (f, e.code)\n")
+    r = _run(["-c", code, "", *examples], tmp_path / "cache")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "third-card-suits" in r.stdout and "four-card-poker" in r.stdout
+
+
+# the compile's peak of allocated bytes (NumPy's arrays and Python's objects, traced), in a fresh process
+_MEASURE = """
+import json, sys, tracemalloc
+from exactodds import multiset
+from exactodds.roundtable import slot_values
+slot_values()
+tracemalloc.start()
+multiset._compile(tuple(sys.argv[1:]))
+print(json.dumps(tracemalloc.get_traced_memory()[1]))
+"""
+
+_P = ("banker", "banker_cards", "player", "player_cards")
+MEASURED = {
+    "ranks of three cards with the totals (rank)": _P + ("banker_rank_1", "banker_rank_2", "player_rank_1"),
+    "third-card suits with the totals (suit)": _P + ("banker_suit_3", "banker_value_3", "player_suit_3",
+                                                     "player_value_3"),
+    "the Banker's first card with the totals (card)": _P + ("banker_rank_1", "banker_suit_1"),
+}
+
+
+@pytest.mark.parametrize("names", MEASURED.values(), ids=MEASURED.keys())
+def test_the_estimate_is_within_3x_of_the_measured_peak(names: tuple[str, ...], tmp_path: Path) -> None:
+    names = tuple(sorted(names))
+    estimate = multiset.estimate(names)
+    assert estimate.fits and estimate.rows >= 300_000          # large enough to measure
+    r = _run(["-c", _MEASURE, *names], tmp_path, limit=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    measured = json.loads(r.stdout)
+    assert measured / 3 <= estimate.bytes <= measured * 3, (estimate.bytes, measured)
+
+
+@pytest.mark.parametrize("names", [
+    ("player_rank_1", "player_rank_2", "banker_rank_1", "banker_rank_2"),
+    ("banker_rank_1", "banker_value_1"),
+    ("player_suit_1", "player_suit_2", "player_two_card_total", "player_value_1"),
+    ("player_pair", "player_two_card_total"),
+    _P + ("banker_rank_3",),
+    _P,
+])
+def test_the_estimate_counts_the_rows_the_compiler_builds(names: tuple[str, ...]) -> None:
+    assert multiset.estimate(names).rows == compile_table(names).leaves
+
+
+def test_the_largest_initial_and_every_card_tables_fit() -> None:
+    # the identities of the four initial cards: at most every attribute of both hands
+    classes = len(_labels(HAND_ATTRIBUTES)[1])
+    assert bounds.initial_estimate(classes, classes).fits
+    # every card dealt: the value-level table has at most one key per round of the round table
+    assert bounds.round_estimate(point_names(frozenset({"player"})), keys=len(multiset.slot_values())).fits
+
+
+def test_a_refusal_says_what_to_read_instead() -> None:
+    six = tuple(sorted(f"{h}_suit_{k}" for h in ("player", "banker") for k in "123"))
+    with pytest.raises(ExactOddsError) as caught:
+        bounds.check(multiset.estimate(six))
+    message = str(caught.value)
+    assert "reads the suits of 6 card positions" in message and "read same_suit" in message
+    assert "\n" not in message
