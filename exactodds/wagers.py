@@ -403,7 +403,8 @@ def read_file(path: str | Path) -> Catalogue:
     """Wagers from a user's own data file, read and checked as data (keys, pays, conditions).
 
     That no two outcomes of an exclusive wager meet on one round is checked
-    against the exact tables: :func:`exactodds.analysis.load_file` does both.
+    against its exact table when the wager is first priced, or for every wager
+    at once by :func:`exactodds.analysis.load_file` with ``check_all``.
     """
     return read_text(file_text(path), source=str(path))
 
