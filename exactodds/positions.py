@@ -1,4 +1,4 @@
-"""Positions: several wagers on one round, settled together, as one exact joint distribution.
+"""Positions: several wagers on one round, settled together: exact moments and, where it fits, the joint distribution.
 
 A player's position is a set of wagers with stakes (Banker $25 + Dragon 7 $5 +
 Panda 8 $5, or a Dragon Bonus on both hands, §627a.7(a)(4)). The expected value,
@@ -6,7 +6,7 @@ the variance and the covariance of every two wagers are exact and need only
 pairwise joint tables (every two wagers read off one table of the features
 they read between them), so any number of wagers is priced in bounded memory.
 The distribution of the net result needs one table over every feature the
-wagers read: it is built where that table is known to fit (:func:`joint_size`),
+wagers read: it is built where that table is known to fit (:data:`JOINT_ROWS`),
 else skipped with a note saying so.
 
 >>> p = position(Shoe.decks(8), [("banker", "standard", 25), ("dragon-7-insurance", "standard", 5)])
