@@ -112,3 +112,14 @@ def test_simulated_rounds_of_a_non_exclusive_wager_are_refused(tmp_path: Path, c
     cols = pricing.feature_table(("multiset", ("player", "banker", "player_cards", "banker_cards"))).columns
     with pytest.raises(ExactOddsError, match="both hold on one round"):
         settle_rounds(w, w.paytables["A"], cols)
+
+
+def test_a_round_settled_one_by_one_under_a_non_exclusive_wager_is_refused(tmp_path: Path, compiled: list) -> None:
+    """Settling a single round (as the house-money and walk routes do) refuses two exclusive outcomes
+    that meet, instead of paying the first."""
+    path = mixed_file(tmp_path)
+    w = load_file(path)["overlap"]
+    row = {"banker": 6, "banker_wins": True, "player": 0, "tie": False, "player_wins": False}
+    with pytest.raises(ExactOddsError, match=r"outcomes 'x' and 'any' both hold on one round \(banker=6, "):
+        w.settle_row(row, w.paytables["A"])
+    assert w.settle_row({**row, "banker": 7}, w.paytables["A"]) == "any"
