@@ -19,7 +19,7 @@ from .render import Results
 from .report import analysis_dict, render
 from .shoe import Shoe
 from .walk import WalkDistribution
-from .wagers import Catalogue, Wager, did_you_mean, load_catalogue, read_file, read_text
+from .wagers import Catalogue, Wager, did_you_mean, file_text, load_catalogue, read_text
 
 __all__ = ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"]
 
@@ -72,18 +72,18 @@ class Analysis(Results[WagerResult]):
         return f"<Analysis of {len(self.results)} wager table(s) on {self.shoe.describe()}>"
 
 
-def load_file(path: str | Path) -> Catalogue:
-    """Wagers from a user's own data file, checked exactly like the shipped ones: as data
-    when read, and every outcome against every possible round of its exact table."""
-    catalogue = read_file(path)
-    check_wagers(catalogue)
-    return catalogue
+def load_file(path: str | Path, *, check_all: bool = False) -> Catalogue:
+    """Wagers from a user's own data file, checked exactly like the shipped ones: as data when
+    read (keys, pays, conditions, which table reads each), and every outcome against every
+    possible round of its exact table when the wager is first priced, or now with ``check_all``
+    (which compiles the table of every wager in the file)."""
+    return load_text(file_text(path), source=str(path), check_all=check_all)
 
 
-def load_text(text: str, *, source: str) -> Catalogue:
+def load_text(text: str, *, source: str, check_all: bool = False) -> Catalogue:
     """Wagers from the text of a user's data file (named ``source``), checked as :func:`load_file` checks them."""
     catalogue = read_text(text, source=source)
-    check_wagers(catalogue)
+    check_wagers(catalogue, tables=check_all)
     return catalogue
 
 

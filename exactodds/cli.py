@@ -213,21 +213,25 @@ def _user_files(paths: tuple[str, ...]) -> list[tuple[str, str]]:
     return [(p, file_text(p)) for p in paths]
 
 
-def _with_files(files: list[tuple[str, str]]) -> tuple[Any, list[str]]:
-    """The catalogue with users' files added, and the files' own ``WAGER[:PAYTABLE]`` (what they define)."""
+def _with_files(files: list[tuple[str, str]], *, check_all: bool = False) -> tuple[Any, list[str]]:
+    """The catalogue with users' files added, and the files' own ``WAGER[:PAYTABLE]`` (what they define).
+
+    Every wager is read and checked as data; against its exact table when first
+    priced, or every one now with ``check_all`` (which compiles every table).
+    """
     from .analysis import load_text
     from .wagers import load_catalogue
 
     cat, own = load_catalogue(), []
     for path, text in files:
-        mine = load_text(text, source=path)           # read and checked once
+        mine = load_text(text, source=path, check_all=check_all)      # read once
         cat = cat.merged(mine)
         own += [*mine, *(f"{wid}:{raw['id']}" for wid, raw, _ in mine.extensions)]
     return cat, own
 
 
-def _catalogue(paths: tuple[str, ...]) -> Any:
-    return _with_files(_user_files(paths))[0]
+def _catalogue(paths: tuple[str, ...], *, check_all: bool = False) -> Any:
+    return _with_files(_user_files(paths), check_all=check_all)[0]
 
 
 @cli.command()
@@ -346,8 +350,9 @@ def _parameter_value(raw: str) -> object:
 @_PAYTABLES
 @_FORMAT
 def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
-    """Every wager of the catalogue with its section and paytables."""
-    cat = _catalogue(paytables_files)
+    """Every wager of the catalogue with its section and paytables (a file's wagers each checked
+    against every possible round)."""
+    cat = _catalogue(paytables_files, check_all=True)
     rows = [
         {"id": w.id, "name": w.name, "game": w.game, "section": w.section,
          "paytables": list(w.paytables), "alternatives": list(w.alternatives), "source": w.source,
@@ -385,6 +390,17 @@ def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
         names = [a + (" (implausible)" if a in r["implausible_alternatives"] else "") for a in r["alternatives"]]
         alt = f"  [alternatives: {', '.join(names)}]" if names else ""
         click.echo(f"{r['id']:<{width}}  §{r['section']}  paytables: {', '.join(r['paytables'])}{alt}")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, metavar="FILE...")
+def check(paths: tuple[str, ...]) -> None:
+    """Check every wager of your data files: as data, and each outcome against every possible round."""
+    from .analysis import load_text
+
+    for path, text in _user_files(paths):
+        mine = load_text(text, source=path, check_all=True)
+        click.echo(f"{path}: {len(mine)} wager(s) checked against every possible round")
 
 
 @cli.command()

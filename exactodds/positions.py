@@ -1,10 +1,13 @@
-"""Positions: several wagers on one round, settled together, as one exact joint distribution.
+"""Positions: several wagers on one round, settled together: exact moments and, where it fits, the joint distribution.
 
 A player's position is a set of wagers with stakes (Banker $25 + Dragon 7 $5 +
-Panda 8 $5, or a Dragon Bonus on both hands, §627a.7(a)(4)). Every wager is read
-off one exact table of the features they read between them, so the joint
-distribution of their results is exact, and so are the position's expected
-value, its variance and the covariance of every two wagers.
+Panda 8 $5, or a Dragon Bonus on both hands, §627a.7(a)(4)). The expected value,
+the variance and the covariance of every two wagers are exact and need only
+pairwise joint tables (every two wagers read off one table of the features
+they read between them), so any number of wagers is priced in bounded memory.
+The distribution of the net result needs one table over every feature the
+wagers read: it is built where that table is known to fit (:data:`JOINT_ROWS`),
+else skipped with a note saying so.
 
 >>> p = position(Shoe.decks(8), [("banker", "standard", 25), ("dragon-7-insurance", "standard", 5)])
 >>> p.expected_value == 25 * p.lines[0].expected + 5 * p.lines[1].expected
@@ -30,12 +33,12 @@ import numpy as np
 
 from .engine import deal
 from .errors import ExactOddsError, InconsistentCounts
-from .pricing import assign_outcomes, counts_for, feature_table, signature_for
+from .pricing import LOSE, assign_outcomes, counts_for, feature_table, signature_for
 from .render import dataframe, grid
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, check_meter_names, did_you_mean
 
-__all__ = ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE"]
+__all__ = ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE", "JOINT_ROWS"]
 
 #: The horizons and confidence levels of the volatility table.
 ROUNDS = (100, 1_000, 10_000)
@@ -61,10 +64,15 @@ class Position:
     shoe: Shoe
     lines: tuple[PositionLine, ...]
     total: int                                  # ordered 6-card sequences
-    joint: dict[tuple[str, ...], int]           # outcome of each wager -> combinations
-    distribution: dict[Fraction, int]           # net result of the position -> combinations
+    joint: dict[tuple[str, ...], int] | None           # outcome of each wager -> combinations (None: skipped)
+    distribution: dict[Fraction, int] | None           # net result of the position -> combinations (None: skipped)
     covariance: tuple[tuple[Fraction, ...], ...]   # per unit staked, wager by wager
     mystery: tuple[tuple[str, Fraction], ...] = ()   # (configuration, expected dollars per round)
+    note: str = ""                                     # why the distribution was skipped
+
+    def __post_init__(self) -> None:
+        if (self.joint is None) != (self.distribution is None) or (self.distribution is None and not self.note):
+            raise ValueError("a position skips its joint distribution and net distribution together, with a note")
 
     @property
     def stakes(self) -> tuple[Fraction, ...]:
@@ -77,14 +85,15 @@ class Position:
     @property
     def expected_value(self) -> Fraction:
         """Expected net result of the round, in the stakes' units (a must-hit-by bonus included)."""
-        rounds = sum((Fraction(v, self.total) * n for v, n in self.distribution.items()), Fraction(0))
+        rounds = sum((a * ln.expected for a, ln in zip(self.stakes, self.lines)), Fraction(0))
         return rounds + sum((m for _, m in self.mystery), Fraction(0))
 
     @property
     def variance(self) -> Fraction:
-        """Variance of the round's net result (the must-hit-by bonus, paid at random, not included)."""
-        mean = sum((v * n for v, n in self.distribution.items()), Fraction(0)) / self.total
-        return sum((n * (v - mean) ** 2 for v, n in self.distribution.items()), Fraction(0)) / self.total
+        """Variance of the round's net result: Σ a_i a_j Cov(i, j) (the must-hit-by bonus, paid at random,
+        not included)."""
+        a = self.stakes
+        return sum((a[i] * a[j] * c for i, row in enumerate(self.covariance) for j, c in enumerate(row)), Fraction(0))
 
     @property
     def standard_deviation(self) -> float:
@@ -106,11 +115,16 @@ class Position:
                  "low": n * e - _z(c) * sd * math.sqrt(n), "high": n * e + _z(c) * sd * math.sqrt(n)}
                 for n in ROUNDS for c in CONFIDENCE]
 
+    def _distribution(self) -> dict[Fraction, int]:
+        if self.distribution is None:
+            raise ExactOddsError(self.note)
+        return self.distribution
+
     def to_dataframe(self) -> Any:
         """The distribution of the position's net result: one row per value."""
         return dataframe([{"net": float(v), "net_exact": v, "combinations": n,
                         "probability": n / self.total, "probability_exact": Fraction(n, self.total),
-                        "shoe": self.shoe.describe()} for v, n in sorted(self.distribution.items())])
+                        "shoe": self.shoe.describe()} for v, n in sorted(self._distribution().items())])
 
     def __str__(self) -> str:
         return self.render("text")
@@ -140,25 +154,30 @@ class Position:
                 "standard_deviation": self.standard_deviation, "house_edge": exact(self.house_edge),
                 "covariance_per_unit": [[exact(c) for c in row] for row in self.covariance],
                 "mystery": [{"configuration": k, "expected_dollars_per_round": exact(v)} for k, v in self.mystery],
-                "distribution": [{"net": exact(v), "combinations": n} for v, n in sorted(self.distribution.items())],
-                "joint": [{"outcomes": list(k), "combinations": n} for k, n in sorted(self.joint.items())],
+                "distribution": None if self.distribution is None else
+                [{"net": exact(v), "combinations": n} for v, n in sorted(self.distribution.items())],
+                "joint": None if self.joint is None else
+                [{"outcomes": list(k), "combinations": n} for k, n in sorted(self.joint.items())],
+                "note": self.note or None,
                 "volatility_index": {f"{float(c):.0%}": self.volatility_index(c) for c in CONFIDENCE},
                 "ranges": self.ranges()}, indent=2, ensure_ascii=False) + "\n"
         if fmt == "csv":
             return grid(["net", "net_exact", "combinations", "probability", "probability_exact"],
                         [[decimal(v, 6), exact(v), n, decimal(Fraction(n, self.total), 12), exact(Fraction(n, self.total))]
-                         for v, n in sorted(self.distribution.items())], "csv")
+                         for v, n in sorted(self._distribution().items())], "csv")
         head = ["Wager", "Stake", "Expected per unit", "Edge", "SD per unit"]
         rows = [[name, decimal(ln.stake, 2), decimal(ln.expected, 6), percent(-ln.expected, 4),
                  f"{math.sqrt(float(ln.variance)):.4f}"] for name, ln in zip(names, self.lines)]
         cov_head = ["Covariance per unit", *names]
         cov_rows = [[name, *(decimal(c, 6) for c in row)] for name, row in zip(names, self.covariance)]
         dist_head = ["Net result", "Probability"]
-        dist_rows = [[decimal(v, 2), decimal(Fraction(n, self.total), 8)] for v, n in sorted(self.distribution.items())]
+        dist_rows = [[decimal(v, 2), decimal(Fraction(n, self.total), 8)]
+                     for v, n in sorted((self.distribution or {}).items())]
         range_head = ["Rounds", "Confidence", "Expected", "Low", "High"]
         range_rows = [[f"{r['rounds']:,}", f"{r['confidence']:.0%}", f"{r['expected']:,.2f}", f"{r['low']:,.2f}",
                        f"{r['high']:,.2f}"] for r in self.ranges()]
-        facts = [f"Shoe: {self.shoe.describe()}; {len(self.joint):,} joint outcomes",
+        joint = f"{len(self.joint):,} joint outcomes" if self.joint is not None else "joint outcomes not tabulated"
+        facts = [f"Shoe: {self.shoe.describe()}; {joint}",
                  f"Expected result per round: {decimal(self.expected_value, 6)} (exact {self.expected_value}); "
                  f"house edge on {decimal(self.staked, 2)} staked: {percent(self.house_edge, 4)}",
                  f"Variance per round: {decimal(self.variance, 6)} (exact {self.variance}); "
@@ -167,8 +186,9 @@ class Position:
                  + ", ".join(f"{float(c):.0%}: {self.volatility_index(c):.4f}" for c in CONFIDENCE)]
         facts += [f"Must-hit-by bonus {k}: {decimal(v, 6)} expected per round (long run; not in the variance)"
                   for k, v in self.mystery]
+        facts += [self.note] if self.note else []
         parts = [("Stakes", head, rows), ("Covariance of the wagers, per unit staked", cov_head, cov_rows),
-                 ("Net result of the round", dist_head, dist_rows),
+                 *([("Net result of the round", dist_head, dist_rows)] if self.distribution is not None else []),
                  ("The player's result after n rounds (normal approximation)", range_head, range_rows)]
         if fmt == "html":
             import html
@@ -224,46 +244,99 @@ def position(
     amounts = [Fraction(a) for _, _, a in chosen]
     if any(a <= 0 for a in amounts):
         raise ExactOddsError("every stake must be above 0")
-    features = frozenset().union(*(w.features for w, _ in pairs))
-    try:
-        signature = signature_for(features)
-        table = feature_table(signature)            # refused, before it is built, if too large
-    except InconsistentCounts:
-        raise
-    except ExactOddsError as exc:
-        raise ExactOddsError(f"these wagers cannot be read off one table: {exc}") from None
     dist = deal(shoe)
-    counts = np.asarray(counts_for(signature, dist, what="this position"), dtype=object)
-    assigned, nets, ids = [], [], []
-    for w, t in pairs:
-        masks = np.stack([o.condition.mask(table.columns, len(table), w.parameters) for o in w.outcomes])
-        assigned.append(assign_outcomes(w, t, masks))
-        nets.append([_number(t.pays[o.id].net, w, meters) for o in w.outcomes] + [Fraction(-1)])
-        ids.append([o.id for o in w.outcomes] + ["lose"])
-    joint: dict[tuple[int, ...], int] = {}
-    for key, n in zip(zip(*(a.tolist() for a in assigned)), counts.tolist()):
-        if n:
-            joint[key] = joint.get(key, 0) + int(n)
+    nets = [[_number(t.pays[o.id].net, w, meters) for o in w.outcomes] + [Fraction(-1)] for w, t in pairs]
+    ids = [[o.id for o in w.outcomes] + [LOSE] for w, _ in pairs]
     total = dist.total
-    if sum(joint.values()) != total:                       # an invariant of the counting
-        raise InconsistentCounts("the joint counts do not add up to the shoe's sequences")
+    tables = _Tables(pairs, dist)
+    k_wagers = len(pairs)
+    own = [tables.joint((i,)) for i in range(k_wagers)]
+    means = [sum((nets[i][k] * n for (k,), n in own[i].items()), Fraction(0)) / total for i in range(k_wagers)]
+    outcomes = [{ids[i][k]: n for (k,), n in own[i].items()} for i in range(k_wagers)]
+    second = [[Fraction(0)] * k_wagers for _ in range(k_wagers)]
+    for i in range(k_wagers):
+        second[i][i] = sum((nets[i][k] ** 2 * n for (k,), n in own[i].items()), Fraction(0)) / total
+        for j in range(i + 1, k_wagers):
+            both = tables.joint((i, j))
+            second[i][j] = second[j][i] = sum((nets[i][a] * nets[j][b] * n for (a, b), n in both.items()),
+                                              Fraction(0)) / total
+    covariance = tuple(tuple(second[i][j] - means[i] * means[j] for j in range(k_wagers)) for i in range(k_wagers))
+    lines = tuple(PositionLine(w, t, a, outcomes[i], means[i], covariance[i][i])
+                  for i, ((w, t), a) in enumerate(zip(pairs, amounts)))
+    everything = tuple(range(k_wagers))
+    rows = tables.size(everything)
+    if rows is None or rows > JOINT_ROWS:
+        size = "whose size is not known before compiling it" if rows is None else f"of {rows:,} rows"
+        return Position(shoe, lines, total, None, None, covariance, _mystery(mystery, pairs, amounts),
+                        note=f"Net result not tabulated: it needs one table over every feature these "
+                             f"{k_wagers} wagers read together, {size} (the bound: at most {JOINT_ROWS:,} rows, "
+                             "of a table already read for two of them or of the initial cards); the expected value, "
+                             "variance and covariances are exact, from the tables of every two wagers")
+    joint = tables.joint(everything)
     distribution: dict[Fraction, int] = {}
     for key, n in joint.items():
         v = sum((a * nets[i][k] for i, (a, k) in enumerate(zip(amounts, key))), Fraction(0))
         distribution[v] = distribution.get(v, 0) + n
-    k_wagers = len(pairs)
-    means = [sum((nets[i][key[i]] * n for key, n in joint.items()), Fraction(0)) / total for i in range(k_wagers)]
-    covariance = tuple(tuple(
-        sum((nets[i][key[i]] * nets[j][key[j]] * n for key, n in joint.items()), Fraction(0)) / total
-        - means[i] * means[j] for j in range(k_wagers)) for i in range(k_wagers))
-    lines = []
-    for i, ((w, t), a) in enumerate(zip(pairs, amounts)):
-        outcomes: dict[str, int] = {}
-        for key, n in joint.items():
-            outcomes[ids[i][key[i]]] = outcomes.get(ids[i][key[i]], 0) + n
-        lines.append(PositionLine(w, t, a, outcomes, means[i], covariance[i][i]))
     named = {tuple(ids[i][k] for i, k in enumerate(key)): n for key, n in joint.items()}
-    return Position(shoe, tuple(lines), total, named, distribution, covariance, _mystery(mystery, pairs, amounts))
+    return Position(shoe, lines, total, named, distribution, covariance, _mystery(mystery, pairs, amounts))
+
+
+#: The most rows the table over every feature of a position may have for its net result to be tabulated.
+JOINT_ROWS = 1_000_000
+
+
+class _Tables:
+    """Joint counts of the results of some of a position's wagers, each read off the one table of the
+    features they read together; tables are compiled only for the groups asked for."""
+
+    def __init__(self, pairs: Sequence[tuple[Wager, Paytable]], dist: Any):
+        self.pairs, self.dist = pairs, dist
+        self.read: set[tuple[Any, ...]] = set()          # signatures compiled for this position
+        self.assigned: dict[tuple[int, tuple[Any, ...]], list[int]] = {}
+
+    def signature(self, group: tuple[int, ...]) -> tuple[Any, ...]:
+        features = frozenset().union(*(self.pairs[i][0].features for i in group))
+        try:
+            return signature_for(features)
+        except ExactOddsError as exc:
+            names = " and ".join(repr(self.pairs[i][0].id) for i in group)
+            raise ExactOddsError(f"these wagers cannot be read off one table ({names}): {exc}") from None
+
+    def size(self, group: tuple[int, ...]) -> int | None:
+        """Rows of the group's table, known without compiling it: a table already read, or the
+        initial cards' labels; None otherwise."""
+        try:
+            signature = self.signature(group)
+        except ExactOddsError:
+            return None
+        if signature in self.read:
+            return len(feature_table(signature))
+        if signature[0] == "initial":
+            from .identity import _labels
+
+            return len(_labels(signature[1])[1]) * len(_labels(signature[2])[1])
+        return None
+
+    def joint(self, group: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+        """(outcome index of each wager of ``group``, -1 a loss) -> combinations."""
+        signature = self.signature(group)
+        table = feature_table(signature)
+        self.read.add(signature)
+        counts = counts_for(signature, self.dist, what="this position").tolist()
+        assigned = []
+        for i in group:
+            if (i, signature) not in self.assigned:
+                w, t = self.pairs[i]
+                masks = np.stack([o.condition.mask(table.columns, len(table), w.parameters) for o in w.outcomes])
+                self.assigned[i, signature] = assign_outcomes(w, t, masks).tolist()
+            assigned.append(self.assigned[i, signature])
+        out: dict[tuple[int, ...], int] = {}
+        for key, n in zip(zip(*assigned), counts):
+            if n:
+                out[key] = out.get(key, 0) + int(n)
+        if sum(out.values()) != self.dist.total:                 # an invariant of the counting
+            raise InconsistentCounts("the joint counts do not add up to the shoe's sequences")
+        return out
 
 
 def _first(w: Wager | str, catalogue: Catalogue | None) -> str:

@@ -264,12 +264,16 @@ def outcome_masks(wager: Wager) -> np.ndarray:
     return cache["masks"]  # type: ignore[no-any-return]
 
 
-def check_wagers(wagers: Mapping[str, Wager]) -> None:
-    """Check every wager, and every alternative reading of it, against its exact table."""
+def check_wagers(wagers: Mapping[str, Wager], *, tables: bool = True) -> None:
+    """Check every wager, and every alternative reading of it: which exact table reads it and,
+    with ``tables``, that its outcomes never meet on one round of that table (which compiles it;
+    without ``tables`` that check waits until the wager is first priced: :func:`assign_outcomes`)."""
     for w in wagers.values():
-        outcome_masks(w)
-        for alt in w.alternatives:
-            outcome_masks(w.with_alternative(alt))
+        for reading in (w, *(w.with_alternative(alt) for alt in w.alternatives)):
+            if tables:
+                outcome_masks(reading)
+            else:
+                table_signature(reading)
 
 
 def settlement(wager: Wager, paytable: Paytable) -> np.ndarray:
@@ -298,7 +302,11 @@ def assign_outcomes(wager: Wager, paytable: Paytable, masks: np.ndarray) -> np.n
 
     Outcomes "N/A" under the paytable never pay; under ``settle = "highest"``
     a row meeting several outcomes is paid the best (a meter share first).
+    The wager is checked first (:func:`outcome_masks`): nothing is settled
+    under an exclusive wager whose outcomes can meet.
     """
+    if "masks" not in wager.__dict__.get("_cache", {}):
+        outcome_masks(wager)
     order = [k for k, o in enumerate(wager.outcomes) if paytable.pays[o.id].offered]
     if wager.settle == "highest":      # the best pay first; ties keep the data's order
         order.sort(key=lambda k: wager.rank(paytable, wager.outcomes[k].id), reverse=True)

@@ -210,7 +210,12 @@ class Wager:
                 if paytable.pays[o.id].offered and o.condition(row, self.parameters)]
         if not hits:
             return None
-        if len(hits) == 1 or self.settle == "exclusive":
+        if len(hits) > 1 and self.settle == "exclusive":       # refused, never settled as the first
+            seen = ", ".join(f"{n}={row[n]!r}" for n in sorted(self.features) if n in row)
+            alt = f": alternative {self.reading_id!r}" if self.reading_id != "regulation" else ""
+            raise ExactOddsError(f"{self.source}: wager {self.id!r}{alt}: outcomes {hits[0]!r} and {hits[1]!r} both "
+                                 f"hold on one round ({seen}); make them exclusive or say settle = \"highest\"")
+        if len(hits) == 1:
             return hits[0]
         return max(hits, key=lambda oid: self.rank(paytable, oid))   # "highest": pay the best
 
@@ -403,7 +408,8 @@ def read_file(path: str | Path) -> Catalogue:
     """Wagers from a user's own data file, read and checked as data (keys, pays, conditions).
 
     That no two outcomes of an exclusive wager meet on one round is checked
-    against the exact tables: :func:`exactodds.analysis.load_file` does both.
+    against its exact table when the wager is first priced, or for every wager
+    at once by :func:`exactodds.analysis.load_file` with ``check_all``.
     """
     return read_text(file_text(path), source=str(path))
 

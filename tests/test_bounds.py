@@ -77,15 +77,6 @@ def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_pa
     assert r.stdout.startswith("huge.toml: wager 'huge': reads the suits of 6 card positions"), r.stdout
 
 
-def test_a_position_too_large_is_refused_in_one_line_under_a_memory_limit(tmp_path: Path) -> None:
-    # issue 23: 'position banker player-pair banker-pair' on 8 decks was killed by the system at 24 GB
-    r = _run(["-m", "exactodds.cli", "position", "banker", "player-pair", "banker-pair"], tmp_path / "cache")
-    assert r.returncode == 2 and r.stdout == "", r.stderr[-2000:]
-    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-2000:]
-    assert "these wagers cannot be read off one table: reads the ranks and suits of 4 card positions" in r.stderr
-    assert "GB to compile (limit 2.0 GB)" in r.stderr
-
-
 def test_the_catalogue_and_the_examples_price_under_the_memory_limit(tmp_path: Path) -> None:
     # no false refusal: every table of the catalogue and of examples/*.toml is built, from an empty cache,
     # in a process that may not take more than the limit

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from exactodds import ExactOddsError, load_catalogue, load_file
+from exactodds import ExactOddsError, Shoe, analyze, load_catalogue, load_file
 
 GOOD = '''
 [[wager]]
@@ -82,8 +82,11 @@ def test_overlapping_outcomes_are_refused(tmp_path: Path) -> None:
   name = "Banker wins"
   when = "banker_wins"
   [[wager.paytable]]''').replace('pays = { six = "15 to 1" }', 'pays = { six = "15 to 1", any_win = "1 to 1" }')
+    cat = load_file(write(tmp_path, text))                  # read as data; checked when priced
     with pytest.raises(ExactOddsError, match="outcomes 'six' and 'any_win' both hold on one round"):
-        load_file(write(tmp_path, text))
+        analyze(Shoe.decks(8), wagers=["my-lucky-six"], catalogue=cat)
+    with pytest.raises(ExactOddsError, match="outcomes 'six' and 'any_win' both hold on one round"):
+        load_file(write(tmp_path, text), check_all=True)
 
 
 def test_unreadable_file(tmp_path: Path) -> None:
