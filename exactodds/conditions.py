@@ -50,7 +50,9 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
-from collections.abc import Callable, Mapping, Sequence
+import io
+import tokenize
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +90,8 @@ def parameter_type(value: object) -> str:
     if isinstance(value, bool):
         raise ExactOddsError(f"a parameter is a number, text or a list of them, not {value!r}")
     if isinstance(value, int):
+        if abs(value) > MAX_CONSTANT:
+            raise ExactOddsError(f"a number parameter is at most {MAX_CONSTANT:,} in size, got {value}")
         return NUMBER
     if isinstance(value, str):
         return TEXT
@@ -110,8 +114,13 @@ class _Compiler:
     """Type-check a parsed condition and build its evaluator, node by node."""
 
     def __init__(self, text: str, where: str, parameters: Mapping[str, object]):
-        self.text, self.where = text, where
-        self.parameters = {name: parameter_type(value) for name, value in parameters.items()}
+        self.text, self.where, self.values = text, where, dict(parameters)
+        self.parameters = {}
+        for name, value in parameters.items():
+            try:
+                self.parameters[name] = parameter_type(value)
+            except ExactOddsError as exc:
+                raise ExactOddsError(f"{where}: parameter {name!r}: {exc}") from None
         if empty := [name for name, kind in self.parameters.items() if kind == _LIST + "anything"]:
             raise ExactOddsError(f"{where}: parameter {empty[0]!r} is an empty list (give its values: their type "
                                  "is what its conditions are checked against)")
@@ -279,8 +288,7 @@ class _Compiler:
                 raise self.fail(f"{self.describe(left, a)} is compared with {self.describe(right, b)}")
             if a != NUMBER and not isinstance(op, (ast.Eq, ast.NotEq)):
                 raise self.fail(f"{self.describe(left, a)} and {self.show(right)} have no order (only == and !=)")
-            self.check_text(left, [right])
-            self.check_text(right, [left])
+            self.check_values(left, right)
             tests.append(_ORDER[type(op)])
         fns = [fn for fn, _ in compiled]
 
@@ -309,7 +317,7 @@ class _Compiler:
                 if ekind != kind:
                     raise self.fail(f"{self.describe(node.left, kind)} is looked up among {self.describe(e, ekind)}")
                 values.append(fn)
-            self.check_text(node.left, right_node.elts)
+                self.check_values(node.left, e)
 
             def member(env: Mapping[str, Any]) -> Any:
                 x = left(env)
@@ -319,6 +327,7 @@ class _Compiler:
             if lkind != kind:
                 raise self.fail(f"{self.describe(node.left, kind)} is looked up among the {lkind} of {right_node.id!r}")
             name = right_node.id
+            self.check_values(node.left, right_node, every=True)
 
             def member(env: Mapping[str, Any]) -> Any:
                 x = left(env)
@@ -339,19 +348,51 @@ class _Compiler:
             hint = f" (compare it, e.g. {self.show(node)} == 0)" if want == YES_NO and kind == NUMBER else ""
             raise self.fail(f"{rule} {self.describe(node, kind)} (it takes {want}){hint}")
 
-    def check_text(self, feature: ast.AST, others: Sequence[ast.AST]) -> None:
-        """A text constant compared with a text feature must be a value that feature takes."""
-        if not (isinstance(feature, ast.Name) and feature.id in TEXT_VALUES and feature.id not in self.parameters):
-            return
-        for v in others:
-            if isinstance(v, ast.Constant) and v.value not in TEXT_VALUES[feature.id]:
-                allowed = ", ".join(repr(x) for x in TEXT_VALUES[feature.id][:16])
-                raise self.fail(f"{v.value!r} is not a value of {feature.id!r} (it is one of {allowed})")
+    def feature_values(self, node: ast.AST) -> tuple[str, ...] | None:
+        """The values a text feature takes, if ``node`` is one."""
+        if isinstance(node, ast.Name) and node.id in TEXT_VALUES and node.id not in self.parameters:
+            return TEXT_VALUES[node.id]
+        return None
+
+    def fixed_values(self, node: ast.AST, *, every: bool = False) -> list[object]:
+        """The values a part takes that are fixed before any card is dealt: a constant, a parameter, every
+        item of a list parameter (read by an index, or ``every`` item for ``in``)."""
+        if isinstance(node, ast.Constant):
+            return [node.value]
+        if isinstance(node, ast.Name) and node.id in self.values:
+            value = self.values[node.id]
+            return list(value) if every and isinstance(value, (list, tuple)) else [value]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.values:
+            return list(self.values[node.value.id])  # type: ignore[call-overload]
+        return []
+
+    def check_values(self, a: ast.AST, b: ast.AST, *, every: bool = False) -> None:
+        """Text compared with a text feature must be a value that feature takes (constants, parameters
+        and list items alike), and two text features compared must have a value in common."""
+        va, vb = self.feature_values(a), self.feature_values(b)
+        if va is not None and vb is not None and not set(va) & set(vb):
+            raise self.fail(f"{self.show(a)} and {self.show(b)} are never equal (they take different values)")
+        for values, feature, other in ((va, a, b), (vb, b, a)):
+            if values is None:
+                continue
+            for v in self.fixed_values(other, every=every):
+                if v not in values:
+                    allowed = ", ".join(repr(x) for x in values[:16])
+                    source = "" if isinstance(other, ast.Constant) else f" ({self.show(other)})"
+                    raise self.fail(f"{v!r}{source} is not a value of {self.show(feature)!r} (it is one of {allowed})")
 
 
 def _shorten(text: str, limit: int = 160) -> str:
     """A condition as quoted in an error message, cut short if it is long."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f" ... ({len(text):,} characters)"
+
+
+def _has_comment(text: str) -> bool:
+    """Whether Python would read part of ``text`` as a comment ('#' outside a quoted value)."""
+    try:
+        return any(t.type == tokenize.COMMENT for t in tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return "#" in text                       # unreadable anyway; a '#' in it is not hidden silently
 
 
 def _depth(tree: ast.AST) -> int:
@@ -393,6 +434,10 @@ class Condition:
         params = dict(parameters or {})
         if clash := sorted(set(params) & (KNOWN_FEATURES | set(FUNCTIONS))):
             raise ExactOddsError(f"{where}: parameter {clash[0]!r} has the name of a feature or function")
+        if _has_comment(text):
+            raise ExactOddsError(f"{where}: a condition holds no comment ('#' hides the rest of the condition once "
+                                 f"its lines are joined): write comments on TOML lines of their own, in "
+                                 f"{_shorten(text)}")
         try:
             tree = ast.parse(text, mode="eval")
         except SyntaxError:

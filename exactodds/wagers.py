@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -202,7 +203,13 @@ class Wager:
                 if bad:
                     raise ExactOddsError(f"wager {self.id!r}: parameter {name!r}: {bad[0]!r} is not a pair of cards "
                                          "such as Ks9s")
-        return replace(self, parameters=merged)
+        def again(c: Condition) -> Condition:                    # every check of the language, on the new values
+            return Condition.parse(c.text, where=c.where, parameters=merged)
+
+        outcomes = tuple(replace(o, condition=again(o.condition)) for o in self.outcomes)
+        alternatives = {k: replace(a, conditions={o: again(c) for o, c in a.conditions.items()})
+                        for k, a in self.alternatives.items()}
+        return replace(self, parameters=merged, outcomes=outcomes, alternatives=alternatives)
 
     def settle_row(self, row: Mapping[str, object], paytable: Paytable) -> str | None:
         """The outcome a round with these features is paid as, or None (a loss)."""
@@ -386,8 +393,9 @@ class Catalogue(Mapping[str, Wager]):
                 raise ExactOddsError(f"{where}: paytable for unknown wager {wid!r}{_did_you_mean(wid, out)}")
             w = out[wid]
             table = _parse_paytable(raw, w.outcomes, where=f"{where}: wager {wid!r}", n=1, default_section="")
-            if table.id in w.paytables:
-                raise ExactOddsError(f"{where}: wager {wid!r} already has a paytable {table.id!r}")
+            if table.id.lower() in (t.lower() for t in w.paytables):
+                raise ExactOddsError(f"{where}: wager {wid!r} already has a paytable {table.id!r} "
+                                     "(ids are read in any case)")
             out._wagers[wid] = replace(w, paytables={**w.paytables, table.id: table})
         return out
 
@@ -577,10 +585,17 @@ def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int
 
 
 def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
+    """A name, id, section or reading: text with no control, format (bidirectional) or line-separating
+    characters, which would reach every table and certificate that shows it."""
     value = entry.get(key)
     if not isinstance(value, str) or not value.strip():
         raise ExactOddsError(f"{where}: missing or empty {key!r}")
-    return value.strip()
+    value = " ".join(value.split()) if key == "reading" else value.strip()
+    for i, ch in enumerate(value):
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
+            raise ExactOddsError(f"{where}: {key!r} holds the invisible or control character U+{ord(ch):04X} "
+                                 f"at position {i + 1}")
+    return value
 
 
 def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
@@ -628,8 +643,8 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
         raise ExactOddsError(f"{where}: no [[wager.paytable]] entries")
     for i, t in enumerate(raw_tables):
         table = _parse_paytable(t, outcomes, where=where, n=i + 1, default_section=str(entry.get("section", "")))
-        if table.id in paytables:
-            raise ExactOddsError(f"{where}: paytable {table.id!r}: duplicate paytable id")
+        if table.id.lower() in (t.lower() for t in paytables):
+            raise ExactOddsError(f"{where}: paytable {table.id!r}: duplicate paytable id (ids are read in any case)")
         paytables[table.id] = table
 
     alternatives: dict[str, Alternative] = {}
@@ -638,6 +653,9 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
             raise ExactOddsError(f"{where}: alternative #{i + 1} is not a table")
         aid = _text(a, "id", f"{where}: alternative #{i + 1}")
         awhere = f"{where}: alternative {aid!r}"
+        if aid in alternatives or aid == "regulation":
+            raise ExactOddsError(f"{awhere}: " + ("duplicate alternative id" if aid in alternatives else
+                                 "the id 'regulation' names the regulation's own reading; choose another"))
         if extra := set(a) - {"id", "reading", "when", "award_basis", "pays", "implausible", "rank_meters"}:
             raise ExactOddsError(f"{awhere}: unknown key {sorted(extra)[0]!r}")
         when = a.get("when", {})

@@ -234,3 +234,52 @@ def test_a_condition_travels_to_worker_processes() -> None:
     assert again == cond and again.declared == cond.declared
     row = {"player_king_9": "K♥9♥", "player": 9}
     assert again(row, {"seat": 2, "combinations": ("K♠9♠", "K♥9♥")})
+
+
+# -- found by an audit as a new user: each was accepted and priced wrong, or accepted when it should not be --
+
+def test_a_comment_in_a_condition_is_refused_not_allowed_to_hide_the_lines_after_it() -> None:
+    """A multi-line when = \"\"\"player_wins  # ...\\n and player_natural\"\"\" priced player_wins alone."""
+    for text in ("player_wins  # the Player's hand is higher\n and player_natural  # a natural",
+                 "player_wins # and player_natural"):
+        with pytest.raises(ExactOddsError, match="holds no comment"):
+            Condition.parse(text, where="t")
+    assert Condition.parse("player_suit_1 == 's' and '#' != 'x'", where="t").names == {"player_suit_1"}
+
+
+def test_a_number_parameter_is_bounded_so_no_sum_overflows() -> None:
+    """n = 2**63 - 1 made player_value_1 + n > 0 false on 9 of 13 cards; 2**70 was a traceback."""
+    for n in (2**63 - 1, -2**63, 2**70, 10**9 + 1):
+        with pytest.raises(ExactOddsError, match="at most 1,000,000,000"):
+            Condition.parse("player_value_1 + n > 0", where="t", parameters={"n": n})
+    cond = Condition.parse("player_value_1 + n > 0", where="t", parameters={"n": 10**9})
+    assert cond({"player_value_1": 0}, {"n": 10**9})
+
+
+@pytest.mark.parametrize("text,parameters,message", [
+    ("player_suit_1 == suit", {"suit": "H"}, "'H' (suit) is not a value of 'player_suit_1'"),
+    ("player_king_9 == combinations[seat - 1]", {"seat": 1, "combinations": ("9♠K♠",)},
+     "'9♠K♠' (combinations[seat - 1]) is not a value of 'player_king_9'"),
+    ("player_king_9 in combinations", {"combinations": ("K♠9♠", "Q♠9♠")}, "'Q♠9♠' (combinations) is not a value"),
+    ("'H' in (player_suit_1, player_suit_2)", {}, "'H' is not a value of 'player_suit_1'"),
+    ("player_suit_1 == player_pair", {}, "never equal"),
+])
+def test_text_never_equal_to_the_feature_it_is_compared_with_is_refused(text: str, parameters: dict,
+                                                                       message: str) -> None:
+    with pytest.raises(ExactOddsError) as err:
+        Condition.parse(text, where="t", parameters=parameters)
+    assert message in str(err.value)
+
+
+def test_set_with_a_card_pair_no_king_nine_takes_is_refused() -> None:
+    """--set royal-9-progressive:combinations=9sKs,Kh9h priced every seat outcome at 0, exit 0."""
+    from click.testing import CliRunner
+
+    from exactodds.cli import cli
+
+    r = CliRunner().invoke(cli, ["analyze", "--wager", "royal-9-progressive:$5", "--set",
+                                 "royal-9-progressive:combinations=9sKs,Kh9h", "--format", "csv"])
+    assert r.exit_code == 2 and "is not a value of 'player_king_9'" in r.stderr, r.output
+    ok = CliRunner().invoke(cli, ["analyze", "--wager", "royal-9-progressive:$5", "--set",
+                                  "royal-9-progressive:combinations=Ks9s,Kh9h", "--format", "csv"])
+    assert ok.exit_code == 0, ok.output

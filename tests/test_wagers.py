@@ -111,3 +111,58 @@ def test_every_shipped_wager_and_reading_has_exclusive_outcomes() -> None:
     from exactodds.pricing import check_wagers
 
     check_wagers(load_catalogue())
+
+
+ALTERNATIVE = GOOD + '''
+  [[wager.alternative]]
+  id = "FIRST"
+  reading = "Any Banker win pays."
+  when.six = "banker_wins"
+  [[wager.alternative]]
+  id = "SECOND"
+  reading = "A Banker 6 pays, win or tie."
+  when.six = "banker == 6 and not player_wins"
+'''
+
+
+@pytest.mark.parametrize("first,second,message", [
+    ("v", "v", "alternative 'v': duplicate alternative id"),
+    ("regulation", "v", "the id 'regulation' names the regulation's own reading"),
+])
+def test_an_alternative_id_is_unique_and_never_the_regulations_own(tmp_path: Path, first: str, second: str,
+                                                                   message: str) -> None:
+    """Two alternatives 'v': the first was dropped silently; 'regulation' was priced but labelled the regulation."""
+    with pytest.raises(ExactOddsError, match=message):
+        load_file(write(tmp_path, ALTERNATIVE.replace("FIRST", first).replace("SECOND", second)))
+
+
+def test_a_paytable_id_differing_only_in_case_is_a_duplicate(tmp_path: Path) -> None:
+    text = GOOD + '''
+  [[wager.paytable]]
+  id = "x"
+  pays = { six = "12 to 1" }
+'''
+    with pytest.raises(ExactOddsError, match="duplicate paytable id"):
+        load_file(write(tmp_path, text))
+    override = '''
+[[paytable]]
+wager = "tie"
+id = "8-To-1"
+pays = { tie = "7 to 1" }
+'''
+    from exactodds.wagers import read_file
+
+    with pytest.raises(ExactOddsError, match="already has a paytable '8-To-1'"):
+        load_catalogue().merged(read_file(write(tmp_path, override)))
+
+
+@pytest.mark.parametrize("key,value", [("name", r"Lucky\u001b[31m Six"), ("name", r"Lucky \u202eSix"),
+                                       ("section", r"627b.2\u0007"), ("id", r"six\u200b")])
+def test_control_and_bidirectional_characters_in_a_files_names_are_refused(tmp_path: Path, key: str,
+                                                                            value: str) -> None:
+    """An ESC or U+202E in a wager's name reached analyze's output and certificates raw."""
+    text = GOOD.replace({"name": 'name = "Lucky Six, house paytable"', "section": 'section = "627b.2(c)(3) (house '
+                         'variation)"', "id": 'id = "six"'}[key], f'{key} = "{value}"', 1)
+    assert text != GOOD
+    with pytest.raises(ExactOddsError, match=r"invisible or control character U\+"):
+        load_file(write(tmp_path, text))
