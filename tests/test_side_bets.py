@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from exactodds import ExactOddsError, Shoe, deal, load_file, multiset, price
 from exactodds.cards import Card
 from exactodds.pricing import signature_for
-from exactodds.rules import Round, play
+from exactodds.rules import play
 
 from .strategies import depleted_shoes, small_shoes
 from .test_bounds import _run
@@ -52,7 +52,7 @@ def test_side_bets_agree_with_brute_force_on_random_small_shoes(shoe: Shoe) -> N
 
 
 # Small shoes with unequal suits, each making some rare outcomes happen (asserted below).
-TARGETED = {
+TARGETED: dict[str, dict[Card | str, int]] = {
     "sevens, A-2-3 and Q-K-A": {"7s": 2, "7h": 2, "Kc": 2, "Ad": 1, "2s": 1, "3h": 1, "Qd": 1},
     "mostly spades, a few red": {"As": 3, "2s": 2, "Ks": 2, "Qh": 1, "3d": 1, "5c": 1},
     "suited naturals": {"9s": 1, "Ks": 1, "8h": 2, "Qh": 1, "4d": 2, "5d": 1, "Kc": 1},
@@ -77,9 +77,11 @@ def test_side_bets_agree_with_brute_force_on_targeted_shoes(name: str, bets: dic
 
 def test_three_card_straights_count_ace_high_and_low_but_do_not_wrap(bets: dict) -> None:
     """The reading: A-2-3 and Q-K-A are straights, K-A-2 is not."""
-    for cards, want in (({"Qd": 1, "Kc": 1, "As": 4, "Kh": 2}, True),       # Banker Q,K then an Ace
-                        ({"Ad": 1, "2c": 1, "3s": 4, "Kh": 2}, True),       # Banker A,2 then a 3
-                        ({"Kd": 1, "Ac": 1, "2s": 4, "Kh": 2}, False)):     # Banker K,A then a 2
+    cases: list[tuple[dict[Card | str, int], bool]] = [
+        ({"Qd": 1, "Kc": 1, "As": 4, "Kh": 2}, True),       # Banker Q,K then an Ace
+        ({"Ad": 1, "2c": 1, "3s": 4, "Kh": 2}, True),       # Banker A,2 then a 3
+        ({"Kd": 1, "Ac": 1, "2s": 4, "Kh": 2}, False)]      # Banker K,A then a 2
+    for cards, want in cases:
         shoe = Shoe.from_card_counts(cards)
         assert_every_wager_agrees(shoe, bets)
         assert (lines(bets, "banker-three-card-ranks", shoe)["straight"] > 0) is want, cards
@@ -92,7 +94,7 @@ def value_rounds() -> dict[str, Counter]:
     """Every round by point values in deal order (P1, B1, P2, B2, then the third cards), played by
     exactodds.rules.play, then grouped by what each bet's count depends on (the values dealt, as a
     sorted tuple, and the values of the cards the bet reads) with the number of rounds in each."""
-    groups: dict[str, Counter] = {k: Counter() for k in ("all", "naturals", "thirds", "banker")}
+    groups: dict[str, Counter] = {k: Counter() for k in ("all", "naturals", "thirds", "banker", "dragon")}
     total = 0
 
     def extend(seq: list[int]) -> None:
@@ -113,6 +115,8 @@ def value_rounds() -> dict[str, Counter]:
             groups["thirds"][key, p[2]] += 1
         if len(b) == 3:
             groups["banker"][key, tuple(sorted(b))] += 1
+            if rnd.banker_total == 7 and rnd.banker_total > rnd.player_total:      # Dragon 7 (627a.1)
+                groups["dragon"][key, tuple(sorted(b))] += 1
 
     for first in itertools.product(range(10), repeat=4):
         extend(list(first))
@@ -217,6 +221,43 @@ def test_side_bets_by_an_independent_count_on_random_depleted_shoes(bets: dict, 
 
 
 # -- the heavy file: within the bound, or refused in one line -------------------------------
+
+SMALL_HEAVY: dict[str, dict[Card | str, int]] = {
+    "sevens, A-2-3 and Q-K-A": TARGETED["sevens, A-2-3 and Q-K-A"],
+    "red and black sevens": {"7h": 2, "7d": 2, "7s": 1, "Kc": 2, "Ks": 1, "3d": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def heavy_priced() -> dict:
+    """The heavy bets within today's bound (about 20 s and 1.9 GB to compile each, once)."""
+    heavy = dict(load_file(HEAVY))
+    return {wid: heavy[wid] for wid in ("suited-dragon-7", "three-red-sevens")}
+
+
+@pytest.mark.parametrize("name", SMALL_HEAVY)
+def test_the_heavy_bets_that_fit_agree_with_brute_force(name: str, heavy_priced: dict) -> None:
+    shoe = Shoe.from_card_counts(SMALL_HEAVY[name], label=name)
+    assert_every_wager_agrees(shoe, heavy_priced)
+    outcome = {"sevens, A-2-3 and Q-K-A": ("suited-dragon-7", "suited_dragon_7"),
+               "red and black sevens": ("three-red-sevens", "three_red_sevens")}[name]
+    assert lines(heavy_priced, outcome[0], shoe)[outcome[1]] > 0          # not vacuous
+
+
+@pytest.mark.parametrize("shoe", [Shoe.decks(8), Shoe.decks(6),
+                                  Shoe.decks(8).remove("7h", "7h", "7d", "Ks", "Kh", "Qc", "As", "2s", "9d")],
+                         ids=["8 decks", "6 decks", "8 decks depleted"])
+def test_the_heavy_bets_that_fit_by_an_independent_count(shoe: Shoe, heavy_priced: dict,
+                                                         value_rounds: dict) -> None:
+    c = Cells(shoe)
+    dragon = sum(n * c.ways(seq, [(v, s) for v in b]) for (seq, b), n in value_rounds["dragon"].items()
+                 for s in SUITS)
+    red = sum(n * c.ways(seq, [(7, s) for s in suits]) for (seq, b), n in value_rounds["banker"].items()
+              if b == (7, 7, 7) for suits in itertools.product("hd", repeat=3))
+    assert dragon > 0 and red > 0
+    assert lines(heavy_priced, "suited-dragon-7", shoe)["suited_dragon_7"] == dragon
+    assert lines(heavy_priced, "three-red-sevens", shoe)["three_red_sevens"] == red
+
 
 def test_the_heavy_bets_are_sized_before_they_are_built() -> None:
     heavy = dict(load_file(HEAVY))             # loading checks every condition, compiles nothing
