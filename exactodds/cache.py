@@ -14,9 +14,15 @@ the cache keeps its files in its own subfolder of it, ``exactodds-cache-v1``
 * Counts from a table are checked to add up to the shoe's sequences before any
   figure is made of them; where they do not, the table is discarded and the error
   is one line (``InconsistentCounts``).
-* The digest detects damage and edits; it is no signature, since whoever can
-  write the cache can write a matching digest. So ``verify`` never reads it
-  (``disabled()``): it recomputes every figure from the rules and the data files.
+* The digest is keyed (HMAC-SHA-256) with a secret of the user's own, kept
+  outside the cache in ``$XDG_CONFIG_HOME/exactodds/cache.key`` (else
+  ``~/.config/exactodds/cache.key``), readable by the user only and made on first
+  use. So a file written into a shared cache directory by anyone without that
+  key — another user, a copied cache, an edit with a recomputed plain digest — is
+  never used. Where no key can be read or made, the cache is off. The key guards
+  against others, not against the user's own account: ``certificate`` and
+  ``verify`` never read the cache (``disabled()``); they compute every figure
+  from the rules and the data files.
 * It deletes only what it wrote: files named as it names them, of other code
   versions, in its own subfolder; never anything else in the directory.
 
@@ -30,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import hmac
 import os
 import re
 import tempfile
@@ -96,15 +103,42 @@ def code_version() -> str:
 
 def _path(kind: str, key: str) -> Path | None:
     directory = cache_dir()
-    if directory is None:
+    if directory is None or _secret() is None:
         return None
     digest = hashlib.sha256(key.encode()).hexdigest()[:20]
     return directory / SUBFOLDER / f"{kind}-{digest}-{code_version()}.npz"
 
 
+@functools.cache
+def _secret() -> bytes | None:
+    """The user's own key for the cache's digests (made on first use, readable by the user only), or None."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    path = Path(base) / "exactodds" / "cache.key"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(os.urandom(32))
+            data = path.read_bytes()
+        except OSError:                  # made by another process meanwhile, or nowhere to keep it
+            try:
+                data = path.read_bytes()
+            except OSError:
+                return None
+    except OSError:
+        return None
+    return data if len(data) == 32 else None
+
+
 def _digest(kind: str, key: str, arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 of the arrays (names, types, shapes, bytes), bound to their kind, key and code version."""
-    h = hashlib.sha256(f"{SUBFOLDER}\0{code_version()}\0{kind}\0{key}\0".encode())
+    """HMAC-SHA-256, under the user's key, of the arrays (names, types, shapes, bytes), bound to their kind,
+    key and code version."""
+    secret = _secret()
+    assert secret is not None                    # _path() is None, so nothing is read or written, without it
+    h = hmac.new(secret, f"{SUBFOLDER}\0{code_version()}\0{kind}\0{key}\0".encode(), hashlib.sha256)
     for name in sorted(arrays):
         a = np.asarray(arrays[name])
         h.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
@@ -129,7 +163,7 @@ def load(kind: str, key: str) -> dict[str, np.ndarray] | None:
         _reject(path, "cannot be read")
         return None
     stated = arrays.pop(_DIGEST, None)
-    if stated is None or stated.shape != () or str(stated) != _digest(kind, key, arrays):
+    if stated is None or stated.shape != () or not hmac.compare_digest(str(stated), _digest(kind, key, arrays)):
         _reject(path, "does not match its digest")
         return None
     _read = True

@@ -261,3 +261,28 @@ def test_verify_leaves_the_cache_as_it_was(in_process: Path) -> None:
     before = {p: p.read_bytes() for p in in_process.rglob("*") if p.is_file()}
     assert verify(document)[0]
     assert {p: p.read_bytes() for p in in_process.rglob("*") if p.is_file()} == before and cache.cache_dir() is not None
+
+
+def test_a_file_with_a_recomputed_digest_from_anyone_without_the_users_key_is_not_used(tmp_path: Path) -> None:
+    """An audit forged the main-game table and recomputed its digest (Banker 1.9713% printed, no warning).
+    The digest is keyed with the user's own secret, kept outside the (possibly shared) cache directory."""
+    mine, theirs = tmp_path / "my-config", tmp_path / "their-config"
+    shared = tmp_path / "shared-cache"
+    forge = ("import numpy as np, sys\n"
+             "from exactodds import cache\n"
+             "from exactodds.multiset import compile_table\n"
+             "compile_table(('banker', 'banker_cards', 'player', 'player_cards'))\n"
+             "(path,) = (cache.cache_dir() / cache.SUBFOLDER).glob('multiset-*.npz')\n"
+             "with np.load(path) as data: arrays = {k: data[k] for k in data.files if k != '__digest__'}\n"
+             "b = arrays['column:banker']; five, six = b == 5, b == 6; b[five], b[six] = 6, 5\n"
+             "kind, key = 'multiset', 'banker|banker_cards|player|player_cards'\n"
+             "np.savez(path, __digest__=np.array(cache._digest(kind, key, arrays)), **arrays)\n")
+    env = dict(os.environ, EXACTODDS_CACHE_DIR=str(shared), PYTHONPATH=str(ROOT))
+    made = subprocess.run([sys.executable, "-c", forge], env=env | {"XDG_CONFIG_HOME": str(theirs)},
+                          capture_output=True, text=True, cwd=ROOT)
+    assert made.returncode == 0, made.stderr
+    r = subprocess.run([sys.executable, "-m", "exactodds.cli", *BANKER_8], env=env | {"XDG_CONFIG_HOME": str(mine)},
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0 and "House edge: 1.0579% (exact 114753351728/10847218479825)" in r.stdout
+    assert sum(line.startswith("exactodds: warning:") for line in r.stderr.splitlines()) == 1, r.stderr
+    assert (mine / "exactodds" / "cache.key").stat().st_mode & 0o777 == 0o600
