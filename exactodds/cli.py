@@ -302,7 +302,8 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
         if name.strip() in values.get(wid.strip(), {}):
             raise ExactOddsError(f"--set {wid.strip()}:{name.strip()}: given twice")
         try:
-            values.setdefault(wid.strip(), {})[name.strip()] = _parameter_value(raw.strip())
+            values.setdefault(wid.strip(), {})[name.strip()] = (raw.strip() if name.strip() == "bet"  # dollars
+                                                                else _parameter_value(raw.strip()))
         except ExactOddsError as exc:
             raise ExactOddsError(f"--set {target.strip()}=…: {str(exc).removeprefix('--set: ')}") from None
     wagers = dict(cat)
@@ -314,8 +315,7 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
                 from .vigorish import at_bet, parse_dollars
 
                 bet = params.pop("bet")
-                wagers[wid] = at_bet(wagers[wid], parse_dollars(
-                    ",".join(map(str, bet)) if isinstance(bet, tuple) else bet, where=f"{wid}:bet"))
+                wagers[wid] = at_bet(wagers[wid], parse_dollars(bet, where=f"{wid}:bet"))
             if params:
                 wagers[wid] = wagers[wid].with_parameters(params)
         except ExactOddsError as exc:
@@ -503,6 +503,7 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
         wager, paytable = wager.split(":", 1)
 
     from .analysis import analyze as run
+    from .pays import parse_amount
     from .progressive import load_meters, long_run_return, progressive_analysis
     from .report import render_progressive
 
@@ -515,10 +516,7 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
     symbols = list(analysis.coefficients)
     amount = analysis.minimum_wager
     if wager_amount is not None:
-        try:
-            amount = Fraction(wager_amount.strip().lstrip("$").replace(",", ""))
-        except (ValueError, ZeroDivisionError):
-            raise ExactOddsError(f"--wager-amount {wager_amount!r}: not a dollar amount") from None
+        amount = parse_amount(wager_amount, where="--wager-amount", what="a dollar amount")
         if amount <= 0:
             raise ExactOddsError(f"--wager-amount {wager_amount!r}: must be above 0")
     at = _meter_values(meters, symbols, amount) if meters else None
@@ -554,9 +552,12 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str
              paytables_files: tuple[str, ...], fmt: str) -> None:
     """The Banker's exact edge at each bet size, the vigorish rounded up to 25¢ (627a.12(c))."""
     from .analysis import priced_pairs
-    from .pays import vigorish_terms
+    from .pays import THOUSANDS, vigorish_terms
     from .vigorish import COMMON_BETS, VigorishTables, parse_dollars, vigorish_table
 
+    if bets is not None and "," in bets and THOUSANDS.match(bets.strip().lstrip("$")):
+        raise ExactOddsError(f"--bets {bets!r}: a comma separates bets here; write one bet of {bets} without the "
+                             f"comma, or several as {', '.join(bets.split(','))}")
     sizes = ([parse_dollars(b, where="--bets") for b in bets.split(",") if b.strip()] if bets is not None
              else list(COMMON_BETS))
     if not sizes:
