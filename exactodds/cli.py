@@ -154,6 +154,17 @@ def _fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     sys.exit(status)
 
 
+def _each_once(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """A repeatable WAGER[:PAYTABLE] given twice is an error, as a key given twice is."""
+    seen: set[str] = set()
+    for item in value:
+        if (key := item.strip().lower()) in seen:
+            name = param.opts[0] if isinstance(param, click.Option) else "WAGER[:PAYTABLE]"
+            raise ExactOddsError(f"{name} {item.strip()!r} given twice")
+        seen.add(key)
+    return value
+
+
 _FORMAT = click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown", "html"]), default="text",
     show_default=True, help="Output format; JSON and CSV keep exact values exact.",
@@ -237,7 +248,7 @@ def _catalogue(paths: tuple[str, ...], *, check_all: bool = False) -> Any:
 @cli.command()
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
-@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="WAGER or WAGER:PAYTABLE to price (repeatable; a bare WAGER prices all its paytables; see list).")
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", callback=_each_once, help="WAGER or WAGER:PAYTABLE to price (repeatable; a bare WAGER prices all its paytables; see list).")
 @click.option("--paytable", "paytables", multiple=True, metavar="ID", help="Shorthand: this paytable of every bare --wager (alone: of every wager that has it).")
 @click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
 @_PAYTABLES
@@ -302,7 +313,8 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
         if name.strip() in values.get(wid.strip(), {}):
             raise ExactOddsError(f"--set {wid.strip()}:{name.strip()}: given twice")
         try:
-            values.setdefault(wid.strip(), {})[name.strip()] = _parameter_value(raw.strip())
+            values.setdefault(wid.strip(), {})[name.strip()] = (raw.strip() if name.strip() == "bet"  # dollars
+                                                                else _parameter_value(raw.strip()))
         except ExactOddsError as exc:
             raise ExactOddsError(f"--set {target.strip()}=…: {str(exc).removeprefix('--set: ')}") from None
     wagers = dict(cat)
@@ -314,8 +326,7 @@ def _with_settings(cat: Any, settings: tuple[str, ...]) -> Any:
                 from .vigorish import at_bet, parse_dollars
 
                 bet = params.pop("bet")
-                wagers[wid] = at_bet(wagers[wid], parse_dollars(
-                    ",".join(map(str, bet)) if isinstance(bet, tuple) else bet, where=f"{wid}:bet"))
+                wagers[wid] = at_bet(wagers[wid], parse_dollars(bet, where=f"{wid}:bet"))
             if params:
                 wagers[wid] = wagers[wid].with_parameters(params)
         except ExactOddsError as exc:
@@ -503,6 +514,7 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
         wager, paytable = wager.split(":", 1)
 
     from .analysis import analyze as run
+    from .pays import parse_amount
     from .progressive import load_meters, long_run_return, progressive_analysis
     from .report import render_progressive
 
@@ -515,10 +527,7 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
     symbols = list(analysis.coefficients)
     amount = analysis.minimum_wager
     if wager_amount is not None:
-        try:
-            amount = Fraction(wager_amount.strip().lstrip("$").replace(",", ""))
-        except (ValueError, ZeroDivisionError):
-            raise ExactOddsError(f"--wager-amount {wager_amount!r}: not a dollar amount") from None
+        amount = parse_amount(wager_amount, where="--wager-amount", what="a dollar amount")
         if amount <= 0:
             raise ExactOddsError(f"--wager-amount {wager_amount!r}: must be above 0")
     at = _meter_values(meters, symbols, amount) if meters else None
@@ -543,7 +552,7 @@ def progressive(wager: str, paytable: str | None, decks: int, remove: str | None
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
 @click.option("--bets", metavar="DOLLARS,...", help="Bet sizes (default: $1 to $25, then every $5 to $100).")
-@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]",
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", callback=_each_once,
               help="A wager that charges a vigorish (repeatable; default banker; a bare WAGER: each of its "
                    "paytables that charges one).")
 @_PAYTABLES
@@ -554,9 +563,12 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str
              paytables_files: tuple[str, ...], fmt: str) -> None:
     """The Banker's exact edge at each bet size, the vigorish rounded up to 25¢ (627a.12(c))."""
     from .analysis import priced_pairs
-    from .pays import vigorish_terms
+    from .pays import THOUSANDS, vigorish_terms
     from .vigorish import COMMON_BETS, VigorishTables, parse_dollars, vigorish_table
 
+    if bets is not None and "," in bets and THOUSANDS.match(bets.strip().lstrip("$")):
+        raise ExactOddsError(f"--bets {bets!r}: a comma separates bets here; write one bet of {bets} without the "
+                             f"comma, or several as {', '.join(bets.split(','))}")
     sizes = ([parse_dollars(b, where="--bets") for b in bets.split(",") if b.strip()] if bets is not None
              else list(COMMON_BETS))
     if not sizes:
@@ -645,7 +657,7 @@ def house_money_command(decks: int, remove: str | None, bets: tuple[str, ...], p
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (this machine only by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--decks", type=click.IntRange(1, 100), default=8, show_default=True, help="Decks of a new shoe.")
-@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]",
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", callback=_each_once,
               help="Wagers shown at first (repeatable; default: the countable side bets and the main game).")
 @_PAYTABLES
 def serve(host: str, port: int, decks: int, wagers: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
@@ -830,7 +842,7 @@ def verify(path: str, public_key: str | None, allow_other_version: bool) -> None
 @cli.command()
 @click.option("--output-dir", default="tables", show_default=True, metavar="DIR", help="Where to write the tables.")
 @click.option("--decks", "decks", multiple=True, type=int, help="Decks (repeatable; default 6 and 8).")
-@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]",
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", callback=_each_once,
               help="Only these (repeatable; default: every wager and paytable, your files' too).")
 @_PAYTABLES
 def tables(output_dir: str, decks: tuple[int, ...], wagers: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
@@ -843,7 +855,7 @@ def tables(output_dir: str, decks: tuple[int, ...], wagers: tuple[str, ...], pay
 
 
 @cli.command()
-@click.argument("specs", nargs=-1, metavar="WAGER[:PAYTABLE]...")
+@click.argument("specs", nargs=-1, metavar="WAGER[:PAYTABLE]...", callback=_each_once)
 @click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
 @click.option("--remove", metavar="CARDS", help="Cards taken out first, comma-separated, may repeat: 5S,5S,KH,9.")
@@ -874,7 +886,7 @@ def eor(specs: tuple[str, ...], everything: bool, decks: int, remove: str | None
 
 
 @cli.command()
-@click.argument("specs", nargs=-1, required=True, metavar="WAGER[:PAYTABLE]...")
+@click.argument("specs", nargs=-1, required=True, metavar="WAGER[:PAYTABLE]...", callback=_each_once)
 @click.option("--shoes", type=int, required=True, help="Shoes to deal.")
 @click.option("--seed", type=int, required=True, help="Seed of the run: shoe i is shuffled from (seed, i).")
 @click.option("--decks", type=int, default=8, show_default=True, help="Full 52-card decks in the shoe.")
@@ -922,7 +934,7 @@ def exposure(specs: tuple[str, ...], shoes: int, seed: int, decks: int, cut: int
 @click.option("--mode", type=click.Choice(["shoe", "fresh"]), default="shoe", show_default=True,
               help="Deal real shoes to a cut card, or every round off a fresh shoe.")
 @click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14).")
-@click.option("--settle", "settle", multiple=True, metavar="WAGER[:PAYTABLE]",
+@click.option("--settle", "settle", multiple=True, metavar="WAGER[:PAYTABLE]", callback=_each_once,
               help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
 @_PAYTABLES
 @click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
@@ -995,7 +1007,7 @@ class _NoBar:
 @cli.command(name="check-sim")
 @click.argument("paths", metavar="SOURCE...", nargs=-1, required=True)
 @click.option("--decks", type=int, default=None, help="Decks of the simulated shoe (default 8, or the counts file's).")
-@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", help="Check only these (repeatable).")
+@click.option("--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", callback=_each_once, help="Check only these (repeatable).")
 @_PAYTABLES
 @click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance after Holm's correction.")
 @click.option("--counts", is_flag=True, help="SOURCE holds aggregated outcome counts (JSON), not rounds.")

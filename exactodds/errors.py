@@ -41,11 +41,20 @@ class Interrupted(KeyboardInterrupt):
 
 
 def read_json(path: str | Path, *, what: str = "JSON") -> Any:
-    """Read a JSON file, or raise :class:`ExactOddsError` naming the file and the problem."""
+    """Read a JSON file, or raise :class:`ExactOddsError` naming the file and the problem (a key given
+    twice in an object is one: a person reads the first, a parser keeps the last)."""
     import json
 
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:
+                raise ExactOddsError(f"{path}: key {key!r} given twice in one object")
+            seen[key] = value
+        return seen
+
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=pairs)
     except OSError as exc:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

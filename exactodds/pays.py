@@ -28,23 +28,47 @@ from typing import Any
 from .errors import ExactOddsError
 from .forms import Form
 
-__all__ = ["Pay", "parse_pay", "vigorish_terms", "Net"]
+__all__ = ["Pay", "parse_pay", "parse_amount", "THOUSANDS", "vigorish_terms", "Net"]
 
 #: An exact net pay: a Fraction, or a :class:`~exactodds.forms.Form` for a progressive share.
 Net = Any
 
-_NUM = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _TO = re.compile(rf"^{_NUM}\s+to\s+{_NUM}(?:\s+less\s+{_NUM}%\s+(?:vigorish|commission))?$", re.I)
 _FOR = re.compile(rf"^{_NUM}\s+for\s+{_NUM}$", re.I)
 _DOLLARS = re.compile(rf"^\$\s*{_NUM}$")
 _PROGRESSIVE = re.compile(r"^(\d+(?:\.\d+)?)%\s+(?:of\s+)?(?:the\s+)?(.*?)\s*$", re.I)
 
 
+#: A comma in an amount separates thousands, and nothing else: 1,500 and $1,000.50, never 7,5 or ,75.
+THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?$")
+
+
+def parse_amount(raw: object, *, where: str, what: str = "an amount") -> Fraction:
+    """An exact amount as a person writes it: ``7``, ``7.50``, ``$1,500``, ``1/2`` (no bounds checked).
+
+    A comma is read only as a thousands separator; ``7,5`` is refused rather than read as 75.
+
+    >>> parse_amount("$1,000.50", where="--bet"), parse_amount(" 7.5 ", where="--bet")
+    (Fraction(2001, 2), Fraction(15, 2))
+    """
+    text = str(raw).strip()
+    text = text[1:].strip() if text.startswith("$") else text
+    if "," in text:
+        if not THOUSANDS.match(text):
+            raise ExactOddsError(f"{where}: {str(raw)[:40]!r} is not {what} (a comma only separates "
+                                 "thousands, as in 1,500)")
+        text = text.replace(",", "")
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise ExactOddsError(f"{where}: {str(raw)[:40]!r} is not {what}") from None
+
+
 def _num(text: str) -> Fraction:
-    digits = text.replace(",", "")
-    if len(digits) > 100:
+    if len(text) - text.count(",") > 100:
         raise ExactOddsError(f"a number in a pay has at most 100 digits, got {text[:20]}…")
-    return Fraction(digits)
+    return parse_amount(text, where="pay")
 
 
 def _sane(net: Fraction, text: str) -> Fraction:

@@ -240,6 +240,11 @@ def position(
     if not chosen:
         raise ExactOddsError("a position needs at least one wager")
     pairs = resolve_pairs([(w, t if t is not None else _first(w, catalogue)) for w, t, _ in chosen], catalogue)
+    staked: set[tuple[str, str]] = set()
+    for w, t in pairs:                                  # two stakes on one bet would be added silently
+        if (w.id, t.id) in staked:
+            raise ExactOddsError(f"stake {w.id}:{t.id} given twice: give each wager and paytable once")
+        staked.add((w.id, t.id))
     check_meter_names(meters or {}, (t for _, t in pairs))
     amounts = [Fraction(a) for _, _, a in chosen]
     if any(a <= 0 for a in amounts):

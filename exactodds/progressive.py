@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ExactOddsError
+from .pays import parse_amount
 from .pricing import WagerResult
 
 __all__ = [
@@ -78,10 +79,7 @@ def parse_rate(text: object, *, where: str) -> Fraction:
 
 
 def _dollars(value: object, *, where: str, allow_zero: bool = True) -> Fraction:
-    try:
-        amount = Fraction(str(value).strip().lstrip("$").replace(",", ""))
-    except (ValueError, ZeroDivisionError):
-        raise ExactOddsError(f"{where}: {value!r} is not a dollar amount") from None
+    amount = parse_amount(value, where=where, what="a dollar amount")
     if amount < 0 or (amount == 0 and not allow_zero):
         raise ExactOddsError(f"{where}: amount must be {'>= 0' if allow_zero else 'above 0'}, got {value}")
     if amount > 10**12:

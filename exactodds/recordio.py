@@ -647,6 +647,7 @@ class _JsonlRecords:
     def __init__(self, path: str):
         self.path = path
         self.names: list[str] | None = None
+        self.key_colons: int | None = None
         self.players: list[list[int]] = []
         self.bankers: list[list[int]] = []
         self.lines: list[int] = []
@@ -665,9 +666,10 @@ class _JsonlRecords:
         if not text:
             return
         try:
-            hands, settle = _jsonl_record(text)
+            hands, settle = _jsonl_record(text, self.key_colons)
             if self.names is None:
                 self.names = list(settle)
+                self.key_colons = "".join(settle).count(":")
                 self.codes = {name: [] for name in self.names}
                 self.values = {name: {} for name in self.names}
             elif settle.keys() != self.codes.keys():        # the columns are the first record's
@@ -698,8 +700,20 @@ class _JsonlRecords:
         return chunk
 
 
-def _jsonl_record(text: str) -> tuple[list[list[int]], dict[str, str]]:
-    """(the Player's and the Banker's card indices, -1 for none; the settlements) of one record."""
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key {key!r}")
+        seen[key] = value
+    return seen
+
+
+def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[int]], dict[str, str]]:
+    """(the Player's and the Banker's card indices, -1 for none; the settlements) of one record.
+
+    ``key_colons``: the ':'s inside the settlement names of the file's first record, which every other
+    record must repeat (checked by the caller; a record that does not is refused)."""
     rec = json.loads(text)
     if not isinstance(rec, dict):
         raise ValueError("a record is an object with 'player' and 'banker'")
@@ -722,6 +736,10 @@ def _jsonl_record(text: str) -> tuple[list[list[int]], dict[str, str]]:
         raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid")
     if extra := set(rec) - {"player", "banker", "settled"}:
         raise ValueError(f"unknown key {sorted(extra)[0]!r}")
+    colons = text.count(":")                            # one after each key, so a key given twice adds one
+    if (colons != len(rec) + len(settle) + ("".join(settle).count(":") if key_colons is None else key_colons)
+            and colons != len(rec) + len(settle) + "".join(settle).count(":") + "".join(settle.values()).count(":")):
+        json.loads(text, object_pairs_hook=_no_duplicate_keys)     # the uncommon case: read again, strictly
     return hands, settle
 
 

@@ -12,6 +12,7 @@ self-verifying HTML file.
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any
 
@@ -35,6 +36,15 @@ def _shoe(decks: Any, removed: Any) -> Any:
     if removed:
         shoe = shoe.remove(*parse_card_list(",".join(removed), where="cards"))
     return shoe
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ExactOddsError(f"key {key!r} given twice")
+        seen[key] = value
+    return seen
 
 
 def choices(catalogue: Any = None) -> list[dict[str, str]]:
@@ -70,7 +80,7 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
             raise ExactOddsError(f"{w.id}:{tid} pays a progressive meter; choose fixed-pay wagers")
         rows.append({"key": f"{w.id}:{tid}", "name": w.name, "paytable": tid, "section": w.section,
                      "expected_return": str(e), "percent": percent(e, 4), "value": float(e), "favourable": e > 0})
-    return {"shoe": shoe.describe(), "cards_left": shoe.size, "removed": len(removed), "wagers": rows}
+    return {"shoe": shoe.describe(), "cards_left": shoe.size, "removed": 52 * decks - shoe.size, "wagers": rows}
 
 
 def create_app(*, decks: int = 8, wagers: list[str] | None = None,
@@ -110,12 +120,25 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.post("/api/edges")
     def api_edges() -> Any:
-        body = request.get_json(silent=True)
+        try:
+            body = json.loads(request.get_data(as_text=True), object_pairs_hook=_unique_keys)
+        except ExactOddsError:
+            raise
+        except (ValueError, RecursionError):                # not JSON: the line below says what to send
+            body = None
         if not isinstance(body, dict):
             raise ExactOddsError("send a JSON object with decks, removed and wagers")
+        if extra := set(body) - {"decks", "removed", "wagers"}:
+            raise ExactOddsError(f"unknown key {sorted(extra)[0]!r} (keys: decks, removed, wagers)")
         return jsonify(edges(body.get("decks", decks), body.get("removed", []), body.get("wagers", []), catalogue=cat))
 
     def _query() -> tuple[Any, list[str]]:
+        for key in request.args:
+            if key not in ("decks", "removed"):
+                raise ExactOddsError(f"unknown query parameter {key!r} (parameters: decks, removed)")
+            if len(request.args.getlist(key)) > 1:
+                raise ExactOddsError(f"query parameter {key!r} given twice (removed lists cards with commas: "
+                                     "removed=Ks,Kh)")
         try:
             n = int(request.args.get("decks", decks))
         except ValueError:

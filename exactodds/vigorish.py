@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from .errors import ExactOddsError
-from .pays import Pay, vigorish_terms
+from .pays import Pay, parse_amount, vigorish_terms
 from .render import Results, dataframe, grid
 from .shoe import Shoe
 from .wagers import Wager
@@ -42,11 +42,7 @@ def vigorish(won: Fraction, *, rate: Fraction = Fraction(5, 100), step: Fraction
 
 def parse_dollars(raw: object, *, where: str) -> Fraction:
     """A bet in dollars: ``7``, ``7.50``, ``$12`` → an exact amount above zero (at most $1,000,000,000)."""
-    text = str(raw).strip().lstrip("$").replace(",", "")
-    try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise ExactOddsError(f"{where}: {raw!r} is not a dollar amount") from None
+    value = parse_amount(raw, where=where, what="a dollar amount")
     if not 0 < value <= 10**9:
         raise ExactOddsError(f"{where}: a bet must be above $0 and at most $1,000,000,000, got {raw!r}")
     if (value * 100).denominator != 1:

@@ -34,7 +34,7 @@ from . import cache
 from .errors import ExactOddsError
 from .conditions import Condition, parameter_type
 from .outcomes import feature_kind
-from .pays import Pay, parse_pay
+from .pays import Pay, parse_amount, parse_pay
 
 __all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "read_text", "file_text",
            "did_you_mean", "check_meter_names", "DATA_FILES", "MAX_FILE_BYTES"]
@@ -276,10 +276,7 @@ def _parse_paytable(t: Any, outcomes: Sequence[Outcome], *, where: str, n: int, 
         raise ExactOddsError(f"{twhere}: denomination must be a number")
     denomination = None
     if denom is not None:
-        try:
-            denomination = Fraction(str(denom).lstrip("$").replace(",", ""))
-        except ValueError:
-            raise ExactOddsError(f"{twhere}: denomination {denom!r} is not a number") from None
+        denomination = parse_amount(denom, where=f"{twhere}: denomination", what="a number")
         if not Fraction(1, 100) <= denomination <= 10**6:
             raise ExactOddsError(f"{twhere}: denomination must be from $0.01 to $1,000,000, got {denom!r}")
     basis = t.get("award_basis", "to")

@@ -364,3 +364,31 @@ def test_position_mystery_given_twice_is_refused_not_counted_twice() -> None:
     code, out, err = run(*stakes, "--mystery", "A-$5", "--mystery", "A-$5")
     assert code == 2 and out == "" and err == ("exactodds: error: --mystery A-$5 given twice (a position qualifies "
                                                "for a bonus once)\n")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["analyze", "--wager", "banker", "--wager", "banker"], "--wager 'banker' given twice"),
+    (["analyze", "--wager", "tie:8-to-1", "--wager", "tie:8-to-1"], "--wager 'tie:8-to-1' given twice"),
+    (["vigorish", "--wager", "banker", "--wager", "banker"], "--wager 'banker' given twice"),
+    (["eor", "tie", "banker", "tie"], "'tie' given twice"),
+    (["exposure", "banker", "banker", "--shoes", "1", "--seed", "1"], "'banker' given twice"),
+    (["simulate", "--rounds", "10", "--seed", "1", "--settle", "tie", "--settle", "tie", "--output", "-"],
+     "--settle 'tie' given twice"),
+    (["check-sim", "--counts", "examples/counts.json", "--wager", "tie", "--wager", "tie"],
+     "--wager 'tie' given twice"),
+    (["position", "banker=25", "banker=5"], "stake banker:standard given twice"),
+    (["position", "banker=25", "player", "banker:standard=5"], "stake banker:standard given twice"),
+])
+def test_f3_a_wager_named_twice_is_refused(args, words):
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 2, out.output
+    (line,) = out.output.strip().splitlines()
+    assert words in line
+
+
+def test_f3_certificate_certifies_a_wager_named_twice_once():
+    twice = CliRunner().invoke(cli, ["certificate", "--wager", "tie:8-to-1", "--wager", "tie:8-to-1",
+                                     "--format", "json", "--issued", "2026-01-01"])
+    once = CliRunner().invoke(cli, ["certificate", "--wager", "tie:8-to-1", "--format", "json",
+                                    "--issued", "2026-01-01"])
+    assert twice.exit_code == 0 and json.loads(twice.output)["results"] == json.loads(once.output)["results"]

@@ -105,3 +105,33 @@ def test_in_a_real_browser_enter_cards_see_the_edge_change_download_a_certificat
     document, kind, _ = read_document(str(saved))
     assert kind == "html" and verify(document)[0]
     assert len(document["inputs"]["shoes"][0]["remove"]) == 8
+
+
+@pytest.mark.parametrize("url, words", [
+    ("/table/tie/8-to-1?removed=Ks&removed=Kh", "'removed' given twice"),
+    ("/certificate/tie/8-to-1?decks=8&decks=6", "'decks' given twice"),
+    ("/table/tie/8-to-1?deck=6", "unknown query parameter 'deck'"),
+    ("/certificate/tie/8-to-1?decks=6&remove=Ks", "unknown query parameter 'remove'"),
+])
+def test_f14_a_repeated_or_unknown_query_parameter_is_refused(client, url, words) -> None:
+    r = client.get(url)
+    assert r.status_code == 400 and words in r.get_json()["error"]
+    assert len(r.get_json()["error"].splitlines()) == 1
+
+
+@pytest.mark.parametrize("body, words", [
+    ('{"decks": 8, "removed": [], "wagers": ["tie"], "wagerz": ["banker"]}', "unknown key 'wagerz'"),
+    ('{"decks": 8, "decks": 6, "removed": [], "wagers": ["tie"]}', "'decks' given twice"),
+    ('{"decks": 8, "removed": ["Ks"], "removed": ["Kh"], "wagers": ["tie"]}', "'removed' given twice"),
+])
+def test_f14_api_edges_refuses_an_unknown_or_repeated_key(client, body, words) -> None:
+    r = client.post("/api/edges", data=body, content_type="application/json")
+    assert r.status_code == 400 and words in r.get_json()["error"]
+
+
+def test_f14_api_edges_counts_the_cards_removed(client) -> None:
+    r = client.post("/api/edges", json={"decks": 8, "removed": ["Ks,Kh,Kd,Kc", "9h"], "wagers": ["tie:8-to-1"]})
+    data = r.get_json()
+    assert r.status_code == 200 and data["removed"] == 5 and data["cards_left"] == 416 - 5
+    want = analyze(Shoe.decks(8).remove("Ks", "Kh", "Kd", "Kc", "9h"), wagers=["tie:8-to-1"])[0].expected_return
+    assert Fraction(data["wagers"][0]["expected_return"]) == want

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from exactodds import load_catalogue
 from exactodds.checksim import check, read_records
 from exactodds.cli import cli
+from exactodds.recordio import read_chunks
 from exactodds.rounds import invalid_rounds
 from exactodds.cards import Card
 from exactodds.simulate import deal_shoes, shuffled_shoes, simulate, simulate_chunks, write_records
@@ -384,3 +385,44 @@ def test_messages_name_the_file_the_option_and_the_range(tmp_path: Path) -> None
     binary.write_bytes(gzip.compress(b"player1,player2,player3,banker1,banker2,banker3\n"))
     code, _, err = run("check-sim", str(binary))
     assert code == 2 and "this is not text: a compressed or Parquet file is named by its extension" in err
+
+
+@pytest.mark.parametrize("counts, key", [
+    ('{"rounds": 10000, "wagers": {"tie:8-to-1": {"tie": 5000, "lose": 5000}, '
+     '"tie:8-to-1": {"tie": 952, "lose": 9048}}}', "tie:8-to-1"),
+    ('{"rounds": 10000, "wagers": {"tie:8-to-1": {"tie": 5000, "lose": 9048, "tie": 952}}}', "tie"),
+    ('{"rounds": 10000, "rounds": 20000, "wagers": {"tie:8-to-1": {"tie": 952, "lose": 9048}}}', "rounds"),
+])
+def test_f8_check_sim_counts_refuse_a_key_given_twice(tmp_path: Path, counts: str, key: str) -> None:
+    path = tmp_path / "counts.json"
+    path.write_text(counts)
+    out = CliRunner().invoke(cli, ["check-sim", "--counts", str(path)])
+    assert out.exit_code == 2, out.output
+    (line,) = out.output.strip().splitlines()
+    assert str(path) in line and repr(key) in line
+
+
+@pytest.mark.parametrize("record", [
+    '{"player": ["9s", "Ks"], "player": ["5d", "Ks"], "banker": ["7s", "Ad"], "settled": {"tie:8-to-1": "lose"}}',
+    '{"player" : ["9s", "Ks"], "player": ["5d", "Ks"], "banker": ["7s", "Ad"], "settled": {"tie:8-to-1": "lose"}}',
+    '{"player": ["5d", "Ks"], "banker": ["7s", "Ad"], "settled": {"tie:8-to-1": "tie", "tie:8-to-1": "lose"}}',
+    '{"player": ["5d", "Ks"], "banker": ["7s", "Ad"], "settled": {"tie:8-to-1": "lose"}, "settled": {}}',
+])
+@pytest.mark.parametrize("first", [True, False])
+def test_f8b_check_sim_json_lines_refuse_a_key_given_twice(tmp_path: Path, record: str, first: bool) -> None:
+    good = '{"player": ["5d", "Ks"], "banker": ["7s", "Ad"], "settled": {"tie:8-to-1": "lose"}}'
+    path = tmp_path / "sim.jsonl"
+    path.write_text("\n".join([record, good, good] if first else [good, good, record]) + "\n")
+    out = CliRunner().invoke(cli, ["check-sim", str(path)])
+    assert out.exit_code == 2, out.output
+    (line,) = out.output.strip().splitlines()
+    assert f"{path}:{1 if first else 3}:" in line and "duplicate key" in line
+
+
+def test_f8b_json_lines_with_colons_and_spacing_read_as_before(tmp_path: Path) -> None:
+    records = ['{"player" : ["5d", "Ks"], "banker" :["7s", "Ad"], "settled" : {"tie:8-to-1" : "lose"}}',
+               '{"player": ["9s", "9h"], "banker": ["Ks", "9d"], "settled": {"tie:8-to-1": "tie"}}']
+    path = tmp_path / "sim.jsonl"
+    path.write_text("\n".join(records) + "\n")
+    chunks = list(read_chunks(str(path)))
+    assert sum(len(c.lines) for c in chunks) == 2 and not any(c.invalid for c in chunks)

@@ -88,3 +88,39 @@ def test_cli_vigorish_table():
     rows = out.output.splitlines()
     assert rows[0].startswith("bet,") and len(rows) == 4
     assert rows[3].split(",")[-1] == "0.0000000000"
+
+
+@pytest.mark.parametrize("args, value", [
+    (["certificate", "--wager", "banker", "--bet", "7,5"], "7,5"),
+    (["analyze", "--wager", "banker", "--set", "banker:bet=7,5", "--summary"], "7,5"),
+    (["analyze", "--wager", "banker", "--set", "banker:bet=,75", "--summary"], ",75"),
+    (["position", "banker=7,5"], "7,5"),
+    (["position", "banker=12,34,5"], "12,34,5"),
+    (["mystery", "--minimum", "1,0", "--maximum", "10", "--rate", "0.1", "--wager-amount", "1"], "1,0"),
+    (["progressive", "royal-9-progressive", "--wager-amount", "7,5"], "7,5"),
+    (["progressive", "royal-9-progressive", "--meter", "J_mega=1,0"], "1,0"),
+])
+def test_f11_a_comma_that_is_not_a_thousands_separator_is_refused(args, value):
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 2, out.output
+    (line,) = out.output.strip().splitlines()
+    assert repr(value) in line and "comma" in line
+
+
+def test_f11_a_comma_separates_thousands():
+    assert parse_dollars("1,500", where="--bet") == 1500
+    assert parse_dollars("$1,000.50", where="--bet") == Fraction(2001, 2)
+    assert parse_dollars("1,000,000", where="--bet") == 10**6
+    for bad in ("7,5", "1,0", ",75", "1,5000", "1,,000", "1,000,"):
+        with pytest.raises(ExactOddsError, match="comma"):
+            parse_dollars(bad, where="--bet")
+    out = CliRunner().invoke(cli, ["analyze", "--wager", "banker", "--set", "banker:bet=1,500", "--format", "json"])
+    plain = CliRunner().invoke(cli, ["analyze", "--wager", "banker", "--set", "banker:bet=1500", "--format", "json"])
+    assert out.exit_code == 0 and out.output == plain.output
+
+
+def test_f11_vigorish_bets_is_a_list_and_refuses_what_reads_as_one_amount():
+    out = CliRunner().invoke(cli, ["vigorish", "--bets", "7,5", "--format", "csv"])
+    assert out.exit_code == 0 and len(out.output.strip().splitlines()) == 3      # header, $7, $5
+    out = CliRunner().invoke(cli, ["vigorish", "--bets", "1,500"])
+    assert out.exit_code == 2 and "--bets '1,500'" in out.output and len(out.output.strip().splitlines()) == 1
