@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from .errors import ExactOddsError
+from .errors import DuplicateKey, ExactOddsError, unique_keys
 from .report import decimal, percent
 
 __all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID"]
@@ -498,19 +498,13 @@ def pdf_differs(path: str, cert: dict[str, Any]) -> str | None:
 
 def _strict_json(text: str, where: str) -> Any:
     """JSON with every duplicated key refused (a person reads the first, a parser keeps the last)."""
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
-            if key in seen:
-                raise ExactOddsError(f"{where}: duplicate key {key!r}: the certificate is malformed")
-            seen[key] = value
-        return seen
-
     def no_constant(name: str) -> Any:
         raise ExactOddsError(f"{where}: {name} is not JSON")
 
     try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=no_constant)
+        return json.loads(text, object_pairs_hook=unique_keys, parse_constant=no_constant)
+    except DuplicateKey as exc:
+        raise ExactOddsError(f"{where}: duplicate key {exc.key!r}: the certificate is malformed") from None
     except json.JSONDecodeError as exc:
         raise ExactOddsError(f"{where}: not a JSON certificate ({exc})") from None
     except RecursionError:

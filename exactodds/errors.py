@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExactOddsError", "InconsistentCounts", "ExactOddsWarning", "Interrupted", "read_json"]
+__all__ = ["ExactOddsError", "InconsistentCounts", "ExactOddsWarning", "Interrupted", "DuplicateKey", "unique_keys",
+           "read_json"]
 
 
 class ExactOddsError(ValueError):
@@ -40,21 +41,33 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
+class DuplicateKey(ExactOddsError):
+    """A JSON object names one key twice: a person reads the first, a parser keeps the last."""
+
+    def __init__(self, key: str):
+        super().__init__(f"key {key!r} given twice in one object")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads`` that refuses a key given twice (:class:`DuplicateKey`)."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
 def read_json(path: str | Path, *, what: str = "JSON") -> Any:
     """Read a JSON file, or raise :class:`ExactOddsError` naming the file and the problem (a key given
     twice in an object is one: a person reads the first, a parser keeps the last)."""
     import json
 
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
-            if key in seen:
-                raise ExactOddsError(f"{path}: key {key!r} given twice in one object")
-            seen[key] = value
-        return seen
-
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=pairs)
+        return json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
+    except DuplicateKey as exc:
+        raise ExactOddsError(f"{path}: {exc}") from None
     except OSError as exc:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -35,7 +35,7 @@ from typing import Any, BinaryIO, cast
 import numpy as np
 
 from .cards import Card
-from .errors import ExactOddsError
+from .errors import DuplicateKey, ExactOddsError, unique_keys
 
 __all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "expand_sources", "read_chunks", "RecordWriter", "card_index",
            "arrow_strings", "dictionary_column", "read_ahead"]
@@ -700,15 +700,6 @@ class _JsonlRecords:
         return chunk
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key {key!r}")
-        seen[key] = value
-    return seen
-
-
 def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[int]], dict[str, str]]:
     """(the Player's and the Banker's card indices, -1 for none; the settlements) of one record.
 
@@ -739,7 +730,10 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
     colons = text.count(":")                            # one after each key, so a key given twice adds one
     if (colons != len(rec) + len(settle) + ("".join(settle).count(":") if key_colons is None else key_colons)
             and colons != len(rec) + len(settle) + "".join(settle).count(":") + "".join(settle.values()).count(":")):
-        json.loads(text, object_pairs_hook=_no_duplicate_keys)     # the uncommon case: read again, strictly
+        try:                                            # the uncommon case: read again, strictly
+            json.loads(text, object_pairs_hook=unique_keys)
+        except DuplicateKey as exc:
+            raise ValueError(f"duplicate key {exc.key!r}") from None
     return hands, settle
 
 

@@ -16,7 +16,7 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from .errors import ExactOddsError
+from .errors import ExactOddsError, unique_keys
 
 __all__ = ["create_app", "edges"]
 
@@ -36,15 +36,6 @@ def _shoe(decks: Any, removed: Any) -> Any:
     if removed:
         shoe = shoe.remove(*parse_card_list(",".join(removed), where="cards"))
     return shoe
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ExactOddsError(f"key {key!r} given twice")
-        seen[key] = value
-    return seen
 
 
 def choices(catalogue: Any = None) -> list[dict[str, str]]:
@@ -121,7 +112,7 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
     @app.post("/api/edges")
     def api_edges() -> Any:
         try:
-            body = json.loads(request.get_data(as_text=True), object_pairs_hook=_unique_keys)
+            body = json.loads(request.get_data(as_text=True), object_pairs_hook=unique_keys)
         except ExactOddsError:
             raise
         except (ValueError, RecursionError):                # not JSON: the line below says what to send
