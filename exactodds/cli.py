@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import warnings
+from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
@@ -662,8 +663,6 @@ def house_money_command(decks: int, remove: str | None, bets: tuple[str, ...], p
 @_PAYTABLES
 def serve(host: str, port: int, decks: int, wagers: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
     """A live shoe page: enter cards as they are dealt and watch every wager's exact edge."""
-    from pathlib import Path
-
     from .serve import create_app
 
     files = _user_files(paytables_files)
@@ -745,8 +744,6 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
     With --paytables FILE the certificate carries the file's text and SHA-256, and verify recomputes from them;
     without --wager, --section or --all it certifies the files' own wagers and paytables.
     """
-    from pathlib import Path
-
     from .certificate import build, select_for_certificate, shoes_from_options, write_atomically
     from .documents import render_html, render_markdown
     from .signing import check_name

@@ -24,6 +24,8 @@ from exactodds.errors import ExactOddsError
 from exactodds.shoe import Shoe
 from exactodds.wagers import load_catalogue
 
+from .test_cli import run
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The most bytes a users' data file may hold, as the README states it.
 MAX_FILE_BYTES = 1 << 20
@@ -76,11 +78,6 @@ id = "7-to-1"
 section = "house proposal"
 pays = { tie = "7 to 1" }
 """
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    r = CliRunner().invoke(cli, list(args))
-    return r.exit_code, r.stdout, r.stderr
 
 
 @pytest.fixture(scope="module")

@@ -20,11 +20,7 @@ from exactodds.simulate import deal_shoes, shuffled_shoes, simulate, simulate_ch
 from exactodds.testing import assert_matches
 
 from .brute import deal_shoe_by_the_rules
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    r = CliRunner().invoke(cli, list(args))
-    return r.exit_code, r.stdout, r.stderr
+from .test_cli import run
 
 
 @pytest.fixture(scope="module")
