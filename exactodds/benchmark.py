@@ -99,10 +99,12 @@ _CLI_PEAK = _PEAK_MB + (
 )
 
 
-def _peak_mb(code: str, args: Sequence[str] = ()) -> float:
-    """Peak memory (MB) of a fresh ``python -c code args`` that prints ``peak_mb=...`` to stderr."""
+def _peak_mb(code: str, args: Sequence[str] = (), *, cache: str | None = None) -> float:
+    """Peak memory (MB) of a fresh ``python -c code args`` that prints ``peak_mb=...`` to stderr
+    (``cache``: the child's table cache directory, as in :func:`_child_json`)."""
+    env = dict(os.environ, EXACTODDS_CACHE_DIR=cache) if cache is not None else None
     out = subprocess.run([PYTHON, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True, check=False)
+                         text=True, check=False, env=env)
     found = re.findall(r"peak_mb=(-?[\d.]+)", out.stderr)
     if not found:
         raise RuntimeError(f"no peak reported by the child: {out.stderr.strip()[-500:]}")
@@ -275,7 +277,7 @@ section = "benchmark"
 """
 
 #: In a fresh process: load the user's file, price one wager on 8 decks (cold, compile included),
-#: then the same on fresh shoes (warm); prints JSON.
+#: then the same on fresh shoes, 8 decks less the cards given after the wager (warm); prints JSON.
 _OWN_CHILD = _PEAK_MB + (
     "import json, statistics, sys, time\n"
     "t0 = time.perf_counter()\n"
@@ -286,7 +288,7 @@ _OWN_CHILD = _PEAK_MB + (
     "t2 = time.perf_counter()\n"
     "warm = []\n"
     "for _ in range(7):\n"
-    "    shoe = Shoe.decks(8)\n"
+    "    shoe = Shoe.decks(8).remove(*sys.argv[3:])\n"
     "    t = time.perf_counter()\n"
     "    analyze(shoe, wagers=[sys.argv[2]], catalogue=cat)\n"
     "    warm.append(time.perf_counter() - t)\n"
@@ -392,6 +394,8 @@ def main() -> None:
             _row(f"{wid}: the same, table from the disk cache", f"{again['first_s']:.2f} s")
             _row(f"{wid}: warm, fresh shoe, median of 7", f"{r['warm_ms']:.2f} ms")
 
+    _side_bets()
+
     # -- 4. past the int64 bound -------------------------------------------------------------
     print("\n4. 30 decks (past the int64 bound: modulo primes, rebuilt exactly) against 8 decks, fresh Shoe each call")
     main30_ms = _fresh_ms(lambda s: analyze(s, wagers=MAIN), lambda: Shoe.decks(30), repeat=20)
@@ -425,6 +429,40 @@ def main() -> None:
     _counting(cat)
     _records()
     print(f"\n(benchmark took {time.perf_counter() - started:.0f} s)")
+
+
+#: The example bets on suits (examples/side-bets.toml) measured cold and warm, with their targets.
+_SIDE_BETS = ("suited-dragon-7", "six-cards-one-colour", "one-suit-round", "three-red-sevens",
+              "banker-three-card-poker")
+#: Eight wagers of the catalogue staked together (``exactodds position``).
+_POSITION = ("banker", "player", "tie", "player-pair", "banker-pair", "dragon-7-insurance", "panda-8-insurance",
+             "lucky-nines")
+
+
+def _side_bets() -> None:
+    """Section 3b: the example bets on suits and a position of eight wagers, each in a fresh process."""
+    examples = Path(__file__).resolve().parent.parent / "examples" / "side-bets.toml"
+    print("\n3b. Example bets on suits (examples/side-bets.toml), 8 decks: first price in a fresh process with an "
+          "empty cache, then warm on new depleted shoes")
+    if not examples.is_file():
+        _row("examples/side-bets.toml", "skipped", "(not beside this installation)")
+        return
+    with tempfile.TemporaryDirectory(prefix="exactodds-bench-") as tmp:
+        for wid in _SIDE_BETS:
+            r = _child_json(_OWN_CHILD, [str(examples), wid, *DEPLETED], cache=str(Path(tmp, f"cache-{wid}")))
+            _row(f"{wid}: load + compile + first price", f"{r['first_s']:.2f} s", "<= 5 s", r["first_s"] <= 5)
+            _row(f"{wid}: peak memory of that process", _mb(r["peak_mb"]), "<= 1.5 GB", r["peak_mb"] <= 1500)
+            _row(f"{wid}: warm, a new depleted shoe, median of 7", f"{r['warm_ms']:.1f} ms", "<= 20 ms",
+                 r["warm_ms"] <= 20)
+        args = ["position", *_POSITION, "--format", "json"]
+        t = time.perf_counter()
+        mb = _peak_mb(_CLI_PEAK, args, cache=str(Path(tmp, "cache-position")))
+        wall = time.perf_counter() - t
+        _row(f"exactodds position of {len(_POSITION)} catalogue wagers, empty cache: whole process", f"{wall:.1f} s",
+             "<= 30 s",
+             wall <= 30)
+        _row(f"exactodds position of {len(_POSITION)} catalogue wagers: peak memory", _mb(mb), "<= 1.5 GB",
+             mb <= 1500)
 
 
 def _counting(cat: Any) -> None:

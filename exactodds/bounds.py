@@ -12,9 +12,11 @@ The three kinds of table (see ``exactodds.pricing.table_signature``):
 
 - **multiset** tables (``exactodds.multiset``). The compiler merges the
   value-level rounds that read alike (at most the 339,400 rounds of the round
-  table) and then *refines* every position read for its rank or suit into the
-  atoms of its value class: 1 rank per value but 4 for value 0 (10, J, Q, K);
-  4 suits per value; 4 cards per value but 16 for value 0. The rows it builds,
+  table) and then *refines* every position read for its rank into the ranks of
+  its value class (1 per value but 4 for value 0: 10, J, Q, K), and the
+  positions read for their suits into suit *patterns* (which positions share a
+  suit, and which named suit: 5 patterns for three cards when no suit is named,
+  up to 64 when all four are). The rows it builds,
   its *leaves*, are the merged groups times those atoms, counted exactly
   before refining; it holds about ``BYTES_PER_LEAF`` bytes per leaf at its
   peak and takes about ``SECONDS_PER_LEAF`` per leaf, plus the keys
@@ -30,16 +32,19 @@ The three kinds of table (see ``exactodds.pricing.table_signature``):
 ...               "player_value_3", "banker_value_3", "player_suit_3", "banker_suit_3"))
 >>> e.rows, e.fits
 (1430924, True)
->>> print(estimate(f"{hand}_suit_{k}" for hand in ("player", "banker") for k in "123").refusal())
+>>> six = [f"{hand}_suit_{k}" for hand in ("player", "banker") for k in "123"]
+>>> estimate(six, told="shdc").rows                   # compared only: patterns
+58781400
+>>> print(estimate(six).refusal())                    # every suit told apart
 reads the suits of 6 card positions (player_1, player_2, player_3, banker_1, banker_2, banker_3): about 1,284,505,600 rows, 308 GB to compile (limit 2.0 GB); read same_suit or same_colour (every card), player_suited or banker_suited (a hand's first two cards) instead, or the suits of fewer positions
 
 The limit keeps a compile below about 2 GB, which a 24 GB machine shared by
-several processes can always give. The heaviest table the catalogue and the
-examples read (third-card suits, 1.4 million leaves) is estimated at 0.37 GB
-and measured at 0.33 GB allocated at its peak; a suited Dragon 7 written card
-by card (the Banker's three suits with the totals, 7.6 million leaves) at
-1.8 GB, still built. The estimate is checked against the measured peak in
-the tests (within a factor of 3; measured 1.06-1.4).
+several processes can always give. A suited Dragon 7 written card by card
+(the Banker's three suits with the totals) is 602,260 leaves by pattern
+(7.6 million, 1.8 GB, when every suit was told apart); the heaviest example,
+three red sevens for the Banker (red and black told apart), 2.4 million. The
+estimate is checked against the measured peak in the tests (within a factor
+of 3).
 """
 
 from __future__ import annotations

@@ -125,6 +125,8 @@ class _Compiler:
             raise ExactOddsError(f"{where}: parameter {empty[0]!r} is an empty list (give its values: their type "
                                  "is what its conditions are checked against)")
         self.names: set[str] = set()
+        self.texts: list[frozenset[str]] = []    # the texts it names: each value, or the values of one 'in'
+
 
     def fail(self, problem: str) -> ExactOddsError:
         return ExactOddsError(f"{self.where}: {problem} in {_shorten(self.text)}")
@@ -168,6 +170,7 @@ class _Compiler:
                 raise self.fail(f"{value} is larger than {MAX_CONSTANT:,}")
             return (lambda env: value), NUMBER
         if isinstance(value, str):
+            self.texts.append(frozenset({value}))
             return (lambda env: value), TEXT
         raise self.fail(f"only whole numbers and 'text' may appear, not {value!r}")
 
@@ -177,6 +180,9 @@ class _Compiler:
             raise self.fail(f"{name} is a function, not a value: write {name}(...)")
         if name in self.parameters:
             kind = self.parameters[name]
+            given = self.values[name]
+            self.texts.extend(frozenset({v}) for v in (given if isinstance(given, (list, tuple)) else [given])
+                              if isinstance(v, str))
         elif name in KNOWN_FEATURES:
             kind = FEATURE_TYPES[name]
             self.names.add(name)
@@ -204,6 +210,7 @@ class _Compiler:
         if index_kind != NUMBER:
             raise self.fail(f"an index is a number, not {index_kind} {self.show(node.slice)}")
         name, where, text = node.value.id, self.where, self.text
+        self.texts.extend(frozenset({v}) for v in _items(self.values[name]) if isinstance(v, str))   # any one
 
         def item(env: Mapping[str, Any]) -> Any:
             values, i = env[name], index(env)
@@ -311,6 +318,7 @@ class _Compiler:
         if isinstance(right_node, ast.Tuple):
             if not right_node.elts:
                 raise self.fail("'in ()' has no values")
+            named = len(self.texts)
             values = []
             for e in right_node.elts:
                 fn, ekind = self.visit(e)
@@ -318,6 +326,8 @@ class _Compiler:
                     raise self.fail(f"{self.describe(node.left, kind)} is looked up among {self.describe(e, ekind)}")
                 values.append(fn)
                 self.check_values(node.left, e)
+            if all(isinstance(e, ast.Constant) for e in right_node.elts):      # one set of texts, read as one
+                self.texts[named:] = [frozenset().union(*self.texts[named:])] if self.texts[named:] else []
 
             def member(env: Mapping[str, Any]) -> Any:
                 x = left(env)
@@ -328,6 +338,7 @@ class _Compiler:
                 raise self.fail(f"{self.describe(node.left, kind)} is looked up among the {lkind} of {right_node.id!r}")
             name = right_node.id
             self.check_values(node.left, right_node, every=True)
+            self.texts.append(frozenset(v for v in _items(self.values[name]) if isinstance(v, str)))
 
             def member(env: Mapping[str, Any]) -> Any:
                 x = left(env)
@@ -382,6 +393,11 @@ class _Compiler:
                     raise self.fail(f"{v!r}{source} is not a value of {self.show(feature)!r} (it is one of {allowed})")
 
 
+def _items(value: object) -> list[object]:
+    """A list parameter's values (checked to be a list by :func:`parameter_type`)."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 def _shorten(text: str, limit: int = 160) -> str:
     """A condition as quoted in an error message, cut short if it is long."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f" ... ({len(text):,} characters)"
@@ -415,6 +431,9 @@ class Condition:
     evaluate: Evaluator = field(compare=False, hash=False, repr=False)
     #: The wager's parameters as the condition was checked against them (name, value).
     declared: tuple[tuple[str, object], ...] = field(default=(), compare=False, hash=False, repr=False)
+    #: The texts the condition names, written or through a parameter: each value alone, or the values
+    #: of one 'in' together (which suits it tells apart: :func:`exactodds.multiset.told_apart`).
+    texts: frozenset[frozenset[str]] = field(default=frozenset(), compare=False, hash=False, repr=False)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its text, and compiled again when unpickled (worker processes price wagers too)."""
@@ -452,7 +471,8 @@ class Condition:
         if kind != YES_NO:
             hint = f" (compare it, e.g. {text} == 0)" if kind == NUMBER else ""
             raise compiler.fail(f"{compiler.describe(tree.body, kind)} is not yes/no{hint}")
-        return cls(text, frozenset(compiler.names), where, evaluate, tuple(params.items()))
+        return cls(text, frozenset(compiler.names), where, evaluate, tuple(params.items()),
+                   frozenset(t for t in compiler.texts if t))
 
     def __call__(self, row: Mapping[str, object], parameters: Mapping[str, object] | None = None) -> bool:
         """Evaluate on one round: ``row`` maps feature names to that round's values."""

@@ -37,6 +37,7 @@ True
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,15 +49,21 @@ from . import bounds, cache
 from .cards import Rank
 from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
 from .errors import ExactOddsError, InconsistentCounts
-from .outcomes import ALL_CARD_FEATURES, DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
+from .outcomes import ALL_CARD_FEATURES, DERIVED, KNOWN_FEATURES, POINT_FEATURES, SUITS_TOLD_APART, VALUE_LEVEL
 from .modular import crt, primes_for
 from .roundtable import slot_values
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["MultisetTable", "compile_table", "estimate", "RESOLUTIONS", "slot_values", "codes", "point_names"]
+__all__ = ["MultisetTable", "compile_table", "told_apart", "SUITS", "EVERY_SUIT", "estimate", "RESOLUTIONS",
+           "slot_values", "codes", "point_names"]
 
 #: How finely cards are read, coarsest first.
 RESOLUTIONS = ("value", "rank", "suit", "card")
+#: Suit letters by suit code (0-3).
+SUITS = "shdc"
+#: Suits told apart, as a partition of ``SUITS`` into blocks joined by '|' (see :func:`compile_table`):
+#: every suit its own block (no symmetry), or one block (a condition that names no suit).
+EVERY_SUIT = "s|h|d|c"
 
 _POINTS = np.array([r.points for r in Rank], dtype=np.int8)          # by rank code 0-12
 _OFFSETS = CARDS_PER_ROUND                                           # factor slots per token
@@ -132,19 +139,32 @@ class MultisetTable:
     key_starts: np.ndarray = field(repr=False)
     leaves: int = 0
     from_disk: bool = field(default=False, repr=False)
+    #: The suits the table tells apart (see :func:`compile_table`); suits in one block are read up
+    #: to a permutation, by suit pattern.
+    told: str = EVERY_SUIT
+    #: For a table read by suit pattern: each entry's pattern, and each pattern's images (their atoms'
+    #: factor indices, how many suit assignments each stands for), pattern ``p``'s from ``pattern_starts[p]``.
+    entry_pattern: np.ndarray | None = field(default=None, repr=False)
+    pattern_images: np.ndarray | None = field(default=None, repr=False)
+    pattern_multiplicity: np.ndarray | None = field(default=None, repr=False)
+    pattern_starts: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def patterned(self) -> bool:
+        """Whether suits are read by pattern (the multisets then hold point values only)."""
+        return self.entry_pattern is not None
 
     def factors(self, shoe: Shoe, dtype: Any = object) -> np.ndarray:
         """Slot ``t*6 + o`` holds ``n_t - o`` for atom or value token ``t``; the tail
-        slots hold ``N - j``."""
-        atoms = _atom_counts(shoe, self.resolution) if self.resolution != "value" else []
+        slots hold ``N - j``; a table read by suit pattern has one more slot, 1, for a card read by its suit."""
+        atoms = _atom_counts(shoe, self.resolution) if self.resolution != "value" and not self.patterned else []
         counts = [*atoms, *shoe.value_counts]
-        f = np.empty((len(counts) + 1) * _OFFSETS, dtype=object)
-        for t, n in enumerate(counts):
-            for o in range(_OFFSETS):
-                f[t * _OFFSETS + o] = n - o
-        for j in range(_OFFSETS):
-            f[len(counts) * _OFFSETS + j] = shoe.size - j
-        return f if dtype is object else f.astype(dtype)
+        return _falling(counts, shoe.size, dtype, one=self.patterned)
+
+    def atom_factors(self, shoe: Shoe, dtype: Any = object) -> np.ndarray:
+        """For a table read by suit pattern: slot ``a*6 + o`` holds ``n_a - o`` for atom ``a`` (a point value
+        or rank, with a suit), and the last slot 1."""
+        return _falling(_atom_counts(shoe, self.resolution), None, dtype, one=True)
 
     def value_multiplicities(self) -> tuple[np.ndarray, np.ndarray]:
         """For a table read at point values: each multiset's cards per value ``(M, 10)``
@@ -162,11 +182,13 @@ class MultisetTable:
         rebuilt exactly (:mod:`exactodds.modular`).
         """
         if int64_safe(shoe.size):
-            out = self._sum(self.factors(shoe, np.int64), None)
+            atoms = self.atom_factors(shoe, np.int64) if self.patterned else None
+            out = self._sum(self.factors(shoe, np.int64), atoms, None)
         else:
             primes = primes_for(shoe.sequences, bits=self.modulus_bits)
             factors = np.maximum(self.factors(shoe), 0).astype(np.uint64)  # a negative factor meets a 0 first
-            out = crt([self._sum(factors, p) for p in primes], primes)
+            atoms = np.maximum(self.atom_factors(shoe), 0).astype(np.uint64) if self.patterned else None
+            out = crt([self._sum(factors, atoms, p) for p in primes], primes)
         if int(out.sum()) != shoe.sequences:          # an invariant of the counting, never of the input
             raise self.inconsistent(f"counts by {', '.join(self.names)} do not add up to the shoe's sequences "
                                     f"({int(out.sum())}, not {shoe.sequences})")
@@ -176,14 +198,14 @@ class MultisetTable:
         """The error for counts of this table that break an invariant; a table read from the disk
         cache is discarded first, so that the next run builds it again."""
         if self.from_disk:
-            cache.discard("multiset", _key(self.names))
+            cache.discard("multiset", _key(self.names, self.told))
             return InconsistentCounts(f"{problem}: the table read from the disk cache is wrong; it is discarded, "
                                       "run again")
         return InconsistentCounts(f"{problem}: a defect of exactodds, please report it")
 
     def counts_in_python_integers(self, shoe: Shoe) -> np.ndarray:
         """The same counts in Python integers throughout (slow; a check of the modular route)."""
-        return self._sum(self.factors(shoe), None)
+        return self._sum(self.factors(shoe), self.atom_factors(shoe) if self.patterned else None, None)
 
     def _orderings_mod(self, modulus: int) -> np.ndarray:
         """The entries' orderings modulo a prime (shoe-independent, kept for the next shoe)."""
@@ -203,42 +225,73 @@ class MultisetTable:
         """The size of the primes a shoe past the int64 bound is counted modulo."""
         return max(min(32, self._spare_bits), 20)
 
-    def _sum(self, f: np.ndarray, modulus: int | None) -> np.ndarray:
-        """Σ over entries of orderings × multiset weight, per key.
+    def _sum(self, f: np.ndarray, atoms: np.ndarray | None, modulus: int | None) -> np.ndarray:
+        """Σ over entries of orderings × multiset weight (× pattern weight), per key.
 
         With a modulus (a prime of :attr:`modulus_bits` bits) the weight is
         reduced after every product, and the entries' sum needs no reduction
         until the end, unless the table is too large for that (then each entry is).
         """
-        m = self._by_card()
+        w = _products(f, self._by_card(), modulus)[self.entry_multiset]
+        if atoms is not None:
+            assert self.pattern_multiplicity is not None and self.pattern_starts is not None
+            images = _products(atoms, self._by_card("pattern_images"), modulus)
+            c = self.pattern_multiplicity if atoms.dtype != object else self.pattern_multiplicity.astype(object)
+            if modulus is not None:
+                c = c.astype(np.uint64)
+            pw = np.add.reduceat(images * c, self.pattern_starts)
+            if modulus is None:
+                w = w * pw[self.entry_pattern]
+            else:
+                w = w * (pw % modulus)[self.entry_pattern] % modulus
         if modulus is None:
-            w = f[m[0]]
-            for j in range(1, CARDS_PER_ROUND):
-                w = w * f[m[j]]
             orderings = self.entry_orderings if f.dtype != object else self.entry_orderings.astype(object)
-            return np.add.reduceat(w[self.entry_multiset] * orderings, self.key_starts)
-        # factors lie in 0..N: multiply raw ones while the product fits 64 bits, then reduce
-        per = max(int(f.max(initial=1)).bit_length(), 1)
-        w = f[m[0]].copy()
-        bits = per
-        for j in range(1, CARDS_PER_ROUND):
-            if bits + per > 64:
-                w %= modulus
-                bits = modulus.bit_length()
-            w *= f[m[j]]
-            bits += per
-        w %= modulus
-        contributions = w[self.entry_multiset] * self._orderings_mod(modulus)
-        if modulus.bit_length() > self._spare_bits:
+            return np.add.reduceat(w * orderings, self.key_starts)
+        contributions = w * self._orderings_mod(modulus)
+        if modulus.bit_length() > self._spare_bits or atoms is not None:
             contributions %= modulus
         return np.add.reduceat(contributions, self.key_starts) % modulus
 
-    def _by_card(self) -> np.ndarray:
-        """The multisets' factor indices as six contiguous rows (faster to gather)."""
+    def _by_card(self, name: str = "multisets") -> np.ndarray:
+        """The multisets' (or the pattern images') factor indices as contiguous rows (faster to gather)."""
         memo: dict[str, np.ndarray] = self.__dict__.setdefault("_rows", {})
-        if "rows" not in memo:
-            memo["rows"] = np.ascontiguousarray(self.multisets.T)
-        return memo["rows"]
+        if name not in memo:
+            memo[name] = np.ascontiguousarray(getattr(self, name).T)
+        return memo[name]
+
+
+def _falling(counts: Sequence[int], size: int | None, dtype: Any, *, one: bool) -> np.ndarray:
+    """Factor slots ``t*6 + o`` = ``counts[t] - o``; then, with ``size``, the tail slots ``size - j``;
+    then, with ``one``, a slot holding 1."""
+    tokens = len(counts) + (size is not None)
+    f = np.empty(tokens * _OFFSETS + one, dtype=object)
+    for t, n in enumerate([*counts, *([size] if size is not None else [])]):
+        for o in range(_OFFSETS):
+            f[t * _OFFSETS + o] = n - o
+    if one:
+        f[-1] = 1
+    return f if dtype is object else f.astype(dtype)
+
+
+def _products(f: np.ndarray, rows: np.ndarray, modulus: int | None) -> np.ndarray:
+    """Per column of ``rows`` (factor indices, one row per card), the product of its factors;
+    modulo ``modulus`` if given (``f`` then holds unsigned factors of 0..N)."""
+    if modulus is None:
+        w = f[rows[0]]
+        for j in range(1, len(rows)):
+            w = w * f[rows[j]]
+        return w
+    # factors lie in 0..N: multiply raw ones while the product fits 64 bits, then reduce
+    per = max(int(f.max(initial=1)).bit_length(), 1)
+    w = f[rows[0]].copy()
+    bits = per
+    for j in range(1, len(rows)):
+        if bits + per > 64:
+            w %= modulus
+            bits = modulus.bit_length()
+        w *= f[rows[j]]
+        bits += per
+    return w % modulus
 
 
 def codes(columns: Sequence[np.ndarray]) -> np.ndarray:
@@ -285,7 +338,39 @@ def _base(value_names: set[str], id_slots: set[int]) -> np.ndarray:
     return slot_values()
 
 
-def compile_table(names: Iterable[str] | str) -> MultisetTable:
+def told_apart(names: Iterable[str], texts: Iterable[Iterable[str]] = ()) -> str:
+    """How finely a table of ``names`` must tell suits apart for conditions that name ``texts``
+    (sets of texts, each read as one: ``x in ('h', 'd')`` names {h, d}, ``x == 'h'`` names {h}).
+
+    A permutation of the suits that maps every named set to itself, and keeps what the features
+    read (a pair's colour, the nine of diamonds, the letters of nines), changes no condition's
+    value. Those permutations permute the suits within the blocks of one partition of the suits,
+    returned as blocks joined by '|' (:data:`EVERY_SUIT` where the table reads no suit).
+
+    >>> told_apart(("banker_suit_1", "banker_suit_2", "dragon_7"))           # suits compared only
+    'shdc'
+    >>> told_apart(("banker_suit_1",), [{"h", "d"}]), told_apart(("player_pair", "banker_suit_3"), [{"c"}])
+    ('sc|hd', 's|hd|c')
+    """
+    names = set(names)
+    reads_suits = any(slots_read(n)[1] in ("suit", "card") for n in names
+                      if n in KNOWN_FEATURES and n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES)
+    if not reads_suits:
+        return EVERY_SUIT
+    named = [set(t) & set(SUITS) for t in texts] + [set(x) for n in names for x in SUITS_TOLD_APART.get(n, ())]
+    blocks = [set(SUITS)]
+    for cut in named:
+        blocks = [part for b in blocks for part in (b & cut, b - cut) if part]
+    return _partition(blocks)
+
+
+def _partition(blocks: Iterable[Iterable[str]]) -> str:
+    """A partition of the suits written canonically: blocks by their first suit, each in ``shdc`` order."""
+    written = ["".join(c for c in SUITS if c in b) for b in blocks]
+    return "|".join(sorted((w for w in written if w), key=lambda w: SUITS.index(w[0])))
+
+
+def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT) -> MultisetTable:
     """The multiset table of a set of features (names as listed by ``exactodds features``):
     compiled once per process, and kept on disk between processes (:mod:`exactodds.cache`).
 
@@ -293,6 +378,23 @@ def compile_table(names: Iterable[str] | str) -> MultisetTable:
     aligned with ``table.keys`` (tuples of feature values in ``table.names`` order).
     Features of every card dealt (``same_suit``, ...) are counted by the wagers
     that read them, not by a multiset table.
+
+    ``told`` is how finely suits are told apart: a partition of the suits into blocks
+    joined by '|' (:func:`told_apart`), by default every suit its own block. Suits are
+    exchangeable until the shoe breaks the symmetry, so a condition that names no suit
+    sees only which cards share one: with ``told="shdc"`` a key's suits stand for every
+    assignment alike up to a permutation of the suits (the first suit to appear is written
+    's', the next 'h', ...; within a block, its suits in order), and its count is theirs
+    together. The table is compiled over suit *patterns*, and each shoe resolves a
+    pattern by its per-(value or rank, suit) falling factorials:
+
+    >>> from exactodds.shoe import Shoe
+    >>> t = compile_table(("banker_suit_1", "banker_suit_2"), told="shdc")
+    >>> t.keys
+    (('s', 'h'), ('s', 's'))
+    >>> suited = int(t.counts(Shoe.decks(8))[1])     # the Banker's first two cards suited
+    >>> suited * 415 == Shoe.decks(8).sequences * 103
+    True
     """
     if isinstance(names, str):
         names = (names,)
@@ -308,43 +410,60 @@ def compile_table(names: Iterable[str] | str) -> MultisetTable:
         if name in ALL_CARD_FEATURES:
             raise ExactOddsError(f"{name!r} reads every card dealt: it is counted per value multiset by the "
                                  "wagers that read it, not in a multiset table")
-    return _table(chosen)
+    if not isinstance(told, str) or sorted(told.replace("|", "")) != sorted(SUITS):
+        raise ExactOddsError(f"told must be a partition of the suits {SUITS!r} into blocks joined by '|' "
+                             f"(e.g. 's|h|d|c' or 'sc|hd'), not {told!r}")
+    resolution = "value"
+    for name in chosen:
+        if name not in VALUE_LEVEL:
+            resolution = _join(resolution, slots_read(name)[1])
+    apart = _partition(told.split("|"))
+    if resolution not in ("suit", "card"):
+        apart = EVERY_SUIT
+    return _table(chosen, apart)
 
 
 @cache.register_memo
 @functools.cache
-def _table(names: tuple[str, ...]) -> MultisetTable:
-    key = _key(names)
+def _table(names: tuple[str, ...], told: str = EVERY_SUIT) -> MultisetTable:
+    key = _key(names, told)
     saved = cache.load("multiset", key)
     if saved is not None:
         problem = _malformed(names, saved)
         if problem is None:
-            return _from_arrays(names, saved)
+            return _from_arrays(names, told, saved)
         cache.reject("multiset", key, problem)
-    table = _compile(names)
+    table = _compile(names, told)
     cache.save("multiset", key, _to_arrays(table))
     return table
 
 
-def _key(names: tuple[str, ...]) -> str:
-    return "|".join(names)
+def _key(names: tuple[str, ...], told: str) -> str:
+    return "|".join(names) + ("" if told == EVERY_SUIT else f"#told={told}")
+
+
+_PATTERN_ARRAYS = ("entry_pattern", "pattern_images", "pattern_multiplicity", "pattern_starts")
 
 
 def _to_arrays(t: MultisetTable) -> dict[str, np.ndarray]:
+    patterns = {n: getattr(t, n) for n in _PATTERN_ARRAYS} if t.patterned else {}
     return {"resolution": np.array(t.resolution), "leaves": np.array(t.leaves),
             "multisets": t.multisets.astype(np.int16), "entry_multiset": t.entry_multiset.astype(np.int32),
-            "entry_orderings": t.entry_orderings, "key_starts": t.key_starts,
+            "entry_orderings": t.entry_orderings, "key_starts": t.key_starts, **patterns,
             **{f"column:{n}": c for n, c in t.columns.items()}}
 
 
-def _from_arrays(names: tuple[str, ...], a: dict[str, np.ndarray]) -> MultisetTable:
+def _from_arrays(names: tuple[str, ...], told: str, a: dict[str, np.ndarray]) -> MultisetTable:
     columns = {n: a[f"column:{n}"] for n in names}
     for c in columns.values():
         c.flags.writeable = False
+    patterns = {n: a[n].astype(np.intp) if n != "pattern_multiplicity" else a[n]
+                for n in _PATTERN_ARRAYS if n in a}
     return MultisetTable(
         names=names, resolution=str(a["resolution"]), keys=tuple(zip(*(c.tolist() for c in columns.values()))),
         columns=columns, multisets=a["multisets"].astype(np.intp), entry_multiset=a["entry_multiset"].astype(np.intp),
         entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]), from_disk=True,
+        told=told, **patterns,
     )
 
 
@@ -352,15 +471,18 @@ def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
     """What makes saved arrays no table of ``names`` (shapes, types, indices out of range), or None."""
     wanted = {"resolution", "leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts",
               *(f"column:{n}" for n in names)}
-    if set(a) != wanted:
+    patterned = "entry_pattern" in a
+    if set(a) != wanted | (set(_PATTERN_ARRAYS) if patterned else set()):
         return "holds other arrays"
-    ints = ("leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts")
+    ints = ("leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts",
+            *(_PATTERN_ARRAYS if patterned else ()))
     if a["resolution"].shape != () or str(a["resolution"]) not in RESOLUTIONS or a["leaves"].shape != () or \
             any(a[n].dtype.kind not in "iu" for n in ints) or a["multisets"].ndim != 2 or \
             a["multisets"].shape[1] != CARDS_PER_ROUND:
         return "is no table"
     entries, starts, multisets = a["entry_multiset"], a["key_starts"], a["multisets"]
-    factors = (len(_atoms(str(a["resolution"]))[0]) + 11) * _OFFSETS
+    atoms = len(_atoms(str(a["resolution"]))[0])
+    factors = (11 + (0 if patterned else atoms)) * _OFFSETS + patterned
     if entries.ndim != 1 or a["entry_orderings"].shape != entries.shape or starts.ndim != 1 or \
             any(a[f"column:{n}"].shape != starts.shape or a[f"column:{n}"].dtype.kind == "O" for n in names):
         return "has arrays of unequal lengths"
@@ -368,6 +490,14 @@ def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
             entries.min(initial=0) < 0 or entries.max(initial=0) >= len(multisets) or \
             multisets.min(initial=0) < 0 or multisets.max(initial=0) >= factors:
         return "has an index out of range"
+    if patterned:
+        ep, images, mult, pstarts = (a[n] for n in _PATTERN_ARRAYS)
+        if ep.shape != entries.shape or images.ndim != 2 or mult.shape != images.shape[:1] or pstarts.ndim != 1:
+            return "has arrays of unequal lengths"
+        if not len(pstarts) or pstarts[0] != 0 or np.any(np.diff(pstarts) <= 0) or \
+                pstarts[-1] >= len(images) or ep.min(initial=0) < 0 or ep.max(initial=0) >= len(pstarts) or \
+                images.min(initial=0) < 0 or images.max(initial=0) > atoms * _OFFSETS or mult.min(initial=1) < 1:
+            return "has an index out of range"
     return None
 
 
@@ -383,30 +513,45 @@ class _Plan:
     values: np.ndarray              # (groups, 6) point values, -1: not read
     vcols: dict[str, np.ndarray]
     weight: np.ndarray              # value rows merged into each group
+    told: str = EVERY_SUIT          # how finely suits are told apart (see compile_table)
+
+    @property
+    def patterned(self) -> bool:
+        """Whether suits are read by pattern (see :func:`compile_table`)."""
+        return self.resolution in ("suit", "card")
 
     @property
     def leaves(self) -> int:
-        """Rows the refinement makes: each group times the atoms of every refined position's value class."""
-        n_atoms = _atoms_by_value(self.resolution)[0]
+        """Rows the refinement makes: each group times the ranks of every refined position's value class
+        (card resolution), times the suit patterns of its refined cards dealt."""
+        n_atoms = _atoms_by_value("rank" if self.patterned else self.resolution)[0]
         per = np.ones(len(self.values), dtype=np.float64)
+        if self.patterned and self.resolution == "suit":
+            n_atoms = np.ones(10, dtype=np.int64)
         for s in self.refined:
             v = self.values[:, s]
             per *= np.where(v >= 0, n_atoms[np.maximum(v, 0)], 1)
+        if self.patterned:
+            dealt = (self.values[:, self.refined] >= 0).sum(1)
+            per *= np.array([len(_suit_patterns(d, _blocks(self.told))) for d in range(len(self.refined) + 1)])[dealt]
         return int(per.sum())
 
     @property
     def keys(self) -> int:
         """At most how many keys: the value-level keys times every card the refined positions may hold."""
         value_keys = len(np.unique(codes(list(self.vcols.values())))) if self.vcols else 1
-        cards = {"value": 1, "rank": 13, "suit": 4, "card": 52}[self.resolution]
-        return value_keys * math.prod(cards + (s in (2, 5)) for s in self.refined)
+        cards = {"value": 1, "rank": 13, "suit": 1, "card": 13}[self.resolution]
+        per = math.prod(cards + (s in (2, 5)) for s in self.refined)
+        if self.patterned:
+            per *= len(_suit_patterns(len(self.refined), _blocks(self.told))) + 1
+        return value_keys * per
 
     def estimate(self) -> bounds.Estimate:
         return bounds.multiset_estimate(self.names, resolution=self.resolution, slots=self.refined,
                                         leaves=self.leaves, keys=self.keys, groups=len(self.values))
 
 
-def _plan(names: tuple[str, ...]) -> _Plan:
+def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
     """The value-level part of a compile (at most the 339,400 rounds of the round table)."""
     value_names = {n for n in names if n in VALUE_LEVEL}
     id_names = [n for n in names if n not in VALUE_LEVEL]
@@ -425,21 +570,23 @@ def _plan(names: tuple[str, ...]) -> _Plan:
     _u, first, inverse = np.unique(group_code, return_index=True, return_inverse=True)
     weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
     return _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
-                 weight)
+                 weight, told)
 
 
-def estimate(names: Iterable[str]) -> bounds.Estimate:
+def estimate(names: Iterable[str], *, told: str = EVERY_SUIT) -> bounds.Estimate:
     """The size of compiling the multiset table of ``names``, from what the compiler enumerates
     before refining (see :mod:`exactodds.bounds`)."""
-    return _plan(tuple(sorted(set(names)))).estimate()
+    return _plan(tuple(sorted(set(names))), told).estimate()
 
 
-def _compile(names: tuple[str, ...]) -> MultisetTable:
+def _compile(names: tuple[str, ...], told: str = EVERY_SUIT) -> MultisetTable:
     """Walk the round table, refine it where ``names`` read ranks or suits, and sum it into entries.
 
     A table estimated beyond :data:`exactodds.bounds.LIMIT_BYTES` is refused before it is refined."""
-    plan = _plan(names)
+    plan = _plan(names, told)
     bounds.check(plan.estimate())
+    if plan.patterned:
+        return _compile_patterns(plan)
     resolution, refined, id_names = plan.resolution, plan.refined, plan.id_names
     values, vcols, weight = plan.values, plan.vcols, plan.weight
 
@@ -450,9 +597,7 @@ def _compile(names: tuple[str, ...]) -> MultisetTable:
     chosen: list[np.ndarray] = []
     for s in refined:
         v = values[rows, s]
-        options = np.where(v >= 0, n_atoms[np.maximum(v, 0)], 1)
-        pick = np.repeat(np.arange(len(rows)), options)
-        within = np.arange(len(pick)) - np.repeat(np.cumsum(options) - options, options)
+        pick, within = _expand(np.where(v >= 0, n_atoms[np.maximum(v, 0)], 1))
         vv = v[pick]
         atom = np.where(vv >= 0, atom_table[np.maximum(vv, 0), within], -1)
         chosen = [c[pick] for c in chosen] + [atom]
@@ -470,24 +615,11 @@ def _compile(names: tuple[str, ...]) -> MultisetTable:
     columns.update(identity_columns(leaf_values, ranks, suits, id_names))
     multisets, multiset_code = _multisets(leaf_values, tokens_atom, atom_value)
 
-    key_code = codes([columns[n] for n in names])
-    order = np.lexsort((multiset_code, key_code))
-    kc, mc = key_code[order], multiset_code[order]
-    starts = np.flatnonzero(np.r_[True, (kc[1:] != kc[:-1]) | (mc[1:] != mc[:-1])])
-    orderings = np.add.reduceat(weight[rows][order], starts)
-    _unique, ms_first, ms_index = np.unique(mc[starts], return_index=True, return_inverse=True)
-    entry_keys = kc[starts]
-    key_starts = np.flatnonzero(np.r_[True, entry_keys[1:] != entry_keys[:-1]])
-    representative = order[starts[key_starts]]
-    key_columns = {n: columns[n][representative] for n in names}
-    keys = tuple(zip(*(c.tolist() for c in key_columns.values())))
-    ms_rows = order[starts[ms_first]]
-    for a in (*key_columns.values(), orderings, key_starts):
-        a.flags.writeable = False
+    e = _Entries.sum(names, columns, weight[rows], multiset_code)
     return MultisetTable(
-        names=names, resolution=resolution, keys=keys, columns=key_columns,
-        multisets=multisets[ms_rows].astype(np.intp), entry_multiset=ms_index.ravel(), entry_orderings=orderings,
-        key_starts=key_starts, leaves=len(rows),
+        names=names, resolution=resolution, keys=e.keys, columns=e.key_columns,
+        multisets=multisets[e.multiset_rows].astype(np.intp), entry_multiset=e.entry_multiset,
+        entry_orderings=e.orderings, key_starts=e.key_starts, leaves=len(rows),
     )
 
 
@@ -506,11 +638,9 @@ def _multisets(values: np.ndarray, atoms: np.ndarray, atom_value: np.ndarray) ->
     fine = np.stack([(fine_value == v).sum(1, dtype=np.int8) for v in range(10)], axis=1)
     rows = np.arange(len(tokens))
     gathers = np.empty(tokens.shape, dtype=np.int16)
+    repeats = _repeats(tokens)
     for j in range(CARDS_PER_ROUND):
-        t = tokens[:, j]
-        before = np.zeros(len(t), dtype=np.int16)
-        for i in range(j):
-            before += tokens[:, i] == t
+        t, before = tokens[:, j], repeats[:, j]
         is_value = (t >= n_atoms) & (t < tail)
         shift = np.where(is_value, fine[rows, np.clip(t - n_atoms, 0, 9)], 0).astype(np.int16)
         shift = np.where(t == tail, read, shift)
@@ -528,3 +658,233 @@ def point_names(names: frozenset[str]) -> tuple[str, ...]:
     if not names or names & (frozenset(DERIVED) | frozenset(POINT_FEATURES)):
         base |= set(POINT_FEATURES)
     return tuple(sorted(base))
+
+
+# -- suits by pattern ---------------------------------------------------------------------------
+
+def _blocks(told: str) -> tuple[tuple[int, ...], ...]:
+    """The blocks of a partition of the suits, as suit codes (0-3)."""
+    return tuple(tuple(SUITS.index(c) for c in block) for block in told.split("|"))
+
+
+@functools.cache
+def _suit_patterns(dealt: int, blocks: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """``(patterns, dealt)``: one suit vector per class of the vectors of ``dealt`` cards that are alike
+    up to permuting the suits within each block (a block's suits are relabelled in the order they
+    first appear). With one block, 5 patterns for three cards (Bell's number) against 64 vectors.
+
+    >>> _suit_patterns(3, ((0, 1, 2, 3),)).tolist()
+    [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 1, 2]]
+    """
+    block_of = {s: b for b in blocks for s in b}
+    seen: set[tuple[int, ...]] = set()
+    for vector in itertools.product(range(4), repeat=dealt):
+        relabel: dict[int, int] = {}
+        for s in vector:
+            if s not in relabel:
+                block = block_of[s]
+                relabel[s] = block[sum(t in block for t in relabel)]
+        seen.add(tuple(relabel[s] for s in vector))
+    return np.array(sorted(seen), dtype=np.int8).reshape(len(seen), dealt)
+
+
+@functools.cache
+def _suit_group(blocks: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """``(|G|, 4)``: every permutation of the suits that maps each block to itself."""
+    out = []
+    for images in itertools.product(*(itertools.permutations(b) for b in blocks)):
+        g = list(range(4))
+        for block, image in zip(blocks, images):
+            for s, t in zip(block, image):
+                g[s] = t
+        out.append(g)
+    return np.array(out, dtype=np.int64)
+
+
+def _expand(options: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row ``i`` repeated ``options[i]`` times: (the row of each copy, which copy it is)."""
+    pick = np.repeat(np.arange(len(options)), options)
+    within = np.arange(len(pick)) - np.repeat(np.cumsum(options) - options, options)
+    return pick, within
+
+
+def _compile_patterns(plan: _Plan) -> MultisetTable:
+    """Compile a table that reads suits: ranks refined where read (value 0 is four ranks), suits by pattern.
+
+    Each leaf is a value row, the ranks of its refined cards, and a suit pattern of its refined cards
+    dealt. A round's weight in a shoe is the product of two parts: its cards read at their point values
+    and the tail, ``Π_v (n_v - r_v)_(u_v) · (N-k)...(N-5)`` (a multiset of values, as for any table),
+    and its refined cards, ``Π_(x,s) (n_(x,s))_(m_(x,s))`` over their (value or rank, suit) atoms. A
+    pattern stands for every suit assignment alike up to the untold suits; each shoe sums the second
+    part over those (the pattern's *images*, each with the number of assignments it stands for).
+    """
+    told = _blocks(plan.told)
+    card = plan.resolution == "card"
+    values, refined = plan.values, plan.refined
+    rows = np.arange(len(values))
+    rank_of: dict[int, np.ndarray] = {}
+    if card:                                             # ranks: one per value, four for value 0
+        n_ranks, rank_table = _atoms_by_value("rank")
+        for s in refined:
+            v = values[rows, s]
+            pick, within = _expand(np.where(v >= 0, n_ranks[np.maximum(v, 0)], 1))
+            rank_of = {k: r[pick] for k, r in rank_of.items()}
+            vv = v[pick]
+            rank_of[s] = np.where(vv >= 0, rank_table[np.maximum(vv, 0), within], -1)
+            rows = rows[pick]
+    dealt = values[rows][:, refined] >= 0                 # the refined cards each row deals
+    count = dealt.sum(1)
+    patterns = [_suit_patterns(d, told) for d in range(len(refined) + 1)]
+    padded = np.zeros((len(patterns), max(len(p) for p in patterns), max(len(refined), 1)), dtype=np.int8)
+    for d, p in enumerate(patterns):
+        padded[d, :len(p), :d] = p
+    pick, within = _expand(np.array([len(p) for p in patterns])[count])
+    rows, dealt, count = rows[pick], dealt[pick], count[pick]
+    rank_of = {k: r[pick] for k, r in rank_of.items()}
+    ordinal = np.maximum(np.cumsum(dealt, axis=1) - 1, 0)
+    refined_suits = np.where(dealt, padded[count[:, None], within[:, None], ordinal], -1)
+
+    leaf_values = values[rows]
+    ranks = np.full(leaf_values.shape, -1, dtype=np.int8)
+    suits = np.full(leaf_values.shape, -1, dtype=np.int8)
+    for j, s in enumerate(refined):
+        suits[:, s] = refined_suits[:, j]
+        if card:
+            ranks[:, s] = rank_of[s]
+    columns = {n: c[rows] for n, c in plan.vcols.items()}
+    columns.update(identity_columns(leaf_values, ranks, suits, plan.id_names))
+
+    fine = np.zeros(leaf_values.shape, dtype=bool)
+    fine[:, refined] = dealt
+    multisets, multiset_code = _value_part(leaf_values, fine)
+    # the refined cards' atoms: (value or rank) * 4 + suit, sorted, padded with the 'one' atom
+    n_x = 13 if card else 10
+    x = ranks if card else leaf_values
+    atoms = np.where(fine, x.astype(np.int64) * 4 + suits, n_x * 4)
+    atoms = np.sort(atoms, axis=1)[:, :max(len(refined), 1)]
+    pattern_code = _atom_code(atoms)
+    _u, pattern_first, pattern_id = np.unique(pattern_code, return_index=True, return_inverse=True)
+    pattern_id = pattern_id.ravel()
+    images, multiplicity, pattern_starts = _images(atoms[pattern_first], told, n_x)
+
+    e = _Entries.sum(plan.names, columns, plan.weight[rows], multiset_code, pattern_id)
+    for a in (images, multiplicity, pattern_starts):
+        a.flags.writeable = False
+    return MultisetTable(
+        names=plan.names, resolution=plan.resolution, keys=e.keys, columns=e.key_columns,
+        multisets=multisets[e.multiset_rows].astype(np.intp), entry_multiset=e.entry_multiset,
+        entry_orderings=e.orderings, key_starts=e.key_starts, leaves=len(rows), told=plan.told,
+        entry_pattern=e.entry_pattern, pattern_images=images, pattern_multiplicity=multiplicity,
+        pattern_starts=pattern_starts,
+    )
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """Leaves summed into sparse entries (key, multiset[, pattern]) -> orderings, sorted by key."""
+
+    keys: tuple[tuple[Any, ...], ...]
+    key_columns: dict[str, np.ndarray]
+    key_starts: np.ndarray
+    orderings: np.ndarray
+    entry_multiset: np.ndarray
+    multiset_rows: np.ndarray           # a leaf of each multiset, to read its factor indices
+    entry_pattern: np.ndarray | None
+
+    @classmethod
+    def sum(cls, names: tuple[str, ...], columns: dict[str, np.ndarray], weight: np.ndarray,
+            multiset_code: np.ndarray, pattern_id: np.ndarray | None = None) -> _Entries:
+        key_code = codes([columns[n] for n in names])
+        parts = [multiset_code, key_code] if pattern_id is None else [pattern_id, multiset_code, key_code]
+        order = np.lexsort(parts)
+        changed = np.zeros(len(order) - 1, dtype=bool)
+        for p in parts:
+            changed |= p[order][1:] != p[order][:-1]
+        starts = np.flatnonzero(np.r_[True, changed])
+        orderings = np.add.reduceat(weight[order], starts)
+        mc = multiset_code[order]
+        _unique, ms_first, ms_index = np.unique(mc[starts], return_index=True, return_inverse=True)
+        entry_keys = key_code[order][starts]
+        key_starts = np.flatnonzero(np.r_[True, entry_keys[1:] != entry_keys[:-1]])
+        representative = order[starts[key_starts]]
+        key_columns = {n: columns[n][representative] for n in names}
+        pattern = None if pattern_id is None else pattern_id[order][starts].astype(np.intp)
+        for a in (*key_columns.values(), orderings, key_starts, *([pattern] if pattern is not None else [])):
+            a.flags.writeable = False
+        return cls(tuple(zip(*(c.tolist() for c in key_columns.values()))), key_columns, key_starts, orderings,
+                   ms_index.ravel(), order[starts[ms_first]], pattern)
+
+
+def _atom_code(atoms: np.ndarray) -> np.ndarray:
+    """One code per row of sorted atoms (each below 64)."""
+    code = np.zeros(len(atoms), dtype=np.int64)
+    for j in range(atoms.shape[1]):
+        code = code * 64 + atoms[:, j]
+    return code
+
+
+def _images(patterns: np.ndarray, told: tuple[tuple[int, ...], ...], n_x: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each pattern's images under the permutations within the blocks ``told``: their atoms' factor
+    indices (``(images, width)``, the padding atom reads the factor 1), how many suit assignments of
+    the pattern's cards each stands for, and where each pattern's images start.
+
+    A pattern ``M`` (atoms of distinct positions) stands for the assignments ``g·s`` of its suit
+    vector ``s``, ``g`` in the group ``G`` of those permutations: ``|G| / |Stab(s)|`` of them, where
+    ``Stab(s)`` fixes each suit ``s`` uses, so ``|Stab(s)| = Π_blocks (size - used)!``. Each image
+    ``M'`` of the multiset is reached by ``|Stab(M)|`` permutations, so it stands for
+    ``|Stab(M)| / |Stab(s)|`` assignments (a whole number: ``Stab(s)`` lies in ``Stab(M)``).
+    """
+    group = _suit_group(told)
+    pad = n_x * 4
+    real = patterns < pad
+    base, suit = patterns // 4, patterns % 4
+    image_atoms = np.stack([np.sort(np.where(real, base * 4 + g[suit], pad), axis=1) for g in group])  # (G, P, w)
+    image_code = np.stack([_atom_code(a) for a in image_atoms])                                          # (G, P)
+    n_p = len(patterns)
+    pid = np.tile(np.arange(n_p), len(group))
+    flat_code = image_code.ravel()
+    _u, first, reached = np.unique(pid * (1 << 40) + flat_code, return_index=True, return_counts=True)
+    which = first // n_p                                   # the permutation that first reached each image
+    of = pid[first]
+    atoms = image_atoms[which, of]
+    stab = np.ones(n_p, dtype=np.int64)
+    for block in told:
+        used = sum((real & (suit == s)).any(1).astype(np.int64) for s in block)
+        stab *= np.array([math.factorial(len(block) - b) for b in range(len(block) + 1)])[used]
+    stab = stab[of]
+    if np.any(reached % stab):
+        raise InconsistentCounts("a suit pattern's images do not divide evenly: a defect of exactodds, please report it")
+    gathers = np.where(atoms < pad, atoms * _OFFSETS + _repeats(atoms), pad * _OFFSETS).astype(np.intp)
+    starts = np.flatnonzero(np.r_[True, of[1:] != of[:-1]])
+    return gathers, (reached // stab).astype(np.int64), starts
+
+
+def _repeats(tokens: np.ndarray) -> np.ndarray:
+    """For sorted rows of tokens: how many equal tokens come before each (its falling-factorial offset)."""
+    before = np.zeros(tokens.shape, dtype=np.int16)
+    for j in range(1, tokens.shape[1]):
+        before[:, j] = np.where(tokens[:, j] == tokens[:, j - 1], before[:, j - 1] + 1, 0)
+    return before
+
+
+def _value_part(values: np.ndarray, fine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each leaf's six factor indices for its cards read at their point values and its tail (sorted),
+    and a code for the multiset they make: a card read finer (``fine``) reads the factor 1 here,
+    and shifts the cards of its value read after it."""
+    tail, one = 10, 11
+    tokens = np.where(fine, one, np.where(values >= 0, values.astype(np.int16), tail)).astype(np.int16)
+    tokens = np.sort(tokens, axis=1)
+    read = (values >= 0).sum(1, dtype=np.int16)
+    taken = np.stack([(fine & (values == v)).sum(1, dtype=np.int16) for v in range(10)], axis=1)
+    rows = np.arange(len(tokens))
+    gathers = np.empty(tokens.shape, dtype=np.int16)
+    repeats = _repeats(tokens)
+    for j in range(CARDS_PER_ROUND):
+        t, before = tokens[:, j], repeats[:, j]
+        shift = np.where(t < tail, taken[rows, np.minimum(t, 9)], np.where(t == tail, read, 0)).astype(np.int16)
+        gathers[:, j] = np.where(t == one, one * _OFFSETS, t * _OFFSETS + shift + before)
+    code = np.zeros(len(tokens), dtype=np.int64)
+    for j in range(CARDS_PER_ROUND):
+        code = code * 128 + gathers[:, j]
+    return gathers, code

@@ -22,7 +22,7 @@ __all__ = [
     "POINT_FEATURES", "VALUE_FEATURES", "ALL_CARD_FEATURES", "INITIAL_FEATURES", "DERIVED",
     "KNOWN_FEATURES", "HAND_ATTRIBUTES", "point_row", "initial_row", "feature_kind",
     "initial_needs", "SLOTS", "POSITION_FEATURES", "CARD_FEATURES", "VALUE_LEVEL", "FEATURE_TYPES", "vocabulary",
-    "TEXT_VALUES",
+    "TEXT_VALUES", "SUITS_TOLD_APART",
 ]
 
 #: Features read off the point-level table of a round (see :mod:`exactodds.engine`).
@@ -83,6 +83,15 @@ INITIAL_FEATURES: dict[str, str] = {
     "nines": "nines among the four initial cards (631b.4)",
     "nines_same_suit": "two or more nines among the four initial cards, all of one suit",
     "nine_of_diamonds": "nines of diamonds among the four initial cards",
+}
+
+
+#: The sets of suits a feature tells apart from the others, where it does not treat the four alike:
+#: a pair's kind reads colours (hearts and diamonds red), the nine of diamonds one suit, and the
+#: letters of nines and of a King-Nine each suit. Every other feature reads suits as equal or not.
+SUITS_TOLD_APART: dict[str, tuple[str, ...]] = {
+    **{f"{h}_pair": ("hd",) for h in _HAND}, **{f"{h}_nines": ("s", "h", "d") for h in _HAND},
+    **{f"{h}_king_9": ("s", "h", "d") for h in _HAND}, "nine_of_diamonds": ("d",), "same_colour": ("hd",),
 }
 
 

@@ -301,8 +301,9 @@ class _Tables:
 
     def signature(self, group: tuple[int, ...]) -> tuple[Any, ...]:
         features = frozenset().union(*(self.pairs[i][0].features for i in group))
+        texts = frozenset().union(*(self.pairs[i][0].texts for i in group))
         try:
-            return signature_for(features)
+            return signature_for(features, texts=texts)
         except ExactOddsError as exc:
             names = " and ".join(repr(self.pairs[i][0].id) for i in group)
             raise ExactOddsError(f"these wagers cannot be read off one table ({names}): {exc}") from None

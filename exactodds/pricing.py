@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
@@ -28,7 +28,7 @@ import numpy as np
 from . import bounds, cache
 from .engine import RoundDistribution
 from .errors import ExactOddsError, InconsistentCounts
-from .multiset import compile_table, point_names
+from .multiset import EVERY_SUIT, compile_table, point_names, told_apart
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from .pays import Pay
 from .shoe import Shoe
@@ -161,22 +161,27 @@ def table_signature(wager: Wager) -> tuple[Any, ...]:
     """Which exact table a wager reads.
 
     ('multiset', names) for the multiset tables of :mod:`exactodds.multiset`
-    (point values, and ranks and suits of single cards); ('round', names) for
+    (point values, and ranks and suits of single cards), ('multiset', names, told)
+    where suits are read by pattern, ``told`` how finely they are told apart; ('round', names) for
     same suit, colour or rank of every card dealt, with the point-value
     ``names``; ('initial', p, b) for the four initial cards' identities,
     counted by quadratic forms (:mod:`exactodds.identity`).
     """
-    return signature_for(wager.features, kind=wager.kind)
+    return signature_for(wager.features, kind=wager.kind, texts=wager.texts)
 
 
-def signature_for(features: frozenset[str], *, kind: str | None = None) -> tuple[Any, ...]:
-    """The exact table that reads ``features`` (see :func:`table_signature`)."""
+def signature_for(features: frozenset[str], *, kind: str | None = None,
+                  texts: Iterable[Iterable[str]] = ()) -> tuple[Any, ...]:
+    """The exact table that reads ``features`` (see :func:`table_signature`); ``texts`` are the sets of
+    texts the conditions name (suits named are told apart: :func:`exactodds.multiset.told_apart`)."""
     kind = kind if kind is not None else feature_kind(features)
     if kind == "round":
         return ("round", point_names(features & VALUE_LEVEL | frozenset(POINT_FEATURES)))
     if kind == "initial":
         return ("initial", *initial_needs(features))
-    return ("multiset", point_names(features))
+    names = point_names(features)
+    told = told_apart(names, texts)
+    return ("multiset", names) if told == EVERY_SUIT else ("multiset", names, told)
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +214,7 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     kind = signature[0]
     keys: tuple[tuple[Any, ...], ...]
     if kind == "multiset":
-        table = compile_table(signature[1])
+        table = compile_table(signature[1], told=signature[2] if len(signature) > 2 else EVERY_SUIT)
         cols = dict(table.columns)
         if "player" in cols:
             _with_derived(cols)
@@ -342,7 +347,7 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
         return np.array([counts.get(k, 0) for k in feature_table(signature).keys], dtype=object)
     if signature[0] == "multiset":
         try:
-            return dist.table_counts(signature[1])
+            return dist.table_counts(*signature[1:])
         except ExactOddsError as exc:
             raise type(exc)(f"{what}: {exc}") from None
     if signature[0] == "round":

@@ -179,6 +179,11 @@ class Wager:
         return frozenset(names) - frozenset(self.parameters)
 
     @property
+    def texts(self) -> frozenset[frozenset[str]]:
+        """The texts the wager's conditions name, as sets read together (suits named are told apart)."""
+        return frozenset().union(*(o.condition.texts for o in self.outcomes))
+
+    @property
     def kind(self) -> str:
         """'point', 'round' or 'initial': which exact table the wager reads."""
         return feature_kind(self.features)

@@ -8,6 +8,7 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,14 +25,18 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 3 * 2 ** 30          # the address space each child may take
 
 
-def _limited() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+def _limited(limit: int = LIMIT) -> Callable[[], None]:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
 
 
-def _run(args: list[str], cache: Path, *, limit: bool = True) -> subprocess.CompletedProcess[str]:
+def _run(args: list[str], cache: Path, *, limit: bool | int = True) -> subprocess.CompletedProcess[str]:
+    """Run python ARGS in a child whose address space is limited (to ``limit`` bytes, or :data:`LIMIT`)."""
     env = dict(os.environ, EXACTODDS_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
+    cap = None if limit is False else _limited(LIMIT if limit is True else limit)
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, timeout=300,
-                          preexec_fn=_limited if limit else None)
+                          preexec_fn=cap)
 
 
 def _wager(when: str) -> str:
@@ -53,7 +58,8 @@ TOO_LARGE = {
 @pytest.mark.parametrize("when", TOO_LARGE.values(), ids=TOO_LARGE.keys())
 def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when: str, tmp_path: Path) -> None:
     wager = read_text(_wager(when), source="huge.toml")["huge"]
-    assert not multiset.estimate(signature_for(wager.features)[1]).fits    # truly too large for today's compiler
+    sig = signature_for(wager.features, texts=wager.texts)
+    assert not multiset.estimate(sig[1], told=sig[2]).fits                    # truly too large for today's compiler
     path = tmp_path / "huge.toml"
     path.write_text(_wager(when))
     r = _run(["-m", "exactodds.cli", "analyze", "--paytables", str(path), "--wager", "huge"], tmp_path / "cache")
@@ -80,8 +86,7 @@ def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_pa
 def test_the_catalogue_and_the_examples_price_under_the_memory_limit(tmp_path: Path) -> None:
     # no false refusal: every table of the catalogue and of examples/*.toml is built, from an empty cache,
     # in a process that may not take more than the limit
-    # (side-bets-heavy.toml holds a wager refused by design; tests/test_side_bets.py tests it)
-    examples = sorted(str(p) for p in (ROOT / "examples").glob("*.toml") if not p.name.endswith("-heavy.toml"))
+    examples = sorted(str(p) for p in (ROOT / "examples").glob("*.toml"))
     code = ("import sys; from exactodds.cli import cli\n"
             "for f in sys.argv[1:]:\n"
             "    try:\n"
@@ -100,25 +105,32 @@ from exactodds import multiset
 from exactodds.roundtable import slot_values
 slot_values()
 tracemalloc.start()
-multiset._compile(tuple(sys.argv[1:]))
+multiset._compile(tuple(sys.argv[2:]), sys.argv[1])
 print(json.dumps(tracemalloc.get_traced_memory()[1]))
 """
 
 _P = ("banker", "banker_cards", "player", "player_cards")
+_BANKER_SUITS = ("banker_suit_1", "banker_suit_2", "banker_suit_3")
 MEASURED = {
-    "ranks of three cards with the totals (rank)": _P + ("banker_rank_1", "banker_rank_2", "player_rank_1"),
-    "third-card suits with the totals (suit)": _P + ("banker_suit_3", "banker_value_3", "player_suit_3",
-                                                     "player_value_3"),
-    "the Banker's first card with the totals (card)": _P + ("banker_rank_1", "banker_suit_1"),
+    "ranks of three cards with the totals (rank)": (_P + ("banker_rank_1", "banker_rank_2", "player_rank_1"),
+                                                    multiset.EVERY_SUIT),
+    "third-card suits with the totals (suit)": (_P + ("banker_suit_3", "banker_value_3", "player_suit_3",
+                                                      "player_value_3"), multiset.EVERY_SUIT),
+    "the Banker's first card with the totals (card)": (_P + ("banker_rank_1", "banker_suit_1"), multiset.EVERY_SUIT),
+    "a suited Dragon 7 by suit pattern": (_P + _BANKER_SUITS, "shdc"),
+    "three red sevens, red and black told apart": (_BANKER_SUITS + ("banker_value_1", "banker_value_2",
+                                                                    "banker_value_3"), "sc|hd"),
+    "the Banker's three-card poker (card)": (_BANKER_SUITS + ("banker_cards", "banker_rank_1", "banker_rank_2",
+                                                              "banker_rank_3"), "shdc"),
 }
 
 
-@pytest.mark.parametrize("names", MEASURED.values(), ids=MEASURED.keys())
-def test_the_estimate_is_within_3x_of_the_measured_peak(names: tuple[str, ...], tmp_path: Path) -> None:
+@pytest.mark.parametrize("names, told", MEASURED.values(), ids=MEASURED.keys())
+def test_the_estimate_is_within_3x_of_the_measured_peak(names: tuple[str, ...], told: str, tmp_path: Path) -> None:
     names = tuple(sorted(names))
-    estimate = multiset.estimate(names)
+    estimate = multiset.estimate(names, told=told)
     assert estimate.fits and estimate.rows >= 300_000          # large enough to measure
-    r = _run(["-c", _MEASURE, *names], tmp_path, limit=False)
+    r = _run(["-c", _MEASURE, told, *names], tmp_path, limit=False)
     assert r.returncode == 0, r.stderr[-2000:]
     measured = json.loads(r.stdout)
     assert measured / 3 <= estimate.bytes <= measured * 3, (estimate.bytes, measured)
@@ -132,8 +144,9 @@ def test_the_estimate_is_within_3x_of_the_measured_peak(names: tuple[str, ...], 
     _P + ("banker_rank_3",),
     _P,
 ])
-def test_the_estimate_counts_the_rows_the_compiler_builds(names: tuple[str, ...]) -> None:
-    assert multiset.estimate(names).rows == compile_table(names).leaves
+@pytest.mark.parametrize("told", [multiset.EVERY_SUIT, "shdc", "sc|hd", "s|h|dc"])
+def test_the_estimate_counts_the_rows_the_compiler_builds(names: tuple[str, ...], told: str) -> None:
+    assert multiset.estimate(names, told=told).rows == compile_table(names, told=told).leaves
 
 
 def test_the_largest_initial_and_every_card_tables_fit() -> None:

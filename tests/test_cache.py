@@ -32,8 +32,21 @@ def test_a_table_read_back_from_disk_is_the_same_table(cache_dir: Path) -> None:
     assert loaded is not built and loaded.keys == built.keys and loaded.resolution == built.resolution
     shoe = Shoe.decks(8).remove("Ks", "9h")
     assert np.array_equal(loaded.counts(shoe), built.counts(shoe))
-    assert _from_arrays(built.names, _to_arrays(built)).keys == built.keys
+    assert _from_arrays(built.names, built.told, _to_arrays(built)).keys == built.keys
     assert saved.name.endswith(f"-{cache.code_version()}.npz")
+
+
+def test_a_table_read_by_suit_pattern_is_saved_apart_and_read_back_the_same(cache_dir: Path) -> None:
+    by_pattern = compile_table(NAMES, told="shdc")          # suits compared, none named
+    by_suit = compile_table(NAMES)
+    assert by_pattern.patterned and len(by_pattern.keys) < len(by_suit.keys)
+    assert len(list((cache_dir / cache.SUBFOLDER).glob("multiset-*.npz"))) == 2
+    _table.cache_clear()
+    loaded = compile_table(NAMES, told="shdc")
+    assert loaded.from_disk and loaded.patterned and loaded.keys == by_pattern.keys
+    shoe = Shoe.decks(2).remove("Ks", "9h", "9h", "2c")
+    assert np.array_equal(loaded.counts(shoe), by_pattern.counts(shoe))
+    assert int(loaded.counts(shoe).sum()) == shoe.sequences
 
 
 def test_a_damaged_file_is_rebuilt(cache_dir: Path) -> None:

@@ -39,11 +39,11 @@ def compiled(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     names: list[tuple[str, ...]] = []
     real = pricing.compile_table
 
-    def spy(features: tuple[str, ...]) -> Any:
+    def spy(features: tuple[str, ...], **how: Any) -> Any:
         names.append(tuple(features))
         if "player_suit_2" in features:
             raise AssertionError(f"the heavy wager's table was compiled: {features}")
-        return real(features)
+        return real(features, **how)
 
     monkeypatch.setattr(pricing, "compile_table", spy)
     pricing.feature_table.cache_clear()

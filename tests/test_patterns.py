@@ -1,0 +1,123 @@
+"""Suits read by pattern (exactodds.multiset, issue 23): a condition that compares suits sees only
+which cards share one, and which of the suits it names; the tables are compiled over those
+patterns and each shoe resolves them. Every count here is compared with the brute force over
+card identities (tests/brute.py) on small shoes whose suits are unequal, so that a pattern
+resolved as if the suits were exchangeable would be caught.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from exactodds.conditions import Condition
+from exactodds.engine import deal
+from exactodds.errors import ExactOddsError
+from exactodds.multiset import EVERY_SUIT, compile_table, told_apart
+from exactodds.pays import parse_pay
+from exactodds.pricing import price, table_signature
+from exactodds.shoe import Shoe
+from exactodds.wagers import Outcome, Paytable, Wager
+
+from .test_conditions import SHOES, deals, reference
+
+_SUIT = [f"{h}_suit_{k}" for h in ("player", "banker") for k in "123"]
+_RANK = [f"{h}_rank_{k}" for h in ("player", "banker") for k in "12"]
+_POINT = ["dragon_7", "panda_8", "banker == 7", "player_cards == 3", "banker_cards == 3", "player_wins",
+          "player_value_3 == banker_value_3", "tie"]
+
+
+@st.composite
+def suit_conditions(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A condition on the suits of up to three positions (compared, named, or named through a
+    parameter), sometimes with a rank or the totals; and the wager's parameters."""
+    read = draw(st.lists(st.sampled_from(_SUIT), min_size=1, max_size=3, unique=True))
+    params: dict[str, Any] = {}
+    clauses = []
+    for _ in range(draw(st.integers(1, 3))):
+        a, b = draw(st.sampled_from(read)), draw(st.sampled_from(read))
+        suit = draw(st.sampled_from(["s", "h", "d", "c", ""]))
+        form = draw(st.sampled_from(["equal", "chain", "named", "in", "list", "index", "text"]))
+        if form == "equal":
+            clauses.append(f"{a} {draw(st.sampled_from(['==', '!=']))} {b}")
+        elif form == "chain":
+            clauses.append(" == ".join(read) if len(read) > 1 else f"{a} == {b}")
+        elif form == "named":
+            clauses.append(f"{a} {draw(st.sampled_from(['==', '!=']))} {suit!r}")
+        elif form == "in":
+            chosen = draw(st.lists(st.sampled_from("shdc"), min_size=1, max_size=3, unique=True))
+            clauses.append(f"{a} {draw(st.sampled_from(['in', 'not in']))} ({', '.join(map(repr, chosen))},)")
+        elif form == "list":
+            params["suits"] = draw(st.lists(st.sampled_from("shdc"), min_size=1, max_size=2, unique=True))
+            clauses.append(f"{a} in suits")
+        elif form == "index":
+            params["seat"] = draw(st.lists(st.sampled_from("shdc"), min_size=2, max_size=2, unique=True))
+            clauses.append(f"{a} == seat[{draw(st.integers(0, 1))}]")
+        else:
+            params["colour"] = suit
+            clauses.append(f"{a} != colour")
+    if draw(st.booleans()):
+        clauses.append(draw(st.sampled_from(_POINT)))
+    if draw(st.integers(0, 3)) == 0:
+        clauses.append(f"{draw(st.sampled_from(_RANK))} {draw(st.sampled_from(['==', '>=']))} 12")
+    joined = f" {draw(st.sampled_from(['and', 'or']))} ".join(f"({c})" for c in clauses)
+    return (f"not ({joined})" if draw(st.integers(0, 4)) == 0 else joined), params
+
+
+def _wager(text: str, params: dict[str, Any]) -> Wager:
+    cond = Condition.parse(text, where="generated: outcome 'x'", parameters=params)
+    return Wager(id="generated", name="generated", section="test", game="Minibaccarat",
+                 outcomes=(Outcome("x", "x", cond),), paytables={"A": Paytable("A", "test", {"x": parse_pay("1 to 1")})},
+                 source="test", parameters=params)
+
+
+def _brute(text: str, params: dict[str, Any], shoe_index: int) -> int:
+    rows, weights = deals(shoe_index)
+    python = reference(text)
+    return sum(w for row, w in zip(rows, weights) if python({**params, **row}))
+
+
+@settings(max_examples=30, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(suit_conditions())
+def test_conditions_on_suits_priced_by_pattern_equal_the_brute_force(drawn: tuple[str, dict[str, Any]]) -> None:
+    text, params = drawn
+    wager = _wager(text, params)
+    for k, cards in enumerate(SHOES):
+        try:
+            got = price(wager, wager.paytables["A"], deal(Shoe.from_card_counts(cards))).lines[0].combinations
+        except ExactOddsError as exc:                 # beyond the bound: refused in one line, never wrong
+            assert "GB to compile (limit" in str(exc) and "\n" not in str(exc), exc
+            return
+        assert got == _brute(text, params, k), (text, params, table_signature(wager), cards)
+
+
+def test_what_a_condition_names_decides_which_suits_are_told_apart() -> None:
+    def told(text: str, **params: Any) -> str:
+        w = _wager(text, params)
+        return told_apart(w.features, w.texts)
+
+    assert told("banker_suit_1 == banker_suit_2 == banker_suit_3 and dragon_7") == "shdc"      # compared only
+    assert told("banker_suit_1 in ('h', 'd')") == "sc|hd"                  # red or black: h and d alike
+    assert told("banker_suit_1 in ('h', 'd') and banker_suit_2 == 'h'") == "sc|h|d"
+    assert told("banker_suit_1 == seat[0]", seat=["h", "c"]) == "sd|h|c"      # either item may be read
+    assert told("banker_suit_1 in suits", suits=["h", "c"]) == "sd|hc"
+    assert told("player_pair == 'coloured' and banker_suit_3 == player_suit_3") == "sc|hd"
+    assert told("player_value_1 == 3") == EVERY_SUIT                     # no suit read: nothing to tell
+
+
+@pytest.mark.parametrize("told", ["shdc", "sc|hd", "s|h|dc", EVERY_SUIT])
+def test_a_pattern_table_adds_up_and_stands_for_every_suit_assignment(told: str) -> None:
+    """Keys of a table read by pattern stand for whole classes of suit assignments: on a full shoe the
+    counts add up to the shoe and give the exact shares, e.g. the Banker's first two cards suited
+    (the second card matches the first's suit in 103 of the 415 cards left)."""
+    names = ("banker_cards", "banker_suit_1", "banker_suit_2", "banker_suit_3")
+    t = compile_table(names, told=told)
+    shoe = Shoe.decks(8)
+    counts = t.counts(shoe)
+    assert int(counts.sum()) == shoe.sequences
+    suited = sum(int(n) for key, n in zip(t.keys, counts) if key[1] == key[2])
+    assert suited * 415 == shoe.sequences * 103
