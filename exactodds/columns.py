@@ -24,7 +24,7 @@ import numpy as np
 from .outcomes import ALL_CARD_FEATURES, DERIVED, POINT_FEATURES, SLOTS, VALUE_LEVEL
 
 __all__ = ["value_columns", "identity_columns", "SLOT_INDEX", "INITIAL_SLOTS", "SUIT_LETTERS",
-           "slots_read", "RANK_NINE"]
+           "slots_read", "RANK_NINE", "VALUES_READ"]
 
 #: Column of each position in the slot arrays.
 SLOT_INDEX = {name: i for i, name in enumerate(SLOTS)}
@@ -83,6 +83,16 @@ def slots_read(name: str) -> tuple[tuple[int, ...], str]:
     if hand in _HANDS and attribute in ("pair", "royal_match", "royal_9", "king_9"):
         return _HANDS[hand][:2], "card"
     raise KeyError(name)
+
+
+#: Where a feature reads a card's rank and suit only when the card has one of these point values
+#: (elsewhere it reads the card's value alone): nines are the only cards worth 9; a King, Queen or
+#: Jack is worth 0. Every other identity feature reads every card it looks at.
+VALUES_READ: dict[str, frozenset[int]] = {
+    **{n: frozenset({9}) for n in ("nines", "nines_same_suit", "nine_of_diamonds", "player_nines", "banker_nines")},
+    **{f"{h}_royal_match": frozenset({0}) for h in _HANDS},
+    **{f"{h}_{a}": frozenset({0, 9}) for h in _HANDS for a in ("royal_9", "king_9")},
+}
 
 
 def identity_columns(values: np.ndarray, ranks: np.ndarray, suits: np.ndarray,

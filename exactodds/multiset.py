@@ -47,7 +47,7 @@ import numpy as np
 
 from . import bounds, cache
 from .cards import Rank
-from .columns import INITIAL_SLOTS, identity_columns, slots_read, value_columns
+from .columns import INITIAL_SLOTS, VALUES_READ, identity_columns, slots_read, value_columns
 from .errors import ExactOddsError, InconsistentCounts
 from .outcomes import ALL_CARD_FEATURES, DERIVED, KNOWN_FEATURES, POINT_FEATURES, SUITS_TOLD_APART, VALUE_LEVEL
 from .modular import crt, primes_for
@@ -514,6 +514,14 @@ class _Plan:
     vcols: dict[str, np.ndarray]
     weight: np.ndarray              # value rows merged into each group
     told: str = EVERY_SUIT          # how finely suits are told apart (see compile_table)
+    #: ``(10, refined)``: at which point values each refined position is read for its rank and suit
+    #: (:data:`exactodds.columns.VALUES_READ`); at the others it is read at its value alone.
+    values_read: np.ndarray = field(default_factory=lambda: np.ones((10, 0), dtype=bool))
+
+    def fine(self, values: np.ndarray) -> np.ndarray:
+        """``(n, refined)``: the refined positions of ``values`` rows that are dealt and read finely."""
+        at = values[:, self.refined]
+        return (at >= 0) & np.take_along_axis(self.values_read, np.maximum(at, 0), axis=0) if len(at) else at >= 0
 
     @property
     def patterned(self) -> bool:
@@ -528,12 +536,13 @@ class _Plan:
         per = np.ones(len(self.values), dtype=np.float64)
         if self.patterned and self.resolution == "suit":
             n_atoms = np.ones(10, dtype=np.int64)
-        for s in self.refined:
+        fine = self.fine(self.values) if self.patterned else self.values[:, self.refined] >= 0
+        for j, s in enumerate(self.refined):
             v = self.values[:, s]
-            per *= np.where(v >= 0, n_atoms[np.maximum(v, 0)], 1)
+            per *= np.where(fine[:, j], n_atoms[np.maximum(v, 0)], 1)
         if self.patterned:
-            dealt = (self.values[:, self.refined] >= 0).sum(1)
-            per *= np.array([len(_suit_patterns(d, _blocks(self.told))) for d in range(len(self.refined) + 1)])[dealt]
+            per *= np.array([len(_suit_patterns(d, _blocks(self.told)))
+                             for d in range(len(self.refined) + 1)])[fine.sum(1)]
         return int(per.sum())
 
     @property
@@ -556,11 +565,15 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
     value_names = {n for n in names if n in VALUE_LEVEL}
     id_names = [n for n in names if n not in VALUE_LEVEL]
     resolution, id_slots = "value", set[int]()
+    read_at: dict[int, set[int]] = {}
     for name in id_names:
         slots, need = slots_read(name)
         id_slots.update(slots)
         resolution = _join(resolution, need)
+        for s in slots:
+            read_at.setdefault(s, set()).update(VALUES_READ.get(name, range(10)))
     refined = sorted(id_slots)
+    values_read = np.array([[v in read_at[s] for s in refined] for v in range(10)], dtype=bool).reshape(10, len(refined))
 
     values = _base(value_names, id_slots)
     vcols = value_columns(values, sorted(value_names))
@@ -570,7 +583,7 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
     _u, first, inverse = np.unique(group_code, return_index=True, return_inverse=True)
     weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
     return _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
-                 weight, told)
+                 weight, told, values_read)
 
 
 def estimate(names: Iterable[str], *, told: str = EVERY_SUIT) -> bounds.Estimate:
@@ -725,14 +738,15 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
     rank_of: dict[int, np.ndarray] = {}
     if card:                                             # ranks: one per value, four for value 0
         n_ranks, rank_table = _atoms_by_value("rank")
-        for s in refined:
+        for j, s in enumerate(refined):
             v = values[rows, s]
-            pick, within = _expand(np.where(v >= 0, n_ranks[np.maximum(v, 0)], 1))
+            read = plan.fine(values[rows])[:, j]
+            pick, within = _expand(np.where(read, n_ranks[np.maximum(v, 0)], 1))
             rank_of = {k: r[pick] for k, r in rank_of.items()}
-            vv = v[pick]
-            rank_of[s] = np.where(vv >= 0, rank_table[np.maximum(vv, 0), within], -1)
+            vv, read = v[pick], read[pick]
+            rank_of[s] = np.where(read, rank_table[np.maximum(vv, 0), within], -1)
             rows = rows[pick]
-    dealt = values[rows][:, refined] >= 0                 # the refined cards each row deals
+    dealt = plan.fine(values[rows])                      # the refined cards each row deals and reads finely
     count = dealt.sum(1)
     patterns = [_suit_patterns(d, told) for d in range(len(refined) + 1)]
     padded = np.zeros((len(patterns), max(len(p) for p in patterns), max(len(refined), 1)), dtype=np.int8)

@@ -121,3 +121,32 @@ def test_a_pattern_table_adds_up_and_stands_for_every_suit_assignment(told: str)
     assert int(counts.sum()) == shoe.sequences
     suited = sum(int(n) for key, n in zip(t.keys, counts) if key[1] == key[2])
     assert suited * 415 == shoe.sequences * 103
+
+
+@pytest.mark.parametrize("wid", ["lucky-nines", "perfect-pairs-player", "majestic-match-banker", "player-pair"])
+def test_a_wager_on_the_initial_cards_read_with_the_totals_keeps_its_own_counts(wid: str) -> None:
+    """A position reads a wager on the initial cards' identities off one table with the Banker's
+    totals, by suit pattern (nines read finely only where the card is a nine); its outcomes there
+    add up to what the quadratic forms of exactodds.identity count for it alone."""
+    from collections import Counter
+
+    import numpy as np
+
+    from exactodds.pricing import assign_outcomes, counts_for, feature_table, signature_for
+    from exactodds.wagers import load_catalogue
+
+    cat = load_catalogue()
+    wager, banker = cat[wid], cat["banker"]
+    paytable = next(iter(wager.paytables.values()))
+    shoe = Shoe.decks(8).remove("9d", "9d", "9h", "Kh", "Qh", "Ks", "5c", "2s", "Jd")
+    dist = deal(shoe)
+    joint = signature_for(wager.features | banker.features, texts=wager.texts | banker.texts)
+    assert joint[0] == "multiset" and table_signature(wager)[0] == "initial"
+    table = feature_table(joint)
+    masks = np.stack([o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
+    together: Counter = Counter()
+    for k, n in zip(assign_outcomes(wager, paytable, masks).tolist(), counts_for(joint, dist, what=wid).tolist()):
+        together[k] += int(n)
+    alone = {ln.id: ln.combinations for ln in price(wager, paytable, dist).lines}
+    assert {wager.outcomes[k].id if k >= 0 else "lose": n for k, n in together.items() if n} == \
+        {o: n for o, n in alone.items() if n}
