@@ -218,7 +218,8 @@ class MultisetTable:
     def _spare_bits(self) -> int:
         """How large a residue may be for its products with the entries' orderings,
         summed over every entry, to stay below 2**64 (unsigned) unreduced."""
-        return 63 - int(self.entry_orderings.max(initial=1)).bit_length() - len(self.entry_orderings).bit_length()
+        largest = int(np.abs(self.entry_orderings).max(initial=1))        # same_suit's entries may be negative
+        return 63 - largest.bit_length() - len(self.entry_orderings).bit_length()
 
     @property
     def modulus_bits(self) -> int:
@@ -353,8 +354,8 @@ def told_apart(names: Iterable[str], texts: Iterable[Iterable[str]] = ()) -> str
     ('sc|hd', 's|hd|c')
     """
     names = set(names)
-    reads_suits = any(slots_read(n)[1] in ("suit", "card") for n in names
-                      if n in KNOWN_FEATURES and n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES)
+    reads_suits = "same_suit" in names or any(slots_read(n)[1] in ("suit", "card") for n in names
+                                              if n in KNOWN_FEATURES and n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES)
     if not reads_suits:
         return EVERY_SUIT
     named = [set(t) & set(SUITS) for t in texts] + [set(x) for n in names for x in SUITS_TOLD_APART.get(n, ())]
@@ -407,16 +408,17 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT) -> Mult
     for name in chosen:
         if not isinstance(name, str) or name not in KNOWN_FEATURES:
             raise ExactOddsError(f"unknown feature {name!r} (see 'exactodds features')")
-        if name in ALL_CARD_FEATURES:
+        if name in ALL_CARD_FEATURES and (name != "same_suit" or set(chosen) <= VALUE_LEVEL | {name}):
             raise ExactOddsError(f"{name!r} reads every card dealt: it is counted per value multiset by the "
-                                 "wagers that read it, not in a multiset table")
+                                 "wagers that read it, not in a multiset table (same_suit is, with a single "
+                                 "card's rank or suit)")
     if not isinstance(told, str) or sorted(told.replace("|", "")) != sorted(SUITS):
         raise ExactOddsError(f"told must be a partition of the suits {SUITS!r} into blocks joined by '|' "
                              f"(e.g. 's|h|d|c' or 'sc|hd'), not {told!r}")
     resolution = "value"
     for name in chosen:
         if name not in VALUE_LEVEL:
-            resolution = _join(resolution, slots_read(name)[1])
+            resolution = _join(resolution, slots_read(name)[1] if name != "same_suit" else "suit")
     apart = _partition(told.split("|"))
     if resolution not in ("suit", "card"):
         apart = EVERY_SUIT
@@ -517,6 +519,7 @@ class _Plan:
     #: ``(10, refined)``: at which point values each refined position is read for its rank and suit
     #: (:data:`exactodds.columns.VALUES_READ`); at the others it is read at its value alone.
     values_read: np.ndarray = field(default_factory=lambda: np.ones((10, 0), dtype=bool))
+    every_suit: bool = False        # reads same_suit (every card of one suit) with single cards' identities
 
     def fine(self, values: np.ndarray) -> np.ndarray:
         """``(n, refined)``: the refined positions of ``values`` rows that are dealt and read finely."""
@@ -540,9 +543,13 @@ class _Plan:
         for j, s in enumerate(self.refined):
             v = self.values[:, s]
             per *= np.where(fine[:, j], n_atoms[np.maximum(v, 0)], 1)
+        ranks = per.copy()
         if self.patterned:
             per *= np.array([len(_suit_patterns(d, _blocks(self.told)))
                              for d in range(len(self.refined) + 1)])[fine.sum(1)]
+        if self.every_suit:            # twice the leaves of one suit (one per block), with unread value-0 cards' ranks
+            unread_zeros = (self.values == 0).sum(1) - (fine & (self.values[:, self.refined] == 0)).sum(1)
+            per += ranks * 2 * len(_blocks(self.told)) * (4.0 ** unread_zeros if self.resolution == "card" else 1)
         return int(per.sum())
 
     @property
@@ -563,7 +570,8 @@ class _Plan:
 def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
     """The value-level part of a compile (at most the 339,400 rounds of the round table)."""
     value_names = {n for n in names if n in VALUE_LEVEL}
-    id_names = [n for n in names if n not in VALUE_LEVEL]
+    every_suit = "same_suit" in names
+    id_names = [n for n in names if n not in VALUE_LEVEL and n != "same_suit"]
     resolution, id_slots = "value", set[int]()
     read_at: dict[int, set[int]] = {}
     for name in id_names:
@@ -573,9 +581,11 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
         for s in slots:
             read_at.setdefault(s, set()).update(VALUES_READ.get(name, range(10)))
     refined = sorted(id_slots)
+    if every_suit:
+        resolution = _join(resolution, "suit")
     values_read = np.array([[v in read_at[s] for s in refined] for v in range(10)], dtype=bool).reshape(10, len(refined))
 
-    values = _base(value_names, id_slots)
+    values = _base(value_names, id_slots) if not every_suit else slot_values()
     vcols = value_columns(values, sorted(value_names))
     read_by_value = _per_value(values)
     # merge value rows that read alike and weigh alike before refining them
@@ -583,7 +593,7 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
     _u, first, inverse = np.unique(group_code, return_index=True, return_inverse=True)
     weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
     return _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
-                 weight, told, values_read)
+                 weight, told, values_read, every_suit)
 
 
 def estimate(names: Iterable[str], *, told: str = EVERY_SUIT) -> bounds.Estimate:
@@ -761,27 +771,33 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
     leaf_values = values[rows]
     ranks = np.full(leaf_values.shape, -1, dtype=np.int8)
     suits = np.full(leaf_values.shape, -1, dtype=np.int8)
+    fine = np.zeros(leaf_values.shape, dtype=bool)
+    fine[:, refined] = dealt
     for j, s in enumerate(refined):
         suits[:, s] = refined_suits[:, j]
         if card:
             ranks[:, s] = rank_of[s]
+    sign = np.ones(len(rows), dtype=np.int64)
+    every: dict[str, np.ndarray] = {}
+    if plan.every_suit:
+        rows, leaf_values, ranks, suits, fine, sign, every["same_suit"] = _one_suit_leaves(
+            rows, leaf_values, ranks, suits, fine, told, card)
     columns = {n: c[rows] for n, c in plan.vcols.items()}
     columns.update(identity_columns(leaf_values, ranks, suits, plan.id_names))
+    columns.update(every)
 
-    fine = np.zeros(leaf_values.shape, dtype=bool)
-    fine[:, refined] = dealt
     multisets, multiset_code = _value_part(leaf_values, fine)
-    # the refined cards' atoms: (value or rank) * 4 + suit, sorted, padded with the 'one' atom
+    # the finely read cards' atoms: (value or rank) * 4 + suit, sorted, padded with the 'one' atom
     n_x = 13 if card else 10
     x = ranks if card else leaf_values
     atoms = np.where(fine, x.astype(np.int64) * 4 + suits, n_x * 4)
-    atoms = np.sort(atoms, axis=1)[:, :max(len(refined), 1)]
+    atoms = np.sort(atoms, axis=1)[:, :max(int(fine.sum(1).max(initial=1)), 1)]
     pattern_code = _atom_code(atoms)
     _u, pattern_first, pattern_id = np.unique(pattern_code, return_index=True, return_inverse=True)
     pattern_id = pattern_id.ravel()
     images, multiplicity, pattern_starts = _images(atoms[pattern_first], told, n_x)
 
-    e = _Entries.sum(plan.names, columns, plan.weight[rows], multiset_code, pattern_id)
+    e = _Entries.sum(plan.names, columns, plan.weight[rows] * sign, multiset_code, pattern_id)
     for a in (images, multiplicity, pattern_starts):
         a.flags.writeable = False
     return MultisetTable(
@@ -791,6 +807,50 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
         entry_pattern=e.entry_pattern, pattern_images=images, pattern_multiplicity=multiplicity,
         pattern_starts=pattern_starts,
     )
+
+
+_Leaves = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _one_suit_leaves(rows: np.ndarray, values: np.ndarray, ranks: np.ndarray, suits: np.ndarray, fine: np.ndarray,
+                     told: tuple[tuple[int, ...], ...], card: bool) -> _Leaves:
+    """The leaves of ``same_suit`` (every card dealt of one suit) read with single cards' ranks and suits.
+
+    A leaf leaves the other cards' suits unread; its rounds are of one suit only where its finely read
+    cards are (one suit, or none read). For each such leaf a second leaf reads every card dealt, all of
+    that suit (each suit a block may take, where no card fixes it): it counts the rounds with
+    ``same_suit`` true, and the same rounds once more with a minus sign under ``same_suit`` false, so
+    that the first leaf's count, which held them, keeps only the others. Value 0 cards read this way
+    are read at their rank where the table reads ranks (four ranks each). Returns the leaves' rows,
+    values, ranks, suits, finely read cards, signs and ``same_suit``.
+    """
+    held = np.where(fine, suits, 4)
+    low, high = held.min(1), np.where(fine, suits, -1).max(1)
+    uniform = np.flatnonzero((low == high) | (low == 4))
+    # the suit every card takes: the finely read cards', or each block's first suit where none is read
+    options = np.where(low[uniform] == 4, len(told), 1)
+    pick, within = _expand(options)
+    base = uniform[pick]
+    firsts = np.array([b[0] for b in told])
+    suit = np.where(low[base] == 4, firsts[np.minimum(within, len(told) - 1)], low[base])
+    v = values[base]
+    dealt = v >= 0
+    r = ranks[base].copy()
+    if card:                                        # the unread value-0 cards at each of their four ranks
+        n_ranks, rank_table = _atoms_by_value("rank")
+        for slot in range(v.shape[1]):
+            need = dealt[:, slot] & ~fine[base, slot]
+            more, which = _expand(np.where(need, n_ranks[np.maximum(v[:, slot], 0)], 1))
+            base, suit, v, dealt, r = base[more], suit[more], v[more], dealt[more], r[more]
+            need = need[more]
+            r[:, slot] = np.where(need, rank_table[np.maximum(v[:, slot], 0), which], r[:, slot])
+    one_suit = np.where(dealt, suit[:, None], -1).astype(np.int8)
+    n, m = len(rows), len(base)
+    return (np.concatenate([rows, rows[base], rows[base]]), np.concatenate([values, v, v]),
+            np.concatenate([ranks, r, r]), np.concatenate([suits, one_suit, one_suit]),
+            np.concatenate([fine, dealt, dealt]),
+            np.concatenate([np.ones(n, np.int64), np.ones(m, np.int64), -np.ones(m, np.int64)]),
+            np.concatenate([np.zeros(n, bool), np.ones(m, bool), np.zeros(m, bool)]))
 
 
 @dataclass(frozen=True)

@@ -165,10 +165,13 @@ def feature_kind(names: frozenset[str]) -> str:
     every = names & frozenset(ALL_CARD_FEATURES)
     if every:
         other = names - VALUE_LEVEL - every
+        if other and every == {"same_suit"}:
+            return "general"                       # one suit for every card: read with suit patterns
         if other:
             raise ExactOddsError(
                 f"features {sorted(every)[0]!r} and {sorted(other)[0]!r} cannot be read together "
-                "(a feature of every card dealt combines with point-value features only)"
+                "(same_colour and same_rank combine with point-value features only; same_suit also with "
+                "single cards' ranks and suits)"
             )
         return "round"
     return "general"

@@ -150,3 +150,50 @@ def test_a_wager_on_the_initial_cards_read_with_the_totals_keeps_its_own_counts(
     alone = {ln.id: ln.combinations for ln in price(wager, paytable, dist).lines}
     assert {wager.outcomes[k].id if k >= 0 else "lose": n for k, n in together.items() if n} == \
         {o: n for o, n in alone.items() if n}
+
+
+#: Small shoes with unequal suits where every card of a round may be of one suit.
+_ONE_SUIT_SHOES = ({"As": 3, "2s": 2, "Ks": 2, "Qh": 1, "3d": 1, "5c": 1}, {"Kh": 2, "Ks": 1, "Jd": 2, "5c": 2, "Ah": 1},
+                   {"Ah": 2, "2h": 2, "Kh": 2, "Qh": 1, "5h": 1, "3s": 1})
+
+
+@pytest.mark.parametrize("text", [
+    "same_suit and banker_rank_3 == 13", "same_suit and banker_suit_1 == 'h'",
+    "same_suit or player_suit_1 == banker_suit_1", "not same_suit and player_pair != 'none'",
+    "same_suit and banker_cards == 3 and player_rank_1 == 1", "same_suit == (banker_suit_2 in ('h', 'd'))",
+])
+def test_same_suit_read_with_single_cards_equals_the_brute_force(text: str) -> None:
+    from . import brute
+
+    wager = _wager(text, {})
+    python = reference(text)
+    hit = 0
+    for cards in (*SHOES, *_ONE_SUIT_SHOES):
+        shoe = Shoe.from_card_counts(cards)
+        want = sum(w for dealt, rnd, w in brute.rounds(shoe) if python(brute.all_features(dealt, rnd)))
+        assert price(wager, wager.paytables["A"], deal(shoe)).lines[0].combinations == want, (text, cards)
+        hit += want > 0
+    assert hit                                          # not vacuous
+
+
+def test_same_suit_read_by_pattern_equals_the_count_per_value_multiset() -> None:
+    """Two routes: same_suit read with a single card (suit patterns, signs) against same_suit read alone
+    (per value multiset, exactodds.identity), on 8 decks less a few cards of unequal suits."""
+    shoe = Shoe.decks(8).remove("Kh", "Kh", "7d", "2s", "9c", "9c", "Qs")
+    alone, joint = _wager("same_suit", {}), _wager("same_suit and banker_suit_1 == banker_suit_1", {})
+    assert table_signature(alone)[0] == "round" and table_signature(joint)[0] == "multiset"
+    counts = [price(w, w.paytables["A"], deal(shoe)).lines[0].combinations for w in (alone, joint)]
+    assert counts[0] == counts[1] > 0
+
+
+@pytest.mark.parametrize("names, told", [
+    (("banker", "banker_cards", "player", "player_cards", "banker_suit_1", "banker_suit_2", "banker_suit_3"), "shdc"),
+    (("banker_cards", "banker_rank_3", "banker_suit_1", "same_suit"), "shdc"),
+    (("player_pair", "player_cards"), "sc|hd"),
+])
+def test_past_the_int64_bound_patterns_are_counted_modulo_primes_exactly(names: tuple[str, ...], told: str) -> None:
+    shoe = Shoe.decks(40).remove("Kh", "Kh", "7d", "2s", "9c")
+    assert shoe.sequences >= 2 ** 63
+    t = compile_table(names, told=told)
+    assert t.patterned
+    assert [int(n) for n in t.counts(shoe)] == [int(n) for n in t.counts_in_python_integers(shoe)]
