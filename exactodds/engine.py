@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .modular import crt, primes_for
-from .multiset import EVERY_SUIT, compile_table
+from .multiset import EVERY_SUIT, Varies, compile_table
 from .roundtable import POINT_NAMES, RoundTable, round_table, round_weights
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
@@ -60,12 +60,12 @@ class RoundDistribution:
             self._cache["weights"] = round_weights(self.shoe)
         return self._cache["weights"]  # type: ignore[no-any-return]
 
-    def table_counts(self, names: tuple[str, ...], told: str = EVERY_SUIT) -> np.ndarray:
-        """Counts per key of the multiset table of ``names`` telling suits apart as ``told``
-        (see :mod:`exactodds.multiset`)."""
-        key = ("multiset", names, told)
+    def table_counts(self, names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> np.ndarray:
+        """Counts per key of the multiset table of ``names`` telling suits apart as ``told``, compiled
+        for the wagers ``varies`` names if given (see :mod:`exactodds.multiset`)."""
+        key = ("multiset", names, told, varies)
         if key not in self._cache:
-            self._cache[key] = compile_table(names, told=told).counts(self.shoe)
+            self._cache[key] = compile_table(names, told=told, varies=varies).counts(self.shoe)
         return self._cache[key]  # type: ignore[no-any-return]
 
     def point_counts(self) -> dict[tuple[int, ...], int]:

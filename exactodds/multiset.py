@@ -39,8 +39,9 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ from .modular import crt, primes_for
 from .roundtable import slot_values
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["MultisetTable", "compile_table", "told_apart", "SUITS", "EVERY_SUIT", "estimate", "RESOLUTIONS",
+__all__ = ["MultisetTable", "compile_table", "told_apart", "Varies", "SUITS", "EVERY_SUIT", "estimate", "RESOLUTIONS",
            "slot_values", "codes", "point_names"]
 
 #: How finely cards are read, coarsest first.
@@ -148,6 +149,8 @@ class MultisetTable:
     pattern_images: np.ndarray | None = field(default=None, repr=False)
     pattern_multiplicity: np.ndarray | None = field(default=None, repr=False)
     pattern_starts: np.ndarray | None = field(default=None, repr=False)
+    #: The wagers the table was compiled for, where it skips suits they do not need (see :class:`Varies`).
+    varies: Varies | None = field(default=None, repr=False)
 
     @property
     def patterned(self) -> bool:
@@ -198,7 +201,7 @@ class MultisetTable:
         """The error for counts of this table that break an invariant; a table read from the disk
         cache is discarded first, so that the next run builds it again."""
         if self.from_disk:
-            cache.discard("multiset", _key(self.names, self.told))
+            cache.discard("multiset", _key(self.names, self.told, self.varies))
             return InconsistentCounts(f"{problem}: the table read from the disk cache is wrong; it is discarded, "
                                       "run again")
         return InconsistentCounts(f"{problem}: a defect of exactodds, please report it")
@@ -339,6 +342,19 @@ def _base(value_names: set[str], id_slots: set[int]) -> np.ndarray:
     return slot_values()
 
 
+@dataclass(frozen=True)
+class Varies:
+    """What a table is compiled for, where it may skip reading suits: the outcome masks of some wagers'
+    conditions (``masks(columns, n)`` -> ``(outcomes, n)`` bool), named by ``key`` (their text).
+
+    A value-level round whose masks are the same for every suit pattern of its cards is not read by
+    pattern: one row stands for all of its suit assignments, its suits written as one of them. The
+    table then prices exactly the wagers ``key`` names, and no other."""
+
+    key: str
+    masks: Callable[[dict[str, np.ndarray], int], np.ndarray] = field(compare=False, hash=False, repr=False)
+
+
 def told_apart(names: Iterable[str], texts: Iterable[Iterable[str]] = ()) -> str:
     """How finely a table of ``names`` must tell suits apart for conditions that name ``texts``
     (sets of texts, each read as one: ``x in ('h', 'd')`` names {h, d}, ``x == 'h'`` names {h}).
@@ -371,7 +387,7 @@ def _partition(blocks: Iterable[Iterable[str]]) -> str:
     return "|".join(sorted((w for w in written if w), key=lambda w: SUITS.index(w[0])))
 
 
-def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT) -> MultisetTable:
+def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT, varies: Varies | None = None) -> MultisetTable:
     """The multiset table of a set of features (names as listed by ``exactodds features``):
     compiled once per process, and kept on disk between processes (:mod:`exactodds.cache`).
 
@@ -422,26 +438,27 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT) -> Mult
     apart = _partition(told.split("|"))
     if resolution not in ("suit", "card"):
         apart = EVERY_SUIT
-    return _table(chosen, apart)
+    return _table(chosen, apart, varies if resolution == "suit" else None)
 
 
 @cache.register_memo
 @functools.cache
-def _table(names: tuple[str, ...], told: str = EVERY_SUIT) -> MultisetTable:
-    key = _key(names, told)
+def _table(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> MultisetTable:
+    key = _key(names, told, varies)
     saved = cache.load("multiset", key)
     if saved is not None:
         problem = _malformed(names, saved)
         if problem is None:
-            return _from_arrays(names, told, saved)
+            return _from_arrays(names, told, saved, varies)
         cache.reject("multiset", key, problem)
-    table = _compile(names, told)
+    table = _compile(names, told, varies)
     cache.save("multiset", key, _to_arrays(table))
     return table
 
 
-def _key(names: tuple[str, ...], told: str) -> str:
-    return "|".join(names) + ("" if told == EVERY_SUIT else f"#told={told}")
+def _key(names: tuple[str, ...], told: str, varies: Varies | None = None) -> str:
+    key = "|".join(names) + ("" if told == EVERY_SUIT else f"#told={told}")
+    return key + (f"#for={hashlib.sha256(varies.key.encode()).hexdigest()[:32]}" if varies is not None else "")
 
 
 _PATTERN_ARRAYS = ("entry_pattern", "pattern_images", "pattern_multiplicity", "pattern_starts")
@@ -455,7 +472,8 @@ def _to_arrays(t: MultisetTable) -> dict[str, np.ndarray]:
             **{f"column:{n}": c for n, c in t.columns.items()}}
 
 
-def _from_arrays(names: tuple[str, ...], told: str, a: dict[str, np.ndarray]) -> MultisetTable:
+def _from_arrays(names: tuple[str, ...], told: str, a: dict[str, np.ndarray],
+                 varies: Varies | None = None) -> MultisetTable:
     columns = {n: a[f"column:{n}"] for n in names}
     for c in columns.values():
         c.flags.writeable = False
@@ -465,7 +483,7 @@ def _from_arrays(names: tuple[str, ...], told: str, a: dict[str, np.ndarray]) ->
         names=names, resolution=str(a["resolution"]), keys=tuple(zip(*(c.tolist() for c in columns.values()))),
         columns=columns, multisets=a["multisets"].astype(np.intp), entry_multiset=a["entry_multiset"].astype(np.intp),
         entry_orderings=a["entry_orderings"], key_starts=a["key_starts"], leaves=int(a["leaves"]), from_disk=True,
-        told=told, **patterns,
+        told=told, varies=varies, **patterns,
     )
 
 
@@ -520,11 +538,19 @@ class _Plan:
     #: (:data:`exactodds.columns.VALUES_READ`); at the others it is read at its value alone.
     values_read: np.ndarray = field(default_factory=lambda: np.ones((10, 0), dtype=bool))
     every_suit: bool = False        # reads same_suit (every card of one suit) with single cards' identities
+    #: ``(groups, refined)``: the positions whose suits the wagers of :attr:`varies` read, per group
+    #: (None: every position read finely); the others are written as a suit but counted at their value.
+    suits_read: np.ndarray | None = None
+    varies: Varies | None = None
 
-    def fine(self, values: np.ndarray) -> np.ndarray:
-        """``(n, refined)``: the refined positions of ``values`` rows that are dealt and read finely."""
-        at = values[:, self.refined]
-        return (at >= 0) & np.take_along_axis(self.values_read, np.maximum(at, 0), axis=0) if len(at) else at >= 0
+    def fine(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """``(n, refined)``: the refined positions of groups ``rows`` (all by default) that are dealt
+        and read finely."""
+        at = self.values[:, self.refined] if rows is None else self.values[rows][:, self.refined]
+        out = (at >= 0) & np.take_along_axis(self.values_read, np.maximum(at, 0), axis=0) if len(at) else at >= 0
+        if self.suits_read is not None:
+            out &= self.suits_read if rows is None else self.suits_read[rows]
+        return out
 
     @property
     def patterned(self) -> bool:
@@ -539,14 +565,14 @@ class _Plan:
         per = np.ones(len(self.values), dtype=np.float64)
         if self.patterned and self.resolution == "suit":
             n_atoms = np.ones(10, dtype=np.int64)
-        fine = self.fine(self.values) if self.patterned else self.values[:, self.refined] >= 0
+        fine = self.fine() if self.patterned else self.values[:, self.refined] >= 0
         for j, s in enumerate(self.refined):
             v = self.values[:, s]
             per *= np.where(fine[:, j], n_atoms[np.maximum(v, 0)], 1)
         ranks = per.copy()
         if self.patterned:
-            per *= np.array([len(_suit_patterns(d, _blocks(self.told)))
-                             for d in range(len(self.refined) + 1)])[fine.sum(1)]
+            patterns = np.array([len(_suit_patterns(d, _blocks(self.told))) for d in range(len(self.refined) + 1)])
+            per *= patterns[fine.sum(1)]
         if self.every_suit:            # twice the leaves of one suit (one per block), with unread value-0 cards' ranks
             unread_zeros = (self.values == 0).sum(1) - (fine & (self.values[:, self.refined] == 0)).sum(1)
             per += ranks * 2 * len(_blocks(self.told)) * (4.0 ** unread_zeros if self.resolution == "card" else 1)
@@ -567,7 +593,7 @@ class _Plan:
                                         leaves=self.leaves, keys=self.keys, groups=len(self.values))
 
 
-def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
+def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> _Plan:
     """The value-level part of a compile (at most the 339,400 rounds of the round table)."""
     value_names = {n for n in names if n in VALUE_LEVEL}
     every_suit = "same_suit" in names
@@ -592,21 +618,75 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT) -> _Plan:
     group_code = codes([*vcols.values(), *(values[:, s] for s in refined), *read_by_value.T])
     _u, first, inverse = np.unique(group_code, return_index=True, return_inverse=True)
     weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
-    return _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
+    plan = _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
                  weight, told, values_read, every_suit)
+    if varies is not None and resolution == "suit" and not every_suit:
+        read = _suits_read(plan, varies)
+        if read is not None:
+            plan = replace(plan, suits_read=read, varies=varies)
+    return plan
 
 
-def estimate(names: Iterable[str], *, told: str = EVERY_SUIT) -> bounds.Estimate:
+#: The most rows :func:`_suits_read` evaluates the wagers' conditions on (every suit of every position).
+PROBE_ROWS = 4_000_000
+
+
+def _suits_read(plan: _Plan, varies: Varies) -> np.ndarray | None:
+    """``(groups, refined)``: per group of the plan, the positions whose suits change some mask of
+    ``varies``; None where that is too costly to find (every position is then read).
+
+    Groups alike in their value-level features and the positions they deal (and, where a feature reads
+    more than suits, their values there) are probed once, each against every assignment of suits to
+    its positions (``4**refined`` rows). A mask that no change of position ``j``'s suit alters, whatever
+    the other suits, does not depend on ``j`` at all; so neither do those masks on all such positions
+    together, which are then counted at their values.
+    """
+    fine = plan.fine()
+    k = len(plan.refined)
+    by_value = [plan.values[:, s] for s in plan.refined] if any("_suit_" not in n for n in plan.id_names) else []
+    code = codes([*plan.vcols.values(), *fine.T, *by_value])
+    _u, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    if len(first) * 4 ** k > PROBE_ROWS:
+        return None
+    grid = np.indices((4,) * k, dtype=np.int8).reshape(k, -1).T                      # every suit assignment
+    key = np.repeat(np.arange(len(first)), len(grid))
+    suits = np.full((len(key), CARDS_PER_ROUND), -1, dtype=np.int8)
+    for j, s in enumerate(plan.refined):
+        suits[:, s] = np.where(fine[first][key, j], np.tile(grid[:, j], len(first)), -1)
+    columns = {n: c[first][key] for n, c in plan.vcols.items()}
+    columns.update(identity_columns(plan.values[first][key], np.full(suits.shape, -1, dtype=np.int8), suits,
+                                    plan.id_names))
+    if "player" in columns:                          # the derived predicates (dragon_7 ...) the conditions read
+        columns.update({name: np.asarray(fn(columns)) for name, (_doc, fn) in DERIVED.items()})
+    masks = np.asarray(varies.masks(columns, len(key))).reshape(-1, len(first), *(4,) * k)
+    read = np.zeros((len(first), k), dtype=bool)
+    for j in range(k):
+        axis = 2 + j
+        changes = masks.max(axis=axis) != masks.min(axis=axis)
+        read[:, j] = changes.reshape(changes.shape[0], len(first), -1).any(axis=(0, 2))
+    return read[inverse.ravel()] & fine
+
+
+def _pattern_suits(patterns: list[np.ndarray], count: np.ndarray, within: np.ndarray, ordinal: np.ndarray) -> np.ndarray:
+    """The suit of card ``ordinal`` in pattern ``within`` of ``count`` cards, row by row."""
+    width = max(len(patterns) - 1, 1)
+    padded = np.zeros((len(patterns), max(len(p) for p in patterns), width), dtype=np.int8)
+    for d, p in enumerate(patterns):
+        padded[d, :len(p), :d] = p
+    return padded[count, within, np.minimum(ordinal, width - 1)]
+
+
+def estimate(names: Iterable[str], *, told: str = EVERY_SUIT, varies: Varies | None = None) -> bounds.Estimate:
     """The size of compiling the multiset table of ``names``, from what the compiler enumerates
     before refining (see :mod:`exactodds.bounds`)."""
-    return _plan(tuple(sorted(set(names))), told).estimate()
+    return _plan(tuple(sorted(set(names))), told, varies).estimate()
 
 
-def _compile(names: tuple[str, ...], told: str = EVERY_SUIT) -> MultisetTable:
+def _compile(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> MultisetTable:
     """Walk the round table, refine it where ``names`` read ranks or suits, and sum it into entries.
 
     A table estimated beyond :data:`exactodds.bounds.LIMIT_BYTES` is refused before it is refined."""
-    plan = _plan(names, told)
+    plan = _plan(names, told, varies)
     bounds.check(plan.estimate())
     if plan.patterned:
         return _compile_patterns(plan)
@@ -750,23 +830,23 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
         n_ranks, rank_table = _atoms_by_value("rank")
         for j, s in enumerate(refined):
             v = values[rows, s]
-            read = plan.fine(values[rows])[:, j]
+            read = plan.fine(rows)[:, j]
             pick, within = _expand(np.where(read, n_ranks[np.maximum(v, 0)], 1))
             rank_of = {k: r[pick] for k, r in rank_of.items()}
             vv, read = v[pick], read[pick]
             rank_of[s] = np.where(read, rank_table[np.maximum(vv, 0), within], -1)
             rows = rows[pick]
-    dealt = plan.fine(values[rows])                      # the refined cards each row deals and reads finely
+    dealt = plan.fine(rows)                              # the refined cards each row deals and reads finely
     count = dealt.sum(1)
     patterns = [_suit_patterns(d, told) for d in range(len(refined) + 1)]
-    padded = np.zeros((len(patterns), max(len(p) for p in patterns), max(len(refined), 1)), dtype=np.int8)
-    for d, p in enumerate(patterns):
-        padded[d, :len(p), :d] = p
     pick, within = _expand(np.array([len(p) for p in patterns])[count])
     rows, dealt, count = rows[pick], dealt[pick], count[pick]
     rank_of = {k: r[pick] for k, r in rank_of.items()}
     ordinal = np.maximum(np.cumsum(dealt, axis=1) - 1, 0)
-    refined_suits = np.where(dealt, padded[count[:, None], within[:, None], ordinal], -1)
+    refined_suits = np.where(dealt, _pattern_suits(patterns, count[:, None], within[:, None], ordinal), -1)
+    if plan.suits_read is not None:       # a card whose suit the wagers do not read: written as spades, not read
+        unread = (values[rows][:, refined] >= 0) & ~dealt
+        refined_suits = np.where(unread, 0, refined_suits)
 
     leaf_values = values[rows]
     ranks = np.full(leaf_values.shape, -1, dtype=np.int8)
@@ -805,7 +885,7 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
         multisets=multisets[e.multiset_rows].astype(np.intp), entry_multiset=e.entry_multiset,
         entry_orderings=e.orderings, key_starts=e.key_starts, leaves=len(rows), told=plan.told,
         entry_pattern=e.entry_pattern, pattern_images=images, pattern_multiplicity=multiplicity,
-        pattern_starts=pattern_starts,
+        pattern_starts=pattern_starts, varies=plan.varies,
     )
 
 

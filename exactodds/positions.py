@@ -303,7 +303,7 @@ class _Tables:
         features = frozenset().union(*(self.pairs[i][0].features for i in group))
         texts = frozenset().union(*(self.pairs[i][0].texts for i in group))
         try:
-            return signature_for(features, texts=texts)
+            return signature_for(features, texts=texts, wagers=[self.pairs[i][0] for i in group])
         except ExactOddsError as exc:
             names = " and ".join(repr(self.pairs[i][0].id) for i in group)
             raise ExactOddsError(f"these wagers cannot be read off one table ({names}): {exc}") from None

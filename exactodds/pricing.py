@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
@@ -28,7 +28,7 @@ import numpy as np
 from . import bounds, cache
 from .engine import RoundDistribution
 from .errors import ExactOddsError, InconsistentCounts
-from .multiset import EVERY_SUIT, compile_table, point_names, told_apart
+from .multiset import EVERY_SUIT, Varies, compile_table, estimate, point_names, told_apart
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from .pays import Pay
 from .shoe import Shoe
@@ -167,13 +167,17 @@ def table_signature(wager: Wager) -> tuple[Any, ...]:
     ``names``; ('initial', p, b) for the four initial cards' identities,
     counted by quadratic forms (:mod:`exactodds.identity`).
     """
-    return signature_for(wager.features, kind=wager.kind, texts=wager.texts)
+    return signature_for(wager.features, kind=wager.kind, texts=wager.texts, wagers=(wager,))
 
 
-def signature_for(features: frozenset[str], *, kind: str | None = None,
-                  texts: Iterable[Iterable[str]] = ()) -> tuple[Any, ...]:
+def signature_for(features: frozenset[str], *, kind: str | None = None, texts: Iterable[Iterable[str]] = (),
+                  wagers: Sequence[Wager] = ()) -> tuple[Any, ...]:
     """The exact table that reads ``features`` (see :func:`table_signature`); ``texts`` are the sets of
-    texts the conditions name (suits named are told apart: :func:`exactodds.multiset.told_apart`)."""
+    texts the conditions name (suits named are told apart: :func:`exactodds.multiset.told_apart`).
+
+    A table of suit patterns too large to build is compiled for the ``wagers`` that read it alone
+    (:class:`exactodds.multiset.Varies`): rounds whose outcomes no suit changes are read at their
+    values, and the signature names those wagers."""
     kind = kind if kind is not None else feature_kind(features)
     if kind == "round":
         return ("round", point_names(features & VALUE_LEVEL | frozenset(POINT_FEATURES)))
@@ -181,7 +185,25 @@ def signature_for(features: frozenset[str], *, kind: str | None = None,
         return ("initial", *initial_needs(features))
     names = point_names(features)
     told = told_apart(names, texts)
+    if wagers and not _fits(names, told):
+        return ("multiset", names, told, _varies(wagers))
     return ("multiset", names) if told == EVERY_SUIT else ("multiset", names, told)
+
+
+@functools.cache
+def _fits(names: tuple[str, ...], told: str) -> bool:
+    """Whether the table of ``names`` telling suits apart as ``told`` is within the bound as it is."""
+    return estimate(names, told=told).fits
+
+
+def _varies(wagers: Sequence[Wager]) -> Varies:
+    """The outcome masks of ``wagers``, for a table compiled for them alone."""
+    conditions = [(o.condition, dict(w.parameters)) for w in wagers for o in w.outcomes]
+    key = repr([(c.text, sorted(p.items())) for c, p in conditions])
+
+    def masks(columns: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return np.stack([c.mask(columns, n, p) for c, p in conditions])
+    return Varies(key, masks)
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,7 +236,8 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
     kind = signature[0]
     keys: tuple[tuple[Any, ...], ...]
     if kind == "multiset":
-        table = compile_table(signature[1], told=signature[2] if len(signature) > 2 else EVERY_SUIT)
+        table = compile_table(signature[1], told=signature[2] if len(signature) > 2 else EVERY_SUIT,
+                              varies=signature[3] if len(signature) > 3 else None)
         cols = dict(table.columns)
         if "player" in cols:
             _with_derived(cols)

@@ -49,8 +49,6 @@ def _wager(when: str) -> str:
 TOO_LARGE = {
     "six suits equal, card by card": "player_suit_1 == player_suit_2 == player_suit_3 == banker_suit_1 "
                                      "== banker_suit_2 == banker_suit_3",
-    "suited Dragon 7 and suited Panda 8": "(dragon_7 and banker_suit_1 == banker_suit_2 == banker_suit_3) or "
-                                          "(panda_8 and player_suit_1 == player_suit_2 == player_suit_3)",
     "both pairs with a third card": "player_pair != 'none' and banker_pair != 'none' and player_value_3 >= 0",
 }
 
