@@ -404,6 +404,7 @@ class _Walk:
         self.rows: dict[tuple[int, ...], dict[str, object]] = {}      # a round of each hit tuple
         self._leaves: dict[tuple[State, tuple[Any, ...]], tuple[int, ...]] = {}
         self._memo: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[int, ...], int], ...]] = {}
+        self._moves: dict[tuple[Any, ...], tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]] = {}
 
     def _specs(self, summary: tuple[Any, ...]) -> tuple[Spec | None, ...]:
         return tuple(t.need(s) for t, s in zip(self.trackers, summary))
@@ -423,42 +424,55 @@ class _Walk:
         counts = _root_counts(shoe, self._specs(summary), what)
         return dict(self._step(counts, (0, 0, 0, 0, -1), summary))
 
+    def _move(self, summary: tuple[Any, ...], hand: str, k: int, i: int
+              ) -> tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]:
+        """Dealing class ``i`` to ``hand`` as its card ``k``: (point value, the summary after it, how
+        the classes merge then or None, how many classes there are then)."""
+        key = (summary, hand, k, i)
+        move = self._moves.get(key)
+        if move is None:
+            specs = self._specs(summary)
+            label = _partition(specs).labels[i]
+            v = label[0]
+            assert isinstance(v, int)
+            after = tuple(t.update(s, label[j + 1], v, hand, k)
+                          for j, (t, s) in enumerate(zip(self.trackers, summary)))
+            then = self._specs(after)
+            merge = _merge(specs, then) if then != specs else None
+            move = self._moves[key] = (v, after, merge, len(_partition(then).labels))
+        return move
+
     def _step(self, counts: Counts, state: State, summary: tuple[Any, ...]
               ) -> tuple[tuple[tuple[int, ...], int], ...]:
+        """Counts per hit tuple of the sequences that finish the round from here (the unread
+        cards included)."""
         key = (counts, state, summary)
         done = self._memo.get(key)
         if done is not None:
             return done
         hand = _next_hand(state)
-        if hand is None:                                  # the round is over: the unread cards follow
-            used = state[1] + state[3]
-            result: tuple[tuple[tuple[int, ...], int], ...] = (
-                (self._hits(state, summary), math.perm(sum(counts), CARDS_PER_ROUND - used)),)
-            self._memo[key] = result
-            return result
-        specs = self._specs(summary)
-        labels = _partition(specs).labels
+        assert hand is not None
         pt, pn, bt, bn, px = state
         k = pn if hand == "player" else bn
+        size = sum(counts) - 1
+        tail = math.perm(size, CARDS_PER_ROUND - pn - bn - 1)
         out: defaultdict[tuple[int, ...], int] = defaultdict(int)
         for i, c in enumerate(counts):
             if c == 0:
                 continue
-            label = labels[i]
-            v = label[0]
-            assert isinstance(v, int)
+            v, after, merge, width = self._move(summary, hand, k, i)
             if hand == "player":
                 nxt = ((pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1)
             else:
                 nxt = (pt, pn, (bt + v) % 10, bn + 1, px)
-            after = tuple(t.update(s, label[j + 1], v, hand, k)
-                          for j, (t, s) in enumerate(zip(self.trackers, summary)))
+            if _next_hand(nxt) is None:                   # the round is over: the unread cards follow
+                out[self._hits(nxt, after)] += c * tail
+                continue
             rest = list(counts)
             rest[i] -= 1
-            then = self._specs(after)
-            if then != specs:                             # classes merge as the wager reads less
-                merged = [0] * len(_partition(then).labels)
-                for j, into in enumerate(_merge(specs, then)):
+            if merge is not None:                         # classes merge as the wager reads less
+                merged = [0] * width
+                for j, into in enumerate(merge):
                     merged[into] += rest[j]
                 rest = merged
             for hits, n in self._step(tuple(rest), nxt, after):
