@@ -237,6 +237,10 @@ class _Tracker:
     def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
         return s
 
+    def done(self, s: Any) -> bool:
+        """Whether the summary can no longer change."""
+        return False
+
     def features(self, s: Any, row: dict[str, object]) -> None:
         raise NotImplementedError
 
@@ -257,6 +261,9 @@ class _Card(_Tracker):
             return s
         return value if self.attr == "value" else seen
 
+    def done(self, s: Any) -> bool:
+        return s is not _PENDING
+
     def features(self, s: Any, row: dict[str, object]) -> None:
         missing = "" if self.attr == "suit" else -1
         row[f"{self.hand}_{self.attr}_{self.k + 1}"] = missing if s is _PENDING else s
@@ -265,13 +272,16 @@ class _Card(_Tracker):
 @dataclass(frozen=True)
 class _TwoCardTotal(_Tracker):
     hand: str
-    start: Hashable = 0
+    start: Hashable = (0, 0)                              # (total, cards)
 
     def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
-        return (s + value) % 10 if hand == self.hand and k < 2 else s
+        return ((s[0] + value) % 10, s[1] + 1) if hand == self.hand and k < 2 else s
+
+    def done(self, s: Any) -> bool:
+        return s[1] == 2  # type: ignore[no-any-return]
 
     def features(self, s: Any, row: dict[str, object]) -> None:
-        row[f"{self.hand}_two_card_total"] = s
+        row[f"{self.hand}_two_card_total"] = s[0]
 
 
 @dataclass(frozen=True)
@@ -304,6 +314,9 @@ class _Every(_Tracker):
             return seen
         return s if s != _BROKEN and seen else _BROKEN
 
+    def done(self, s: Any) -> bool:
+        return s == _BROKEN
+
     def features(self, s: Any, row: dict[str, object]) -> None:
         row[f"same_{self.attr}"] = s != _BROKEN
 
@@ -324,6 +337,9 @@ class _Hand(_Tracker):
         if hand != self.hand or k > 1:
             return s
         return ("first", seen[0]) if k == 0 else ("both", seen)
+
+    def done(self, s: Any) -> bool:
+        return s is not _PENDING and s[0] == "both"
 
     def features(self, s: Any, row: dict[str, object]) -> None:
         for name, value in zip(self.attrs, s[1]):
@@ -363,10 +379,9 @@ def _trackers(features: frozenset[str]) -> tuple[_Tracker, ...]:
     return tuple(out)
 
 
-def _row(state: State, trackers: tuple[_Tracker, ...], summary: tuple[Any, ...]) -> dict[str, object]:
-    """The features of one finished round."""
-    pt, pn, bt, bn, _ = state
-    row = point_row((pt, bt, pn, bn))
+def _row(point: Key, trackers: tuple[_Tracker, ...], summary: tuple[Any, ...]) -> dict[str, object]:
+    """The features of one finished round (``point``: totals and cards of each hand)."""
+    row = point_row(point)
     for t, s in zip(trackers, summary):
         t.features(s, row)
     if "player_nines" in row and "banker_nines" in row:
@@ -394,6 +409,17 @@ def _root_counts(shoe: Shoe, specs: tuple[Spec | None, ...], what: str) -> tuple
     return tuple(counts)
 
 
+class _Frozen:
+    """Stands for a summary that can no longer change, in the memo of a walk over point values."""
+
+    def __repr__(self) -> str:
+        return "frozen"
+
+
+_FROZEN = _Frozen()
+Result = tuple[tuple[tuple[int, ...], int], ...]
+
+
 class _Walk:
     """One walk of a shoe for wagers that read the same cards: counts per tuple of each wager's
     outcome hits (a bit per outcome whose condition holds)."""
@@ -402,17 +428,25 @@ class _Walk:
         self.trackers = trackers
         self.wagers = tuple(wagers)
         self.rows: dict[tuple[int, ...], dict[str, object]] = {}      # a round of each hit tuple
-        self._leaves: dict[tuple[State, tuple[Any, ...]], tuple[int, ...]] = {}
-        self._memo: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[int, ...], int], ...]] = {}
+        #: whether the wagers read the totals or card counts of the hands (else one key stands for all)
+        self.points = any(w.features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)) for w in wagers)
+        self._leaves: dict[tuple[Key, tuple[Any, ...]], tuple[int, ...]] = {}
+        self._memo: dict[tuple[Counts, State, tuple[Any, ...]], Result] = {}
+        self._tails: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]] = {}
         self._moves: dict[tuple[Any, ...], tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]] = {}
 
     def _specs(self, summary: tuple[Any, ...]) -> tuple[Spec | None, ...]:
         return tuple(t.need(s) for t, s in zip(self.trackers, summary))
 
-    def _hits(self, state: State, summary: tuple[Any, ...]) -> tuple[int, ...]:
-        key = (state, summary)
+    def _point(self, state: State) -> Key:
+        """What the wagers read of a finished round's state."""
+        pt, pn, bt, bn, _ = state
+        return (pt, bt, pn, bn) if self.points else (0, 0, 2, 2)
+
+    def _hits(self, point: Key, summary: tuple[Any, ...]) -> tuple[int, ...]:
+        key = (point, summary)
         if key not in self._leaves:
-            row = _row(state, self.trackers, summary)
+            row = _row(point, self.trackers, summary)
             hits = tuple(sum(1 << k for k, o in enumerate(w.outcomes) if o.condition(row, w.parameters))
                          for w in self.wagers)
             self.rows.setdefault(hits, row)
@@ -422,7 +456,22 @@ class _Walk:
     def run(self, shoe: Shoe, what: str) -> dict[tuple[int, ...], int]:
         summary = tuple(t.start for t in self.trackers)
         counts = _root_counts(shoe, self._specs(summary), what)
-        return dict(self._step(counts, (0, 0, 0, 0, -1), summary))
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        for hits, n in self._enter(counts, (0, 0, 0, 0, -1), summary):
+            out[hits] += n
+        return dict(out)
+
+    def _enter(self, counts: Counts, state: State, summary: tuple[Any, ...]) -> Result:
+        """:meth:`_step`, or once the wagers read nothing but point values of the cards to come,
+        :meth:`_tail` with the summaries that can no longer change left out of its memo."""
+        if any(self._specs(summary)):
+            return self._step(counts, state, summary)
+        live = tuple(_FROZEN if t.done(s) else s for t, s in zip(self.trackers, summary))
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        for (point, last), n in self._tail(counts, state, live):
+            full = tuple(s if x is _FROZEN else x for s, x in zip(summary, last))
+            out[self._hits(point, full)] += n
+        return tuple(out.items())
 
     def _move(self, summary: tuple[Any, ...], hand: str, k: int, i: int
               ) -> tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]:
@@ -431,19 +480,18 @@ class _Walk:
         key = (summary, hand, k, i)
         move = self._moves.get(key)
         if move is None:
-            specs = self._specs(summary)
+            specs = tuple(None if s is _FROZEN else t.need(s) for t, s in zip(self.trackers, summary))
             label = _partition(specs).labels[i]
             v = label[0]
             assert isinstance(v, int)
-            after = tuple(t.update(s, label[j + 1], v, hand, k)
+            after = tuple(s if s is _FROZEN else t.update(s, label[j + 1], v, hand, k)
                           for j, (t, s) in enumerate(zip(self.trackers, summary)))
-            then = self._specs(after)
+            then = tuple(None if s is _FROZEN else t.need(s) for t, s in zip(self.trackers, after))
             merge = _merge(specs, then) if then != specs else None
             move = self._moves[key] = (v, after, merge, len(_partition(then).labels))
         return move
 
-    def _step(self, counts: Counts, state: State, summary: tuple[Any, ...]
-              ) -> tuple[tuple[tuple[int, ...], int], ...]:
+    def _step(self, counts: Counts, state: State, summary: tuple[Any, ...]) -> Result:
         """Counts per hit tuple of the sequences that finish the round from here (the unread
         cards included)."""
         key = (counts, state, summary)
@@ -454,8 +502,7 @@ class _Walk:
         assert hand is not None
         pt, pn, bt, bn, px = state
         k = pn if hand == "player" else bn
-        size = sum(counts) - 1
-        tail = math.perm(size, CARDS_PER_ROUND - pn - bn - 1)
+        tail = math.perm(sum(counts) - 1, CARDS_PER_ROUND - pn - bn - 1)
         out: defaultdict[tuple[int, ...], int] = defaultdict(int)
         for i, c in enumerate(counts):
             if c == 0:
@@ -466,7 +513,7 @@ class _Walk:
             else:
                 nxt = (pt, pn, (bt + v) % 10, bn + 1, px)
             if _next_hand(nxt) is None:                   # the round is over: the unread cards follow
-                out[self._hits(nxt, after)] += c * tail
+                out[self._hits(self._point(nxt), after)] += c * tail
                 continue
             rest = list(counts)
             rest[i] -= 1
@@ -475,10 +522,43 @@ class _Walk:
                 for j, into in enumerate(merge):
                     merged[into] += rest[j]
                 rest = merged
-            for hits, n in self._step(tuple(rest), nxt, after):
+            for hits, n in self._enter(tuple(rest), nxt, after):
                 out[hits] += c * n
         result = tuple(out.items())
         self._memo[key] = result
+        return result
+
+    def _tail(self, counts: Counts, state: State, live: tuple[Any, ...]
+              ) -> tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]:
+        """The rest of the round over point values only: counts per (what the wagers read of the
+        final state, the final summaries, frozen ones left as they are)."""
+        key = (counts, state, live)
+        done = self._tails.get(key)
+        if done is not None:
+            return done
+        hand = _next_hand(state)
+        assert hand is not None
+        pt, pn, bt, bn, px = state
+        k = pn if hand == "player" else bn
+        tail = math.perm(sum(counts) - 1, CARDS_PER_ROUND - pn - bn - 1)
+        out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
+        for i, c in enumerate(counts):
+            if c == 0:
+                continue
+            v, after, merge, _width = self._move(live, hand, k, i)
+            assert merge is None
+            if hand == "player":
+                nxt = ((pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1)
+            else:
+                nxt = (pt, pn, (bt + v) % 10, bn + 1, px)
+            if _next_hand(nxt) is None:
+                out[(self._point(nxt), after)] += c * tail
+                continue
+            rest = counts[:i] + (c - 1,) + counts[i + 1:]
+            for end, n in self._tail(rest, nxt, after):
+                out[end] += c * n
+        result = tuple(out.items())
+        self._tails[key] = result
         return result
 
 
