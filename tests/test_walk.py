@@ -128,6 +128,8 @@ def test_walk_prices_a_rank_wager_on_a_shoe_whose_suits_are_unknown() -> None:
 
 
 def test_walk_settles_a_clash_of_exclusive_outcomes_as_an_error(tmp_path: Path) -> None:
+    """A guard, not a finding: the walk no longer reaches the tables' check of exclusive outcomes,
+    so it must refuse the clash itself (Wager.settle_row) rather than settle the round as one."""
     path = tmp_path / "clash.toml"
     path.write_text('''[[wager]]
 id = "clash"
