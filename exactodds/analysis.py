@@ -205,4 +205,6 @@ def analyze(
     pairs = select(catalogue if catalogue is not None else load_catalogue(), wagers=wagers,
                    paytables=paytables, everything=everything, alternatives=alternatives)
     dist = deal(shoe) if route == "vector" else WalkDistribution(shoe)
+    if isinstance(dist, WalkDistribution):
+        dist.prepare(w for w, _ in pairs)                 # one walk per group of wagers reading the same cards
     return Analysis(shoe, tuple(price(w, w.paytables[t], dist) for w, t in pairs), route)

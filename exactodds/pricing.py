@@ -359,15 +359,8 @@ def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
 def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str) -> np.ndarray:
     """The shoe's counts aligned with the rows of :func:`feature_table` of ``signature``."""
     if not isinstance(dist, RoundDistribution):
-        if signature[0] != "multiset" or not isinstance(dist, WalkDistribution):
-            raise ExactOddsError(f"{what}: the walk route prices wagers on point values and on single cards' "
-                                 "ranks and suits, not pair, suit or colour attributes (use --route vector)")
-        try:
-            counts = (dist.value_counts(signature[1]) if set(signature[1]) <= VALUE_LEVEL
-                      else dist.initial_counts(signature[1]))
-        except ExactOddsError as exc:
-            raise ExactOddsError(f"{what}: the walk route cannot price it: {exc}") from None
-        return np.array([counts.get(k, 0) for k in feature_table(signature).keys], dtype=object)
+        raise ExactOddsError(f"{what}: the walk route counts per settled outcome, not per row of the tables "
+                             "(use --route vector)")
     if signature[0] == "multiset":
         try:
             return dist.table_counts(*signature[1:])
@@ -381,9 +374,12 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
 
 def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
-    order, starts, paid_as = _groups(wager, paytable)      # first: a table refused names the wager's file
-    counts = _counts(wager, dist)
-    sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
+    if isinstance(dist, WalkDistribution):                 # the second route settles each round itself
+        sums = dist.outcome_counts(wager, paytable)
+    else:
+        order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
+        counts = _counts(wager, dist)
+        sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
     by_outcome = {o.id: int(sums.get(k, 0)) for k, o in enumerate(wager.outcomes)}
     lost = int(sums.get(-1, 0))
     total = dist.total
@@ -419,6 +415,8 @@ def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -
     >>> expected_return(d7, d7.paytable("standard"), deal(shoe)) == price(d7, d7.paytable("standard"), deal(shoe)).expected_return
     True
     """
+    if isinstance(dist, WalkDistribution):                # the second route: counts per outcome
+        return price(wager, paytable, dist).expected_return
     order, starts, _paid_as = _groups(wager, paytable)
     counts = _counts(wager, dist)
     sums = np.add.reduceat(counts[order], starts).tolist()

@@ -86,12 +86,6 @@ def test_routes_agree() -> None:
     assert a == b and len(a["wagers"]) > 50
 
 
-def test_walk_route_refuses_rank_and_suit_wagers() -> None:
-    code, out, err = run("analyze", "--wager", "house-money", "--route", "walk")
-    assert code == 2 and out == ""
-    assert "the walk route prices wagers on point values and on single cards' ranks and suits" in err
-
-
 @pytest.mark.parametrize(
     ("args", "message"),
     [

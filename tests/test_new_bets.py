@@ -393,9 +393,3 @@ def test_walk_route_agrees_on_the_initial_cards(wager: str, bets: dict) -> None:
     (walked,) = analyze(shoe, wagers=[wager], catalogue=bets, route="walk")
     assert tables.lines == walked.lines
 
-
-def test_walk_route_refuses_what_it_cannot_walk(bets: dict) -> None:
-    from exactodds import analyze
-
-    with pytest.raises(ExactOddsError, match="cannot price it: it reads 'banker' of the whole round"):
-        analyze(EIGHT, wagers=["third-card-suits"], catalogue=bets, route="walk")
