@@ -433,7 +433,7 @@ def main() -> None:
 
 #: The example bets on suits (examples/side-bets.toml) measured cold and warm, with their targets.
 _SIDE_BETS = ("suited-dragon-7", "six-cards-one-colour", "one-suit-round", "three-red-sevens",
-              "banker-three-card-poker")
+              "banker-three-card-poker", "suited-dragon-panda")
 #: Eight wagers of the catalogue staked together (``exactodds position``).
 _POSITION = ("banker", "player", "tie", "player-pair", "banker-pair", "dragon-7-insurance", "panda-8-insurance",
              "lucky-nines")

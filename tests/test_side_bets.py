@@ -20,7 +20,7 @@ from hypothesis import given, settings
 
 from exactodds import ExactOddsError, Shoe, deal, load_file, multiset, price
 from exactodds.cards import Card
-from exactodds.pricing import signature_for
+from exactodds.pricing import table_signature
 from exactodds.rules import play
 
 from .strategies import depleted_shoes, small_shoes
@@ -57,16 +57,19 @@ TARGETED: dict[str, dict[Card | str, int]] = {
     "Kings and Jacks as third cards": {"Kh": 2, "Ks": 1, "Jd": 2, "5c": 2, "Ah": 1},
     "red and black sevens": {"7h": 2, "7d": 2, "7s": 1, "Kc": 2, "Ks": 1, "3d": 1},
     "suited straights and flushes": {"Qh": 2, "Kh": 1, "Ah": 2, "2h": 1, "3h": 1, "9s": 1, "5h": 1},
+    "a suited Panda 8": {"8d": 2, "Kd": 1, "Jd": 2, "Qc": 1, "7d": 2, "9s": 1},
 }
 MUST_OCCUR = {
     "sevens, A-2-3 and Q-K-A": [("banker-three-card-poker", "three_of_a_kind"),
-                                ("banker-three-card-poker", "straight"), ("suited-dragon-7", "suited_dragon_7")],
+                                ("banker-three-card-poker", "straight"), ("suited-dragon-7", "suited_dragon_7"),
+                                ("suited-dragon-panda", "suited_dragon_7")],
     "mostly spades, a few red": [("one-suit-round", "one_suit"), ("six-cards-one-colour", "one_colour")],
     "suited naturals": [("suited-naturals", "suited_naturals")],
     "Kings and Jacks as third cards": [("third-cards-same-rank", "same_rank")],
     "red and black sevens": [("three-red-sevens", "three_red_sevens")],
     "suited straights and flushes": [("banker-three-card-poker", "straight_flush"),
                                      ("banker-three-card-poker", "flush")],
+    "a suited Panda 8": [("suited-dragon-panda", "suited_panda_8")],
 }
 
 
@@ -97,7 +100,7 @@ def value_rounds() -> dict[str, Counter]:
     """Every round by point values in deal order (P1, B1, P2, B2, then the third cards), played by
     exactodds.rules.play, then grouped by what each bet's count depends on (the values dealt, as a
     sorted tuple, and the values of the cards the bet reads) with the number of rounds in each."""
-    groups: dict[str, Counter] = {k: Counter() for k in ("all", "naturals", "thirds", "banker", "dragon")}
+    groups: dict[str, Counter] = {k: Counter() for k in ("all", "naturals", "thirds", "banker", "dragon", "panda")}
     total = 0
 
     def extend(seq: list[int]) -> None:
@@ -120,6 +123,8 @@ def value_rounds() -> dict[str, Counter]:
             groups["banker"][key, tuple(sorted(b))] += 1
             if rnd.banker_total == 7 and rnd.banker_total > rnd.player_total:      # Dragon 7 (627a.1)
                 groups["dragon"][key, tuple(sorted(b))] += 1
+        if len(p) == 3 and rnd.player_total == 8 and rnd.player_total > rnd.banker_total:   # Panda 8 (627a.1)
+            groups["panda"][key, tuple(sorted(p))] += 1
 
     for first in itertools.product(range(10), repeat=4):
         extend(list(first))
@@ -196,7 +201,11 @@ def independent_counts(shoe: Shoe, value_rounds: dict[str, Counter]) -> Counter:
             want["three-red-sevens", "three_red_sevens"] += n * sum(c.ways(seq, [(7, s) for s in suits])
                                                                     for suits in itertools.product("hd", repeat=3))
     for (seq, b), n in value_rounds["dragon"].items():
-        want["suited-dragon-7", "suited_dragon_7"] += n * sum(c.ways(seq, [(v, s) for v in b]) for s in SUITS)
+        suited = n * sum(c.ways(seq, [(v, s) for v in b]) for s in SUITS)
+        want["suited-dragon-7", "suited_dragon_7"] += suited
+        want["suited-dragon-panda", "suited_dragon_7"] += suited
+    for (seq, p), n in value_rounds["panda"].items():
+        want["suited-dragon-panda", "suited_panda_8"] += n * sum(c.ways(seq, [(v, s) for v in p]) for s in SUITS)
     return want
 
 
@@ -249,6 +258,7 @@ def test_the_heaviest_example_compiles_within_1_5_gb(tmp_path: Path) -> None:
 
 def test_the_bets_are_sized_before_they_are_built() -> None:
     for w in load_file(LIGHT).values():         # loading checks every condition, compiles nothing
-        sig = signature_for(w.features, texts=w.texts)
+        sig = table_signature(w)
         if sig[0] == "multiset":
-            assert multiset.estimate(sig[1], told=sig[2] if len(sig) > 2 else multiset.EVERY_SUIT).fits, w.id
+            told, varies = (sig[2] if len(sig) > 2 else multiset.EVERY_SUIT), (sig[3] if len(sig) > 3 else None)
+            assert multiset.estimate(sig[1], told=told, varies=varies).fits, w.id
