@@ -60,7 +60,8 @@ class RoundDistribution:
             self._cache["weights"] = round_weights(self.shoe)
         return self._cache["weights"]  # type: ignore[no-any-return]
 
-    def table_counts(self, names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> np.ndarray:
+    def table_counts(self, names: tuple[str, ...], told: str = EVERY_SUIT,
+                     varies: Varies | None = None) -> np.ndarray:
         """Counts per key of the multiset table of ``names`` telling suits apart as ``told``, compiled
         for the wagers ``varies`` names if given (see :mod:`exactodds.multiset`)."""
         key = ("multiset", names, told, varies)

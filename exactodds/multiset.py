@@ -55,7 +55,7 @@ from .modular import crt, primes_for
 from .roundtable import slot_values
 from .shoe import CARDS_PER_ROUND, Shoe, int64_safe
 
-__all__ = ["MultisetTable", "compile_table", "told_apart", "Varies", "SUITS", "EVERY_SUIT", "estimate", "RESOLUTIONS",
+__all__ = ["MultisetTable", "compile_table", "told_apart", "Varies", "resolution_of", "SUITS", "EVERY_SUIT", "estimate", "RESOLUTIONS",
            "slot_values", "codes", "point_names"]
 
 #: How finely cards are read, coarsest first.
@@ -370,8 +370,8 @@ def told_apart(names: Iterable[str], texts: Iterable[Iterable[str]] = ()) -> str
     ('sc|hd', 's|hd|c')
     """
     names = set(names)
-    reads_suits = "same_suit" in names or any(slots_read(n)[1] in ("suit", "card") for n in names
-                                              if n in KNOWN_FEATURES and n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES)
+    identities = [n for n in names if n in KNOWN_FEATURES and n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES]
+    reads_suits = "same_suit" in names or any(slots_read(n)[1] in ("suit", "card") for n in identities)
     if not reads_suits:
         return EVERY_SUIT
     named = [set(t) & set(SUITS) for t in texts] + [set(x) for n in names for x in SUITS_TOLD_APART.get(n, ())]
@@ -381,20 +381,33 @@ def told_apart(names: Iterable[str], texts: Iterable[Iterable[str]] = ()) -> str
     return _partition(blocks)
 
 
+def resolution_of(names: Iterable[str]) -> str:
+    """How finely a table of ``names`` reads cards (:data:`RESOLUTIONS`): 'suit' for suits alone, 'card'
+    where ranks are read with them. Only a 'suit' table is compiled for its wagers (:class:`Varies`)."""
+    resolution = "value"
+    for name in names:
+        if name not in VALUE_LEVEL:
+            resolution = _join(resolution, slots_read(name)[1] if name != "same_suit" else "suit")
+    return resolution
+
+
 def _partition(blocks: Iterable[Iterable[str]]) -> str:
     """A partition of the suits written canonically: blocks by their first suit, each in ``shdc`` order."""
     written = ["".join(c for c in SUITS if c in b) for b in blocks]
     return "|".join(sorted((w for w in written if w), key=lambda w: SUITS.index(w[0])))
 
 
-def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT, varies: Varies | None = None) -> MultisetTable:
+def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT,
+                  varies: Varies | None = None) -> MultisetTable:
     """The multiset table of a set of features (names as listed by ``exactodds features``):
     compiled once per process, and kept on disk between processes (:mod:`exactodds.cache`).
 
     ``table.counts(shoe)`` gives the ordered 6-card sequences of a shoe per key,
     aligned with ``table.keys`` (tuples of feature values in ``table.names`` order).
     Features of every card dealt (``same_suit``, ...) are counted by the wagers
-    that read them, not by a multiset table.
+    that read them, not by a multiset table, but for ``same_suit`` read with single
+    cards' ranks or suits. ``varies`` compiles the table for some wagers alone
+    (:class:`Varies`).
 
     ``told`` is how finely suits are told apart: a partition of the suits into blocks
     joined by '|' (:func:`told_apart`), by default every suit its own block. Suits are
@@ -431,10 +444,7 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT, varies:
     if not isinstance(told, str) or sorted(told.replace("|", "")) != sorted(SUITS):
         raise ExactOddsError(f"told must be a partition of the suits {SUITS!r} into blocks joined by '|' "
                              f"(e.g. 's|h|d|c' or 'sc|hd'), not {told!r}")
-    resolution = "value"
-    for name in chosen:
-        if name not in VALUE_LEVEL:
-            resolution = _join(resolution, slots_read(name)[1] if name != "same_suit" else "suit")
+    resolution = resolution_of(chosen)
     apart = _partition(told.split("|"))
     if resolution not in ("suit", "card"):
         apart = EVERY_SUIT
@@ -609,7 +619,8 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None 
     refined = sorted(id_slots)
     if every_suit:
         resolution = _join(resolution, "suit")
-    values_read = np.array([[v in read_at[s] for s in refined] for v in range(10)], dtype=bool).reshape(10, len(refined))
+    values_read = np.array([[v in read_at[s] for s in refined] for v in range(10)], dtype=bool)
+    values_read = values_read.reshape(10, len(refined))
 
     values = _base(value_names, id_slots) if not every_suit else slot_values()
     vcols = value_columns(values, sorted(value_names))
@@ -667,7 +678,8 @@ def _suits_read(plan: _Plan, varies: Varies) -> np.ndarray | None:
     return read[inverse.ravel()] & fine
 
 
-def _pattern_suits(patterns: list[np.ndarray], count: np.ndarray, within: np.ndarray, ordinal: np.ndarray) -> np.ndarray:
+def _pattern_suits(patterns: list[np.ndarray], count: np.ndarray, within: np.ndarray,
+                   ordinal: np.ndarray) -> np.ndarray:
     """The suit of card ``ordinal`` in pattern ``within`` of ``count`` cards, row by row."""
     width = max(len(patterns) - 1, 1)
     padded = np.zeros((len(patterns), max(len(p) for p in patterns), width), dtype=np.int8)
@@ -1008,7 +1020,8 @@ def _images(patterns: np.ndarray, told: tuple[tuple[int, ...], ...], n_x: int
         stab *= np.array([math.factorial(len(block) - b) for b in range(len(block) + 1)])[used]
     stab = stab[of]
     if np.any(reached % stab):
-        raise InconsistentCounts("a suit pattern's images do not divide evenly: a defect of exactodds, please report it")
+        raise InconsistentCounts("a suit pattern's images do not divide evenly: a defect of exactodds, "
+                                 "please report it")
     gathers = np.where(atoms < pad, atoms * _OFFSETS + _repeats(atoms), pad * _OFFSETS).astype(np.intp)
     starts = np.flatnonzero(np.r_[True, of[1:] != of[:-1]])
     return gathers, (reached // stab).astype(np.int64), starts

@@ -70,7 +70,8 @@ def suit_conditions(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 def _wager(text: str, params: dict[str, Any]) -> Wager:
     cond = Condition.parse(text, where="generated: outcome 'x'", parameters=params)
     return Wager(id="generated", name="generated", section="test", game="Minibaccarat",
-                 outcomes=(Outcome("x", "x", cond),), paytables={"A": Paytable("A", "test", {"x": parse_pay("1 to 1")})},
+                 outcomes=(Outcome("x", "x", cond),),
+                 paytables={"A": Paytable("A", "test", {"x": parse_pay("1 to 1")})},
                  source="test", parameters=params)
 
 
@@ -153,7 +154,8 @@ def test_a_wager_on_the_initial_cards_read_with_the_totals_keeps_its_own_counts(
 
 
 #: Small shoes with unequal suits where every card of a round may be of one suit.
-_ONE_SUIT_SHOES = ({"As": 3, "2s": 2, "Ks": 2, "Qh": 1, "3d": 1, "5c": 1}, {"Kh": 2, "Ks": 1, "Jd": 2, "5c": 2, "Ah": 1},
+_ONE_SUIT_SHOES = ({"As": 3, "2s": 2, "Ks": 2, "Qh": 1, "3d": 1, "5c": 1},
+                   {"Kh": 2, "Ks": 1, "Jd": 2, "5c": 2, "Ah": 1},
                    {"Ah": 2, "2h": 2, "Kh": 2, "Qh": 1, "5h": 1, "3s": 1})
 
 
