@@ -675,9 +675,10 @@ def serve(host: str, port: int, decks: int, wagers: tuple[str, ...], paytables_f
         where, at = bound[0]
         where = f"[{where}]" if ":" in str(where) else where
         click.echo(f"exactodds: the live shoe page is at http://{where}:{at}/ (Ctrl-C stops it)", err=True)
-        server.run()
+        server.run()                                     # returns only on Ctrl-C or SIGTERM: waitress catches it
     finally:
         server.close()
+    raise KeyboardInterrupt                              # so the run ends as an interrupted one, not as a success
 
 
 @cli.command()

@@ -85,7 +85,6 @@ def _chromium() -> str | None:
 @pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
 def test_in_a_real_browser_enter_cards_see_the_edge_change_download_a_certificate(tmp_path: Path) -> None:
     playwright = pytest.importorskip("playwright.sync_api")
-    pytest.importorskip("waitress")
 
     server = listen(create_app(decks=8, files=[_hostile_file()]), "127.0.0.1", 0)      # as `exactodds serve` runs
     threading.Thread(target=server.run, daemon=True).start()
@@ -335,11 +334,11 @@ def _oversized(url: str, declared: int, sent: bytes, *, chunked: bool = False) -
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
 def test_i26_serve_answers_concurrent_clients_exactly_on_waitress_in_bounded_memory(tmp_path: Path) -> None:
-    pytest.importorskip("waitress")
     root = str(Path(exactodds.__file__).parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
     server = subprocess.Popen([sys.executable, "-c", "from exactodds.cli import main; main()", "serve",
-                               "--host", "127.0.0.1", "--port", "0"], env=env, stderr=subprocess.PIPE, text=True)
+                               "--host", "127.0.0.1", "--port", "0"], env=env, cwd=root, stderr=subprocess.PIPE,
+                              text=True)
     try:
         line = server.stderr.readline()
         url = re.search(r"(http://127\.0\.0\.1:[1-9]\d*/)", line).group(1)
@@ -386,6 +385,10 @@ def test_i26_serve_answers_concurrent_clients_exactly_on_waitress_in_bounded_mem
                     want = analyze(shoe, wagers=[row["key"]])[0].expected_return
                     assert Fraction(row["expected_return"]) == want
         assert after - before < 20_000, f"peak memory grew from {before} kB to {after} kB"
+        server.terminate()                                          # SIGTERM stops it as Ctrl-C does
+        log = server.stderr.read()                                  # waitress may log its queue's depth first
+        assert server.wait(timeout=30) == 130 and "Traceback" not in log
+        assert ("\n" + log).endswith("\nexactodds: interrupted\n")
     finally:
         server.terminate()
         server.wait(timeout=30)
