@@ -662,18 +662,23 @@ def house_money_command(decks: int, remove: str | None, bets: tuple[str, ...], p
               help="Wagers shown at first (repeatable; default: the countable side bets and the main game).")
 @_PAYTABLES
 def serve(host: str, port: int, decks: int, wagers: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
-    """A live shoe page: enter cards as they are dealt and watch every wager's exact edge."""
-    from .serve import create_app
+    """A live shoe page: enter cards as they are dealt and watch every wager's exact edge (served by waitress)."""
+    from .serve import create_app, listen
 
     files = _user_files(paytables_files)
     _with_files(files)                                   # a bad file is named by its path here
     app = create_app(decks=decks, wagers=list(wagers),
                      files=[{"name": Path(path).name, "text": text} for path, text in files])
-    click.echo(f"exactodds: the live shoe page is at http://{host}:{port}/ (Ctrl-C stops it)", err=True)
+    server = listen(app, host, port)                     # a bad --host or --port is one line here
     try:
-        app.run(host=host, port=port, debug=False, use_reloader=False)
-    except OSError as exc:
-        raise ExactOddsError(f"--port {port}: cannot listen ({exc.strerror or exc})") from None
+        bound = getattr(server, "effective_listen", None) or [(server.effective_host, server.effective_port)]
+        where, at = bound[0]
+        where = f"[{where}]" if ":" in str(where) else where
+        click.echo(f"exactodds: the live shoe page is at http://{where}:{at}/ (Ctrl-C stops it)", err=True)
+        server.run()                                     # returns only on Ctrl-C or SIGTERM: waitress catches it
+    finally:
+        server.close()
+    raise KeyboardInterrupt                              # so the run ends as an interrupted one, not as a success
 
 
 @cli.command()

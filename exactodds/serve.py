@@ -13,12 +13,21 @@ self-verifying HTML file.
 from __future__ import annotations
 
 import json
+import secrets
+import socket
 from fractions import Fraction
 from typing import Any
 
 from .errors import ExactOddsError, unique_keys
 
-__all__ = ["create_app", "edges"]
+__all__ = ["create_app", "edges", "listen"]
+
+#: The largest request body taken, in bytes: every card of a 100-deck shoe and 100 wagers fit several times over.
+MAX_BODY = 128 * 1024
+#: The most wagers one request prices, and the longest ``WAGER:PAYTABLE`` text.
+MAX_WAGERS, MAX_KEY = 100, 200
+#: Threads answering requests: each request holds at most a few MB, so memory stays bounded.
+THREADS = 4
 
 #: The wagers shown at first: the countable side bets and the main game.
 DEFAULT_WAGERS = ("dragon-7-insurance:standard", "panda-8-insurance:standard", "tie:8-to-1", "banker:standard",
@@ -61,8 +70,12 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
     from .wagers import load_catalogue
 
     shoe = _shoe(decks, removed)
-    if not isinstance(keys, list) or not keys or len(keys) > 100:
-        raise ExactOddsError("choose 1 to 100 wagers")
+    if not isinstance(keys, list) or not keys or len(keys) > MAX_WAGERS:
+        raise ExactOddsError(f"wagers: choose 1 to {MAX_WAGERS} wagers, as a list of texts WAGER:PAYTABLE")
+    for i, key in enumerate(keys, 1):
+        if not isinstance(key, str) or not 0 < len(key) <= MAX_KEY:
+            raise ExactOddsError(f"wagers: item {i} must be a text WAGER:PAYTABLE of 1 to {MAX_KEY} characters, "
+                                 f"got {json.dumps(key)[:40]}")
     dist = deal(shoe)
     rows = []
     for w, tid in priced_pairs(catalogue if catalogue is not None else load_catalogue(), keys, where="wager"):
@@ -79,7 +92,9 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
     """The Flask application of the live shoe page: ``wagers`` (``WAGER:PAYTABLE``) are shown at first;
     ``files`` (users' data files, ``{'name': ..., 'text': ...}``) add their wagers and paytables."""
     try:
-        from flask import Flask, Response, jsonify, render_template, request
+        from flask import Flask, Response, g, jsonify, render_template, request
+        from markupsafe import escape
+        from werkzeug.exceptions import HTTPException
     except ImportError:
         raise ExactOddsError("exactodds serve needs Flask: pip install flask") from None
     from importlib import resources
@@ -100,25 +115,51 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
         chosen += [k for k in shown if k not in chosen]
     app = Flask("exactodds", template_folder=str(resources.files("exactodds") / "templates"))
     app.jinja_env.autoescape = True                     # every name on the page is escaped
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY         # a larger body is a 413, read no further
 
     @app.errorhandler(ExactOddsError)
     def bad_input(exc: ExactOddsError) -> Any:
-        return jsonify({"error": str(exc)}), 400
+        return _error(str(exc), 400)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        if exc.code == 413:
+            return _error(_too_large(), 413)
+        return _error(f"{exc.name} ({request.method} {request.path})", exc.code or 500)
+
+    @app.errorhandler(Exception)
+    def internal(exc: Exception) -> Any:                 # never a traceback in a response: it goes to the log
+        app.logger.error("%s %s failed", request.method, request.path, exc_info=exc)
+        return _error("internal error: the server's log says more", 500)
+
+    @app.after_request
+    def secured(response: Any) -> Any:
+        response.headers.update(security_headers(g.get("nonce"), inline_styles=g.get("inline_styles", False)))
+        return response
 
     @app.get("/")
     def page() -> Any:
-        return render_template("shoe.html.j2", decks=decks, choices=offered, chosen=chosen)
+        g.nonce = secrets.token_urlsafe(18)
+        return render_template("shoe.html.j2", decks=decks, choices=offered, chosen=chosen, nonce=g.nonce)
 
     @app.post("/api/edges")
     def api_edges() -> Any:
         try:
-            body = json.loads(request.get_data(as_text=True), object_pairs_hook=unique_keys)
+            body = json.loads(request.get_data(), object_pairs_hook=unique_keys)
         except ExactOddsError:
             raise
-        except (ValueError, RecursionError):                # not JSON: the line below says what to send
-            body = None
+        except RecursionError:
+            raise ExactOddsError("request body: JSON nested too deeply; send a JSON object with decks, removed "
+                                 "and wagers") from None
+        except json.JSONDecodeError as exc:
+            raise ExactOddsError(f"request body: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                                 "send a JSON object with decks, removed and wagers") from None
+        except ValueError:                                  # not UTF-8
+            raise ExactOddsError("request body: not UTF-8 text; send a JSON object with decks, removed "
+                                 "and wagers") from None
         if not isinstance(body, dict):
-            raise ExactOddsError("send a JSON object with decks, removed and wagers")
+            raise ExactOddsError(f"request body: a JSON {type(body).__name__}; send a JSON object with decks, "
+                                 "removed and wagers")
         if extra := set(body) - {"decks", "removed", "wagers"}:
             raise ExactOddsError(f"unknown key {sorted(extra)[0]!r} (keys: decks, removed, wagers)")
         return jsonify(edges(body.get("decks", decks), body.get("removed", []), body.get("wagers", []), catalogue=cat))
@@ -144,8 +185,9 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
         n, removed = _query()
         r = analyze(_shoe(n, removed), wagers=[f"{wager}:{paytable}"], catalogue=cat)[0]
-        return Response(f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{wager}</title></head>"
-                        f"<body>{result_html(r)}</body></html>", mimetype="text/html")
+        g.inline_styles = True
+        return Response(f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(wager)}</title>"
+                        f"</head><body>{result_html(r)}</body></html>", mimetype="text/html")
 
     @app.get("/certificate/<wager>/<paytable>")
     def certificate(wager: str, paytable: str) -> Any:
@@ -160,3 +202,77 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     return app
+
+
+def security_headers(nonce: str | None = None, *, inline_styles: bool = False) -> dict[str, str]:
+    """The headers of every response: scripts and styles only the page's own (by ``nonce``), no framing,
+    no type sniffing; ``inline_styles`` lets the outcome table keep its cells' alignment (no script runs there)."""
+    own = f"'nonce-{nonce}'" if nonce else "'none'"
+    styles = "'unsafe-inline'" if inline_styles else own
+    return {"Content-Security-Policy": f"default-src 'none'; script-src {own}; style-src {styles}; "
+                                       "connect-src 'self'; base-uri 'none'; form-action 'none'; "
+                                       "frame-ancestors 'none'",
+            "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+def _too_large() -> str:
+    return f"request body larger than {MAX_BODY} bytes, the most this page takes"
+
+
+def _error(message: str, status: int) -> Any:
+    """A JSON error of one line."""
+    from flask import jsonify
+
+    return jsonify({"error": " ".join(message.split())}), status
+
+
+def listen(app: Any, host: str, port: int) -> Any:
+    """A production WSGI server (waitress) for ``app`` bound to ``host``:``port``, not yet serving
+    (``.run()`` serves); a bad address is an error naming ``--host`` or ``--port``."""
+    import errno
+
+    try:
+        from waitress.server import create_server
+    except ImportError:
+        raise ExactOddsError("exactodds serve needs waitress: pip install waitress") from None
+    try:
+        socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ExactOddsError(f"--host {host!r}: not an address to listen on "
+                             f"({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        server = create_server(app, host=host, port=port, threads=THREADS, ident="exactodds",
+                               max_request_body_size=MAX_BODY, max_request_header_size=MAX_BODY,
+                               connection_limit=64, channel_timeout=30)
+    except (OSError, ValueError) as exc:
+        busy = getattr(exc, "errno", None) in (errno.EADDRINUSE, errno.EACCES)
+        option = f"--port {port}" if busy else f"--host {host!r}"
+        raise ExactOddsError(f"{option}: cannot listen ({getattr(exc, 'strerror', None) or exc})") from None
+    channel = _channel()
+    for each in (server, *getattr(server, "map", {}).values()):      # one server, or one per address
+        if hasattr(each, "channel_class"):
+            each.channel_class = channel
+    return server
+
+
+def _channel() -> Any:
+    """waitress's connection, answering what waitress refuses itself (a body over the limit, a malformed
+    request) as the application does: one JSON line, with the security headers."""
+    from waitress.channel import HTTPChannel
+    from waitress.task import ErrorTask
+
+    class OneLineError(ErrorTask):                               # type: ignore[misc]
+        def execute(self) -> None:
+            e = self.request.error
+            message = _too_large() if e.code == 413 else f"{e.reason}: {e.body}"
+            body = (json.dumps({"error": " ".join(message.split())}) + "\n").encode()
+            self.status = f"{e.code} {e.reason}"
+            self.response_headers.extend([("Content-Type", "application/json"), *security_headers().items()])
+            self.set_close_on_finish()
+            self.content_length = len(body)
+            self.write(body)
+
+    class Channel(HTTPChannel):                                  # type: ignore[misc]
+        error_task_class = OneLineError
+
+    return Channel

@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+import http.client
+import json
+import os
+import re
 import shutil
+import socket
+import subprocess
+import sys
 import threading
+import urllib.error
+import urllib.parse
+import urllib.request
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import exactodds
 
 from exactodds.analysis import analyze
 from exactodds.certificate import verify
 from exactodds.documents import read_document
-from exactodds.serve import create_app
+from exactodds.serve import MAX_BODY, create_app, listen
 from exactodds.shoe import Shoe
+
+from .test_cli import run
 
 pytest.importorskip("flask")
 
@@ -50,7 +67,7 @@ def test_bad_requests_are_one_line_errors(client, body, words) -> None:
 
 def test_page_table_and_certificate(client, tmp_path: Path) -> None:
     page = client.get("/").get_data(as_text=True)
-    assert "dragon-7-insurance:standard" in page and "<script>" in page
+    assert "dragon-7-insurance:standard" in page and "<script nonce=" in page
     table = client.get("/table/tie/8-to-1?decks=8&removed=Ks,9h").get_data(as_text=True)
     assert "Tie" in table and "<table>" in table
     r = client.get("/certificate/tie/8-to-1?decks=8&removed=Ks,9h")
@@ -68,40 +85,53 @@ def _chromium() -> str | None:
 @pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
 def test_in_a_real_browser_enter_cards_see_the_edge_change_download_a_certificate(tmp_path: Path) -> None:
     playwright = pytest.importorskip("playwright.sync_api")
-    from werkzeug.serving import make_server
 
-    server = make_server("127.0.0.1", 0, create_app(decks=8))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/"
+    server = listen(create_app(decks=8, files=[_hostile_file()]), "127.0.0.1", 0)      # as `exactodds serve` runs
+    threading.Thread(target=server.run, daemon=True).start()
+    url = f"http://127.0.0.1:{server.effective_port}/"
+    refused: list[str] = []                                  # the browser's reports of its security policy
     try:
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=_chromium(), args=[
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run"])
             page = browser.new_page(accept_downloads=True)
+            page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
             page.goto(url)
             row = page.locator("tr[data-key='dragon-7-insurance:standard'] td.edge")
-            page.wait_for_function("document.querySelectorAll('#edges tbody tr').length > 0")
+            row.wait_for()                                      # no string evaluated: the policy forbids eval
             before = row.inner_text()
             assert before == "-7.6113%"                                    # off the top of 8 decks
             page.fill("#card", "8s 9h 8d 9c 8c 9s 8h 9d")                    # naturals out: Dragon 7 improves
             page.press("#card", "Enter")
-            page.wait_for_function("document.querySelector('#cards').textContent.includes('9d')")
+            playwright.expect(page.locator("#cards")).to_contain_text("9d")
             after = row.inner_text()
             shoe = Shoe.decks(8).remove("8s", "9h", "8d", "9c", "8c", "9s", "8h", "9d")
             want = analyze(shoe, wagers=["dragon-7-insurance"])[0].expected_return
             assert after != before and Fraction(row.get_attribute("title")) == want
             page.fill("#card", "Zz")
             page.press("#card", "Enter")
-            page.wait_for_function("document.querySelector('#error').textContent.length > 0")
+            playwright.expect(page.locator("#error")).not_to_be_empty()
             assert "unknown card" in page.inner_text("#error")
             with page.expect_download() as info:
                 page.click("tr[data-key='dragon-7-insurance:standard'] a.certificate")
             saved = tmp_path / "certificate.html"
             info.value.save_as(saved)
+            page.click("summary")
+            page.check(f"input.wager[value='{_HOSTILE}:A']")          # a hostile id: its links stay links
+            hostile = page.locator("#edges tbody tr").filter(has_text="Hostile <b>name</b>")
+            hostile.wait_for()
+            assert page.locator("#edges img").count() == 0
+            href = hostile.locator("a.table").get_attribute("href")
+            assert urllib.parse.unquote(href.partition("?")[0]) == f"/table/{_HOSTILE}/A" and "<" not in href
+            with page.context.expect_page() as opened:
+                hostile.locator("a.table").click()
+            opened.value.wait_for_load_state()
+            assert opened.value.title() == _HOSTILE and opened.value.locator("table").count() == 1
             browser.close()
     finally:
-        server.shutdown()
+        server.close()
+    assert refused == []                                             # the page's own script and style ran
     document, kind, _ = read_document(str(saved))
     assert kind == "html" and verify(document)[0]
     assert len(document["inputs"]["shoes"][0]["remove"]) == 8
@@ -135,3 +165,233 @@ def test_f14_api_edges_counts_the_cards_removed(client) -> None:
     assert r.status_code == 200 and data["removed"] == 5 and data["cards_left"] == 416 - 5
     want = analyze(Shoe.decks(8).remove("Ks", "Kh", "Kd", "Kc", "9h"), wagers=["tie:8-to-1"])[0].expected_return
     assert Fraction(data["wagers"][0]["expected_return"]) == want
+
+
+# Issue 26, item 2: the live page as a service.
+
+def _one_line_error(r) -> str:
+    """The error of a refused request: a JSON object holding one line, never an HTML page or a traceback."""
+    assert r.mimetype == "application/json", r.get_data(as_text=True)[:200]
+    message = r.get_json()["error"]
+    assert message and len(message.splitlines()) == 1 and "Traceback" not in message
+    return message
+
+
+def test_i26_a_body_over_the_size_limit_is_a_413_of_one_line(client) -> None:
+    cards = json.dumps({"decks": 8, "removed": ["Ks"] * 200_000, "wagers": ["tie"]})      # 1.2 MB
+    assert len(cards) > MAX_BODY
+    r = client.post("/api/edges", data=cards, content_type="application/json")
+    assert r.status_code == 413 and "larger than" in _one_line_error(r)
+
+
+@pytest.mark.parametrize("body, words", [
+    ("[" * 60_000 + "]" * 60_000, "nested too deeply"),                 # within the size limit
+    ('{"wagers":' * 10_000 + "1" + "}" * 10_000, "nested too deeply"),
+    ('{"wagers": [1]}', "wagers: item 1"),
+    ('{"wagers": [["tie"]]}', "wagers: item 1"),
+    ('{"wagers": ["tie", null]}', "wagers: item 2"),
+    ('{"wagers": "tie"}', "wagers"),
+    ('{"wagers": {"tie": 1}}', "wagers"),
+    ('{"wagers": ["' + "x" * 500 + '"]}', "wagers: item 1"),
+    ('[["tie"]]', "a JSON list"),
+    ('"tie"', "a JSON str"),
+    ('{"removed": [1], "wagers": ["tie"]}', "removed"),
+    ('{"removed": "Ks", "wagers": ["tie"]}', "removed"),
+    ('{"decks": "8", "wagers": ["tie"]}', "decks"),
+    ('{"decks": true, "wagers": ["tie"]}', "decks"),
+    ('{"decks": 1e999, "wagers": ["tie"]}', "decks"),
+    ('{"decks": NaN, "wagers": ["tie"]}', "decks"),
+    ('{"decks": 8, "wagers": ["tie"]', "not JSON"),
+    (b'{"wagers": ["\xff"]}', "not UTF-8"),
+])
+def test_i26_every_malformed_body_is_a_400_of_one_line(client, body, words) -> None:
+    r = client.post("/api/edges", data=body, content_type="application/json")
+    assert r.status_code == 400 and words in _one_line_error(r)
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                 max_size=4),
+                     max_leaves=12)
+_field = _json | st.lists(st.sampled_from(["Ks", "9h", "Zz", "Ks,Kh", "tie", "banker:standard", ""]), max_size=4)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=_json | st.fixed_dictionaries({}, optional={"decks": _json | st.integers(0, 9), "removed": _field,
+                                                         "wagers": _field}))
+def test_i26_any_json_body_is_answered_200_or_a_400_of_one_line(client, body) -> None:
+    r = client.post("/api/edges", data=json.dumps(body), content_type="application/json")
+    assert r.status_code in (200, 400)
+    if r.status_code == 400:
+        _one_line_error(r)
+
+
+def test_i26_every_response_carries_the_security_headers(client) -> None:
+    answers = {
+        "page": client.get("/"),
+        "edges": client.post("/api/edges", json={"decks": 8, "removed": ["Ks"], "wagers": ["tie"]}),
+        "refused": client.post("/api/edges", json={"wagers": [1]}),
+        "too large": client.post("/api/edges", data="[" * (MAX_BODY + 1), content_type="application/json"),
+        "table": client.get("/table/tie/8-to-1?removed=Ks"),
+        "certificate": client.get("/certificate/tie/8-to-1?removed=Ks"),
+        "missing": client.get("/no-such-page"),
+        "wrong method": client.get("/api/edges"),
+    }
+    for name, r in answers.items():
+        assert r.headers.get("X-Frame-Options") == "DENY", name
+        assert r.headers.get("X-Content-Type-Options") == "nosniff", name
+        csp = r.headers.get("Content-Security-Policy", "")
+        assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp, name
+        if r.status_code >= 400:
+            _one_line_error(r)
+    # the page's own script and style run under its policy, and nothing else does
+    csp = answers["page"].headers["Content-Security-Policy"]
+    nonce = re.search(r"script-src 'nonce-([^']+)'", csp).group(1)
+    html = answers["page"].get_data(as_text=True)
+    assert f"style-src 'nonce-{nonce}'" in csp and "unsafe" not in csp
+    assert re.findall(r"<script[^>]*>", html) == [f'<script nonce="{nonce}">']
+    assert re.findall(r"<style[^>]*>", html) == [f'<style nonce="{nonce}">']
+    assert nonce not in client.get("/").headers["Content-Security-Policy"]            # a new one per page
+    assert "script-src 'none'" in answers["table"].headers["Content-Security-Policy"]
+
+
+_HOSTILE = 'x"><img src=x onerror=alert(1)>'                        # closes an attribute, opens an element
+
+
+def _hostile_file() -> dict[str, str]:
+    return {"name": "hostile.toml", "text": f'''[[wager]]
+id = '{_HOSTILE}'
+name = "Hostile <b>name</b>"
+section = "none"
+  [[wager.outcome]]
+  id = "tie"
+  name = "Tie"
+  when = "tie"
+  [[wager.paytable]]
+  id = "A"
+  pays = {{ tie = "8 to 1" }}
+'''}
+
+
+def test_i26_a_wager_id_is_escaped_in_the_table_page_title() -> None:
+    app = create_app(decks=8, wagers=["tie"], files=[_hostile_file()])
+    r = app.test_client().get("/table/" + urllib.parse.quote(_HOSTILE, safe="") + "/A")
+    html = r.get_data(as_text=True)
+    assert r.status_code == 200 and "<img" not in html
+    assert "<title>x&#34;&gt;&lt;img src=x onerror=alert(1)&gt;</title>" in html
+
+
+def test_i26_serve_a_bad_host_or_port_is_one_line_exit_2() -> None:
+    code, out, err = run("serve", "--host", "256.1.1.1")
+    assert code == 2 and len(err.splitlines()) == 1 and "--host '256.1.1.1'" in err
+    nonlocal_bind = Path("/proc/sys/net/ipv4/ip_nonlocal_bind")
+    if not nonlocal_bind.exists() or nonlocal_bind.read_text().strip() == "0":     # else it would bind, and serve
+        code, out, err = run("serve", "--host", "192.0.2.1")        # TEST-NET-1: no machine's own address
+        assert code == 2 and len(err.splitlines()) == 1 and "--host '192.0.2.1': cannot listen" in err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run("serve", "--port", str(port))
+    assert code == 2 and len(err.splitlines()) == 1 and f"--port {port}: cannot listen" in err
+    code, out, err = run("serve", "--port", "70000")
+    assert code == 2 and len(err.splitlines()) == 1 and "'--port'" in err
+
+
+def _peak_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
+
+
+def _post(url: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    req = urllib.request.Request(url + "api/edges", data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def _oversized(url: str, declared: int, sent: bytes, *, chunked: bool = False) -> int:
+    """POST a body larger than the limit (declared by Content-Length, or chunked) and read the answer's status."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        conn.putrequest("POST", "/api/edges")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader(*(("Transfer-Encoding", "chunked") if chunked else ("Content-Length", str(declared))))
+        conn.endheaders()
+        try:
+            for i in range(0, len(sent), 65536):
+                piece = sent[i:i + 65536]
+                conn.send(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+        except (BrokenPipeError, ConnectionResetError):           # the server stopped reading: its answer is sent
+            pass
+        r = conn.getresponse()
+        assert len(r.read().splitlines()) == 1
+        return r.status
+    finally:
+        conn.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
+def test_i26_serve_answers_concurrent_clients_exactly_on_waitress_in_bounded_memory(tmp_path: Path) -> None:
+    root = str(Path(exactodds.__file__).parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    server = subprocess.Popen([sys.executable, "-c", "from exactodds.cli import main; main()", "serve",
+                               "--host", "127.0.0.1", "--port", "0"], env=env, cwd=root, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        line = server.stderr.readline()
+        url = re.search(r"(http://127\.0\.0\.1:[1-9]\d*/)", line).group(1)
+        shoes = [[f"{r}{s}" for r in "A23456789TJQK"[:k] for s in "sh"] for k in range(13)]
+        wagers = ["tie:8-to-1", "dragon-7-insurance:standard", "banker:standard"]
+
+        def ask(removed: list[str]) -> dict[str, Any]:
+            status, headers, data = _post(url, json.dumps({"decks": 8, "removed": removed, "wagers": wagers}).encode())
+            assert status == 200 and headers["Server"] == "exactodds"                # waitress, not werkzeug
+            return json.loads(data)
+
+        for removed in shoes[:3]:                                   # warm up: imports, caches, threads
+            ask(removed)
+        assert _oversized(url, 100_000_000, b"[" * 65536) == 413
+        assert _oversized(url, 0, b"[" * 4_000_000, chunked=True) == 413
+        with pytest.raises(urllib.error.HTTPError) as long_url:                 # a request line over the limit
+            urllib.request.urlopen(url + "table/tie/8-to-1?removed=" + "Ks," * 50_000, timeout=30)
+        assert long_url.value.code == 431 and len(long_url.value.read().splitlines()) == 1
+        before = _peak_kb(server.pid)
+
+        answers: dict[int, list[dict[str, Any]]] = {}
+
+        def client(n: int) -> None:
+            answers[n] = [ask(shoes[(n + i) % len(shoes)]) for i in range(12)]
+
+        clients = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+        for c in clients:
+            c.start()
+        for _ in range(5):                                          # hostile bodies meanwhile
+            assert _oversized(url, 100_000_000, b"[" * 65536) == 413
+            assert _oversized(url, 0, b"[" * 4_000_000, chunked=True) == 413
+            assert _post(url, b"[" * 100_000)[0] == 400                  # nested too deeply
+            assert _post(url, b'{"wagers": [1]}')[0] == 400
+        for c in clients:
+            c.join(timeout=120)
+        after = _peak_kb(server.pid)
+        assert server.poll() is None and len(answers) == 4
+        for n, got in answers.items():
+            for i, data in enumerate(got):
+                removed = shoes[(n + i) % len(shoes)]
+                assert data["removed"] == len(removed)
+                shoe = Shoe.decks(8).remove(*removed)
+                for row in data["wagers"]:
+                    want = analyze(shoe, wagers=[row["key"]])[0].expected_return
+                    assert Fraction(row["expected_return"]) == want
+        assert after - before < 20_000, f"peak memory grew from {before} kB to {after} kB"
+        server.terminate()                                          # SIGTERM stops it as Ctrl-C does
+        log = server.stderr.read()                                  # waitress may log its queue's depth first
+        assert server.wait(timeout=30) == 130 and "Traceback" not in log
+        assert ("\n" + log).endswith("\nexactodds: interrupted\n")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        server.stderr.close()
