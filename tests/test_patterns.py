@@ -248,3 +248,29 @@ def test_a_wager_compiled_for_itself_equals_the_brute_force() -> None:
             assert got[oid] == want, (oid, cards)
             seen |= {oid} if want else set()
     assert seen == {"dragon", "panda"}                  # not vacuous
+
+
+@settings(max_examples=20, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(drawn=suit_conditions())
+def test_conditions_on_suits_compiled_for_themselves_equal_the_brute_force(
+        drawn: tuple[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same conditions, every table of suit patterns compiled for its wager alone (multiset.Varies):
+    suits are read only where they change an outcome, which the brute force must not notice."""
+    from exactodds import pricing
+
+    monkeypatch.setattr(pricing, "SHARED_ROWS", 0)
+    pricing._shared.cache_clear()
+    try:
+        text, params = drawn
+        wager = _wager(text, params)
+        sig = table_signature(wager)
+        for k, cards in enumerate(SHOES):
+            try:
+                got = price(wager, wager.paytables["A"], deal(Shoe.from_card_counts(cards))).lines[0].combinations
+            except ExactOddsError as exc:
+                assert "GB to compile (limit" in str(exc) and "\n" not in str(exc), exc
+                return
+            assert got == _brute(text, params, k), (text, params, sig, cards)
+    finally:
+        pricing._shared.cache_clear()
