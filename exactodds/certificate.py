@@ -314,7 +314,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         from .pays import vigorish_terms
         from .vigorish import at_bet, parse_dollars
 
-        dollars = parse_dollars(bet, where="bet")
+        dollars = parse_dollars(bet, where="--bet")
         charged = {wid for wid, _ in selection
                    if any(vigorish_terms(p.text) for t in cat[wid].paytables.values() for p in t.pays.values())}
         if not charged:

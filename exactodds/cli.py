@@ -851,6 +851,8 @@ def tables(output_dir: str, decks: tuple[int, ...], wagers: tuple[str, ...], pay
     """Write the exact tables of every wager and paytable (CSV and Markdown) for each shoe."""
     from .tables import write_tables
 
+    for n in decks:                                  # named before anything is written
+        _shoe(n, None)
     cat = _catalogue(paytables_files)
     for path in write_tables(output_dir, decks or (6, 8), catalogue=cat, wagers=wagers):
         click.echo(path)

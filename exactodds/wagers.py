@@ -270,9 +270,7 @@ def _parse_paytable(t: Any, outcomes: Sequence[Outcome], *, where: str, n: int, 
     ids = [o.id for o in outcomes]
     if not isinstance(t, dict):
         raise ExactOddsError(f"{where}: paytable #{n} is not a table")
-    tid = str(t.get("id", "")).strip()
-    if not tid:
-        raise ExactOddsError(f"{where}: paytable #{n}: missing or empty 'id'")
+    tid = _id({"id": str(t.get("id", ""))}, "id", f"{where}: paytable #{n}")     # a number is read as its text
     twhere = f"{where}: paytable {tid!r}"
     if extra := set(t) - _PAYTABLE_KEYS - {"wager"}:
         raise ExactOddsError(f"{twhere}: unknown key {sorted(extra)[0]!r}")
@@ -509,7 +507,7 @@ def _entries(text: str, *, source: str, cached: bool = False, optional: bool = F
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             raise ExactOddsError(f"{source}: wager #{i + 1}: not a table")
-        wid = _text(e, "id", f"{source}: wager #{i + 1}")
+        wid = _id(e, "id", f"{source}: wager #{i + 1}")
         if wid in readers:
             raise ExactOddsError(f"{source}: wager {wid!r}: duplicate id (first defined in {source})")
         earlier = list(readers)
@@ -534,7 +532,7 @@ def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int
     Each line is one combination of the components' results; its net is the
     sum of their nets divided by the units wagered, so figures stay per unit.
     """
-    wid = _text(entry, "id", f"{source}: wager #{n}")
+    wid = _id(entry, "id", f"{source}: wager #{n}")
     where = f"{source}: wager {wid!r}"
     if extra := set(entry) - {"id", "name", "section", "game", "reading", "combine"}:
         raise ExactOddsError(f"{where}: unknown key {sorted(extra)[0]!r} beside 'combine'")
@@ -600,11 +598,27 @@ def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
+#: Characters an id of a wager, paytable or reading may not hold: it is named on the command line as
+#: WAGER[:PAYTABLE][=STAKE] (comma-separated in places) and in the live page's addresses.
+_NOT_IN_IDS = frozenset(':=,/\\?#&%<>"\'`|;*[]{}()')
+
+
+def _id(entry: Mapping[str, Any], key: str, where: str) -> str:
+    """An id (:func:`_text`) that the command line and the live page's addresses can name."""
+    value = _text(entry, key, where)
+    for i, ch in enumerate(value):
+        if ch in _NOT_IN_IDS or ch.isspace():
+            raise ExactOddsError(f"{where}: {key!r} {value!r} holds {ch!r} at position {i + 1}, which the command "
+                                 "line (WAGER:PAYTABLE=STAKE) or the live page's addresses cannot name: use letters, "
+                                 "digits and - _ . $")
+    return value
+
+
 def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
     where = f"{source}: wager #{n}"
     if not isinstance(entry, dict):
         raise ExactOddsError(f"{where}: not a table")
-    wid = _text(entry, "id", where)
+    wid = _id(entry, "id", where)
     where = f"{source}: wager {wid!r}"
     if extra := set(entry) - _WAGER_KEYS:
         raise ExactOddsError(f"{where}: unknown key {sorted(extra)[0]!r}")
@@ -653,7 +667,7 @@ def _parse_wager(entry: Any, *, source: str, n: int) -> Wager:
     for i, a in enumerate(entry.get("alternative", []) or []):
         if not isinstance(a, dict):
             raise ExactOddsError(f"{where}: alternative #{i + 1} is not a table")
-        aid = _text(a, "id", f"{where}: alternative #{i + 1}")
+        aid = _id(a, "id", f"{where}: alternative #{i + 1}")
         awhere = f"{where}: alternative {aid!r}"
         if aid in alternatives or aid == "regulation":
             raise ExactOddsError(f"{awhere}: " + ("duplicate alternative id" if aid in alternatives else

@@ -215,3 +215,14 @@ def test_a_new_users_first_hour() -> None:
     assert set(a[0].to_dataframe().columns) == set(df.columns) and "shoe" in df.columns
     assert (df["probability_exact"].map(float) == df["probability"]).all()
     assert repr(a.shoe) == "<Shoe 8 decks (416 cards)>" and "house edge 14.3596%" in repr(a[0])
+
+
+def test_i26_tables_decks_and_certificate_bet_name_their_option(tmp_path: Path) -> None:
+    """`tables --decks 0` said "number of decks must be ..." (after creating nothing but without naming the
+    option); `certificate --bet -5` said "bet: ..."; each now names its option, exit 2, nothing written."""
+    code, out, err = run("tables", "--decks", "0", "--output-dir", str(tmp_path / "t"))
+    assert code == 2 and out == "" and err.startswith("exactodds: error: --decks: number of decks must be")
+    assert not (tmp_path / "t").exists()
+    code, out, err = run("certificate", "--wager", "banker", "--bet", "-5", "--output", str(tmp_path / "c.md"))
+    assert code == 2 and err.startswith("exactodds: error: --bet: a bet must be above $0")
+    assert not (tmp_path / "c.md").exists()

@@ -166,3 +166,23 @@ def test_control_and_bidirectional_characters_in_a_files_names_are_refused(tmp_p
     assert text != GOOD
     with pytest.raises(ExactOddsError, match=r"invisible or control character U\+"):
         load_file(write(tmp_path, text))
+
+
+@pytest.mark.parametrize("where, toml", [
+    ("wager", 'id = "a:b"'),
+    ("paytable", 'id = "ok"\n  [[wager.paytable]]\n  id = "A B"\n  pays = { x = "8 to 1" }'),
+    ("alternative", 'id = "ok"\n  [[wager.alternative]]\n  id = "x/y"\n  reading = "r"'),
+])
+def test_i26_an_id_the_command_line_cannot_name_is_refused(where: str, toml: str, tmp_path: Path) -> None:
+    """A wager id holding ':' loaded, but WAGER:PAYTABLE could never name it; likewise spaces, '/', '='."""
+    head, _, rest = toml.partition("\n")
+    text = (f'[[wager]]\n{head}\nname = "x"\nsection = "t"\n  [[wager.outcome]]\n  id = "x"\n  name = "x"\n'
+            f'  when = "tie"\n' + (rest + "\n" if rest and where == "paytable" else
+                                  '  [[wager.paytable]]\n  id = "A"\n  pays = { x = "8 to 1" }\n' + (rest + "\n" if rest else "")))
+    path = tmp_path / "ids.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ExactOddsError) as caught:
+        load_file(path)
+    message = str(caught.value)
+    assert "\n" not in message and "cannot name: use letters, digits and - _ . $" in message, message
+    assert f"{where} #1" in message or where == "wager", message
