@@ -16,7 +16,24 @@ the ``exactodds`` command) loads only what a task needs.
 from __future__ import annotations
 
 import importlib
+import os
+import signal
+import sys
 from typing import TYPE_CHECKING, Any
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C or SIGTERM while the ``exactodds`` command imports what it needs: one line, as later."""
+    sys.stderr.write("exactodds: interrupted\n" if signum == signal.SIGINT else "exactodds: terminated\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
+
+# Only where this process is the `exactodds` command (its imports take a few hundred milliseconds, during
+# which Python would print a KeyboardInterrupt traceback); exactodds.cli.main hands the signals back.
+if os.path.basename(sys.argv[0] if sys.argv else "") in ("exactodds", "exactodds.exe"):
+    for _signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signum, _interrupted_while_starting)
 
 __version__ = "0.1.0"
 

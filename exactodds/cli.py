@@ -1062,6 +1062,8 @@ def check_sim(paths: tuple[str, ...], decks: int | None, wagers: tuple[str, ...]
 
 def main() -> None:
     """Console-script entry point."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)       # from here on, Ctrl-C unwinds (see _Stopped)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for stream in (sys.stdout, sys.stderr):               # a terminal that cannot show ♠ gets '?'
         if hasattr(stream, "reconfigure") and (stream.encoding or "").lower().replace("-", "") != "utf8":
             stream.reconfigure(errors="replace")

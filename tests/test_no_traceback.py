@@ -138,3 +138,22 @@ def test_a_full_disk_and_a_non_utf8_terminal() -> None:
     r = subprocess.run([*exe, "analyze", "--remove", "5S"], capture_output=True, env=env, timeout=120)
     assert r.returncode == 0 and b"Traceback" not in r.stderr
     assert b"5?" in r.stdout or b"5\\u2660" in r.stdout or b"5s" in r.stdout
+
+
+@pytest.mark.skipif(not Path(sys.executable).with_name("exactodds").exists(), reason="no exactodds console script")
+@pytest.mark.parametrize("delay", [0.06, 0.1, 0.15, 0.2, 0.3])
+def test_i26_ctrl_c_while_the_command_starts_is_one_line_exit_130(delay: float, tmp_path: Path) -> None:
+    """Ctrl-C in the first few hundred milliseconds (while exactodds imports what it needs) printed a
+    KeyboardInterrupt traceback; it now ends the run as later interrupts do. (Before Python itself has
+    started exactodds, about the first 40 ms, Python's own handler still answers.)"""
+    import signal
+    import time
+
+    env = dict(os.environ, EXACTODDS_CACHE_DIR=str(tmp_path))
+    p = subprocess.Popen([str(Path(sys.executable).with_name("exactodds")), "analyze", "--all"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert (p.returncode, err) in ((130, "exactodds: interrupted\n"), (0, "")), (p.returncode, err)
