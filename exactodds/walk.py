@@ -48,46 +48,53 @@ Counts = tuple[int, ...]
 
 def walk(shoe: Shoe) -> dict[Key, int]:
     """Counts per (player total, banker total, player cards, banker cards)."""
-    return {(k[0], k[1], k[2], k[3]): n for k, n in _walk(shoe.value_counts, (), False)}
+    return dict(_walk(shoe.value_counts))
 
 
 @functools.lru_cache(maxsize=64)
-def _walk(value_counts: Counts, record: tuple[int, ...], dealt: bool) -> tuple[tuple[tuple[int, ...], int], ...]:
-    """Counts per (player total, banker total, player cards, banker cards, the values at the
-    positions ``record`` (0-2 the Player's cards, 3-5 the Banker's; -1 if not dealt), and,
-    with ``dealt``, how many cards of each value the round dealt)."""
+def _walk(value_counts: Counts) -> tuple[tuple[Key, int], ...]:
+    """Counts per (player total, banker total, player cards, banker cards)."""
     size = sum(value_counts)
 
     @functools.cache
-    def step(counts: Counts, state: State, seen: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
+    def step(counts: Counts, state: State) -> tuple[tuple[Key, int], ...]:
         """Sequences that finish the round from ``state`` (the unread cards included)."""
         hand = _next_hand(state)
         pt, pn, bt, bn, _ = state
         if hand is None:                          # the round is over: count the unread cards
             used = pn + bn
-            tail = math.perm(size - used, CARDS_PER_ROUND - used)
-            spent = tuple(a - b for a, b in zip(value_counts, counts)) if dealt else ()
-            return (((pt, bt, pn, bn, *seen, *spent), tail),)
-        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
-        position = pn if hand == "player" else 3 + bn
+            return (((pt, bt, pn, bn), math.perm(size - used, CARDS_PER_ROUND - used)),)
+        out: defaultdict[Key, int] = defaultdict(int)
         for v, c in enumerate(counts):
             if c == 0:
                 continue
             rest = counts[:v] + (c - 1,) + counts[v + 1:]
-            if hand == "player":
-                nxt = ((pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1)
-            else:
-                nxt = (pt, pn, (bt + v) % 10, bn + 1, state[4])
-            now = tuple(v if r == position else x for r, x in zip(record, seen))
-            for key, n in step(rest, nxt, now):
+            for key, n in step(rest, _dealt(state, hand, v)):
                 out[key] += c * n
         return tuple(out.items())
 
-    return step(value_counts, (0, 0, 0, 0, -1), (-1,) * len(record))
+    return step(value_counts, (0, 0, 0, 0, -1))
 
 
 #: (player total, player cards, banker total, banker cards, player's third card or -1)
 State = tuple[int, int, int, int, int]
+
+
+def _dealt(state: State, hand: str, v: int) -> State:
+    """The round's state once ``hand`` ('player' or 'banker') is dealt a card worth ``v`` points."""
+    pt, pn, bt, bn, px = state
+    if hand == "player":
+        return (pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1
+    return pt, pn, (bt + v) % 10, bn + 1, px
+
+
+def _next_card(counts: Counts, state: State) -> tuple[str, int, int]:
+    """Who is dealt the next card, the index of that card in the hand, and the ways to draw the unread
+    cards of the round after it (were it the last card read)."""
+    hand = _next_hand(state)
+    assert hand is not None
+    _pt, pn, _bt, bn, _px = state
+    return hand, (pn if hand == "player" else bn), math.perm(sum(counts) - 1, CARDS_PER_ROUND - pn - bn - 1)
 
 
 def _next_hand(state: State) -> str | None:
@@ -498,20 +505,13 @@ class _Walk:
         done = self._memo.get(key)
         if done is not None:
             return done
-        hand = _next_hand(state)
-        assert hand is not None
-        pt, pn, bt, bn, px = state
-        k = pn if hand == "player" else bn
-        tail = math.perm(sum(counts) - 1, CARDS_PER_ROUND - pn - bn - 1)
+        hand, k, tail = _next_card(counts, state)
         out: defaultdict[tuple[int, ...], int] = defaultdict(int)
         for i, c in enumerate(counts):
             if c == 0:
                 continue
             v, after, merge, width = self._move(summary, hand, k, i)
-            if hand == "player":
-                nxt = ((pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1)
-            else:
-                nxt = (pt, pn, (bt + v) % 10, bn + 1, px)
+            nxt = _dealt(state, hand, v)
             if _next_hand(nxt) is None:                   # the round is over: the unread cards follow
                 out[self._hits(self._point(nxt), after)] += c * tail
                 continue
@@ -536,21 +536,14 @@ class _Walk:
         done = self._tails.get(key)
         if done is not None:
             return done
-        hand = _next_hand(state)
-        assert hand is not None
-        pt, pn, bt, bn, px = state
-        k = pn if hand == "player" else bn
-        tail = math.perm(sum(counts) - 1, CARDS_PER_ROUND - pn - bn - 1)
+        hand, k, tail = _next_card(counts, state)
         out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
         for i, c in enumerate(counts):
             if c == 0:
                 continue
             v, after, merge, _width = self._move(live, hand, k, i)
             assert merge is None
-            if hand == "player":
-                nxt = ((pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1)
-            else:
-                nxt = (pt, pn, (bt + v) % 10, bn + 1, px)
+            nxt = _dealt(state, hand, v)
             if _next_hand(nxt) is None:
                 out[(self._point(nxt), after)] += c * tail
                 continue
