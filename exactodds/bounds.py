@@ -128,6 +128,9 @@ def multiset_estimate(names: Iterable[str], *, resolution: str, slots: Iterable[
     if initial and others:
         instead = (f"read {', '.join(initial)} apart from the round's totals and third cards (the initial cards "
                    "alone are counted by hand attributes), or price such wagers separately")
+    elif "same_colour" in others and resolution == "card":
+        instead = ("beside same_colour, read single cards' suits or point values (player_value_1 ...), not their "
+                   "ranks, or price such wagers separately")
     elif resolution == "suit":
         instead = ("read same_suit or same_colour (every card), player_suited or banker_suited (a hand's first "
                    "two cards) instead, or the suits of fewer positions")

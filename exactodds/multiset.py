@@ -371,7 +371,7 @@ def told_apart(names: Iterable[str], texts: Iterable[Iterable[str]] = ()) -> str
     """
     names = set(names)
     identities = [n for n in names if n in KNOWN_FEATURES and n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES]
-    reads_suits = "same_suit" in names or any(slots_read(n)[1] in ("suit", "card") for n in identities)
+    reads_suits = bool(identities and names & set(ALL_CARD_FEATURES)) or any(slots_read(n)[1] in ("suit", "card") for n in identities)
     if not reads_suits:
         return EVERY_SUIT
     named = [set(t) & set(SUITS) for t in texts] + [set(x) for n in names for x in SUITS_TOLD_APART.get(n, ())]
@@ -387,8 +387,12 @@ def resolution_of(names: Iterable[str]) -> str:
     resolution = "value"
     for name in names:
         if name not in VALUE_LEVEL:
-            resolution = _join(resolution, slots_read(name)[1] if name != "same_suit" else "suit")
+            resolution = _join(resolution, _EVERY_RESOLUTION.get(name) or slots_read(name)[1])
     return resolution
+
+
+#: How finely a feature of every card read with single cards reads them (:func:`_every_card_leaves`).
+_EVERY_RESOLUTION = {"same_suit": "suit", "same_colour": "suit", "same_rank": "card"}
 
 
 def _partition(blocks: Iterable[Iterable[str]]) -> str:
@@ -405,7 +409,7 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT,
     ``table.counts(shoe)`` gives the ordered 6-card sequences of a shoe per key,
     aligned with ``table.keys`` (tuples of feature values in ``table.names`` order).
     Features of every card dealt (``same_suit``, ...) are counted by the wagers
-    that read them, not by a multiset table, but for ``same_suit`` read with single
+    that read them, not by a multiset table, but where they are read with single
     cards' ranks or suits. ``varies`` compiles the table for some wagers alone
     (:class:`Varies`).
 
@@ -437,10 +441,10 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT,
     for name in chosen:
         if not isinstance(name, str) or name not in KNOWN_FEATURES:
             raise ExactOddsError(f"unknown feature {name!r} (see 'exactodds features')")
-        if name in ALL_CARD_FEATURES and (name != "same_suit" or set(chosen) <= VALUE_LEVEL | {name}):
+        if name in ALL_CARD_FEATURES and set(chosen) <= VALUE_LEVEL | set(ALL_CARD_FEATURES):
             raise ExactOddsError(f"{name!r} reads every card dealt: it is counted per value multiset by the "
-                                 "wagers that read it, not in a multiset table (same_suit is, with a single "
-                                 "card's rank or suit)")
+                                 "wagers that read it, not in a multiset table (it is, with a single card's "
+                                 "rank or suit)")
     if not isinstance(told, str) or sorted(told.replace("|", "")) != sorted(SUITS):
         raise ExactOddsError(f"told must be a partition of the suits {SUITS!r} into blocks joined by '|' "
                              f"(e.g. 's|h|d|c' or 'sc|hd'), not {told!r}")
@@ -547,7 +551,8 @@ class _Plan:
     #: ``(10, refined)``: at which point values each refined position is read for its rank and suit
     #: (:data:`exactodds.columns.VALUES_READ`); at the others it is read at its value alone.
     values_read: np.ndarray = field(default_factory=lambda: np.ones((10, 0), dtype=bool))
-    every_suit: bool = False        # reads same_suit (every card of one suit) with single cards' identities
+    #: a feature of every card (same_suit, same_colour, same_rank) read with single cards' identities
+    every: str | None = None
     #: ``(groups, refined)``: the positions whose suits the wagers of :attr:`varies` read, per group
     #: (None: every position read finely); the others are written as a suit but counted at their value.
     suits_read: np.ndarray | None = None
@@ -583,10 +588,25 @@ class _Plan:
         if self.patterned:
             patterns = np.array([len(_suit_patterns(d, _blocks(self.told))) for d in range(len(self.refined) + 1)])
             per *= patterns[fine.sum(1)]
-        if self.every_suit:            # twice the leaves of one suit (one per block), with unread value-0 cards' ranks
-            unread_zeros = (self.values == 0).sum(1) - (fine & (self.values[:, self.refined] == 0)).sum(1)
-            per += ranks * 2 * len(_blocks(self.told)) * (4.0 ** unread_zeros if self.resolution == "card" else 1)
+        if self.every is not None:      # twice (signs) the leaves of rounds of one suit, colour or rank
+            per += 2 * self._every_leaves(fine, ranks)
         return int(per.sum())
+
+    def _every_leaves(self, fine: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+        """Per group, at most how many leaves :func:`_every_card_leaves` adds (each with its twin of
+        opposite sign): for every rank of the finely read cards, every suit, colour or rank all the
+        cards may share, and every rank and suit of the cards the group leaves unread within it."""
+        dealt = (self.values >= 0).sum(1)
+        unread = dealt - fine.sum(1)
+        unread_zeros = (self.values == 0).sum(1) - (fine & (self.values[:, self.refined] == 0)).sum(1)
+        card = self.resolution == "card"
+        if self.every == "same_suit":   # one suit per block (none read) or the finely read cards' suit
+            return ranks * len(_blocks(self.told)) * (4.0 ** unread_zeros if card else 1)
+        if self.every == "same_colour":  # either colour, each unread card either suit of it
+            return ranks * 2 * 2.0 ** unread * (4.0 ** unread_zeros if card else 1)
+        values = np.where(self.values >= 0, self.values, 10)
+        alike = values.min(1) == np.where(self.values >= 0, self.values, -1).max(1)
+        return np.where(alike, ranks * 4 * 4.0 ** unread, 0)
 
     @property
     def keys(self) -> int:
@@ -606,8 +626,12 @@ class _Plan:
 def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> _Plan:
     """The value-level part of a compile (at most the 339,400 rounds of the round table)."""
     value_names = {n for n in names if n in VALUE_LEVEL}
-    every_suit = "same_suit" in names
-    id_names = [n for n in names if n not in VALUE_LEVEL and n != "same_suit"]
+    every_names = [n for n in names if n in ALL_CARD_FEATURES]
+    if len(every_names) > 1:
+        raise ExactOddsError(f"{every_names[0]!r} and {every_names[1]!r} cannot be read together with single "
+                             "cards' ranks or suits; read one feature of every card")
+    every = every_names[0] if every_names else None
+    id_names = [n for n in names if n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES]
     resolution, id_slots = "value", set[int]()
     read_at: dict[int, set[int]] = {}
     for name in id_names:
@@ -617,12 +641,12 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None 
         for s in slots:
             read_at.setdefault(s, set()).update(VALUES_READ.get(name, range(10)))
     refined = sorted(id_slots)
-    if every_suit:
-        resolution = _join(resolution, "suit")
+    if every is not None:            # the cards of one rank are read by rank and suit, the others by suit
+        resolution = _join(resolution, "card" if every == "same_rank" else "suit")
     values_read = np.array([[v in read_at[s] for s in refined] for v in range(10)], dtype=bool)
     values_read = values_read.reshape(10, len(refined))
 
-    values = _base(value_names, id_slots) if not every_suit else slot_values()
+    values = _base(value_names, id_slots) if every is None else slot_values()
     vcols = value_columns(values, sorted(value_names))
     read_by_value = _per_value(values)
     # merge value rows that read alike and weigh alike before refining them
@@ -630,8 +654,8 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None 
     _u, first, inverse = np.unique(group_code, return_index=True, return_inverse=True)
     weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
     plan = _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
-                 weight, told, values_read, every_suit)
-    if varies is not None and resolution == "suit" and not every_suit:
+                 weight, told, values_read, every)
+    if varies is not None and resolution == "suit" and every is None:
         read = _suits_read(plan, varies)
         if read is not None:
             plan = replace(plan, suits_read=read, varies=varies)
@@ -871,9 +895,9 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
             ranks[:, s] = rank_of[s]
     sign = np.ones(len(rows), dtype=np.int64)
     every: dict[str, np.ndarray] = {}
-    if plan.every_suit:
-        rows, leaf_values, ranks, suits, fine, sign, every["same_suit"] = _one_suit_leaves(
-            rows, leaf_values, ranks, suits, fine, told, card)
+    if plan.every is not None:
+        rows, leaf_values, ranks, suits, fine, sign, every[plan.every] = _every_card_leaves(
+            plan.every, rows, leaf_values, ranks, suits, fine, told, card)
     columns = {n: c[rows] for n, c in plan.vcols.items()}
     columns.update(identity_columns(leaf_values, ranks, suits, plan.id_names))
     columns.update(every)
@@ -903,46 +927,118 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
 
 _Leaves = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
+#: The suits (codes of ``SUITS``) of each colour: black (spades, clubs), red (hearts, diamonds).
+_COLOURS = ((0, 3), (1, 2))
 
-def _one_suit_leaves(rows: np.ndarray, values: np.ndarray, ranks: np.ndarray, suits: np.ndarray, fine: np.ndarray,
-                     told: tuple[tuple[int, ...], ...], card: bool) -> _Leaves:
-    """The leaves of ``same_suit`` (every card dealt of one suit) read with single cards' ranks and suits.
 
-    A leaf leaves the other cards' suits unread; its rounds are of one suit only where its finely read
-    cards are (one suit, or none read). For each such leaf a second leaf reads every card dealt, all of
-    that suit (each suit a block may take, where no card fixes it): it counts the rounds with
-    ``same_suit`` true, and the same rounds once more with a minus sign under ``same_suit`` false, so
-    that the first leaf's count, which held them, keeps only the others. Value 0 cards read this way
-    are read at their rank where the table reads ranks (four ranks each). Returns the leaves' rows,
-    values, ranks, suits, finely read cards, signs and ``same_suit``.
+def _every_card_leaves(every: str, rows: np.ndarray, values: np.ndarray, ranks: np.ndarray, suits: np.ndarray,
+                       fine: np.ndarray, told: tuple[tuple[int, ...], ...], card: bool) -> _Leaves:
+    """The leaves of a feature of every card dealt (``same_suit``, ``same_colour`` or ``same_rank``)
+    read with single cards' ranks and suits.
+
+    A leaf leaves the other cards unread; its rounds may have every card of one suit (colour, rank)
+    only where its finely read cards do. For each such leaf, more leaves read every card dealt, with
+    the feature true: each suit (colour, rank) all the cards may share and, for the cards the leaf
+    left unread, each rank of their value (where the table reads ranks) and each suit that keeps the
+    feature true. Each is counted once under the feature true, and once more with a minus sign under
+    it false, so that the first leaf's count, which held those rounds, keeps only the others. Of the
+    suit assignments alike up to the permutations within the blocks ``told``, one is kept: the one the
+    pattern of the leaf's finely read cards, extended card by card, writes (the first suit to appear
+    in a block is its first suit, and so on). Returns the leaves' rows, values, ranks, suits, finely
+    read cards, signs and the feature.
     """
-    held = np.where(fine, suits, 4)
-    low, high = held.min(1), np.where(fine, suits, -1).max(1)
-    uniform = np.flatnonzero((low == high) | (low == 4))
-    # the suit every card takes: the finely read cards', or each block's first suit where none is read
-    options = np.where(low[uniform] == 4, len(told), 1)
-    pick, within = _expand(options)
+    n_ranks, rank_table = _atoms_by_value("rank")
+    dealt_all = values >= 0
+    read = np.asarray(fine.any(1), dtype=bool)
+    first = np.argmax(fine, axis=1)                         # a finely read card of each leaf (if any)
+    at = np.arange(len(rows))
+    if every == "same_suit":
+        key = np.where(fine, suits, -1)
+    elif every == "same_colour":
+        key = np.where(fine, np.isin(suits, _COLOURS[1]), -1).astype(np.int8)
+    else:
+        key = np.where(fine, ranks, -1)
+    alike = (np.where(fine, key, 99).min(1) == key.max(1)) | ~read
+    if every == "same_rank":                                # and every card dealt of one point value
+        alike &= np.where(dealt_all, values, 10).min(1) == np.where(dealt_all, values, -1).max(1)
+    uniform = np.flatnonzero(alike)
+    # what every card shares: the finely read cards', or each choice where none is read
+    shared_read = key[at, first][uniform]
+    zero = values[uniform].max(1) == 0
+    choices = {"same_suit": np.full(len(uniform), len(told)), "same_colour": np.full(len(uniform), 2),
+               "same_rank": np.where(zero, 4, 1)}[every]
+    pick, within = _expand(np.where(read[uniform], 1, choices))
     base = uniform[pick]
-    firsts = np.array([b[0] for b in told])
-    suit = np.where(low[base] == 4, firsts[np.minimum(within, len(told) - 1)], low[base])
-    v = values[base]
-    dealt = v >= 0
-    r = ranks[base].copy()
-    if card:                                        # the unread value-0 cards at each of their four ranks
-        n_ranks, rank_table = _atoms_by_value("rank")
-        for slot in range(v.shape[1]):
-            need = dealt[:, slot] & ~fine[base, slot]
+    shared: np.ndarray
+    if every == "same_suit":
+        firsts = np.array([b[0] for b in told])
+        shared = np.where(read[base], shared_read[pick], firsts[np.minimum(within, len(told) - 1)])
+    elif every == "same_colour":
+        shared = np.where(read[base], shared_read[pick], within)
+    else:
+        top = np.where(dealt_all[base], values[base], -1).max(1)
+        shared = np.where(read[base], shared_read[pick], rank_table[np.maximum(top, 0), within])
+    v: np.ndarray = values[base]
+    dealt: np.ndarray = v >= 0
+    r: np.ndarray = ranks[base].copy()
+    s: np.ndarray = suits[base].copy()
+    options = {"same_suit": 1, "same_colour": 2, "same_rank": 4}[every]
+    for slot in range(v.shape[1]):                          # each unread card: its rank, then its suit
+        need = dealt[:, slot] & ~fine[base, slot]
+        if every == "same_rank":
+            r[:, slot] = np.where(need, shared, r[:, slot])
+        elif card:
             more, which = _expand(np.where(need, n_ranks[np.maximum(v[:, slot], 0)], 1))
-            base, suit, v, dealt, r = base[more], suit[more], v[more], dealt[more], r[more]
-            need = need[more]
+            base, shared, v, dealt, r, s, need = (a[more] for a in (base, shared, v, dealt, r, s, need))
             r[:, slot] = np.where(need, rank_table[np.maximum(v[:, slot], 0), which], r[:, slot])
-    one_suit = np.where(dealt, suit[:, None], -1).astype(np.int8)
+        more, which = _expand(np.where(need, options, 1))
+        base, shared, v, dealt, r, s, need = (a[more] for a in (base, shared, v, dealt, r, s, need))
+        if every == "same_colour":
+            suit = np.array(_COLOURS)[np.where(need, shared, 0), np.minimum(which, 1)]
+        else:
+            suit = shared if every == "same_suit" else which
+        s[:, slot] = np.where(need, suit, s[:, slot])
+    keep = _canonical(s, fine[base], told)
+    base, v, dealt, r, s = base[keep], v[keep], dealt[keep], r[keep], s[keep]
+    s = np.where(dealt, s, -1).astype(np.int8)
+    r = np.where(dealt, r, -1).astype(np.int8) if card else ranks[base]
     n, m = len(rows), len(base)
     return (np.concatenate([rows, rows[base], rows[base]]), np.concatenate([values, v, v]),
-            np.concatenate([ranks, r, r]), np.concatenate([suits, one_suit, one_suit]),
+            np.concatenate([ranks, r, r]), np.concatenate([suits, s, s]),
             np.concatenate([fine, dealt, dealt]),
             np.concatenate([np.ones(n, np.int64), np.ones(m, np.int64), -np.ones(m, np.int64)]),
             np.concatenate([np.zeros(n, bool), np.ones(m, bool), np.zeros(m, bool)]))
+
+
+def _canonical(suits: np.ndarray, fine: np.ndarray, told: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """Which rows of suits (-1: no card) write their class under the permutations within the blocks
+    ``told`` as :func:`_suit_patterns` does, read with the finely read cards first, then the others,
+    each in the order of their positions: the first suit to appear in a block is its first suit, the
+    next its second, and so on.
+
+    >>> _canonical(np.array([[0, 0, 1], [1, 0, 0], [0, -1, 1], [0, -1, 3]]), np.zeros((4, 3), bool), ((0, 1, 2, 3),))
+    array([ True, False,  True, False])
+    """
+    order = np.argsort(np.where(fine, 0, 1) * suits.shape[1] + np.arange(suits.shape[1]), axis=1, kind="stable")
+    ordered = np.take_along_axis(suits, order, axis=1)
+    block_of = np.zeros(4, dtype=np.intp)
+    nth = np.full((len(told), 4), -1, dtype=np.int64)
+    for b, block in enumerate(told):
+        block_of[list(block)] = b
+        nth[b, :len(block)] = block
+    rows = np.arange(len(suits))
+    seen = np.zeros((len(suits), 4), dtype=bool)
+    used = np.zeros((len(suits), len(told)), dtype=np.intp)
+    ok = np.ones(len(suits), dtype=bool)
+    for j in range(suits.shape[1]):
+        s = ordered[:, j]
+        card = s >= 0
+        b = block_of[np.maximum(s, 0)]
+        new = card & ~seen[rows, np.maximum(s, 0)]
+        ok &= ~new | (s == nth[b, np.minimum(used[rows, b], 3)])
+        seen[rows[new], s[new]] = True
+        used[rows[new], b[new]] += 1
+    return ok
 
 
 @dataclass(frozen=True)

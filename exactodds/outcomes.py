@@ -165,13 +165,12 @@ def feature_kind(names: frozenset[str]) -> str:
     every = names & frozenset(ALL_CARD_FEATURES)
     if every:
         other = names - VALUE_LEVEL - every
-        if other and every == {"same_suit"}:
-            return "general"                       # one suit for every card: read with suit patterns
+        if other and len(every) == 1:
+            return "general"                       # one suit, colour or rank for every card: read by suit pattern
         if other:
             raise ExactOddsError(
-                f"features {sorted(every)[0]!r} and {sorted(other)[0]!r} cannot be read together "
-                "(same_colour and same_rank combine with point-value features only; same_suit also with "
-                "single cards' ranks and suits)"
+                f"features {sorted(every)[0]!r} and {sorted(every)[1]!r} cannot be read together with "
+                f"{sorted(other)[0]!r} (one feature of every card combines with single cards' ranks and suits)"
             )
         return "round"
     return "general"

@@ -7,6 +7,7 @@ resolved as if the suits were exchangeable would be caught.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -159,33 +160,66 @@ _ONE_SUIT_SHOES = ({"As": 3, "2s": 2, "Ks": 2, "Qh": 1, "3d": 1, "5c": 1},
                    {"Ah": 2, "2h": 2, "Kh": 2, "Qh": 1, "5h": 1, "3s": 1})
 
 
+#: Small shoes where every card of a round may be of one colour, or of one rank, with the suits unequal.
+_ONE_COLOUR_SHOES = ({"Kh": 2, "Kd": 2, "Qh": 1, "Ks": 1, "Kc": 1, "7d": 1},
+                     {"9h": 3, "9d": 2, "9s": 1, "Jd": 2, "4c": 1},
+                     {"Qh": 3, "Qd": 1, "Qs": 2, "3h": 1, "2c": 1, "Kd": 1})
+
+
+@functools.cache
+def _brute_rows(index: int) -> list[tuple[dict[str, Any], int]]:
+    """Every round of small shoe ``index`` (by identity, tests/brute.py): its features and weight."""
+    from . import brute
+
+    shoe = Shoe.from_card_counts((*SHOES, *_ONE_SUIT_SHOES, *_ONE_COLOUR_SHOES)[index])
+    return [(brute.all_features(dealt, rnd), w) for dealt, rnd, w in brute.rounds(shoe)]
+
+
 @pytest.mark.parametrize("text", [
     "same_suit and banker_rank_3 == 13", "same_suit and banker_suit_1 == 'h'",
     "same_suit or player_suit_1 == banker_suit_1", "not same_suit and player_pair != 'none'",
     "same_suit and banker_cards == 3 and player_rank_1 == 1", "same_suit == (banker_suit_2 in ('h', 'd'))",
+    "same_colour and banker_suit_1 == 'h'", "same_colour == (banker_suit_2 in ('h', 'd'))",
+    "same_colour or player_suit_1 == banker_suit_1",
+    "same_rank and banker_suit_1 == 'h'", "same_rank or player_rank_1 == banker_rank_1",
+    "not same_rank and banker_rank_1 == 13", "same_rank and player_rank_1 == 13 and player_suit_1 == banker_suit_1",
 ])
-def test_same_suit_read_with_single_cards_equals_the_brute_force(text: str) -> None:
-    from . import brute
-
+def test_every_card_features_read_with_single_cards_equal_the_brute_force(text: str) -> None:
+    """same_suit, same_colour or same_rank beside single cards' ranks and suits (extension leaves of
+    opposite signs, one suit assignment per class of the told blocks) against the brute force."""
     wager = _wager(text, {})
     python = reference(text)
     hit = 0
-    for cards in (*SHOES, *_ONE_SUIT_SHOES):
-        shoe = Shoe.from_card_counts(cards)
-        want = sum(w for dealt, rnd, w in brute.rounds(shoe) if python(brute.all_features(dealt, rnd)))
-        assert price(wager, wager.paytables["A"], deal(shoe)).lines[0].combinations == want, (text, cards)
+    for index, cards in enumerate((*SHOES, *_ONE_SUIT_SHOES, *_ONE_COLOUR_SHOES)):
+        want = sum(w for row, w in _brute_rows(index) if python(row))
+        assert price(wager, wager.paytables["A"], deal(Shoe.from_card_counts(cards))).lines[0].combinations \
+            == want, (text, cards)
         hit += want > 0
     assert hit                                          # not vacuous
 
 
-def test_same_suit_read_by_pattern_equals_the_count_per_value_multiset() -> None:
-    """Two routes: same_suit read with a single card (suit patterns, signs) against same_suit read alone
-    (per value multiset, exactodds.identity), on 8 decks less a few cards of unequal suits."""
+@pytest.mark.parametrize("every, single", [
+    ("same_suit", "banker_suit_1 == banker_suit_1"),
+    ("same_colour", "banker_suit_1 == banker_suit_1"),
+    ("same_rank", "banker_rank_2 == banker_rank_2"),
+])
+def test_every_card_features_read_by_pattern_equal_the_count_per_value_multiset(every: str, single: str) -> None:
+    """Two routes: an every-card feature read with a single card (suit patterns, signs) against the
+    feature read alone (per value multiset, exactodds.identity), on 8 decks less a few cards of unequal
+    suits."""
     shoe = Shoe.decks(8).remove("Kh", "Kh", "7d", "2s", "9c", "9c", "Qs")
-    alone, joint = _wager("same_suit", {}), _wager("same_suit and banker_suit_1 == banker_suit_1", {})
+    alone, joint = _wager(every, {}), _wager(f"{every} and {single}", {})
     assert table_signature(alone)[0] == "round" and table_signature(joint)[0] == "multiset"
     counts = [price(w, w.paytables["A"], deal(shoe)).lines[0].combinations for w in (alone, joint)]
     assert counts[0] == counts[1] > 0
+
+
+def test_same_colour_beside_a_rank_is_refused_before_it_is_built() -> None:
+    """Every ten-valued card at four ranks and two suits: about 5 GB, refused in one line."""
+    wager = _wager("same_colour and banker_rank_3 == 13", {})
+    with pytest.raises(ExactOddsError, match=r"with same_colour: about [\d,]+ rows, [\d.]+ GB to compile.*"
+                                             r"beside same_colour, read single cards' suits or point values"):
+        price(wager, wager.paytables["A"], deal(Shoe.decks(8)))
 
 
 @pytest.mark.parametrize("names, told", [
