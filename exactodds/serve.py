@@ -144,6 +144,9 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.post("/api/edges")
     def api_edges() -> Any:
+        if request.mimetype != "application/json":     # a form another site's page can post is not read
+            return _error(f"request body: Content-Type {request.mimetype or 'missing'!r}; send a JSON object "
+                          "with decks, removed and wagers as application/json", 415)
         try:
             body = json.loads(request.get_data(), object_pairs_hook=unique_keys)
         except ExactOddsError:

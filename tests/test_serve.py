@@ -61,8 +61,21 @@ def test_edges_are_the_exact_edges_of_the_remaining_cards(client) -> None:
     ("not json", "JSON object"),
 ])
 def test_bad_requests_are_one_line_errors(client, body, words) -> None:
-    r = client.post("/api/edges", json=body) if isinstance(body, dict) else client.post("/api/edges", data=body)
+    r = client.post("/api/edges", json=body) if isinstance(body, dict) else \
+        client.post("/api/edges", data=body, content_type="application/json")
     assert r.status_code == 400 and words in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x"])
+def test_i26_the_api_reads_json_only(client, content_type) -> None:
+    """A form on another site can post text/plain or form data to a page on 127.0.0.1 without asking;
+    the API reads only application/json (which a browser sends cross-site only after asking)."""
+    body = json.dumps({"decks": 8, "removed": [], "wagers": ["tie:8-to-1"]})
+    r = client.post("/api/edges", data=body, **({"content_type": content_type} if content_type else {}))
+    assert r.status_code == 415 and "application/json" in r.get_json()["error"]
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert client.post("/api/edges", data=body, content_type="application/json; charset=utf-8").status_code == 200
 
 
 def test_page_table_and_certificate(client, tmp_path: Path) -> None:
