@@ -15,11 +15,9 @@ the ``exactodds`` command) loads only what a task needs.
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
 
 
 def _interrupted_while_starting(signum: int, frame: object) -> None:
@@ -34,6 +32,9 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 if os.path.basename(sys.argv[0] if sys.argv else "") in ("exactodds", "exactodds.exe"):
     for _signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signum, _interrupted_while_starting)
+
+import importlib  # noqa: E402 - after the handlers, so that a signal while these load is answered as later
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 __version__ = "0.1.0"
 
