@@ -585,7 +585,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     total = Tally()
     signatures = None
     if chunks is None:
-        chunks = read_chunks(source, fmt=fmt) if source == "-" else read_ahead(read_chunks(source, fmt=fmt))
+        chunks = read_chunks(source, fmt=fmt) if source == "-" else read_ahead.of(source, fmt=fmt)
     try:
         for chunk in chunks:
             if catalogue is not None:
@@ -644,7 +644,7 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
     source = " ".join(specs)
     ahead = None
     if scheduler is None and files[0] != "-":          # reading starts now (standard input: when counted)
-        ahead = read_ahead(read_chunks(files[0], fmt=fmt))
+        ahead = read_ahead.of(files[0], fmt=fmt)
     try:
         cat = catalogue if catalogue is not None else load_catalogue()
         pairs = _pairs(cat, wagers)
