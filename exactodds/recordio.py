@@ -14,6 +14,11 @@ loss). Formats, chosen by extension or given:
 
 A source is a file, a directory or a glob of shards (read as one data set in
 name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
+
+Memory is bounded whatever the input: text is read (and decompressed) a block
+of whole lines at a time, a CSV or JSON Lines record is one line of at most
+:data:`MAX_RECORD_BYTES` (64 KiB; a longer line is an error naming it), and a
+chunk holds at most :data:`CHUNK_ROWS` records read from at most 8 MiB of text.
 """
 
 from __future__ import annotations
