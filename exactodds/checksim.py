@@ -391,7 +391,7 @@ class Tally:
         value_level = [s for s in by_signature if histogram_kind(s) in ("values", "flagged")]
         base = np.zeros(0, dtype=np.int64)
         if value_level:                                  # the point-value features of each value code, once
-            present = self.histogram.classes(("multiset", ())).codes
+            present = self.histogram.classes(("multiset", ()), every=True).codes
             assert present is not None
             base = present
             value_cols = value_columns(decode_digits(base), sorted({n for s in value_level for n in s[1]}))
@@ -399,8 +399,8 @@ class Tally:
         described: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = {}      # and their features
         for sig, group in by_signature.items():
             kind = histogram_kind(sig)
-            if kind not in shared or kind == "other":
-                shared[kind] = self.histogram.classes(sig)
+            if kind not in shared or kind == "other":         # by value code: every class, seen or not,
+                shared[kind] = self.histogram.classes(sig, every=True)   # so memory does not grow with rounds
             classes = shared[kind]
             if kind in ("values", "flagged"):            # the classes of the point-value features read, ...
                 assert classes.codes is not None
