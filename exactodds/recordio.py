@@ -44,8 +44,8 @@ import numpy as np
 from .cards import Card
 from .errors import DuplicateKey, ExactOddsError, unique_keys
 
-__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks", "RecordWriter", "card_index",
-           "arrow_strings", "dictionary_column", "read_ahead"]
+__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
+           "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 FORMATS = ("csv", "jsonl", "parquet")
@@ -72,12 +72,11 @@ class Chunk:
     settled: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)   # codes, their ids
     invalid: list[tuple[str, int, str]] = field(default_factory=list)                # (source, line, problem)
     whole: np.ndarray | None = field(default=None, repr=False)   # (n, 6): player and banker side by side
-    relines: Any = field(default=None, repr=False)   # presumed line -> the file's line, where they may differ
 
-    def line(self, presumed: int) -> int:
-        """The file's line of a record given its line in :attr:`lines` (the fast CSV reader counts
-        records, not the blank lines it skips)."""
-        return presumed if self.relines is None else int(self.relines(presumed))
+    def line(self, entry: int) -> int:
+        """The line (or row) to name for a record given its entry in :attr:`lines`: the same, blank
+        lines counted as the file counts them."""
+        return int(entry)
 
     def __len__(self) -> int:
         return len(self.player)
@@ -507,7 +506,8 @@ def _csv_by_line(path: str, piece: bytes, first: int, extra: list[str], ncols: i
         if not record or record == [""]:
             continue
         if len(record) != ncols:
-            invalid.append((path, line, f"expected {ncols} fields, found {len(record)} (a truncated or malformed line)"))
+            invalid.append((path, line, f"expected {ncols} fields, found {len(record)} "
+                            "(a truncated or malformed line)"))
         else:
             fields.append(record)
             lines.append(line)

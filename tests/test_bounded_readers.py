@@ -59,7 +59,8 @@ def test_non_utf8_bytes_in_a_bad_record_give_the_error_line_alone(tmp_path: Path
 
 def test_a_line_at_the_limit_reads_and_a_longer_one_is_named(tmp_path: Path) -> None:
     r = subprocess.run([*CHECK, "--help"], capture_output=True, text=True, timeout=120)
-    assert "one line of at most 65,536 bytes (64 KiB); a longer line is an error naming it" in " ".join(r.stdout.split())
+    stated = "one line of at most 65,536 bytes (64 KiB); a longer line is an error naming it"
+    assert stated in " ".join(r.stdout.split())
     record = b"Ks,9h,,Qd,Qs,"
     at_limit = record[:3] + b" " * (MAX_RECORD_BYTES - len(record)) + record[3:]   # blanks around a card: read
     assert len(at_limit) == MAX_RECORD_BYTES
