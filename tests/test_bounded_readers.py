@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import gzip
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -117,11 +119,28 @@ def _generator(fmt: str) -> subprocess.Popen[bytes]:
                             stderr=subprocess.DEVNULL)
 
 
-def _stops(command: list[str], signum: int, stdin: int | None = None) -> tuple[int, float, bytes]:
-    """Start ``command``, let it read for a while, send ``signum``: (exit code, seconds it took to
-    stop, stderr)."""
+def _written(pid: int) -> int:
+    """Bytes a process has written so far."""
+    return int(Path(f"/proc/{pid}/io").read_text().split("wchar:")[1].split()[0])
+
+
+def _opened(pid: int, path: Path) -> bool:
+    """Whether a process has ``path`` open."""
+    try:
+        return any(os.readlink(fd) == str(path) for fd in Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+
+
+def _stops(command: list[str], signum: int, reading: Callable[[int], bool], stdin: int | None = None
+           ) -> tuple[int, float, bytes]:
+    """Start ``command``, wait until it is ``reading`` (given its pid), let it read a second, send
+    ``signum``: (exit code, seconds it took to stop, stderr)."""
     proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(2.5)                                     # started, and reading
+    deadline = time.monotonic() + 120
+    while not reading(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
     assert proc.poll() is None
     sent = time.monotonic()
     proc.send_signal(signum)
@@ -135,7 +154,8 @@ def test_sigterm_and_ctrl_c_stop_a_check_of_a_stream_within_a_second(fmt: str) -
         gen = _generator(fmt)
         assert gen.stdout is not None
         try:
-            code, took, err = _stops([*CHECK, "-", "--input-format", fmt, "--quiet"], signum, gen.stdout.fileno())
+            code, took, err = _stops([*CHECK, "-", "--input-format", fmt, "--quiet"], signum,
+                                     lambda _: _written(gen.pid) > 4 << 20, gen.stdout.fileno())   # 4 MB read
         finally:
             gen.kill()
             gen.wait()
@@ -149,9 +169,9 @@ def test_sigterm_stops_a_check_of_a_compressed_json_lines_file_within_a_second(t
     record = (b'{"player": ["Ks", "9h"], "banker": ["Qd", "Qs"], "settled": {"tie:8-to-1": "lose"}}\n')
     path = tmp_path / "many.jsonl.gz"
     with gzip.open(path, "wb", compresslevel=1) as out:
-        for _ in range(20):
+        for _ in range(10):
             out.write(record * 100_000)
-    code, took, err = _stops([*CHECK, str(path), "--quiet"], signal.SIGTERM)
+    code, took, err = _stops([*CHECK, str(path), "--quiet"], signal.SIGTERM, lambda pid: _opened(pid, path))
     assert (code, err) == (143, b"exactodds: terminated\n")
     assert took < 2.0, took
 
