@@ -391,7 +391,7 @@ class Tally:
         value_level = [s for s in by_signature if histogram_kind(s) in ("values", "flagged")]
         base = np.zeros(0, dtype=np.int64)
         if value_level:                                  # the point-value features of each value code, once
-            present = self.histogram.classes(("multiset", ())).codes
+            present = self.histogram.classes(("multiset", ()), every=True).codes
             assert present is not None
             base = present
             value_cols = value_columns(decode_digits(base), sorted({n for s in value_level for n in s[1]}))
@@ -399,8 +399,8 @@ class Tally:
         described: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = {}      # and their features
         for sig, group in by_signature.items():
             kind = histogram_kind(sig)
-            if kind not in shared or kind == "other":
-                shared[kind] = self.histogram.classes(sig)
+            if kind not in shared or kind == "other":         # by value code: every class, seen or not,
+                shared[kind] = self.histogram.classes(sig, every=True)   # so memory does not grow with rounds
             classes = shared[kind]
             if kind in ("values", "flagged"):            # the classes of the point-value features read, ...
                 assert classes.codes is not None
@@ -585,7 +585,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     total = Tally()
     signatures = None
     if chunks is None:
-        chunks = read_chunks(source, fmt=fmt) if source == "-" else read_ahead(read_chunks(source, fmt=fmt))
+        chunks = read_chunks(source, fmt=fmt) if source == "-" else read_ahead.of(source, fmt=fmt)
     try:
         for chunk in chunks:
             if catalogue is not None:
@@ -644,7 +644,7 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
     source = " ".join(specs)
     ahead = None
     if scheduler is None and files[0] != "-":          # reading starts now (standard input: when counted)
-        ahead = read_ahead(read_chunks(files[0], fmt=fmt))
+        ahead = read_ahead.of(files[0], fmt=fmt)
     try:
         cat = catalogue if catalogue is not None else load_catalogue()
         pairs = _pairs(cat, wagers)

@@ -1030,6 +1030,10 @@ def check_sim(paths: tuple[str, ...], decks: int | None, wagers: tuple[str, ...]
     """Test a simulator's output against the exact distribution: files, directories or globs of
     shards (read as one data set), or '-'.
 
+    Records are read in chunks and only their counts are kept, so memory stays bounded however
+    many there are. A CSV or JSON Lines record is one line of at most 65,536 bytes (64 KiB); a
+    longer line is an error naming it.
+
     Exit 0 ok, 1 flagged, 2 bad input.
     """
     from .checksim import check_counts, check_files, read_counts, render

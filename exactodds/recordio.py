@@ -14,19 +14,26 @@ loss). Formats, chosen by extension or given:
 
 A source is a file, a directory or a glob of shards (read as one data set in
 name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
+
+Memory is bounded whatever the input: text is read (and decompressed) a block
+of whole lines at a time, a CSV or JSON Lines record is one line of at most
+:data:`MAX_RECORD_BYTES` (64 KiB; a longer line is an error naming it), and a
+chunk holds at most :data:`CHUNK_ROWS` records read from at most 8 MiB of text.
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
+import csv
 import functools
 import glob
 import io
+import itertools
 import json
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,14 +44,21 @@ import numpy as np
 from .cards import Card
 from .errors import DuplicateKey, ExactOddsError, unique_keys
 
-__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "expand_sources", "read_chunks", "RecordWriter", "card_index",
-           "arrow_strings", "dictionary_column", "read_ahead"]
+__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
+           "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 FORMATS = ("csv", "jsonl", "parquet")
 _COMPRESSION = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}   # LZ4: frames
 #: Compressed files that pyarrow cannot read or write as a stream: named, never taken for text.
 _OTHER_COMPRESSION = (".xz", ".lzma", ".zip", ".7z", ".br", ".sz", ".z", ".tgz")
+#: The longest line (a CSV record or a JSON Lines record) read, in bytes: a longer one is an error
+#: naming its line, so that memory stays bounded whatever the input (a stream with no line end).
+MAX_RECORD_BYTES = 1 << 16
+_BLOCK = 1 << 20                     # bytes read (and decompressed) at a time
+_CHUNK_BYTES = 1 << 23               # the most text a chunk of records is read from
+CHUNK_ROWS = 1 << 17                 # records a chunk (at most)
+_JSONL_ROWS = 1 << 15                # JSON Lines records a chunk: parsed in Python, a chunk in well under a second
 
 
 @dataclass
@@ -58,12 +72,11 @@ class Chunk:
     settled: dict[str, tuple[np.ndarray, list[str]]] = field(default_factory=dict)   # codes, their ids
     invalid: list[tuple[str, int, str]] = field(default_factory=list)                # (source, line, problem)
     whole: np.ndarray | None = field(default=None, repr=False)   # (n, 6): player and banker side by side
-    relines: Any = field(default=None, repr=False)   # presumed line -> the file's line, where they may differ
 
-    def line(self, presumed: int) -> int:
-        """The file's line of a record given its line in :attr:`lines` (the fast CSV reader counts
-        records, not the blank lines it skips)."""
-        return presumed if self.relines is None else int(self.relines(presumed))
+    def line(self, entry: int) -> int:
+        """The line (or row) to name for a record given its entry in :attr:`lines`: the same, blank
+        lines counted as the file counts them."""
+        return int(entry)
 
     def __len__(self) -> int:
         return len(self.player)
@@ -183,18 +196,21 @@ def _rows_for(columns: int, rows: int) -> int:
     return max(1 << 12, min(rows, (1 << 24) // max(1, columns)))
 
 
-def read_chunks(path: str, *, fmt: str | None = None, rows: int = 1 << 19) -> Iterator[Chunk]:
+def read_chunks(path: str, *, fmt: str | None = None, rows: int = CHUNK_ROWS,
+                stop: threading.Event | None = None) -> Iterator[Chunk]:
     """The rounds of one file (or standard input) in chunks of about ``rows`` records (fewer when
-    a record has many settlement columns: a chunk holds about 16 million fields)."""
+    a record has many settlement columns: a chunk holds about 16 million fields, and a CSV or
+    JSON Lines chunk is read from at most 8 MiB of text). ``stop``: when set, the reading ends
+    within a block of text (:class:`read_ahead` sets it to stop its thread in good time)."""
     kind, compression = detect(path, fmt)
     if kind == "csv" and fmt is None and path != "-" and _looks_like_json(path, compression):
         kind = "jsonl"                                  # a JSON Lines file under another name
     if kind == "parquet":
         yield from _parquet(path, rows)
     elif kind == "jsonl":
-        yield from _jsonl(path, compression, rows)
+        yield from _jsonl(path, compression, rows, stop)
     else:
-        yield from _csv(path, compression, rows)
+        yield from _csv(path, compression, rows, stop)
 
 
 class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a function
@@ -204,15 +220,20 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
 
     _END = object()
 
-    def __init__(self, chunks: Iterator[Chunk], depth: int = 2):
+    def __init__(self, chunks: Iterator[Chunk], depth: int = 2, stop: threading.Event | None = None):
         import queue
-        import threading
 
         self._ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
-        self._stop = threading.Event()
+        self._stop = stop if stop is not None else threading.Event()
         self._done = False
         self._thread = threading.Thread(target=self._run, args=(chunks,), name="exactodds-read", daemon=True)
         self._thread.start()
+
+    @classmethod
+    def of(cls, path: str, *, fmt: str | None = None) -> read_ahead:
+        """The chunks of a file read ahead, the reading stopped within a block when this is closed."""
+        stop = threading.Event()
+        return cls(read_chunks(path, fmt=fmt, stop=stop), stop=stop)
 
     def _put(self, item: Any) -> bool:
         import queue
@@ -249,8 +270,6 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
     def close(self) -> None:
         """Stop reading and wait for the thread to finish the chunk it is parsing: a thread left
         inside the parser while the interpreter exits can crash it."""
-        import threading
-
         self._done = True
         self._stop.set()
         if self._thread is not threading.current_thread():
@@ -335,179 +354,164 @@ def _check_header(path: str, names: list[str]) -> list[str]:
     return extra
 
 
-def _header(path: str, compression: str | None, stdin: _Stdin | None = None) -> list[str]:
-    """The CSV header's column names (read with the csv module; a byte-order mark is dropped)."""
-    import csv
-    import io
+class _Lines:
+    """A byte stream (a file, decompressed as it is read, or standard input) in whole lines, a block
+    at a time: memory holds one block and one unfinished line, and a line longer than
+    :data:`MAX_RECORD_BYTES` is an error naming it. Reading happens on the caller's thread, so
+    Ctrl-C and SIGTERM are seen between blocks."""
 
-    stream = _stream(path, compression) if stdin is None else None
-    try:
-        head = stream.read(1 << 16) if stream is not None else stdin.peek()  # type: ignore[union-attr]
-    except (OSError, EOFError) as exc:
-        raise ExactOddsError(f"{path}: cannot read ({exc})") from None
-    finally:
-        if stream is not None:
-            stream.close()
-    text = bytes(head).decode("utf-8-sig", errors="replace")
-    if not text.strip():
-        raise ExactOddsError(f"{path}: empty file")
-    first = text.splitlines()[0]
-    return next(csv.reader(io.StringIO(first)))
+    def __init__(self, path: str, compression: str | None, stop: threading.Event | None = None, *,
+                 block: int = _BLOCK):
+        self.path = path
+        self.stop = stop
+        self.block = block
+        self.stream: Any = sys.stdin.buffer if path == "-" else _stream(path, compression)
+        self.line = 1                                   # the line of the next byte handed out
+        self.offset = 0                                 # bytes handed out so far
+        self._carry = b""
+        self._done = False
 
+    def close(self) -> None:
+        if self.path != "-":
+            self.stream.close()
 
-class _Stdin(io.RawIOBase):
-    """Standard input, with its first block kept to be read again (the CSV header is read twice).
-    It notes the blank lines it passes on, which the CSV reader skips without a word, so that a
-    record's line can be named (:meth:`line`) although standard input cannot be read again."""
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return self
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.head: bytes | None = None
-        self.offset = 0
-        self.blank_lines: list[int] = []         # the numbers of the blank lines read so far
-        self._lines = 0                           # lines ended so far
-        self._open = b""                          # the first bytes of the line being read
+    def __next__(self) -> tuple[int, bytes]:
+        """(the line of its first byte, whole lines, the last with its line end but at the stream's end)."""
+        while not self._done:
+            if self.stop is not None and self.stop.is_set():     # the reader has stopped listening
+                raise StopIteration
+            try:
+                data = self.stream.read(self.block)
+            except (OSError, EOFError) as exc:
+                raise ExactOddsError(f"{self.path}: cannot read ({_first_line(exc)})") from None
+            if not data:
+                self._done = True
+                break
+            data = self._carry + bytes(data)
+            end = data.rfind(b"\n") + 1
+            self._carry = data[end:]
+            if len(self._carry) > MAX_RECORD_BYTES:
+                self._too_long(data[:end].count(b"\n"), self._carry)
+            if end:
+                return self._hand_out(data[:end])
+        if self._carry:
+            piece, self._carry = self._carry, b""
+            return self._hand_out(piece)
+        raise StopIteration
 
-    def _note_lines(self, data: bytes) -> None:
-        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-        if not len(ends):
-            self._open = (self._open + data)[:2]
-            return
-        starts = np.concatenate([[0], ends[:-1] + 1])
-        blank = (ends == starts) | ((ends == starts + 1) & (np.frombuffer(data, dtype=np.uint8)[ends - 1] == 13))
-        blank[0] = (self._open + data[:ends[0]])[:2] in (b"", b"\r")      # a line begun in an earlier block
-        self.blank_lines.extend((self._lines + 1 + np.flatnonzero(blank)).tolist())
-        self._lines += len(ends)
-        self._open = data[ends[-1] + 1:][:2]
+    def _hand_out(self, piece: bytes) -> tuple[int, bytes]:
+        ends = np.flatnonzero(np.frombuffer(piece, dtype=np.uint8) == 10)
+        lengths = np.diff(ends, prepend=-1) - 1
+        if len(lengths) and int(lengths.max()) > MAX_RECORD_BYTES:
+            k = int(np.argmax(lengths > MAX_RECORD_BYTES))
+            self._too_long(k, piece[ends[k] - lengths[k]:ends[k]])
+        line = self.line
+        self.line += len(ends)
+        self.offset += len(piece)
+        return line, piece
 
-    def line(self, presumed: int) -> int:
-        """The line of the record presumed on line ``presumed`` (the header line 1, blank lines not counted)."""
-        line = presumed
-        while (moved := presumed + bisect.bisect_right(self.blank_lines, line)) != line:
-            line = moved
-        return line
-
-    def readable(self) -> bool:
-        return True
-
-    def peek(self) -> bytes:
-        if self.head is None:
-            self.head = sys.stdin.buffer.read(1 << 16)
-        return self.head
-
-    def readinto(self, buffer: Any) -> int:
-        head = self.peek()
-        if self.offset < len(head):
-            n = min(len(buffer), len(head) - self.offset)
-            data = head[self.offset:self.offset + n]
-            self.offset += n
-        else:
-            data = sys.stdin.buffer.read(len(buffer))
-        buffer[:len(data)] = data
-        self._note_lines(data)
-        return len(data)
+    def _too_long(self, lines_before: int, text: bytes) -> None:
+        line = self.line + lines_before
+        binary = line == 1 and b"\0" in text[:4096]
+        raise ExactOddsError(f"{self.path}:{line}: a line longer than {MAX_RECORD_BYTES:,} bytes, the longest "
+                             "record read"
+                             + ("; this is not text: a compressed or Parquet file is named by its extension "
+                                "(.gz, .zst, .bz2, .lz4, .parquet) or --input-format" if binary else
+                                " (is a line end missing?)"))
 
 
-def _csv(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
-    """Fast path: pyarrow's CSV reader. At the first malformed row (a wrong number of fields) the
-    rest of the file is read with the csv module, which knows every record's line."""
+def _record_lines(piece: bytes, first: int) -> np.ndarray:
+    """The lines of the records in ``piece`` (whole lines from line ``first``): the lines not blank."""
+    data = np.frombuffer(piece, dtype=np.uint8)
+    ends = np.flatnonzero(data == 10)
+    if not len(data) or data[-1] != 10:
+        ends = np.append(ends, len(data))
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    blank = (ends == starts) | ((ends == starts + 1) & (np.take(data, np.maximum(ends - 1, 0), mode="clip") == 13))
+    return first + np.flatnonzero(~blank)
+
+
+def _csv(path: str, compression: str | None, rows: int, stop: threading.Event | None = None) -> Iterator[Chunk]:
+    """CSV, a block of whole lines at a time, each parsed by pyarrow's CSV reader (in this thread:
+    nothing of pyarrow's reads or calls back into Python later). A block it refuses (a wrong
+    number of fields, a stray quote) is read again with the csv module, which names each record's
+    line: malformed ones are listed (an error unless ``--lenient``)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    stdin = _Stdin() if path == "-" else None
-    relines = stdin.line if stdin is not None else _line_finder(path, compression)   # one per reading
-    names = _header(path, compression, stdin)
-    extra = _check_header(path, names)
-    rows = _rows_for(len(names), rows)
-    source = pa.PythonFile(stdin, mode="r") if stdin is not None else _stream(path, compression)
-    malformed: list[str] = []
-
-    def skip(row: Any) -> str:
-        malformed.append(row.text)
-        return "skip"
-
+    source = _Lines(path, compression, stop)
     try:
-        reader = pcsv.open_csv(
-            source, read_options=pcsv.ReadOptions(block_size=1 << 24, use_threads=True),
-            parse_options=pcsv.ParseOptions(newlines_in_values=False, invalid_row_handler=skip),
-            convert_options=pcsv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                                column_types={n: pa.dictionary(pa.int32(), pa.string())
-                                                              for n in names}))
-    except pa.ArrowException as exc:
-        raise ExactOddsError(f"{path}: not a readable CSV ({_first_line(exc)})") from None
-    except OSError as exc:
-        raise ExactOddsError(f"{path}: cannot read ({exc})") from None
-    first_line, done = 2, 0
-    pending: list[Any] = []
-    count = 0
-    while True:
-        try:
-            batch = reader.read_next_batch()
-        except StopIteration:
-            break
-        except pa.ArrowException as exc:
-            raise ExactOddsError(f"{path}: {_first_line(exc)} (after line {first_line + count - 1})") from None
-        except (OSError, EOFError) as exc:
-            raise ExactOddsError(f"{path}: cannot read ({exc})") from None
-        if malformed:
-            if path == "-":
-                raise ExactOddsError(f"{path}: a malformed record ({malformed[0][:60]!r}: wrong number of fields); "
-                                     "standard input cannot be read again to find its line: give the file by name")
-            yield from _csv_by_line(path, compression, rows, extra, len(names), skip_records=done)
-            return
-        pending.append(batch)
-        count += batch.num_rows
-        if count >= rows:
-            yield _csv_chunk(path, pending, extra, first_line, relines)
-            first_line += count
-            done += count
-            pending, count = [], 0
-    if pending:
-        yield _csv_chunk(path, pending, extra, first_line, relines)
+        first = next(source, None)
+        text = first[1] if first is not None else b""
+        head, _, rest = text.partition(b"\n")
+        head = head.removeprefix(b"\xef\xbb\xbf")
+        if not (head + rest).strip():
+            raise ExactOddsError(f"{path}: empty file")
+        names = next(csv.reader([head.decode("utf-8", errors="replace").rstrip("\r")]), [])
+        extra = _check_header(path, names)
+        rows = _rows_for(len(names), rows)
+        options = (pcsv.ReadOptions(column_names=names, use_threads=False, block_size=2 * _BLOCK),
+                   pcsv.ParseOptions(newlines_in_values=False),
+                   pcsv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                       column_types={n: pa.dictionary(pa.int32(), pa.string()) for n in names}))
+        pending: list[Any] = []
+        lines: list[np.ndarray] = []
+        count = size = 0
+        pieces = itertools.chain([(2, rest)] if rest else [], source)
+        for line, piece in pieces:
+            try:
+                table = pcsv.read_csv(pa.py_buffer(piece), *options)
+                at = _record_lines(piece, line)
+                if len(at) != table.num_rows:
+                    raise pa.ArrowInvalid("records span lines")
+            except pa.ArrowInvalid:                      # read again, record by record
+                if pending:
+                    yield _csv_chunk(path, pending, extra, lines)
+                    pending, lines, count, size = [], [], 0, 0
+                yield _csv_by_line(path, piece, line, extra, len(names))
+                continue
+            except pa.ArrowException as exc:
+                raise ExactOddsError(f"{path}:{line}: {_first_line(exc)}") from None
+            pending.append(table)
+            lines.append(at)
+            count += len(at)
+            size += len(piece)
+            if count >= rows or size >= _CHUNK_BYTES:    # a chunk is bounded in records and in bytes read
+                yield _csv_chunk(path, pending, extra, lines)
+                pending, lines, count, size = [], [], 0, 0
+        if pending:
+            yield _csv_chunk(path, pending, extra, lines)
+    finally:
+        source.close()
 
 
-def _csv_by_line(path: str, compression: str | None, rows: int, extra: list[str], ncols: int, *,
-                 skip_records: int) -> Iterator[Chunk]:
-    """The slow, exact path: the csv module, every record with its line; malformed ones listed."""
+def _csv_by_line(path: str, piece: bytes, first: int, extra: list[str], ncols: int) -> Chunk:
+    """Whole lines from line ``first`` read by the csv module, every record with its line; malformed ones listed."""
     fields: list[list[str]] = []
     lines: list[int] = []
     invalid: list[tuple[str, int, str]] = []
-    seen = 0
-    for line, record in _csv_records(path, compression):
-        if len(record) != ncols:
-            invalid.append((path, line, f"expected {ncols} fields, found {len(record)} (a truncated or malformed line)"))
-        else:
-            seen += 1
-            if seen <= skip_records:
-                continue
-            fields.append(record)
-            lines.append(line)
-        if len(fields) + len(invalid) >= rows:
-            yield _rows_chunk(path, fields, lines, invalid, extra)
-            fields, lines, invalid = [], [], []
-    if fields or invalid:
-        yield _rows_chunk(path, fields, lines, invalid, extra)
-
-
-def _csv_records(path: str, compression: str | None) -> Iterator[tuple[int, list[str]]]:
-    """(line, fields) of every record after the header, read by the csv module; blank lines skipped."""
-    import csv
-    import io
-
-    reader = csv.reader(io.TextIOWrapper(_stream(path, compression), encoding="utf-8-sig", errors="replace",
-                                         newline=""))
-    next(reader, None)                                   # the header
-    start = 1
+    reader = csv.reader(io.StringIO(piece.decode("utf-8", errors="replace"), newline=""))
+    start = 0
     while True:
         try:
             record = next(reader)
         except StopIteration:
-            return
-        except csv.Error as exc:                         # e.g. a quote never closed: the rest is one field
-            raise ExactOddsError(f"{path}:{start + 1}: not a readable CSV record ({exc})") from None
-        line, start = start + 1, reader.line_num
-        if record and record != [""]:
-            yield line, record
+            break
+        except csv.Error as exc:                         # e.g. a quote never closed
+            raise ExactOddsError(f"{path}:{first + start}: not a readable CSV record ({exc})") from None
+        line, start = first + start, reader.line_num
+        if not record or record == [""]:
+            continue
+        if len(record) != ncols:
+            invalid.append((path, line, f"expected {ncols} fields, found {len(record)} "
+                            "(a truncated or malformed line)"))
+        else:
+            fields.append(record)
+            lines.append(line)
+    return _rows_chunk(path, fields, lines, invalid, extra)
 
 
 def _rows_chunk(path: str, fields: list[list[str]], lines: list[int], invalid: list[tuple[str, int, str]],
@@ -527,35 +531,14 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _csv_chunk(path: str, batches: list[Any], extra: list[str], first_line: int, relines: Any) -> Chunk:
+def _csv_chunk(path: str, tables: list[Any], extra: list[str], lines: list[np.ndarray]) -> Chunk:
     import pyarrow as pa
 
-    table = pa.Table.from_batches(batches)
+    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
     cards = _cards([table.column(i) for i in range(6)])
     settled = {name: _decode(table.column(6 + k)) for k, name in enumerate(extra)}
     settled = {name: (codes, [str(v).strip() for v in values]) for name, (codes, values) in settled.items()}
-    lines = np.arange(first_line, first_line + len(cards), dtype=np.int64)
-    return Chunk(cards[:, :3], cards[:, 3:], lines, path, settled, whole=cards, relines=relines)
-
-
-def _line_finder(path: str, compression: str | None) -> Any:
-    """presumed line (1 + the record's number, the header being line 1) -> the file's line, found by
-    reading the file again with the csv module as far as needed (only when a problem is reported)."""
-    found: dict[int, int] = {}
-    records: list[Iterator[tuple[int, list[str]]]] = []
-
-    def line(presumed: int) -> int:
-        if not records:
-            records.append(_csv_records(path, compression))
-        while presumed not in found:
-            try:
-                here, _ = next(records[0])
-            except (StopIteration, ExactOddsError):
-                return presumed
-            found[len(found) + 2] = here                 # record k (from 1) would be line k + 1
-        return found[presumed]
-
-    return line
+    return Chunk(cards[:, :3], cards[:, 3:], np.concatenate(lines), path, settled, whole=cards)
 
 
 def _parquet_batches(pf: Any, rows: int) -> Iterator[Any]:
@@ -609,35 +592,33 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
         raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
 
 
-def _jsonl(path: str, compression: str | None, rows: int) -> Iterator[Chunk]:
-    """JSON Lines: a record per line. Settlements are kept as codes per column while a chunk
-    fills, and a chunk holds fewer records the more columns it has, so memory stays bounded."""
-    stream = _Stdin() if path == "-" else _stream(path, compression)
+def _jsonl(path: str, compression: str | None, rows: int, stop: threading.Event | None = None) -> Iterator[Chunk]:
+    """JSON Lines: a record per line, read a block of whole lines at a time. Settlements are kept
+    as codes per column while a chunk fills, and a chunk holds fewer records the more columns it
+    has (and at most :data:`_CHUNK_BYTES` of text), so memory stays bounded."""
+    source = _Lines(path, compression, stop)
     records = _JsonlRecords(path)
-    number = 0
-    buffer = b""
-    limit = rows
-    while True:
-        try:
-            block = stream.read(1 << 22)
-        except (OSError, EOFError) as exc:
-            raise ExactOddsError(f"{path}: cannot read ({exc})") from None
-        if not block:
-            break
-        buffer += block
-        *complete, buffer = buffer.split(b"\n")
-        for raw in complete:
-            number += 1
-            records.add(number, raw)
-            if records.names is not None:                # Python lists hold a record: fewer a chunk
-                limit = _rows_for(4 * (6 + len(records.names)), rows)
-            if records.pending >= limit:
+    rows = limit = min(rows, _JSONL_ROWS)
+    size = 0
+    try:
+        for line, piece in source:
+            for number, raw in enumerate(piece.split(b"\n"), start=line):
+                if number % 1024 == 0 and stop is not None and stop.is_set():
+                    return
+                records.add(number, raw)
+                if records.names is not None:            # Python lists hold a record: fewer a chunk
+                    limit = _rows_for(4 * (6 + len(records.names)), rows)
+                if records.pending >= limit:
+                    yield records.flush()
+                    size = 0
+            size += len(piece)
+            if size >= _CHUNK_BYTES:
                 yield records.flush()
-    if buffer.strip():
-        number += 1
-        records.add(number, buffer)
-    if records.pending:
-        yield records.flush()
+                size = 0
+        if records.pending:
+            yield records.flush()
+    finally:
+        source.close()
 
 
 class _JsonlRecords:

@@ -142,6 +142,16 @@ def _dealable() -> np.ndarray:
     return table
 
 
+@functools.cache
+def _plain() -> np.ndarray:
+    """By value code: is it dealable and its :func:`decode_values` round of no all-same flag? (All
+    dealable codes but those whose cards must be of one rank.)"""
+    codes = np.flatnonzero(_dealable())
+    plain = np.zeros(VALUE_SPACE, dtype=bool)
+    plain[codes[all_same_flags(decode_values(codes)) == 0]] = True
+    return plain
+
+
 def breaks_rules(codes: np.ndarray) -> np.ndarray:
     """Whether rounds of these value codes break the drawing rules of §627a.10."""
     return ~np.take(_dealable(), codes)
@@ -166,8 +176,8 @@ class Sparse:
     def add_counts(self, keys: np.ndarray, counts: np.ndarray, rounds: np.ndarray) -> None:
         self._pending.append((keys, counts, np.asarray(rounds, dtype=np.int16)))
         self._size += len(keys)
-        if self._size > 4 * max(len(self.keys), 65_536):        # merge now and then: amortised linear
-            self.compact()
+        if self._size > len(self.keys) + max(len(self.keys) // 4, 65_536):   # merge now and then: amortised
+            self.compact()                                  # linear, and what waits stays small beside the keys
 
     def compact(self) -> Sparse:
         if self._pending:
@@ -250,8 +260,10 @@ class RoundHistogram:
     def rounds(self) -> int:
         return 0 if self.values is None else int(self.values.sum())
 
-    def classes(self, signature: tuple[Any, ...]) -> Classes:
-        """The classes of rounds that decide tables of a signature, with their counts."""
+    def classes(self, signature: tuple[Any, ...], *, every: bool = False) -> Classes:
+        """The classes of rounds that decide tables of a signature, with their counts. ``every``: by
+        value code, every dealable class, counted or not (none for 0 rounds), so that settling them
+        takes the same time and memory however many rounds were read."""
         kind = histogram_kind(signature)
         if kind == "initial":
             initial = self.initial if self.initial is not None else np.zeros(0, dtype=np.int64)
@@ -262,16 +274,19 @@ class RoundHistogram:
             return Classes(sparse.counts, lambda at: sparse.rounds[at].astype(np.int64))
         values = self.values if self.values is not None else np.zeros(VALUE_SPACE, dtype=np.int64)
         if kind == "values":
-            if self._present is None:
-                self._present = np.flatnonzero(values)
-            codes = self._present
+            if every:
+                codes = np.flatnonzero(_dealable() | (values > 0))
+            elif self._present is None:
+                self._present = codes = np.flatnonzero(values)
+            else:
+                codes = self._present
             return Classes(values[codes], lambda at: decode_values(codes[at]), codes)
         flagged = self.flagged.compact()
         unflagged = values.copy()                            # rounds with no all-same flag: the rest
         np.subtract.at(unflagged, flagged.keys // 8, flagged.counts)
         if (unflagged < 0).any():
             raise AssertionError("all-same flags counted more rounds than the value codes")
-        plain = np.flatnonzero(unflagged)
+        plain = np.flatnonzero((unflagged > 0) | _plain()) if every else np.flatnonzero(unflagged)
 
         def rounds(at: np.ndarray) -> np.ndarray:
             out = np.empty((len(at), 6), dtype=np.int64)
