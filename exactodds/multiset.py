@@ -105,6 +105,20 @@ def _atoms_by_value(resolution: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array([len(p) for p in per]), table
 
 
+#: In a table of suit patterns that reads ranks, the 'rank' of a ten-valued card read for its suit alone
+#: (any of 10, J, Q, K): its atoms follow the 52 cards', one per suit (see :func:`_every_card_leaves`).
+ANY_TEN = 13
+
+
+def _pattern_atom_counts(shoe: Shoe, resolution: str) -> list[int]:
+    """The cards of each atom of a table of suit patterns: per (point value, suit), or per card and then
+    per suit the ten-valued cards (:data:`ANY_TEN`)."""
+    counts = _atom_counts(shoe, resolution)
+    if resolution == "card":
+        counts += [sum(counts[r * 4 + x] for r in range(13) if _POINTS[r] == 0) for x in range(4)]
+    return counts
+
+
 def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
     if resolution == "rank":
         return list(shoe.rank_counts)
@@ -167,7 +181,7 @@ class MultisetTable:
     def atom_factors(self, shoe: Shoe, dtype: Any = object) -> np.ndarray:
         """For a table read by suit pattern: slot ``a*6 + o`` holds ``n_a - o`` for atom ``a`` (a point value
         or rank, with a suit), and the last slot 1."""
-        return _falling(_atom_counts(shoe, self.resolution), None, dtype, one=True)
+        return _falling(_pattern_atom_counts(shoe, self.resolution), None, dtype, one=True)
 
     def value_multiplicities(self) -> tuple[np.ndarray, np.ndarray]:
         """For a table read at point values: each multiset's cards per value ``(M, 10)``
@@ -515,7 +529,7 @@ def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
             a["multisets"].shape[1] != CARDS_PER_ROUND:
         return "is no table"
     entries, starts, multisets = a["entry_multiset"], a["key_starts"], a["multisets"]
-    atoms = len(_atoms(str(a["resolution"]))[0])
+    atoms = len(_atoms(str(a["resolution"]))[0]) + 4 * (patterned and str(a["resolution"]) == "card")
     factors = (11 + (0 if patterned else atoms)) * _OFFSETS + patterned
     if entries.ndim != 1 or a["entry_orderings"].shape != entries.shape or starts.ndim != 1 or \
             any(a[f"column:{n}"].shape != starts.shape or a[f"column:{n}"].dtype.kind == "O" for n in names):
@@ -599,11 +613,15 @@ class _Plan:
         dealt = (self.values >= 0).sum(1)
         unread = dealt - fine.sum(1)
         unread_zeros = (self.values == 0).sum(1) - (fine & (self.values[:, self.refined] == 0)).sum(1)
+        # a ten-valued card is read at each of its ranks only beside one of its suit read at its rank (ANY_TEN)
+        ranked = (self.values[:, self.refined] == 0).sum(1) if self.refined else np.zeros(len(fine), dtype=np.int64)
         card = self.resolution == "card"
         if self.every == "same_suit":   # one suit per block (none read) or the finely read cards' suit
-            return ranks * len(_blocks(self.told)) * (4.0 ** unread_zeros if card else 1)
+            return ranks * len(_blocks(self.told)) * (np.where(ranked > 0, 4.0 ** unread_zeros, 1) if card else 1)
         if self.every == "same_colour":  # either colour, each unread card either suit of it
-            return ranks * 2 * 2.0 ** unread * (4.0 ** unread_zeros if card else 1)
+            # a ten-valued one: the suit of one ranked ten at four ranks, the other at one; of two, both at four
+            per_ten = np.where(ranked == 0, 2, np.where(ranked == 1, 5, 8)) if card else 2
+            return ranks * 2 * 2.0 ** (unread - unread_zeros) * per_ten ** unread_zeros.astype(np.float64)
         values = np.where(self.values >= 0, self.values, 10)
         alike = values.min(1) == np.where(self.values >= 0, self.values, -1).max(1)
         return np.where(alike, ranks * 4 * 4.0 ** unread, 0)
@@ -897,14 +915,14 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
     every: dict[str, np.ndarray] = {}
     if plan.every is not None:
         rows, leaf_values, ranks, suits, fine, sign, every[plan.every] = _every_card_leaves(
-            plan.every, rows, leaf_values, ranks, suits, fine, told, card)
+            plan.every, rows, leaf_values, ranks, suits, fine, told, card, plan.refined)
     columns = {n: c[rows] for n, c in plan.vcols.items()}
     columns.update(identity_columns(leaf_values, ranks, suits, plan.id_names))
     columns.update(every)
 
     multisets, multiset_code = _value_part(leaf_values, fine)
     # the finely read cards' atoms: (value or rank) * 4 + suit, sorted, padded with the 'one' atom
-    n_x = 13 if card else 10
+    n_x = ANY_TEN + 1 if card else 10
     x = ranks if card else leaf_values
     atoms = np.where(fine, x.astype(np.int64) * 4 + suits, n_x * 4)
     atoms = np.sort(atoms, axis=1)[:, :max(int(fine.sum(1).max(initial=1)), 1)]
@@ -932,7 +950,8 @@ _COLOURS = ((0, 3), (1, 2))
 
 
 def _every_card_leaves(every: str, rows: np.ndarray, values: np.ndarray, ranks: np.ndarray, suits: np.ndarray,
-                       fine: np.ndarray, told: tuple[tuple[int, ...], ...], card: bool) -> _Leaves:
+                       fine: np.ndarray, told: tuple[tuple[int, ...], ...], card: bool, refined: list[int]
+                       ) -> _Leaves:
     """The leaves of a feature of every card dealt (``same_suit``, ``same_colour`` or ``same_rank``)
     read with single cards' ranks and suits.
 
@@ -983,14 +1002,8 @@ def _every_card_leaves(every: str, rows: np.ndarray, values: np.ndarray, ranks: 
     r: np.ndarray = ranks[base].copy()
     s: np.ndarray = suits[base].copy()
     options = {"same_suit": 1, "same_colour": 2, "same_rank": 4}[every]
-    for slot in range(v.shape[1]):                          # each unread card: its rank, then its suit
+    for slot in range(v.shape[1]):                          # each unread card's suit (and rank, if one rank)
         need = dealt[:, slot] & ~fine[base, slot]
-        if every == "same_rank":
-            r[:, slot] = np.where(need, shared, r[:, slot])
-        elif card:
-            more, which = _expand(np.where(need, n_ranks[np.maximum(v[:, slot], 0)], 1))
-            base, shared, v, dealt, r, s, need = (a[more] for a in (base, shared, v, dealt, r, s, need))
-            r[:, slot] = np.where(need, rank_table[np.maximum(v[:, slot], 0), which], r[:, slot])
         more, which = _expand(np.where(need, options, 1))
         base, shared, v, dealt, r, s, need = (a[more] for a in (base, shared, v, dealt, r, s, need))
         if every == "same_colour":
@@ -998,8 +1011,26 @@ def _every_card_leaves(every: str, rows: np.ndarray, values: np.ndarray, ranks: 
         else:
             suit = shared if every == "same_suit" else which
         s[:, slot] = np.where(need, suit, s[:, slot])
+        if every == "same_rank":
+            r[:, slot] = np.where(need, shared, r[:, slot])
     keep = _canonical(s, fine[base], told)
     base, v, dealt, r, s = base[keep], v[keep], dealt[keep], r[keep], s[keep]
+    if card and every != "same_rank":
+        # the unread cards' ranks: one of a value other than 0; a ten-valued card is read as one of any of
+        # the four ranks of its suit (the atom ANY_TEN), unless another ten-valued card of that suit in the
+        # leaf is read at its rank (finely, or at a position whose rank a wager reads): then every rank
+        unread = dealt & ~fine[base]
+        ranked = (v == 0) & (fine[base] | (unread & np.isin(np.arange(v.shape[1]), refined)))
+        ranked_suit = np.stack([(ranked & (s == x)).any(1) for x in range(4)], axis=1)
+        for slot in range(v.shape[1]):
+            need = unread[:, slot]
+            ten = need & (v[:, slot] == 0)
+            every_rank = ten & ranked_suit[np.arange(len(s)), np.maximum(s[:, slot], 0)]
+            more, which = _expand(np.where(every_rank, 4, 1))
+            base, v, dealt, r, s, need, ten, every_rank, unread, ranked_suit = (
+                a[more] for a in (base, v, dealt, r, s, need, ten, every_rank, unread, ranked_suit))
+            rank = np.where(ten & ~every_rank, ANY_TEN, rank_table[np.maximum(v[:, slot], 0), which])
+            r[:, slot] = np.where(need, rank, r[:, slot])
     s = np.where(dealt, s, -1).astype(np.int8)
     r = np.where(dealt, r, -1).astype(np.int8) if card else ranks[base]
     n, m = len(rows), len(base)

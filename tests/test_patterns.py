@@ -180,7 +180,8 @@ def _brute_rows(index: int) -> list[tuple[dict[str, Any], int]]:
     "same_suit or player_suit_1 == banker_suit_1", "not same_suit and player_pair != 'none'",
     "same_suit and banker_cards == 3 and player_rank_1 == 1", "same_suit == (banker_suit_2 in ('h', 'd'))",
     "same_colour and banker_suit_1 == 'h'", "same_colour == (banker_suit_2 in ('h', 'd'))",
-    "same_colour or player_suit_1 == banker_suit_1",
+    "same_colour or player_suit_1 == banker_suit_1", "same_colour and banker_rank_3 == 13",
+    "same_colour or player_rank_1 == 12", "same_suit and player_rank_1 == 12",
     "same_rank and banker_suit_1 == 'h'", "same_rank or player_rank_1 == banker_rank_1",
     "not same_rank and banker_rank_1 == 13", "same_rank and player_rank_1 == 13 and player_suit_1 == banker_suit_1",
 ])
@@ -214,9 +215,10 @@ def test_every_card_features_read_by_pattern_equal_the_count_per_value_multiset(
     assert counts[0] == counts[1] > 0
 
 
-def test_same_colour_beside_a_rank_is_refused_before_it_is_built() -> None:
-    """Every ten-valued card at four ranks and two suits: about 5 GB, refused in one line."""
-    wager = _wager("same_colour and banker_rank_3 == 13", {})
+def test_same_colour_beside_two_ranks_is_refused_before_it_is_built() -> None:
+    """A ten-valued card beside two read at their ranks is read at four ranks and two suits: about
+    2.5 GB, refused in one line."""
+    wager = _wager("same_colour and banker_rank_1 == 12 and banker_rank_2 == 13", {})
     with pytest.raises(ExactOddsError, match=r"with same_colour: about [\d,]+ rows, [\d.]+ GB to compile.*"
                                              r"beside same_colour, read single cards' suits or point values"):
         price(wager, wager.paytables["A"], deal(Shoe.decks(8)))
