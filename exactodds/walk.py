@@ -16,6 +16,16 @@ the first card while every card so far shares it — and each finished round is
 settled by the wager's own conditions. The classes merge as the wager reads
 less, so the memo stays small.
 
+A wager that reads of a card, besides point values, only the rank or suit at
+single positions (a suit of the Banker's third card, three red sevens, a
+three-card poker hand) would be walked by value and suit from the first card
+on. It is dealt by point value alone instead, and each finished round is split
+by the ranks or suits at the positions it reads, weighted by the chance of
+drawing them among the cards of their values: the count of rounds does not
+depend on the order in which their cards are read (exchangeability; see
+:class:`_LazyWalk`). The weights are fractions; every total is checked to be a
+whole number.
+
 >>> counts = walk(Shoe.decks(1))
 >>> sum(n for (p, b, _, _), n in counts.items() if b > p)
 6737232640
@@ -31,7 +41,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .cards import Card
 from .errors import ExactOddsError
@@ -635,7 +645,7 @@ def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...]) -> dict[tup
     """Counts per (what the wagers read of the final state, the final summaries) of the rounds dealt
     by point value, for trackers that read nothing else of a card: forward, one card at a time, each
     distinct (counts, state, summaries) carried once with the ways to reach it."""
-    value = tuple(int(label[0]) for label in _partition((None,) * len(walk.trackers)).labels)  # type: ignore[call-overload]
+    value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
     layer: dict[tuple[Counts, State, tuple[Any, ...]], int] = {(counts, _START, summary): 1}
     out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
     moves: dict[tuple[tuple[Any, ...], str, int], tuple[tuple[Any, ...], ...]] = {}
@@ -680,14 +690,15 @@ def _split_weight(values: Sequence[int], seen: Sequence[Component], split: Split
     """The chance that cards of point values ``values``, read in full, show the components ``seen``
     (drawn without replacement from the cards of each value of ``split``), as (numerator, denominator).
 
-    Two spades read at two cards worth 7, from one deck: 1/4 * 3/12 = 1/16, however the rest of the
-    round went; at a 7 and a King, 1/4 * 4/16, also 1/16.
+    Two decks: both cards worth 7 read as spades, 2/8 * 1/7 = 1/28 (the second has one spade left
+    among seven); a card worth 7 and one worth 0, 2/8 * 8/32 = 1/16 (independent), however the rest
+    of the round went.
 
-    >>> deck = _read_split(Shoe.decks(1), False, True, "a test")
-    >>> _split_weight([7, 7], [(None, "s"), (None, "s")], deck)
-    (1, 12)
-    >>> _split_weight([7, 0], [(None, "s"), (None, "s")], deck)
-    (4, 64)
+    >>> two = _read_split(Shoe.decks(2), False, True, "a test")
+    >>> _split_weight([7, 7], [(None, "s"), (None, "s")], two)
+    (2, 56)
+    >>> _split_weight([7, 0], [(None, "s"), (None, "s")], two)
+    (16, 256)
     """
     num = den = 1
     used: dict[object, int] = {}
