@@ -644,16 +644,42 @@ def _transitions(state: State) -> tuple[str, int, tuple[tuple[State, bool], ...]
 def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...]) -> dict[tuple[Key, tuple[Any, ...]], int]:
     """Counts per (what the wagers read of the final state, the final summaries) of the rounds dealt
     by point value, for trackers that read nothing else of a card: forward, one card at a time, each
-    distinct (counts, state, summaries) carried once with the ways to reach it."""
+    distinct (counts, state, summaries) carried once with the ways to reach it. Once no summary can
+    change, the rest of the round is walked backwards, memoized on (counts, state) alone."""
     value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
+    size = sum(counts)
+    finished: dict[tuple[Counts, State], tuple[tuple[Key, int], ...]] = {}
+
+    def finish(left: Counts, state: State) -> tuple[tuple[Key, int], ...]:
+        """Ways per (what the wagers read of) the final state, from ``state`` on."""
+        done = finished.get((left, state))
+        if done is None:
+            ways: defaultdict[Key, int] = defaultdict(int)
+            _hand, _k, nexts = _transitions(state)
+            tail = math.perm(sum(left) - 1, CARDS_PER_ROUND - state[1] - state[3] - 1)
+            for i, c in enumerate(left):
+                if c:
+                    nxt, over = nexts[value[i]]
+                    if over:
+                        ways[walk._point(nxt)] += c * tail
+                    else:
+                        for point, n in finish(left[:i] + (c - 1,) + left[i + 1:], nxt):
+                            ways[point] += c * n
+            done = finished[(left, state)] = tuple(ways.items())
+        return done
+
     layer: dict[tuple[Counts, State, tuple[Any, ...]], int] = {(counts, _START, summary): 1}
     out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
     moves: dict[tuple[tuple[Any, ...], str, int], tuple[tuple[Any, ...], ...]] = {}
-    size, dealt = sum(counts), 0
+    dealt = 0
     while layer:
         tail = math.perm(size - dealt - 1, CARDS_PER_ROUND - dealt - 1)   # the unread cards, if the round ends
         after_card: defaultdict[tuple[Counts, State, tuple[Any, ...]], int] = defaultdict(int)
         for (left, state, seen), ways in layer.items():
+            if all(t.done(s) for t, s in zip(walk.trackers, seen)):
+                for point, n in finish(left, state):
+                    out[(point, seen)] += ways * n
+                continue
             hand, k, nexts = _transitions(state)
             afters = moves.get((seen, hand, k))
             if afters is None:
