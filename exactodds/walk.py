@@ -37,7 +37,7 @@ import functools
 import itertools
 import math
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction

@@ -118,6 +118,10 @@ def test_walk_equals_brute_force_for_the_slow_examples(name: str) -> None:
     assert hits > 0                                     # some bet wins on this shoe: not vacuous
 
 
+def points(rank: int) -> int:
+    return rank if rank <= 9 else 0
+
+
 @pytest.mark.parametrize("name", SMALL)
 @pytest.mark.parametrize("values", [(7, 7, 0), (0, 0), (9, 0, 9), (3,)])
 @pytest.mark.parametrize("read", [(True, True), (False, True), (True, False)], ids=["identity", "suit", "rank"])
@@ -138,10 +142,6 @@ def test_a_round_by_value_is_split_by_the_chances_of_the_ranks_and_suits_read(
         num, den = _split_weight(values, seen, split)
         assert Fraction(num, den) == Fraction(draws.pop(seen, 0), total), seen
     assert not draws and total > 0
-
-
-def points(rank: int) -> int:
-    return rank if rank <= 9 else 0
 
 
 def test_analyze_all_by_the_walk_equals_the_tables_on_a_depleted_shoe() -> None:
