@@ -16,6 +16,16 @@ the first card while every card so far shares it — and each finished round is
 settled by the wager's own conditions. The classes merge as the wager reads
 less, so the memo stays small.
 
+A wager that reads of a card, besides point values, only the rank or suit at
+single positions (a suit of the Banker's third card, three red sevens, a
+three-card poker hand) would be walked by value and suit from the first card
+on. It is dealt by point value alone instead, and each finished round is split
+by the ranks or suits at the positions it reads, weighted by the chance of
+drawing them among the cards of their values: the count of rounds does not
+depend on the order in which their cards are read (exchangeability; see
+:class:`_LazyWalk`). The weights are fractions; every total is checked to be a
+whole number.
+
 >>> counts = walk(Shoe.decks(1))
 >>> sum(n for (p, b, _, _), n in counts.items() if b > p)
 6737232640
@@ -24,12 +34,14 @@ less, so the memo stays small.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, cast
 
 from .cards import Card
 from .errors import ExactOddsError
@@ -431,9 +443,12 @@ class _Walk:
     """One walk of a shoe for wagers that read the same cards: counts per tuple of each wager's
     outcome hits (a bit per outcome whose condition holds)."""
 
-    def __init__(self, trackers: tuple[_Tracker, ...], wagers: Sequence[Wager]):
+    def __init__(self, trackers: tuple[_Tracker, ...], wagers: Sequence[Wager],
+                 classes: Mapping[Key, Key] | None = None):
         self.trackers = trackers
         self.wagers = tuple(wagers)
+        #: each finished round's (totals, cards) to the one standing for it (else: all or nothing, by ``points``)
+        self.classes = classes
         self.rows: dict[tuple[int, ...], dict[str, object]] = {}      # a round of each hit tuple
         #: whether the wagers read the totals or card counts of the hands (else one key stands for all)
         self.points = any(w.features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)) for w in wagers)
@@ -448,6 +463,8 @@ class _Walk:
     def _point(self, state: State) -> Key:
         """What the wagers read of a finished round's state."""
         pt, pn, bt, bn, _ = state
+        if self.classes is not None:
+            return self.classes[(pt, bt, pn, bn)]
         return (pt, bt, pn, bn) if self.points else (0, 0, 2, 2)
 
     def _hits(self, point: Key, summary: tuple[Any, ...]) -> tuple[int, ...]:
@@ -555,6 +572,325 @@ class _Walk:
         return result
 
 
+# -- wagers that read single positions: point values, and a rank or suit only where read -------
+#
+# Exchangeability: how many ordered rounds show a given set of observations does not depend on
+# the order in which they are made. When the cards at some positions are read in full (by point
+# value and by the rank and/or suit the wagers read there, a *component*) and the rest by point
+# value only, the count of rounds is
+#
+#     prod over components g of (m_g)_(k_g)  *  prod over values v of (n_v - f_v)_(c_v)
+#
+# (falling factorials; m_g cards of component g in the shoe, k_g of them read; n_v cards of value
+# v, f_v of them read in full and c_v by value only). As (n_v)_(f_v + c_v) = (n_v)_(f_v) (n_v -
+# f_v)_(c_v), that is the count of the round by point values alone times
+#
+#     Q = prod over values v of  prod over components g of v (m_g)_(k_g) / (n_v)_(f_v),
+#
+# the chance that the f_v cards of value v read in full show these components, drawn from the n_v
+# cards of value v; Q depends on the positions read only. So when the wagers read of a card no
+# more than its point value except the rank or suit at single positions, the shoe is dealt by point
+# value alone (10 counts, the round's state, the values at the positions read: a few thousand
+# states), and each finished round is split by the components at its positions read, with the
+# weights Q (:func:`_split_weight`). This holds because the views are nested (a value, then its
+# components). Every total is checked to be a whole number, and all to add up to the shoe's
+# sequences.
+#
+# A round is split only at the positions its hits can depend on: for each class of finished round
+# (what the wagers read of the totals and cards, and of the other trackers), every assignment of
+# components is tried, and a position whose component alone never changes the hits is not read
+# (then together they change nothing either: the assignments are connected by single changes). A
+# Suited Dragon 7 or Panda 8 reads the Banker's three suits on a Dragon 7, the Player's on a Panda
+# 8 and none otherwise, and one walk is made for each set of positions read, carrying the values
+# at those positions only. When no condition names a suit, the hits do not change when the suits
+# are renamed, so a round is settled with its suits renamed in order of appearance.
+
+Position = tuple[str, int]                   # (hand, index of the card in it, 0-2)
+Component = tuple[int | None, str | None]     # (rank, suit) of a card, None where not read
+Split = dict[int, dict[Component, int]]       # the shoe's cards of each point value per component
+
+_START: State = (0, 0, 0, 0, -1)
+#: The most assignments of components tried to find the positions a class of rounds depends on
+#: (beyond it, every position dealt is read: more work, the same counts).
+_DEPENDENCE_BUDGET = 5_000
+
+
+@functools.cache
+def _point_classes(features: frozenset[str], third: tuple[bool, bool]) -> dict[Key, Key]:
+    """Each finished round's (player total, banker total, player cards, banker cards) to the first
+    one with the same point features ``features`` and, where ``third`` says the wagers read the
+    player's or the banker's third card, the same number of cards in that hand."""
+    read = sorted(features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)))
+    seen: dict[tuple[object, ...], Key] = {}
+    out: dict[Key, Key] = {}
+    for pn, bn, pt, bt in itertools.product((2, 3), (2, 3), range(10), range(10)):
+        key = (pt, bt, pn, bn)
+        row = point_row(key)
+        sig = (pn if third[0] else 0, bn if third[1] else 0, *(row[f] for f in read))
+        out[key] = seen.setdefault(sig, key)
+    return out
+
+
+@functools.cache
+def _transitions(state: State) -> tuple[str, int, tuple[tuple[State, bool], ...]]:
+    """Who takes the next card, its index in the hand, and for each point value the state after it
+    and whether the round is then over."""
+    hand = _next_hand(state)
+    assert hand is not None
+    after = tuple(_dealt(state, hand, v) for v in range(10))
+    return hand, state[1] if hand == "player" else state[3], tuple((s, _next_hand(s) is None) for s in after)
+
+
+def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...]) -> dict[tuple[Key, tuple[Any, ...]], int]:
+    """Counts per (what the wagers read of the final state, the final summaries) of the rounds dealt
+    by point value, for trackers that read nothing else of a card: forward, one card at a time, each
+    distinct (counts, state, summaries) carried once with the ways to reach it. Once no summary can
+    change, the rest of the round is walked backwards, memoized on (counts, state) alone."""
+    value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
+    size = sum(counts)
+    finished: dict[tuple[Counts, State], tuple[tuple[Key, int], ...]] = {}
+
+    def finish(left: Counts, state: State) -> tuple[tuple[Key, int], ...]:
+        """Ways per (what the wagers read of) the final state, from ``state`` on."""
+        done = finished.get((left, state))
+        if done is None:
+            ways: defaultdict[Key, int] = defaultdict(int)
+            _hand, _k, nexts = _transitions(state)
+            tail = math.perm(sum(left) - 1, CARDS_PER_ROUND - state[1] - state[3] - 1)
+            for i, c in enumerate(left):
+                if c:
+                    nxt, over = nexts[value[i]]
+                    if over:
+                        ways[walk._point(nxt)] += c * tail
+                    else:
+                        for point, n in finish(left[:i] + (c - 1,) + left[i + 1:], nxt):
+                            ways[point] += c * n
+            done = finished[(left, state)] = tuple(ways.items())
+        return done
+
+    layer: dict[tuple[Counts, State, tuple[Any, ...]], int] = {(counts, _START, summary): 1}
+    out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
+    moves: dict[tuple[tuple[Any, ...], str, int], tuple[tuple[Any, ...], ...]] = {}
+    dealt = 0
+    while layer:
+        tail = math.perm(size - dealt - 1, CARDS_PER_ROUND - dealt - 1)   # the unread cards, if the round ends
+        after_card: defaultdict[tuple[Counts, State, tuple[Any, ...]], int] = defaultdict(int)
+        for (left, state, seen), ways in layer.items():
+            if all(t.done(s) for t, s in zip(walk.trackers, seen)):
+                for point, n in finish(left, state):
+                    out[(point, seen)] += ways * n
+                continue
+            hand, k, nexts = _transitions(state)
+            afters = moves.get((seen, hand, k))
+            if afters is None:
+                afters = moves[(seen, hand, k)] = tuple(walk._move(seen, hand, k, i)[1] for i in range(len(left)))
+            for i, c in enumerate(left):
+                if c:
+                    nxt, over = nexts[value[i]]
+                    if over:
+                        out[(walk._point(nxt), afters[i])] += ways * c * tail
+                    else:
+                        after_card[(left[:i] + (c - 1,) + left[i + 1:], nxt, afters[i])] += ways * c
+        layer, dealt = after_card, dealt + 1
+    return dict(out)
+
+
+def _read_split(shoe: Shoe, by_rank: bool, by_suit: bool, what: str) -> Split:
+    """The shoe's cards of each point value per component read (rank, suit or both), with counts."""
+    per: defaultdict[int, dict[Component, int]] = defaultdict(dict)
+    if shoe.card_counts is not None:
+        for (rank, suit), n in zip(_IDENTITIES, shoe.card_counts):
+            c = (rank if by_rank else None, suit if by_suit else None)
+            per[_points(rank)][c] = per[_points(rank)].get(c, 0) + n
+    elif by_suit:
+        raise ExactOddsError(f"{what} reads suits, but the shoe's suits are unknown (cards were given by "
+                             "rank only); give removed cards with their suits, e.g. 9h")
+    else:
+        for rank, n in enumerate(shoe.rank_counts, start=1):
+            c = (rank if by_rank else None, None)
+            per[_points(rank)][c] = per[_points(rank)].get(c, 0) + n
+    return {v: {c: n for c, n in cs.items() if n} for v, cs in per.items()}
+
+
+def _split_weight(values: Sequence[int], seen: Sequence[Component], split: Split) -> tuple[int, int]:
+    """The chance that cards of point values ``values``, read in full, show the components ``seen``
+    (drawn without replacement from the cards of each value of ``split``), as (numerator, denominator).
+
+    Two decks: both cards worth 7 read as spades, 2/8 * 1/7 = 1/28 (the second has one spade left
+    among seven); a card worth 7 and one worth 0, 2/8 * 8/32 = 1/16 (independent), however the rest
+    of the round went.
+
+    >>> two = _read_split(Shoe.decks(2), False, True, "a test")
+    >>> _split_weight([7, 7], [(None, "s"), (None, "s")], two)
+    (2, 56)
+    >>> _split_weight([7, 0], [(None, "s"), (None, "s")], two)
+    (16, 256)
+    """
+    num = den = 1
+    used: dict[object, int] = {}
+    for v, c in zip(values, seen):
+        cards = split.get(v, {})
+        num *= cards.get(c, 0) - used.get((v, c), 0)
+        den *= sum(cards.values()) - used.get(v, 0)
+        used[(v, c)] = used.get((v, c), 0) + 1
+        used[v] = used.get(v, 0) + 1
+    return num, den
+
+
+class _LazyWalk:
+    """One walk for wagers that read of a card, besides point values (two-card totals, counts), only
+    the rank or suit at single positions: the shoe is dealt by point value, and each finished round
+    split by the components at the positions read (see above). Holds nothing of a shoe."""
+
+    def __init__(self, trackers: tuple[_Tracker, ...], wagers: Sequence[Wager]):
+        self.trackers = trackers
+        self.fine = {i: t for i, t in enumerate(trackers) if isinstance(t, _Card) and t.attr != "value"}
+        self.coarse = tuple(t for i, t in enumerate(trackers) if i not in self.fine)
+        reads: defaultdict[Position, set[str]] = defaultdict(set)
+        for t in self.fine.values():
+            assert isinstance(t, _Card)
+            reads[(t.hand, t.k)].add(t.attr)
+        #: the positions read (in deal order within each hand), and what is read at each
+        self.positions = tuple(sorted(reads))
+        self.reads = tuple(frozenset(reads[p]) for p in self.positions)
+        self.by_rank = any("rank" in a for a in self.reads)
+        self.by_suit = any("suit" in a for a in self.reads)
+        named = frozenset().union(*(w.texts for w in wagers))
+        self.renamable = self.by_suit and not any(t & frozenset(_SUITS) for t in named)
+        features = frozenset().union(*(w.features for w in wagers))
+        self.classes = _point_classes(features, (("player", 2) in reads, ("banker", 2) in reads))
+        self.settler = _Walk(trackers, wagers, self.classes)     # the hits of a finished round
+        self.rows = self.settler.rows
+        self._settled: dict[tuple[Key, tuple[Any, ...], tuple[Component | None, ...]], tuple[int, ...]] = {}
+        self._depends: dict[tuple[Key, tuple[Any, ...]], tuple[int, ...]] = {}
+
+    @staticmethod
+    def fits(trackers: tuple[_Tracker, ...]) -> bool:
+        """Whether wagers with these trackers read a rank or suit, and only at single positions."""
+        return (any(isinstance(t, _Card) and t.attr != "value" for t in trackers)
+                and all(isinstance(t, (_Card, _TwoCardTotal, _Count)) for t in trackers))
+
+    def _dealt(self, point: Key) -> tuple[int, ...]:
+        """The positions read (their indices) that are dealt a card in a round of this class."""
+        _pt, _bt, pn, bn = point
+        return tuple(j for j, (hand, k) in enumerate(self.positions) if k < (pn if hand == "player" else bn))
+
+    def _alphabet(self, j: int) -> list[Component]:
+        """Every component the trackers at the ``j``-th position read can see."""
+        ranks = range(1, 14) if "rank" in self.reads[j] else (None,)
+        suits = _SUITS if "suit" in self.reads[j] else (None,)
+        return list(itertools.product(ranks, suits))
+
+    def _hits(self, point: Key, coarse: tuple[Any, ...], seen: tuple[Component | None, ...]) -> tuple[int, ...]:
+        """The hits of a round: ``coarse`` the summaries of the other trackers, ``seen`` the component
+        at each position read (None where no card is dealt)."""
+        if self.renamable:                                  # the suits renamed in order of appearance
+            names: dict[str | None, str | None] = {None: None}
+            for c in seen:
+                if c is not None and c[1] not in names:
+                    names[c[1]] = _SUITS[len(names) - 1]
+            seen = tuple(c if c is None else (c[0], names[c[1]]) for c in seen)
+        key = (point, coarse, seen)
+        hits = self._settled.get(key)
+        if hits is None:
+            at = dict(zip(self.positions, seen))
+            summary: list[Any] = []
+            rest = iter(coarse)
+            for i, t in enumerate(self.trackers):
+                if i not in self.fine:
+                    summary.append(next(rest))
+                    continue
+                assert isinstance(t, _Card)
+                c = at[(t.hand, t.k)]
+                summary.append(_PENDING if c is None else c[0] if t.attr == "rank" else c[1])
+            hits = self._settled[key] = self.settler._hits(point, tuple(summary))
+        return hits
+
+    def _unread(self, point: Key) -> list[Component | None]:
+        """A component at each position read that is dealt, None at the others."""
+        dealt = self._dealt(point)
+        return [self._alphabet(j)[0] if j in dealt else None for j in range(len(self.positions))]
+
+    def _depends_on(self, point: Key, coarse: tuple[Any, ...]) -> tuple[int, ...]:
+        """The positions (indices) whose component can change the hits of a round of this class: found
+        by trying every assignment where there are few, else every position dealt."""
+        key = (point, coarse)
+        if key not in self._depends:
+            dealt = self._dealt(point)
+            alphabets = [self._alphabet(j) for j in dealt]
+            if math.prod(map(len, alphabets)) > _DEPENDENCE_BUDGET:
+                self._depends[key] = dealt
+            else:
+                seen = self._unread(point)
+                table = {}
+                for a in itertools.product(*alphabets):
+                    for j, c in zip(dealt, a):
+                        seen[j] = c
+                    table[a] = self._hits(point, coarse, tuple(seen))
+                self._depends[key] = tuple(
+                    j for x, j in enumerate(dealt)
+                    if any(h != table[a[:x] + (alphabets[x][0],) + a[x + 1:]] for a, h in table.items()))
+        return self._depends[key]
+
+    def run(self, shoe: Shoe, what: str) -> dict[tuple[int, ...], int]:
+        """Counts per hit tuple of the rounds of ``shoe`` (each ordered 6-card sequence once)."""
+        split = _read_split(shoe, self.by_rank, self.by_suit, what)
+        counts = _root_counts(shoe, (None,) * len(self.coarse), what)
+        start = tuple(t.start for t in self.coarse)
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        reading: set[tuple[int, ...]] = set()
+        for (point, coarse), n in _by_value(_Walk(self.coarse, (), self.classes), counts, start).items():
+            if read := self._depends_on(point, coarse):
+                reading.add(read)
+            else:
+                out[self._hits(point, coarse, tuple(self._unread(point)))] += n
+        parts: defaultdict[tuple[tuple[int, ...], int], int] = defaultdict(int)    # (hits, denominator): numerator
+        for read in sorted(reading):
+            at = tuple(_Card(*self.positions[j], "value") for j in read)
+            walk = _Walk(self.coarse + at, (), self.classes)
+            for (point, summary), n in _by_value(walk, counts, start + tuple(t.start for t in at)).items():
+                coarse, values = summary[:len(self.coarse)], summary[len(self.coarse):]
+                if self._depends_on(point, coarse) == read:
+                    self._split(point, coarse, read, values, n, split, parts)
+        total: defaultdict[tuple[int, ...], Fraction] = defaultdict(Fraction)
+        for (hits, den), num in parts.items():
+            total[hits] += Fraction(num, den)
+        for hits, x in total.items():
+            if x.denominator != 1:
+                raise ExactOddsError(f"internal: the walk of {what} counted {x} rounds, not a whole number")
+            out[hits] += int(x)
+        if sum(out.values()) != shoe.sequences:
+            raise ExactOddsError(f"internal: the walk of {what} counted {sum(out.values())} rounds, "
+                                 f"not the shoe's {shoe.sequences}")
+        return dict(out)
+
+    def _split(self, point: Key, coarse: tuple[Any, ...], read: tuple[int, ...], values: tuple[int, ...],
+               n: int, split: Split, parts: defaultdict[tuple[tuple[int, ...], int], int]) -> None:
+        """Add the ``n`` rounds by point value (``values`` at the positions ``read``) to ``parts``,
+        split by the components at those positions (numerators over one denominator)."""
+        seen = self._unread(point)
+        for choice in itertools.product(*(split[v] for v in values)):
+            num, den = _split_weight(values, choice, split)
+            if num:
+                for j, c in zip(read, choice):
+                    seen[j] = c
+                parts[(self._hits(point, coarse, tuple(seen)), den)] += n * num
+
+
+_LAZY: dict[tuple[object, ...], _LazyWalk] = {}
+
+
+def _lazy_walk(trackers: tuple[_Tracker, ...], wagers: Sequence[Wager]) -> _LazyWalk:
+    """A :class:`_LazyWalk` for these wagers, kept with the rounds it has settled for the next shoe
+    (the last 16 kept)."""
+    key = (trackers, tuple(_wager_key(w) for w in wagers))
+    if key not in _LAZY:
+        if len(_LAZY) >= 16:
+            del _LAZY[next(iter(_LAZY))]
+        _LAZY[key] = _LazyWalk(trackers, wagers)
+    return _LAZY[key]
+
+
 def _wager_key(wager: Wager) -> tuple[object, ...]:
     """What a wager's hits depend on: its conditions and parameters."""
     return (tuple(o.condition.text for o in wager.outcomes), repr(sorted(wager.parameters.items())))
@@ -573,7 +909,7 @@ class WalkDistribution:
     def __init__(self, shoe: Shoe):
         self.shoe = shoe
         self.total = shoe.sequences
-        self._hits: dict[tuple[object, ...], tuple[dict[tuple[int, ...], int], int, _Walk]] = {}
+        self._hits: dict[tuple[object, ...], tuple[dict[tuple[int, ...], int], int, _Walk | _LazyWalk]] = {}
 
     def point_counts(self) -> dict[Key, int]:
         return walk(self.shoe)
@@ -589,7 +925,8 @@ class WalkDistribution:
             if not members:
                 continue
             what = f"wager {members[0].id!r} (§{members[0].section})"
-            run = _Walk(trackers, members)
+            run: _Walk | _LazyWalk = (_lazy_walk(trackers, members) if _LazyWalk.fits(trackers)
+                                      else _Walk(trackers, members))
             hits = run.run(self.shoe, what)
             for k, w in enumerate(members):
                 self._hits[_wager_key(w)] = (hits, k, run)

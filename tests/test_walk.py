@@ -4,22 +4,26 @@ The walk counts rounds card by card over the classes of cards each wager tells a
 each round with the wager's own conditions; it shares no counting code with the multiset tables.
 Here it must give the same count for every outcome of every wager: the whole catalogue (every
 paytable and alternative reading) and the example files, on small depleted shoes with unequal
-suits, on 6 and 8 full decks and on depleted 8-deck shoes. The example bets that read the suits
-of third cards or of the Banker's three cards take the walk many minutes on a deck or more (it
-carries every card's value and suit until then): they are compared with the tables and with the
-brute force over card identities (tests/brute.py) on small shoes instead.
+suits, on 6 and 8 full decks and on two depleted 8-deck shoes with unequal suits. The example bets
+that read the suits or ranks of single cards (of the third cards, of the Banker's three cards) are
+walked by point value and split by what they read at the end (exchangeability): they are also
+compared with the brute force over card identities (tests/brute.py) on small shoes.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from exactodds import ExactOddsError, Shoe, deal, load_catalogue, load_file, price
 from exactodds.analysis import analyze
-from exactodds.walk import WalkDistribution
+from exactodds.cards import Card
+from exactodds.walk import WalkDistribution, _read_split, _split_weight
 from exactodds.wagers import Wager
 
 from . import brute
@@ -46,8 +50,8 @@ def assert_routes_agree(shoe: Shoe, wagers: list[Wager]) -> None:
 CATALOGUE = readings(dict(load_catalogue()))
 LIGHT = readings(dict(load_file(EXAMPLES / "side-bets.toml")))
 NEW = readings(dict(load_file(EXAMPLES / "new-bets.toml")))
-#: Bets the walk takes minutes over on a deck or more (the suits of third cards, or of the Banker's
-#: three cards: every card before them is walked by value and suit): checked on small shoes only.
+#: Bets that read the suits or ranks of the Banker's three cards or of the third cards (once walked by
+#: value and suit from the first card, for many minutes a deck): also checked by brute force below.
 SLOW = {"third-card-suits", "suited-dragon-7", "three-red-sevens", "banker-three-card-poker", "suited-dragon-panda"}
 
 #: Small shoes with unequal suits, pairs, nines, Kings and Queens, one suit and colour heavy.
@@ -60,10 +64,7 @@ SMALL = {
 
 @pytest.mark.parametrize("name", SMALL)
 def test_walk_equals_tables_for_every_wager_on_small_depleted_shoes(name: str) -> None:
-    """The example files on the lopsided shoe (the one deck: the catalogue; the example files are
-    compared on a depleted 8-deck shoe below)."""
-    shoe = SMALL[name]
-    assert_routes_agree(shoe, CATALOGUE + (LIGHT + NEW if shoe.size < 30 else []))
+    assert_routes_agree(SMALL[name], CATALOGUE + LIGHT + NEW)
 
 
 @pytest.mark.parametrize("shoe", [Shoe.decks(6), Shoe.decks(8)], ids=["6 decks", "8 decks"])
@@ -72,10 +73,23 @@ def test_walk_equals_tables_for_the_whole_catalogue_on_full_shoes(shoe: Shoe) ->
     assert_routes_agree(shoe, CATALOGUE)
 
 
-def test_walk_equals_tables_for_the_example_files_on_a_depleted_8_deck_shoe() -> None:
-    """About 30 s; the bet of SLOW is checked on a small shoe above."""
-    shoe = Shoe.decks(8).remove("Kh", "7d", "7d", "2s", "9s", "9s", "Qh")
-    assert_routes_agree(shoe, [w for w in LIGHT + NEW if w.id not in SLOW])
+#: Full and depleted shoes for the example files; the depleted ones with suits far from equal.
+LARGE = {
+    "6 decks": Shoe.decks(6),
+    "8 decks": Shoe.decks(8),
+    "8 decks less Kh 7d 7d 2s 9s 9s Qh": Shoe.decks(8).remove("Kh", "7d", "7d", "2s", "9s", "9s", "Qh"),
+    "8 decks less 14 hearts and diamonds": Shoe.decks(8).remove(
+        "Ah", "2h", "3h", "7h", "7h", "7h", "Kh", "Qh", "9h", "7d", "7d", "8d", "Jd", "Td"),
+}
+
+
+@pytest.mark.parametrize("name", LARGE)
+def test_walk_equals_tables_for_the_example_files_on_6_and_8_decks_full_and_depleted(name: str) -> None:
+    """Every example bet, those that read single cards' suits and ranks included."""
+    shoe = LARGE[name]
+    bets = LIGHT + NEW
+    assert SLOW <= {w.id for w in bets}
+    assert_routes_agree(shoe, bets)
 
 
 #: Small shoes on which the slow bets of side-bets.toml happen (the suits of three Banker cards).
@@ -102,6 +116,32 @@ def test_walk_equals_brute_force_for_the_slow_examples(name: str) -> None:
         assert {k: v for k, v in got.items() if v} == dict(expected), (w.id, t)
         hits += sum(got.values())
     assert hits > 0                                     # some bet wins on this shoe: not vacuous
+
+
+def points(rank: int) -> int:
+    return rank if rank <= 9 else 0
+
+
+@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize("values", [(7, 7, 0), (0, 0), (9, 0, 9), (3,)])
+@pytest.mark.parametrize("read", [(True, True), (False, True), (True, False)], ids=["identity", "suit", "rank"])
+def test_a_round_by_value_is_split_by_the_chances_of_the_ranks_and_suits_read(
+        name: str, values: tuple[int, ...], read: tuple[bool, bool]) -> None:
+    """The weight of each component (rank, suit or both) at cards of the given point values equals
+    the share of ordered draws of distinct cards of those values that show them."""
+    shoe = SMALL[name]
+    cards = [(c.rank.value, c.suit.value) for c in map(Card.from_index, range(52))
+             for _ in range(shoe.card_counts[c.index])]
+    draws: Counter[tuple[tuple[int | None, str | None], ...]] = Counter()
+    for picked in itertools.permutations([c for c in cards if points(c[0]) in values], len(values)):
+        if tuple(points(r) for r, _ in picked) == values:
+            draws[tuple((r if read[0] else None, s if read[1] else None) for r, s in picked)] += 1
+    split = _read_split(shoe, *read, "a test")
+    total = sum(draws.values())
+    for seen in itertools.product(*(split.get(v, {}) for v in values)):
+        num, den = _split_weight(values, seen, split)
+        assert Fraction(num, den) == Fraction(draws.pop(seen, 0), total), seen
+    assert not draws and total > 0
 
 
 def test_analyze_all_by_the_walk_equals_the_tables_on_a_depleted_shoe() -> None:
