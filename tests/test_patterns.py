@@ -310,3 +310,15 @@ def test_conditions_on_suits_compiled_for_themselves_equal_the_brute_force(
             assert got == _brute(text, params, k), (text, params, sig, cards)
     finally:
         pricing._shared.cache_clear()
+
+
+@pytest.mark.parametrize("text", ["same_colour and banker_rank_3 == 13", "same_rank and banker_suit_1 == 'h'",
+                                  "same_colour or player_suit_1 == banker_suit_1", "same_suit and player_rank_1 == 12"])
+def test_every_card_features_read_with_single_cards_equal_the_walk_on_a_deck(text: str) -> None:
+    """The second route (the walk, which shares no counting code) on a deck less six cards of unequal suits."""
+    from exactodds.walk import WalkDistribution
+
+    shoe = Shoe.decks(1).remove("Kh", "7d", "2s", "9h", "Qc", "As")
+    wager = _wager(text, {})
+    walked = price(wager, wager.paytables["A"], WalkDistribution(shoe)).lines
+    assert walked == price(wager, wager.paytables["A"], deal(shoe)).lines and walked[0].combinations > 0
