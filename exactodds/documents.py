@@ -21,6 +21,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from .certificate import LIMITS, MAX_BYTES
 from .errors import DuplicateKey, ExactOddsError, unique_keys
 from .report import decimal, percent
 
@@ -534,9 +535,12 @@ class _Script(HTMLParser):
 def read_document(path: str) -> tuple[Any, str, str | None]:
     """(the certificate, its kind 'json' / 'html' / 'pdf', the HTML text if HTML) from a file."""
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)                       # never more than the limit into memory
     except OSError as exc:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_BYTES:
+        raise ExactOddsError(f"{path}: certificate too large: more than {MAX_BYTES:,} bytes ({LIMITS})")
     if raw[:4] == b"%PDF":
         import logging
 
@@ -551,6 +555,8 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
         found = attachments.get(ATTACHMENT, [])
         if len(found) != 1:
             raise ExactOddsError(f"{path}: a PDF without exactly one attached {ATTACHMENT}")
+        if len(found[0]) > MAX_BYTES:
+            raise ExactOddsError(f"{path}: the attached {ATTACHMENT} is larger than {MAX_BYTES:,} bytes ({LIMITS})")
         try:
             text = found[0].decode("utf-8")
         except UnicodeDecodeError:
