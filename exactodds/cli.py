@@ -999,11 +999,16 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
     t0 = time.perf_counter()
     show = not quiet and sys.stderr.isatty() and output != "-"
-    with RecordWriter(output, kind, columns) as out, (
-            click.progressbar(length=rounds, label="dealing", file=sys.stderr) if show else _NoBar()) as bar:
-        for part in chunks:
-            out.write(record_table(part, pairs))
-            bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
+    try:
+        with RecordWriter(output, kind, columns) as out, (
+                click.progressbar(length=rounds, label="dealing", file=sys.stderr) if show else _NoBar()) as bar:
+            for part in chunks:
+                out.write(record_table(part, pairs))
+                bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
+    except OSError as exc:                           # a full disk: the file named, its temporary file gone
+        if output == "-" or isinstance(exc, BrokenPipeError):
+            raise
+        raise ExactOddsError(f"--output {output}: cannot write ({exc.strerror or exc})") from None
     wall = time.perf_counter() - t0
     click.echo(f"dealt and wrote {out.rows:,} rounds in {wall:.2f} s ({out.rows / wall / 1e6:.2f} M rounds/s)"
                + ("" if output == "-" else f" to {output}"), err=True)
