@@ -27,7 +27,7 @@ import hashlib
 import importlib
 import inspect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
@@ -42,11 +42,24 @@ from .shoe import Shoe, parse_card_list
 from .wagers import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
 
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
-           "catalogue_with", "FORMAT", "PARTIES"]
+           "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
+           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS"]
 
 FORMAT = "exactodds-certificate/2"
 #: The most users' data files one certificate carries.
 MAX_FILES = 16
+#: The largest certificate file verify reads (JSON, HTML or PDF): room for every data file at its largest.
+MAX_BYTES = 64 << 20
+#: The most shoes, wagers and (wager, paytable) pairs one certificate prices, and shoes × pairs: the tables
+#: priced. Together they keep building and verifying a certificate within minutes (the whole catalogue, 88
+#: tables, on one shoe takes seconds), and ``certificate`` refuses what ``verify`` would.
+MAX_SHOES = 16
+MAX_WAGERS = 256
+MAX_PAYTABLES = 512
+MAX_TABLES = 2048
+#: The limits in words, for the one-line error.
+LIMITS = (f"a certificate holds at most {MAX_SHOES} shoes, {MAX_WAGERS} wagers, {MAX_PAYTABLES} wager paytables, "
+          f"{MAX_TABLES:,} priced tables (shoes × paytables) and {MAX_BYTES >> 20} MiB")
 #: The people a certificate names on its cover (blank signature lines where not given).
 PARTIES = ("issuer", "prepared_by", "approved_by")
 
@@ -171,6 +184,30 @@ def _files(files: Sequence[Any], where: str) -> list[dict[str, str]]:
     return out
 
 
+def check_limits(shoes: int, selection: Sequence[tuple[str, str]], where: str = "", *,
+                 options: bool = False) -> None:
+    """Refuse a certificate of more shoes, wagers or paytables than :data:`LIMITS` allow (one line);
+    with ``options`` the message names the command's options that chose them."""
+    wagers = len({w for w, _ in selection})
+    chosen = " (--wager, --section, --all)" if options else ""
+    for count, most, what in ((shoes, MAX_SHOES, "shoes" + (" (--decks)" if options else "")),
+                              (wagers, MAX_WAGERS, "wagers" + chosen),
+                              (len(selection), MAX_PAYTABLES, "wager paytables" + chosen),
+                              (shoes * len(selection), MAX_TABLES, "priced tables (shoes × paytables)")):
+        if count > most:
+            raise ExactOddsError(f"{where}{count:,} {what}, more than the {most:,} allowed ({LIMITS}): "
+                                 "split it into several certificates")
+
+
+def priced_tables(document: Any) -> int:
+    """The tables a certificate prices (shoes × wager paytables), 0 if it does not say."""
+    inputs = document.get("inputs") if isinstance(document, dict) else None
+    if not isinstance(inputs, dict):
+        return 0
+    shoes, selection = inputs.get("shoes"), inputs.get("selection")
+    return len(shoes) * len(selection) if isinstance(shoes, list) and isinstance(selection, list) else 0
+
+
 def catalogue_with(files: Sequence[Any]) -> Catalogue:
     """The shipped catalogue with the wagers and paytables of users' data files ({'name', 'text'}) added."""
     from .analysis import load_text
@@ -284,7 +321,8 @@ def certificate_number(content: dict[str, Any]) -> str:
 def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str]],
           catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None,
           issued: str | None = None, parties: dict[str, str | None] | None = None,
-          files: Sequence[dict[str, str]] = ()) -> dict[str, Any]:
+          files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None
+          ) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -292,7 +330,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     issue (today by default); ``parties`` names the issuer, preparer and approver.
     ``files`` are users' data files ({'name': ..., 'text': ...}) whose wagers and
     paytables join the catalogue; the certificate carries each one's text and
-    SHA-256, so that :func:`verify` needs nothing else.
+    SHA-256, so that :func:`verify` needs nothing else. ``progress`` is called with (tables
+    priced, tables in all) after each table. At most :data:`LIMITS` are priced.
     """
     from .analysis import analyze
     from .signing import canonical
@@ -301,6 +340,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         raise ExactOddsError("a certificate needs at least one wager")
     if not shoes:
         raise ExactOddsError("a certificate needs at least one shoe")
+    check_limits(len(shoes), selection, "certificate too large: ", options=True)
     named = {p: None for p in PARTIES} | dict(parties or {})
     if set(named) != set(PARTIES):
         raise ExactOddsError(f"parties are {', '.join(PARTIES)}")
@@ -320,13 +360,16 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         if not charged:
             raise ExactOddsError("--bet: no selected wager charges a vigorish")
         cat = Catalogue([at_bet(cat[w], dollars) if w in charged else cat[w] for w in cat])
-    results = []
+    results: list[dict[str, Any]] = []
+    total = len(shoes) * len(selection)
     for spec in shoes:
         shoe = _shoe_from_inputs(spec)
         blocks = []
         for wid, tid in selection:
             (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
             blocks.append(_wager_block(r))
+            if progress is not None:
+                progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
     wagers = list(dict.fromkeys(w for w, _ in selection))
     if title is not None and not title.strip():
@@ -403,6 +446,7 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     for s in selection:
         if not isinstance(s, dict) or set(s) != {"wager", "paytable"} or not all(isinstance(v, str) for v in s.values()):
             raise ExactOddsError("malformed certificate: each of inputs.selection is {'wager': ..., 'paytable': ...}")
+    check_limits(len(shoes), [(s["wager"], s["paytable"]) for s in selection], "certificate too large: ")
     if "bet" in inputs and not isinstance(inputs["bet"], str):
         raise ExactOddsError("malformed certificate: inputs.bet must be text")
     files = inputs.get("files", [])
@@ -436,14 +480,15 @@ def _changed_file(document: dict[str, Any]) -> str | None:
 
 
 @cache.disabled()          # every figure recomputed from the rules and data files, none read from the disk cache
-def verify(document: Any, *, public_key: Any | None = None, allow_other_version: bool = False
-           ) -> tuple[bool, str]:
+def verify(document: Any, *, public_key: Any | None = None, allow_other_version: bool = False,
+           progress: Callable[[int, int], None] | None = None) -> tuple[bool, str]:
     """Recompute a certificate: (True, what was verified) or (False, the first failure).
 
-    A malformed certificate raises :class:`ExactOddsError`. ``public_key`` (an
-    Ed25519 public key) must have signed it; ``allow_other_version`` accepts a
-    certificate made by another version of the package or other data, if every
-    figure still matches.
+    A malformed certificate, or one beyond :data:`LIMITS`, raises :class:`ExactOddsError`
+    before anything is recomputed. ``public_key`` (an Ed25519 public key) must have
+    signed it; ``allow_other_version`` accepts a certificate made by another version
+    of the package or other data, if every figure still matches. ``progress`` is
+    called as :func:`build` calls it.
     """
     from .signing import canonical, check_signature
 
@@ -459,7 +504,7 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
     given = _inputs(document)
     if changed := _changed_file(document):
         return False, changed
-    fresh = build(**given)
+    fresh = build(**given, progress=progress)
     stated = {k: v for k, v in document.items() if k not in ("provenance", "signature")}
     diff = _compare(stated, {k: v for k, v in fresh.items() if k != "provenance"}, "")
     if diff == "certificate_number":

@@ -812,16 +812,33 @@ def _check_writable(output: str) -> None:
 @click.option("--public-key", metavar="KEY.pub", help="The signer's public key: the certificate must be signed with it.")
 @click.option("--allow-other-version", is_flag=True,
               help="Accept a certificate made by another version of exactodds or other data, if every figure matches.")
-def verify(path: str, public_key: str | None, allow_other_version: bool) -> None:
-    """Recompute a certificate (JSON, HTML or PDF); exit 0 if everything matches, 1 if not, 2 if malformed."""
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: bool) -> None:
+    """Recompute a certificate (JSON, HTML or PDF); exit 0 if everything matches, 1 if not, 2 if malformed.
+
+    A certificate holds at most 16 shoes, 256 wagers, 512 wager paytables, 2,048 priced tables (shoes ×
+    paytables) and 64 MiB, so that verifying it takes minutes at most; a larger one is refused (exit 2).
+    A progress bar (tables priced) shows on standard error when it is a terminal.
+    """
+    from .certificate import priced_tables
     from .certificate import verify as check
     from .documents import read_document, render_html
     from .signing import load_public_key
 
     trusted = load_public_key(public_key) if public_key else None
     document, kind, html_text = read_document(path)
+    show = not quiet and sys.stderr.isatty()
     try:
-        ok, message = check(document, public_key=trusted, allow_other_version=allow_other_version)
+        with click.progressbar(length=max(1, priced_tables(document)), label="verifying (tables)",
+                               file=sys.stderr) if show else _NoBar() as bar:
+            done = [0]
+
+            def advance(priced: int, total: int) -> None:
+                bar.update(priced - done[0])
+                done[0] = priced
+
+            ok, message = check(document, public_key=trusted, allow_other_version=allow_other_version,
+                                progress=advance)
     except ExactOddsError as exc:
         raise ExactOddsError(f"{path}: {exc}") from None
     if ok and kind == "html" and render_html(document) != html_text:
@@ -982,11 +999,16 @@ def simulate(decks: int, rounds: int, seed: int, mode: str, cut: int, settle: tu
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
     t0 = time.perf_counter()
     show = not quiet and sys.stderr.isatty() and output != "-"
-    with RecordWriter(output, kind, columns) as out, (
-            click.progressbar(length=rounds, label="dealing", file=sys.stderr) if show else _NoBar()) as bar:
-        for part in chunks:
-            out.write(record_table(part, pairs))
-            bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
+    try:
+        with RecordWriter(output, kind, columns) as out, (
+                click.progressbar(length=rounds, label="dealing", file=sys.stderr) if show else _NoBar()) as bar:
+            for part in chunks:
+                out.write(record_table(part, pairs))
+                bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
+    except OSError as exc:                           # a full disk: the file named, its temporary file gone
+        if output == "-" or isinstance(exc, BrokenPipeError):
+            raise
+        raise ExactOddsError(f"--output {output}: cannot write ({exc.strerror or exc})") from None
     wall = time.perf_counter() - t0
     click.echo(f"dealt and wrote {out.rows:,} rounds in {wall:.2f} s ({out.rows / wall / 1e6:.2f} M rounds/s)"
                + ("" if output == "-" else f" to {output}"), err=True)

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
-import tempfile
 from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from .certificate import LIMITS, MAX_BYTES
 from .errors import DuplicateKey, ExactOddsError, unique_keys
+from .files import signals_held, temporary_folder
 from .report import decimal, percent
 
 __all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID"]
@@ -230,6 +233,37 @@ _NO_CHROMIUM = ("--format pdf needs Debian's chromium (apt-get install chromium)
                 "or write --format html and print it")
 
 
+def _run_chromium(cmd: list[str], profile: Path) -> None:
+    """Run Chromium in a process group of its own; however it ends (done, failed, timed out, or exactodds
+    stopped by Ctrl-C or SIGTERM) the whole group, its helper processes too, is gone before its folders
+    are removed, and its own temporary folder with it, so nothing of it is left behind."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=300)
+    finally:
+        with signals_held():
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)      # helpers that outlive it, or all of it if stopped
+            except OSError:
+                pass
+            proc.wait()
+            _remove_chromium_folder(profile)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, cmd[0], stderr=err)
+
+
+def _remove_chromium_folder(profile: Path) -> None:
+    """The temporary folder a stopped Chromium leaves in TMPDIR (its profile's Singleton links point there)."""
+    for name in ("SingletonSocket", "SingletonCookie"):
+        try:
+            folder = Path(os.readlink(profile / name)).parent
+        except OSError:
+            continue
+        if folder.name.startswith("org.chromium.Chromium."):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
                dates: tuple[str, str] | None = None) -> bytes:
     """The PDF exactodds writes for ``cert``: headless Chromium's print of its HTML, the JSON attached and
@@ -238,7 +272,7 @@ def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
     from pypdf import PdfReader, PdfWriter
 
     browser = _chromium(missing)
-    with tempfile.TemporaryDirectory() as tmp:
+    with temporary_folder() as tmp:
         page = Path(tmp) / "certificate.html"
         page.write_text(render_html(cert), encoding="utf-8")
         pdf = Path(tmp) / "certificate.pdf"
@@ -246,7 +280,7 @@ def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
                "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp}/profile",
                "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri()]
         try:
-            subprocess.run(cmd, capture_output=True, timeout=300, check=True)
+            _run_chromium(cmd, Path(tmp) / "profile")
         except (OSError, subprocess.SubprocessError) as exc:
             raise ExactOddsError(f"{where}: chromium could not print the PDF ({exc})") from None
         if not pdf.exists() or pdf.read_bytes()[:4] != b"%PDF":
@@ -534,9 +568,12 @@ class _Script(HTMLParser):
 def read_document(path: str) -> tuple[Any, str, str | None]:
     """(the certificate, its kind 'json' / 'html' / 'pdf', the HTML text if HTML) from a file."""
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)                       # never more than the limit into memory
     except OSError as exc:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_BYTES:
+        raise ExactOddsError(f"{path}: certificate too large: more than {MAX_BYTES:,} bytes ({LIMITS})")
     if raw[:4] == b"%PDF":
         import logging
 
@@ -551,6 +588,8 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
         found = attachments.get(ATTACHMENT, [])
         if len(found) != 1:
             raise ExactOddsError(f"{path}: a PDF without exactly one attached {ATTACHMENT}")
+        if len(found[0]) > MAX_BYTES:
+            raise ExactOddsError(f"{path}: the attached {ATTACHMENT} is larger than {MAX_BYTES:,} bytes ({LIMITS})")
         try:
             text = found[0].decode("utf-8")
         except UnicodeDecodeError:

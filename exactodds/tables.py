@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .analysis import analyze
-from .files import write_all_or_nothing
+from .files import cleanup_on_signals, remove_all, signals_held, write_all_or_nothing
 from .errors import ExactOddsError
 from .report import render
 from .shoe import Shoe
@@ -36,14 +36,29 @@ def table_texts(decks: Iterable[int], *, catalogue: Catalogue | None = None,
 
 def write_tables(directory: str, decks: Iterable[int], *, catalogue: Catalogue | None = None,
                  wagers: Sequence[str] = ()) -> list[str]:
-    """Write :func:`table_texts` into ``directory``; returns the paths written."""
+    """Write :func:`table_texts` into ``directory``; returns the paths written.
+
+    The folder (and any missing folder above it) is made only once every text is computed, and
+    removed again if the write ends short (an error, a full disk, Ctrl-C or SIGTERM): no empty folder
+    is left behind.
+    """
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise ExactOddsError(f"--output-dir {directory}: not a directory")
     texts = table_texts(decks, catalogue=catalogue, wagers=wagers)
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExactOddsError(f"--output-dir {directory}: cannot create ({exc.strerror or exc})") from None
-    write_all_or_nothing({d / name: text for name, text in texts.items()}, option="--output-dir")
+    missing = [p for p in (d, *d.parents) if not p.exists()][::-1]       # outermost first
+    made: list[str] = []                                                 # innermost first, for removal
+    with cleanup_on_signals(made):
+        try:
+            for folder in missing:
+                with signals_held():
+                    folder.mkdir()
+                    made.insert(0, str(folder))
+            write_all_or_nothing({d / name: text for name, text in texts.items()}, option="--output-dir")
+        except OSError as exc:
+            remove_all(made)
+            raise ExactOddsError(f"--output-dir {directory}: cannot create ({exc.strerror or exc})") from None
+        except BaseException:
+            remove_all(made)
+            raise
     return [str(d / name) for name in texts]
