@@ -590,6 +590,9 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
             row += len(cards)
     except (pa.ArrowException, OSError) as exc:
         raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+    except UnicodeDecodeError:                      # a damaged file: a string column that is not text
+        raise ExactOddsError(f"{path}: rows from {row}: a value that is not UTF-8 text (a damaged Parquet "
+                             "file?)") from None
 
 
 def _jsonl(path: str, compression: str | None, rows: int, stop: threading.Event | None = None) -> Iterator[Chunk]:
@@ -749,14 +752,17 @@ class RecordWriter:
             self._raw: BinaryIO = sys.stdout.buffer
             self._sink = pa.PythonFile(self._raw, mode="w")
             return self
-        from .files import check_output, cleanup_on_signals
+        from .files import check_output, cleanup_on_signals, signals_held
 
         target = check_output(self.path)
         self._target = target
-        fd, self._tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                         prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
-        self._signals.enter_context(cleanup_on_signals([self._tmp]))   # Ctrl-C or SIGTERM: no file left
+        temps: list[str] = []
+        self._signals.enter_context(cleanup_on_signals(temps))   # Ctrl-C or SIGTERM: no file left
+        with signals_held():                                     # made and recorded in one step
+            fd, self._tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
+                                             prefix=f".{target.name}.", suffix=".tmp")
+            temps.append(self._tmp)
+            os.close(fd)
         self._sink = pa.output_stream(self._tmp, compression=self.compression)
         return self
 

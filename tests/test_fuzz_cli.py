@@ -46,21 +46,10 @@ IN_CHILD = settings(max_examples=3, deadline=None, suppress_health_check=[Health
                     phases=[Phase.explicit, Phase.reuse, Phase.generate])   # a failure is shown as found, unshrunk
 
 
-#: Defects the fuzzer found in check-sim's readers (exactodds/recordio.py, another change's files): reported
-#: there and kept here as expected failures (see the tests at the end); the fuzz cases skip what they match.
-KNOWN = {
-    "generator raised StopIteration": "recordio: a CSV whose first (header) line is empty and a later line is not, "
-                                      "e.g. b'\\nAc' to 'check-sim FILE --wager tie', ends in a traceback: "
-                                      "RuntimeError: generator raised StopIteration (recordio.read_chunks, _csv)",
-    "_csv.<locals>.skip": "recordio: a CSV row of the wrong width holding bytes that are not UTF-8, e.g. "
-                          "b'player1,...,banker3\\nAh,2c,,Kd,3s\\xdb\\n', prints 'Exception ignored in: <function "
-                          "_csv.<locals>.skip>' and a UnicodeDecodeError traceback before its one-line error",
-    "codec can't decode": "recordio: a Parquet file whose string column holds bytes that are not UTF-8 (a damaged "
-                          "file, e.g. 'Qh' written as b'\\xbeh') ends in a traceback: UnicodeDecodeError",
-}
-#: The defects each kind of record can meet (a fuzz case of another kind that meets one fails).
-KNOWN_FOR = {"csv": ("generator raised StopIteration", "_csv.<locals>.skip"), "jsonl": (),
-             "parquet": ("codec can't decode",)}
+#: Defects the fuzzer found, fixed (the tests at the end keep them fixed); a fuzz case that meets one fails.
+KNOWN: dict[str, str] = {}
+#: The defects each kind of record can meet.
+KNOWN_FOR: dict[str, tuple[str, ...]] = {"csv": (), "jsonl": (), "parquet": ()}
 
 
 def _known(text: str, known: tuple[str, ...]) -> bool:
@@ -400,24 +389,21 @@ def test_fuzz_simulator_records_in_a_child(fmt: str) -> None:
     case()
 
 
-# -- what the fuzzer found in another change's files: expected to fail until fixed there -------------
+# -- what the fuzzer found in check-sim's readers, fixed ----------------------------------------------
 
-@pytest.mark.xfail(strict=False, reason=KNOWN["generator raised StopIteration"])
-def test_known_a_csv_with_an_empty_header_line(tmp_path: Path) -> None:
+def test_found_a_csv_with_an_empty_header_line(tmp_path: Path) -> None:
     path = tmp_path / "rounds.csv"
     path.write_bytes(b"\nAc")
     _assert_clean(_invoke(["check-sim", str(path), "--wager", "tie", "--quiet"]), path)
 
 
-@pytest.mark.xfail(strict=False, reason=KNOWN["_csv.<locals>.skip"])
-def test_known_a_short_csv_row_with_bytes_that_are_not_utf8(tmp_path: Path) -> None:
+def test_found_a_short_csv_row_with_bytes_that_are_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "rounds.csv"
     path.write_bytes(b"player1,player2,player3,banker1,banker2,banker3\nAh,2c,,Kd,3s\xdb\n")
     _assert_clean(_invoke(["check-sim", str(path), "--wager", "tie", "--quiet"]), path)
 
 
-@pytest.mark.xfail(strict=False, reason=KNOWN["codec can't decode"])
-def test_known_a_parquet_string_that_is_not_utf8(tmp_path: Path) -> None:
+def test_found_a_parquet_string_that_is_not_utf8(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 

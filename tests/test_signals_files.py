@@ -379,10 +379,7 @@ def test_a_signal_while_chromium_prints_the_pdf_leaves_nothing(tmp_path: Path, t
     assert list(out.iterdir()) == [] and list(tmpdir_short.iterdir()) == []
 
 
-@pytest.mark.xfail(strict=False, reason="recordio.RecordWriter (another change's file) makes its temporary file "
-                   "before it installs cleanup_on_signals: SIGINT or SIGTERM in between leaves the file behind "
-                   "(fix: make and record it under files.signals_held within cleanup_on_signals)")
-def test_known_record_writer_signal_after_its_temporary_file_is_made(tmp_path: Path,
+def test_record_writer_signal_after_its_temporary_file_is_made(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
