@@ -541,14 +541,23 @@ def _csv_chunk(path: str, tables: list[Any], extra: list[str], lines: list[np.nd
     return Chunk(cards[:, :3], cards[:, 3:], np.concatenate(lines), path, settled, whole=cards)
 
 
-def _parquet_batches(pf: Any, rows: int) -> Iterator[Any]:
+def _parquet_batches(pf: Any, rows: int, path: str) -> Iterator[Any]:
     """The file's records about ``rows`` at a time, small row groups gathered together. A reader
     per row group: one reader over a whole file held more and more memory (pyarrow 26)."""
     import pyarrow as pa
 
     pending: list[Any] = []
     size = 0
-    for group in range(pf.metadata.num_row_groups):
+    meta = pf.metadata
+    for group in range(meta.num_row_groups):
+        g = meta.row_group(group)
+        limit = MAX_RECORD_BYTES * max(g.num_rows, 1)      # no more text than its records may hold
+        for j in range(g.num_columns):
+            if g.column(j).total_uncompressed_size > limit:
+                raise ExactOddsError(
+                    f"{path}: row group {group}: column {g.column(j).path_in_schema} holds "
+                    f"{g.column(j).total_uncompressed_size:,} bytes for {g.num_rows:,} records, more than "
+                    f"{MAX_RECORD_BYTES:,} a record")
         for batch in pf.iter_batches(batch_size=rows, row_groups=[group]):
             if batch.num_rows >= rows // 2:              # large enough on its own
                 yield batch
@@ -560,6 +569,21 @@ def _parquet_batches(pf: Any, rows: int) -> Iterator[Any]:
                 pending, size = [], 0
     if pending:
         yield pa.Table.from_batches(pending)
+
+
+def _longest_value(batch: Any) -> int:
+    """The length in bytes of the longest text value of a batch of Parquet records."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    longest = 0
+    for column in batch.columns:
+        if pa.types.is_dictionary(column.type):
+            column = column.dictionary
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or \
+                pa.types.is_binary(column.type):
+            longest = max(longest, pc.max(pc.binary_length(column)).as_py() or 0)
+    return longest
 
 
 def _parquet(path: str, rows: int) -> Iterator[Chunk]:
@@ -574,8 +598,11 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
     rows = _rows_for(len(pf.schema_arrow.names), rows)
     row = 1
     try:
-        for batch in _parquet_batches(pf, rows):
+        for batch in _parquet_batches(pf, rows, path):
             cols = [batch.column(i) for i in range(6)]
+            if (longest := _longest_value(batch)) > MAX_RECORD_BYTES:
+                raise ExactOddsError(f"{path}: rows from {row}: a value of {longest:,} bytes, longer than the "
+                                     f"{MAX_RECORD_BYTES:,} bytes a record may hold")
             for name, col in zip(CARD_COLUMNS, cols):
                 if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
                         or pa.types.is_dictionary(col.type) or pa.types.is_null(col.type)):

@@ -190,3 +190,28 @@ def test_peak_memory_of_a_check_does_not_grow_with_its_rounds() -> None:
         assert gen.wait() == 0 and code in (0, 1) and err == "", err
     assert peaks[10**7] <= 1.1 * peaks[10**6], peaks
     assert peaks[10**7] < 400, peaks
+
+
+@pytest.mark.parametrize("dictionary", [False, True])
+def test_a_parquet_value_longer_than_a_record_is_one_line_naming_its_rows(tmp_path: Path, dictionary: bool) -> None:
+    """The 64 KiB limit holds for Parquet too: a row group whose text exceeds what its records may
+    hold is refused before it is read, and a long value in a group that passes is named by its rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 2_000
+    cards = {c: ["Kh"] * n if c[-1] != "3" else [None] * n
+             for c in ("player1", "player2", "player3", "banker1", "banker2", "banker3")}
+    cards["banker2"][700] = "9s" * 50_000                          # 100 kB, within the group's allowance
+    path = tmp_path / "rounds.parquet"
+    pq.write_table(pa.table({c: pa.array(v, type=pa.string()) for c, v in cards.items()}), path,
+                   use_dictionary=dictionary)
+    r = subprocess.run([*CHECK, str(path), "--wager", "tie", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"{path}: rows from 1: a value of 100,000 bytes, longer than the 65,536" in r.stderr
+
+    whole = {c: ["x" * 70_000] for c in ("player1", "player2", "player3", "banker1", "banker2", "banker3")}
+    pq.write_table(pa.table(whole), path, use_dictionary=dictionary)          # one record, far too long
+    r = subprocess.run([*CHECK, str(path), "--wager", "tie", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "row group 0: column player1 holds" in r.stderr and "more than 65,536 a record" in r.stderr
