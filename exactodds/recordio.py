@@ -577,7 +577,8 @@ def _longest_value(batch: Any) -> int:
     import pyarrow.compute as pc
 
     longest = 0
-    for column in batch.columns:
+    arrays = [a for c in batch.columns for a in (c.chunks if isinstance(c, pa.ChunkedArray) else [c])]
+    for column in arrays:
         if pa.types.is_dictionary(column.type):
             column = column.dictionary
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or \
