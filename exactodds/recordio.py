@@ -450,7 +450,11 @@ def _csv(path: str, compression: str | None, rows: int, stop: threading.Event | 
         head = head.removeprefix(b"\xef\xbb\xbf")
         if not (head + rest).strip():
             raise ExactOddsError(f"{path}: empty file")
-        names = next(csv.reader([head.decode("utf-8", errors="replace").rstrip("\r")]), [])
+        try:
+            names = next(csv.reader([head.decode("utf-8", errors="replace").rstrip("\r")]), [])
+        except csv.Error as exc:                         # e.g. a bare carriage return: lines end with \n
+            raise ExactOddsError(f"{path}:1: not a readable CSV header ({exc}; lines end with \\n or "
+                                 "\\r\\n)") from None
         extra = _check_header(path, names)
         rows = _rows_for(len(names), rows)
         options = (pcsv.ReadOptions(column_names=names, use_threads=False, block_size=2 * _BLOCK),
@@ -593,10 +597,13 @@ def _parquet(path: str, rows: int) -> Iterator[Chunk]:
 
     try:
         pf = pq.ParquetFile(path)
+        names = pf.schema_arrow.names
     except (pa.ArrowException, OSError) as exc:
         raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
-    extra = _check_header(path, pf.schema_arrow.names)
-    rows = _rows_for(len(pf.schema_arrow.names), rows)
+    except UnicodeDecodeError:                      # a damaged file: a column name that is not text
+        raise ExactOddsError(f"{path}: not a readable Parquet file (a column name is not UTF-8 text)") from None
+    extra = _check_header(path, names)
+    rows = _rows_for(len(names), rows)
     row = 1
     try:
         for batch in _parquet_batches(pf, rows, path):

@@ -415,3 +415,23 @@ def test_found_a_parquet_string_that_is_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "rounds.parquet"
     path.write_bytes(buf.getvalue().replace(b"Qh", b"\xbeh"))
     _assert_clean(_invoke(["check-sim", str(path), "--wager", "tie", "--quiet"]), path)
+
+
+def test_found_a_csv_header_ended_by_a_bare_carriage_return(tmp_path: Path) -> None:
+    path = tmp_path / "rounds.csv"
+    path.write_bytes(b"player1,player2,player3,banker1,banker2,banker3\rAc")
+    _assert_clean(_invoke(["check-sim", str(path), "--wager", "tie", "--quiet"]), path)
+
+
+def test_found_a_parquet_column_name_that_is_not_utf8(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({c: pa.array(["Qh"], type=pa.string()) for c in CARD_COLUMNS}), buf,
+                   store_schema=False)
+    path = tmp_path / "rounds.parquet"
+    path.write_bytes(buf.getvalue().replace(b"player2", b"\x8flayer2"))
+    run = _invoke(["check-sim", str(path), "--wager", "tie", "--quiet"])
+    _assert_clean(run, path)
+    assert run[0].exit_code == 2 and "column name is not UTF-8" in run[0].output
