@@ -234,11 +234,14 @@ _NO_CHROMIUM = ("--format pdf needs Debian's chromium (apt-get install chromium)
 
 
 def _run_chromium(cmd: list[str], profile: Path) -> None:
-    """Run Chromium in a process group of its own; however it ends (done, failed, timed out, or exactodds
-    stopped by Ctrl-C or SIGTERM) the whole group, its helper processes too, is gone before its folders
-    are removed, and its own temporary folder with it, so nothing of it is left behind."""
+    """Run Chromium in a process group of its own, its TMPDIR the folder that holds ``profile``; however it
+    ends (done, failed, timed out, or exactodds stopped by Ctrl-C or SIGTERM) the whole group, its helper
+    processes too, is gone before its folders are removed, and its own temporary folder with them (made in
+    that folder: a folder made just before a signal, before its profile names it, goes too), so nothing of
+    it is left behind."""
+    env = dict(os.environ, TMPDIR=str(profile.parent))
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     try:
         _, err = proc.communicate(timeout=300)
     finally:
