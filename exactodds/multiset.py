@@ -385,7 +385,8 @@ def told_apart(names: Iterable[str], texts: Iterable[Iterable[str]] = ()) -> str
     """
     names = set(names)
     identities = [n for n in names if n in KNOWN_FEATURES and n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES]
-    reads_suits = bool(identities and names & set(ALL_CARD_FEATURES)) or any(slots_read(n)[1] in ("suit", "card") for n in identities)
+    reads_suits = bool(identities and names & set(ALL_CARD_FEATURES)) or \
+        any(slots_read(n)[1] in ("suit", "card") for n in identities)
     if not reads_suits:
         return EVERY_SUIT
     named = [set(t) & set(SUITS) for t in texts] + [set(x) for n in names for x in SUITS_TOLD_APART.get(n, ())]
