@@ -1,0 +1,159 @@
+"""The ``exactodds`` command: thin — parse, call the library, render, exit.
+
+Exit codes: 0 ok, 1 a check failed (also counts that break an invariant), 2 bad
+input, 128 + the signal when Ctrl-C (130) or SIGTERM (143) stops it. Results go to
+stdout, errors and exactodds's warnings to stderr as one line each (``exactodds:
+error: ...``, ``exactodds: warning: ...``), never a traceback.
+
+Each family of commands is a module of this package (``pricing``, ``tools``, ``counting``,
+``simulation``, ``documents``, ``live``), imported only when one of its commands runs or shows
+its help, so that ``exactodds analyze`` loads nothing of the others; ``options`` declares the option
+vocabulary they share.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import sys
+import warnings
+from typing import Any
+
+import click
+
+from ..errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, Interrupted
+from .core import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK, Once, fail
+
+__all__ = ["COMMANDS", "cli", "main"]
+
+#: Every command, as ``module:function`` of this package, imported on first use.
+COMMANDS = {
+    "analyze": ".pricing:analyze", "list": ".pricing:list_", "check": ".pricing:check",
+    "features": ".pricing:features",
+    "progressive": ".tools:progressive", "vigorish": ".tools:vigorish", "position": ".tools:position",
+    "house-money": ".tools:house_money_command", "mystery": ".tools:mystery",
+    "eor": ".counting:eor", "exposure": ".counting:exposure",
+    "simulate": ".simulation:simulate", "check-sim": ".simulation:check_sim",
+    "certificate": ".documents:certificate", "keygen": ".documents:keygen", "verify": ".documents:verify",
+    "tables": ".documents:tables",
+    "serve": ".live:serve",
+}
+
+
+class _Stopped(Exception):
+    """A run stopped by a signal or a closed pipe, carried past click's own handling (which would
+    print a blank line, or exit 1 with no word): ``status`` to exit with, ``message`` to print."""
+
+    def __init__(self, status: int, message: str = ""):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered has nowhere to fail."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Interrupted(signum)
+
+
+_show_warning = warnings.showwarning
+
+
+def _warn(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+          line: str | None = None) -> None:
+    """exactodds's own warnings as one line on stderr, like its errors; others as Python shows them."""
+    if issubclass(category, ExactOddsWarning):
+        click.echo(f"exactodds: warning: {' '.join(str(message).split())}", err=True)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+class _Cli(Once, click.Group):
+    """The exactodds group: its commands are imported on first use (click's lazy loading of
+    subcommands, from :data:`COMMANDS`), and its errors are one line on stderr with exit code 2."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *COMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, name = COMMANDS[cmd_name].split(":")
+        found = getattr(importlib.import_module(module, __name__), name)   # the one deferred import
+        if not isinstance(found, click.Command):
+            raise TypeError(f"{COMMANDS[cmd_name]} is not a click command")
+        return found
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:                         # Ctrl-C, or SIGTERM: context managers
+            signum = getattr(exc, "signum", signal.SIGINT)        # have run (files removed, cursor shown)
+            raise _Stopped(128 + signum, "interrupted" if signum == signal.SIGINT else "terminated") from None
+        except BrokenPipeError:                                  # `exactodds ... | head`: the reader is done
+            _silence_stdout()
+            raise _Stopped(EXIT_OK) from None
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D401
+        kwargs["standalone_mode"] = False
+        previous = signal.getsignal(signal.SIGTERM)
+        try:
+            signal.signal(signal.SIGTERM, _terminate)            # SIGTERM unwinds as Ctrl-C does
+        except ValueError:                                       # not the main thread: leave it
+            previous = None
+        shown, warnings.showwarning = warnings.showwarning, _warn
+        try:
+            rv = super().main(*args, **kwargs)
+            sys.stdout.flush()                               # a full disk shows here, not at exit
+        except InconsistentCounts as exc:                    # a check of the counting failed: no figure
+            fail(str(exc), EXIT_CHECK_FAILED)
+        except ExactOddsError as exc:
+            fail(str(exc))
+        except click.exceptions.NoArgsIsHelpError as exc:   # bare `exactodds`: help, not an error
+            click.echo(exc.ctx.get_help() if exc.ctx else "")
+            sys.exit(EXIT_OK)
+        except click.ClickException as exc:
+            fail(exc.format_message())
+        except _Stopped as stop:
+            if stop.message:
+                click.echo(f"exactodds: {stop.message}", err=True)
+            sys.exit(stop.status)
+        except (click.exceptions.Abort, KeyboardInterrupt):      # Ctrl-C while click itself parsed
+            click.echo("exactodds: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(EXIT_OK)
+        except OSError as exc:                               # a full disk, a closed terminal
+            if exc.filename is None:
+                fail(f"cannot write to standard output ({exc.strerror or exc})")
+            raise
+        finally:
+            warnings.showwarning = shown
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+        sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+
+@click.group(cls=_Cli, no_args_is_help=True,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120,
+                               "terminal_width": 120})
+@click.version_option(package_name="exactodds")
+def cli() -> None:
+    """Exact odds of Pennsylvania baccarat wagers (58 Pa. Code 627a, 627b, 629b, 631b)."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)       # from here on, Ctrl-C unwinds (see _Stopped)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for stream in (sys.stdout, sys.stderr):               # a terminal that cannot show ♠ gets '?'
+        if hasattr(stream, "reconfigure") and (stream.encoding or "").lower().replace("-", "") != "utf8":
+            stream.reconfigure(errors="replace")
+    cli()

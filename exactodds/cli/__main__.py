@@ -1,0 +1,5 @@
+"""``python -m exactodds.cli``: the ``exactodds`` command."""
+
+from . import main
+
+main()

@@ -1,0 +1,91 @@
+"""Commands for card counters: ``eor`` (the exact effect of removing each card) and ``exposure``
+(real shoes dealt, the exact edge before every round)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..analysis import priced_pairs
+from ..counting import parse_tags
+from ..eor import effects_of_removal
+from ..errors import ExactOddsError
+from ..exposure import MAX_WORKERS
+from ..exposure import exposure as run_exposure
+from . import options
+from .core import command, progress
+
+_TAGS = click.option("--tags", metavar="RANK=TAG,...",
+                     help="Your own count instead of the suggested one, e.g. 4=-1,5=-1,6=-1,7=-1,8=2,9=2.")
+
+
+@command()
+@options.old_wagers
+@options.wager
+@click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
+@options.decks
+@options.remove
+@options.paytables
+@_TAGS
+@click.option("--max-tag", type=click.IntRange(1, 10), default=3, show_default=True, help="Largest tag of a suggested count.")
+@click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
+              help="Read a progressive's effects at this meter, in units of its wager (default: the reseed).")
+@options.result_format
+def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, decks: int, remove: str | None,
+        paytables_files: tuple[str, ...], tags: str | None, max_tag: int, meters: tuple[str, ...], fmt: str) -> None:
+    """Exact effect of removal of each card on a wager's return, and a count built from it."""
+    specs = options.wagers_of(wagers, old_wagers)
+    if everything and specs:
+        raise ExactOddsError("--all and --wager exclude each other")
+    cat = options.catalogue(paytables_files)
+    if not specs and not everything:
+        raise ExactOddsError("name a wager (--wager WAGER or WAGER:PAYTABLE, see 'exactodds list') or give --all")
+    pairs = priced_pairs(cat, list(cat) if everything else specs, where="--wager")
+    given = parse_tags(tags) if tags is not None else None
+    table = effects_of_removal(options.shoe(decks, remove), pairs, catalogue=cat, tags=given, max_tag=max_tag,
+                               meters=options.meter_units(meters) or None)
+    click.echo(table.render(fmt), nl=False)
+
+
+@command()
+@options.old_wagers
+@options.wager
+@click.option("--shoes", type=int, required=True, help="Shoes to deal.")
+@options.seed
+@options.decks
+@click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14, §627a.5(d)).")
+@_TAGS
+@options.paytables
+@click.option("--batch", type=int, default=25, show_default=True, help="Shoes per unit of work.")
+@click.option("--workers", type=int, default=None, help="Local processes (default: every core).")
+@click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@options.result_format
+def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,
+             tags: str | None, paytables_files: tuple[str, ...], batch: int, workers: int | None,
+             scheduler: str | None, quiet: bool, fmt: str) -> None:
+    """Deal real shoes; the exact edge and the count before every round; what a counter wins.
+
+    Shoe i is shuffled from (seed, i).
+    """
+    specs = options.wagers_of(wagers, old_wagers)
+    if not specs:
+        raise ExactOddsError("name a wager: --wager WAGER or WAGER:PAYTABLE (repeatable; see 'exactodds list')")
+    cat = options.catalogue(paytables_files)
+    pairs = priced_pairs(cat, specs, where="--wager")
+    given = parse_tags(tags) if tags is not None else None
+    seed = options.drawn_seed(seed)
+    with progress(not quiet and sys.stderr.isatty(), length=shoes, label="shoes") as bar:
+        done = [0]
+
+        def advance(total: int) -> None:
+            bar.update(total - done[0])
+            done[0] = total
+
+        result = run_exposure(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=given, catalogue=cat,
+                              batch=batch, workers=workers if workers is not None else min(os.cpu_count() or 1,
+                                                                                           MAX_WORKERS),
+                              scheduler=scheduler, progress=advance)
+    click.echo(result.render(fmt), nl=False)

@@ -1,0 +1,190 @@
+"""Commands that make, sign and check documents: ``certificate``, ``keygen``, ``verify`` and ``tables``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..certificate import build, priced_tables, select_for_certificate, shoes_from_options, write_atomically
+from ..certificate import verify as verify_certificate
+from ..documents import pdf_differs, read_document, render_html, render_markdown, write_pdf
+from ..errors import ExactOddsError
+from ..files import check_output
+from ..render import grid
+from ..signing import check_name, load_public_key, sign
+from ..signing import keygen as make_keys
+from ..tables import write_tables
+from . import options
+from .core import EXIT_CHECK_FAILED, command, progress
+
+#: The columns of a certificate's CSV form: one row per shoe, wager paytable and outcome, exact values.
+CERTIFICATE_COLUMNS = ("certificate_number", "shoe", "wager", "paytable", "outcome_id", "outcome", "pays", "net",
+                       "combinations", "probability", "return")
+
+
+def certificate_csv(cert: dict[str, Any]) -> str:
+    """The certificate's priced outcomes as CSV (exact fractions, as in its JSON)."""
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(CERTIFICATE_COLUMNS)
+    for result in cert["results"]:
+        for block in result["wagers"]:
+            for row in block["outcomes"]:
+                out.writerow([cert["certificate_number"], result["shoe"]["description"], block["wager"],
+                              block["paytable"], row["id"], row["outcome"], row["pays"], row["net"],
+                              row["combinations"], row["probability"], row["return"]])
+    return buf.getvalue()
+
+
+_RENDER = {"json": lambda c: json.dumps(c, indent=2, ensure_ascii=False) + "\n", "html": render_html,
+           "markdown": render_markdown, "text": render_markdown, "csv": certificate_csv}
+
+
+@command()
+@options.wager
+@click.option("--paytable", "paytables", multiple=True, metavar="ID",
+              help="Shorthand: this paytable of every bare --wager (repeatable).")
+@click.option("--section", "sections", multiple=True, help="Every wager citing a section, e.g. 631b.9 or 627a.12(e) "
+              "(repeatable).")
+@click.option("--all", "everything", is_flag=True, help="The whole catalogue (with your files' wagers).")
+@options.paytables
+@options.shoes
+@options.remove
+@click.option("--title", help="Title of the certificate.")
+@options.output_format("pdf")
+@click.option("--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
+@options.bet
+@click.option("--issued", metavar="YYYY-MM-DD", help="Date of issue (default: today, UTC).")
+@click.option("--issuer", metavar="NAME", help="Who issues the certificate (cover page).")
+@click.option("--prepared-by", metavar="NAME", help="Who prepared it (cover page; a blank line if not given).")
+@click.option("--approved-by", metavar="NAME", help="Who approved it (cover page; a blank line if not given).")
+@click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen').")
+@click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
+def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: tuple[str, ...], everything: bool,
+                paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
+                fmt: str, output: str | None,
+                bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
+                approved_by: str | None, key: str | None, signer: str | None) -> None:
+    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV or PDF), optionally signed.
+
+    Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes) or pdf,
+    which prints the HTML with Debian's chromium, attaches the JSON and needs --output. --bet prices the
+    wagers that charge a vigorish at that bet size. With --paytables FILE the certificate carries the
+    file's text and SHA-256, and verify recomputes from them; without --wager, --section or --all it
+    certifies the files' own wagers and paytables.
+    """
+    files = options.user_files(paytables_files)
+    cat, own = options.with_files(files)
+    if files and not (wagers or sections or everything):
+        wagers = tuple(own)
+    selection = select_for_certificate(cat, wagers=wagers, paytables=paytables, sections=sections,
+                                       everything=everything)
+    shoes = shoes_from_options(decks, remove)
+    if output is not None:
+        check_output(output)
+    if fmt == "pdf" and output is None:
+        raise ExactOddsError("--format pdf needs --output FILE")
+    if signer is not None and key is None:
+        raise ExactOddsError("--signer goes with --sign KEY")
+    check_name(signer, "--signer", optional=True)            # before the figures are computed
+    cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
+                 parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
+                 files=[{"name": Path(path).name, "text": text} for path, text in files])
+    if key is not None:
+        cert = sign(cert, key, signer=signer)
+    done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
+    if fmt == "pdf":
+        write_pdf(cert, output)  # type: ignore[arg-type]
+        click.echo(f"wrote {output}: {done}, pdf", err=True)
+        return
+    text = _RENDER[fmt](cert)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomically(output, text)
+        click.echo(f"wrote {output}: {done}, {fmt}", err=True)
+
+
+@command()
+@click.option("--output", "prefix", required=True, metavar="PREFIX",
+              help="The private key goes to PREFIX (readable by you only), the public key to PREFIX.pub.")
+def keygen(prefix: str) -> None:
+    """Make an Ed25519 key pair for signing certificates (never overwrites a file)."""
+    private, public = make_keys(prefix)
+    click.echo(f"wrote {private} (private: keep it to yourself) and {public} (public: give it to whoever verifies)")
+
+
+@command()
+@click.argument("path", metavar="CERTIFICATE")
+@click.option("--public-key", metavar="KEY.pub", help="The signer's public key: the certificate must be signed with it.")
+@click.option("--allow-other-version", is_flag=True,
+              help="Accept a certificate made by another version of exactodds or other data, if every figure matches.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: bool) -> None:
+    """Recompute a certificate (JSON, HTML or PDF); exit 0 if everything matches, 1 if not, 2 if malformed.
+
+    A certificate holds at most 16 shoes, 256 wagers, 512 wager paytables, 2,048 priced tables (shoes ×
+    paytables) and 64 MiB, so that verifying it takes minutes at most; a larger one is refused (exit 2).
+    A progress bar (tables priced) shows on standard error when it is a terminal.
+    """
+    trusted = load_public_key(public_key) if public_key else None
+    document, kind, html_text = read_document(path)
+    show = not quiet and sys.stderr.isatty()
+    try:
+        with progress(show, length=max(1, priced_tables(document)), label="verifying (tables)") as bar:
+            done = [0]
+
+            def advance(priced: int, total: int) -> None:
+                bar.update(priced - done[0])
+                done[0] = priced
+
+            ok, message = verify_certificate(document, public_key=trusted, allow_other_version=allow_other_version,
+                                             progress=advance)
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"{path}: {exc}") from None
+    other = " (or it was made by another version: verify its JSON)" if allow_other_version else ""
+    if ok and kind == "html" and render_html(document) != html_text:
+        ok, message = False, "the page's visible text differs from the certificate embedded in it" + other
+    if ok and kind == "pdf":
+        differs = pdf_differs(path, document)
+        if differs:
+            ok, message = False, differs + other
+    if ok:
+        click.echo(f"{path}: {message}")
+        return
+    click.echo(f"{path}: FAILED: {message}", err=True)
+    sys.exit(EXIT_CHECK_FAILED)
+
+
+@command()
+@click.option("--output-dir", default="tables", show_default=True, metavar="DIR", help="Where to write the tables.")
+@options.shoes
+@options.wager
+@options.paytables
+@options.result_format
+def tables(output_dir: str, decks: tuple[int, ...], wagers: tuple[str, ...], paytables_files: tuple[str, ...],
+           fmt: str) -> None:
+    """Write the exact tables of every wager and paytable (CSV and Markdown) for each shoe, and list the
+    files written (the repository's tables/ are made with --decks 6 --decks 8).
+
+    Without --wager: every wager and paytable, your files' too.
+    """
+    for n in decks:                                  # named before anything is written
+        options.shoe(n, None)
+    cat = options.catalogue(paytables_files)
+    paths = write_tables(output_dir, decks, catalogue=cat, wagers=wagers)
+    if fmt == "text":
+        for path in paths:
+            click.echo(path)
+        return
+    written = [str(p) for p in paths]
+    if fmt == "json":
+        click.echo(json.dumps({"written": written}, indent=2, ensure_ascii=False))
+    else:
+        click.echo(grid(["file"], [[p] for p in written], fmt, align=["left"]), nl=fmt != "csv")

@@ -1,0 +1,182 @@
+"""The CLI's one option vocabulary, declared once: each shared option has the same name, meaning,
+default and help in every command that takes it, and is read here into what the library takes.
+
+``--wager WAGER[:PAYTABLE]`` (repeatable) chooses wagers, ``--paytables FILE`` adds your files,
+``--decks N`` (8) and ``--remove CARDS`` make the shoe, ``--bet DOLLARS`` is the bet size, ``--seed N``
+repeats a random run, and ``--format`` is the format of the printed result (a data file's own format
+has its own option: ``--record-format``, ``--input-format``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..analysis import load_text
+from ..errors import ExactOddsError
+from ..shoe import Shoe, parse_card_list
+from ..vigorish import parse_dollars
+from ..wagers import Catalogue, did_you_mean, file_text, load_catalogue
+from .core import deprecated
+
+#: The formats of a printed result, the same in every command (the first is the default).
+FORMATS = ("text", "markdown", "csv", "json", "html")
+
+Decorator = Callable[[Any], Any]
+
+
+def each_once(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """A repeatable WAGER[:PAYTABLE] given twice is an error, as a key given twice is."""
+    seen: set[str] = set()
+    for item in value:
+        if (key := item.strip().lower()) in seen:
+            name = param.opts[0] if isinstance(param, click.Option) else "WAGER[:PAYTABLE]"
+            raise ExactOddsError(f"{name} {item.strip()!r} given twice")
+        seen.add(key)
+    return value
+
+
+wager: Decorator = click.option(
+    "--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", callback=each_once,
+    help="A wager, or one paytable of it (repeatable; a bare WAGER means each of its paytables; "
+         "see 'exactodds list').")
+
+stake: Decorator = click.option(
+    "--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE][=STAKE]",
+    help="A wager of the position and its stake in units (repeatable; default stake 1).")
+
+paytables: Decorator = click.option(
+    "--paytables", "paytables_files", multiple=True, metavar="FILE",
+    help="Your own data file (TOML) of wagers and paytables, added to the catalogue (repeatable).")
+
+decks: Decorator = click.option(
+    "--decks", type=int, default=8, show_default=True, metavar="N", help="Full 52-card decks in the shoe.")
+
+shoes: Decorator = click.option(
+    "--decks", "decks", type=int, multiple=True, default=(8,), show_default=True, metavar="N",
+    help="Full 52-card decks in the shoe; repeat for several shoes, e.g. --decks 6 --decks 8.")
+
+remove: Decorator = click.option(
+    "--remove", metavar="CARDS", help="Cards taken out, comma-separated, may repeat: 5S,5S,KH,9.")
+
+bet: Decorator = click.option(
+    "--bet", metavar="DOLLARS",
+    help="Bet size in dollars (a vigorish on a win is rounded up to 25¢, 627a.12(c)).")
+
+seed: Decorator = click.option(
+    "--seed", type=int, default=None, metavar="N",
+    help="Seed of the run, to repeat it (default: one is drawn and shown on stderr as 'seed: N').")
+
+
+def output_format(*extra: str) -> Decorator:
+    """``--format`` of the printed result: the shared choices, plus any ``extra`` only this command has."""
+    return click.option(
+        "--format", "fmt", type=click.Choice([*FORMATS, *extra]), default="text", show_default=True,
+        help="Format of the printed result; JSON and CSV keep exact values exact.")
+
+
+result_format: Decorator = output_format()
+
+record_format: Decorator = click.option(
+    "--record-format", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
+    help="Record format (default: from the extension of --output, else csv).")
+
+
+class OldWagers(click.Argument):
+    """The positional WAGER[:PAYTABLE] of a release ago, still read (with a deprecation line) but no
+    longer shown in the usage line."""
+
+    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return []
+
+
+def _old_wagers(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    if value:
+        deprecated("a positional WAGER[:PAYTABLE]", "--wager WAGER[:PAYTABLE]")
+    return each_once(ctx, param, value)
+
+
+old_wagers: Decorator = click.argument("old_wagers", nargs=-1, cls=OldWagers, callback=_old_wagers)
+
+
+def hidden_alias(old: str, name: str, **kwargs: Any) -> Decorator:
+    """A deprecated spelling ``old`` kept for one release (not shown in --help); read with core.either."""
+    return click.option(old, name, hidden=True, **kwargs)
+
+
+def wagers_of(new: tuple[str, ...], old: tuple[str, ...]) -> tuple[str, ...]:
+    """The wagers given with --wager, or (deprecated, already announced) as positional arguments."""
+    if new and old:
+        raise ExactOddsError("give wagers with --wager only (not also as arguments)")
+    return new or old
+
+
+def drawn_seed(value: int | None) -> int:
+    """``--seed`` as given, or a fresh one, shown on stderr so that the run can be repeated."""
+    if value is not None:
+        return value
+    value = secrets.randbelow(2**32)
+    click.echo(f"seed: {value}", err=True)
+    return value
+
+
+def shoe(n: int, cards: str | None) -> Shoe:
+    """The shoe of ``--decks n`` with ``--remove cards`` taken out."""
+    try:
+        made = Shoe.decks(n)
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"--decks: {exc}") from None
+    if cards:
+        taken = parse_card_list(cards, where="--remove")
+        try:
+            made = made.remove(*taken)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--remove: {exc}") from None
+    return made
+
+
+def user_files(paths: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(path, text) of each ``--paytables FILE``, each read once."""
+    if any(not p.strip() for p in paths):
+        raise ExactOddsError("--paytables: an empty file name")
+    return [(p, file_text(p)) for p in paths]
+
+
+def with_files(files: list[tuple[str, str]], *, check_all: bool = False) -> tuple[Catalogue, list[str]]:
+    """The catalogue with users' files added, and the files' own ``WAGER[:PAYTABLE]`` (what they define).
+
+    Every wager is read and checked as data; against its exact table when first
+    priced, or every one now with ``check_all`` (which compiles every table).
+    """
+    cat, own = load_catalogue(), []
+    for path, text in files:
+        mine = load_text(text, source=path, check_all=check_all)      # read once
+        cat = cat.merged(mine)
+        own += [*mine, *(f"{wid}:{raw['id']}" for wid, raw, _ in mine.extensions)]
+    return cat, own
+
+
+def catalogue(paths: tuple[str, ...], *, check_all: bool = False) -> Catalogue:
+    """The catalogue with ``--paytables`` files added."""
+    return with_files(user_files(paths), check_all=check_all)[0]
+
+
+def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
+    """``--meter J=2000`` (units of the wager) → {'J': Fraction(2000)}."""
+    values: dict[str, Any] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep or not name.strip():
+            raise ExactOddsError(f"--meter {item!r}: write NAME=UNITS, e.g. J=2000")
+        if name.strip() in values:
+            raise ExactOddsError(f"--meter {name.strip()} given twice")
+        values[name.strip()] = parse_dollars(raw, where=f"--meter {item!r}")
+    return values
+
+
+__all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
+           "meter_units", "old_wagers", "output_format", "paytables", "record_format", "remove", "result_format",
+           "seed", "shoe", "shoes", "stake", "user_files", "wager", "wagers_of", "with_files"]

@@ -1,0 +1,222 @@
+"""Commands that price and describe the catalogue: ``analyze``, ``list``, ``check`` and ``features``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..analysis import analyze as run_analysis
+from ..analysis import load_text, select
+from ..cards import Card
+from ..errors import ExactOddsError
+from ..outcomes import vocabulary
+from ..pays import vigorish_terms
+from ..render import grid
+from ..vigorish import at_bet, parse_dollars
+from ..wagers import Catalogue
+from . import options
+from .core import command
+
+
+@command()
+@options.decks
+@options.remove
+@options.wager
+@click.option("--paytable", "paytables", multiple=True, metavar="ID", help="Shorthand: this paytable of every bare --wager (alone: of every wager that has it).")
+@click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue.")
+@options.paytables
+@click.option("--alternative", "alternatives", multiple=True, metavar="WAGER=READING",
+              help="Price a wager under a documented alternative reading.")
+@click.option("--set", "settings", multiple=True, metavar="WAGER:NAME=VALUE",
+              help="Set a wager parameter, e.g. royal-9-progressive:seat=5 or "
+                   "royal-9-progressive:combinations=Ks9s,Kh9h (a list is comma-separated).")
+@options.bet
+@click.option("--route", type=click.Choice(["vector", "walk"]), default="vector", show_default=True,
+              help="Exact route: vectorised enumeration, or the recursive memoized walk.")
+@click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
+              "frequency) instead of the outcome tables.")
+@options.result_format
+def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
+            everything: bool, paytables_files: tuple[str, ...], alternatives: tuple[str, ...],
+            settings: tuple[str, ...], bet: str | None, route: str, summary: bool, fmt: str) -> None:
+    """Exact per-outcome tables, return, edge and variance for a shoe.
+
+    --bet prices every chosen wager that charges a vigorish at that bet size (as --set WAGER:bet=DOLLARS).
+    """
+    if everything and wagers:
+        raise ExactOddsError("--all and --wager exclude each other")
+    alts: dict[str, str] = {}
+    for item in alternatives:
+        wid, sep, alt = item.partition("=")
+        if not sep or not wid.strip() or not alt.strip():
+            raise ExactOddsError(f"--alternative {item!r}: write WAGER=READING")
+        if wid.strip() in alts:
+            raise ExactOddsError(f"--alternative {wid.strip()}: given twice (a wager is priced under one reading)")
+        alts[wid.strip()] = alt.strip()
+    shoe = options.shoe(decks, remove)
+    cat, own = options.with_files(options.user_files(paytables_files))
+    if paytables_files and not wagers and not everything:     # the files' own wagers and paytables
+        wagers = tuple(own)
+    if settings or bet is not None:
+        chosen = {w.id for w, _ in select(cat, wagers=wagers, paytables=paytables, everything=everything,
+                                          alternatives=alts)}
+        for item in settings:
+            wid, _, name = item.partition("=")[0].partition(":")
+            if wid.strip() not in chosen:
+                raise ExactOddsError(f"--set names wager {wid.strip()!r}, which is not selected")
+            if bet is not None and name.strip() == "bet":
+                raise ExactOddsError(f"--bet and --set {wid.strip()}:bet both give the bet size: give one")
+        cat = _with_settings(cat, settings) if settings else cat
+        if bet is not None:
+            cat = _at_bet(cat, chosen, bet)
+    result = run_analysis(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
+                          alternatives=alts, route=route)
+    click.echo(result.render(fmt, summary=summary), nl=False)
+    for w in {r.wager.id: r.wager for r in result if r.wager.implausible}.values():
+        click.echo(f"exactodds: warning: {w.id} under the reading {w.reading_id!r} is implausible: "
+                   f"{w.implausible}", err=True)
+
+
+def _at_bet(cat: Catalogue, chosen: set[str], bet: str) -> Catalogue:
+    """The catalogue with every chosen wager that charges a vigorish priced at ``--bet`` dollars."""
+    dollars = parse_dollars(bet, where="--bet")
+    charged = {wid for wid in chosen
+               if any(vigorish_terms(p.text) for t in cat[wid].paytables.values() for p in t.pays.values())}
+    if not charged:
+        raise ExactOddsError("--bet: no selected wager charges a vigorish")
+    return Catalogue([at_bet(cat[w], dollars) if w in charged else cat[w] for w in cat])
+
+
+def _with_settings(cat: Catalogue, settings: tuple[str, ...]) -> Catalogue:
+    """The catalogue with ``--set WAGER:NAME=VALUE`` applied."""
+    values: dict[str, dict[str, object]] = {}
+    for item in settings:
+        target, sep, raw = item.partition("=")
+        wid, colon, name = target.partition(":")
+        if not sep or not colon or not wid.strip() or not name.strip():
+            raise ExactOddsError(f"--set {item!r}: write WAGER:NAME=VALUE")
+        if name.strip() in values.get(wid.strip(), {}):
+            raise ExactOddsError(f"--set {wid.strip()}:{name.strip()}: given twice")
+        try:
+            values.setdefault(wid.strip(), {})[name.strip()] = (raw.strip() if name.strip() == "bet"  # dollars
+                                                                else _parameter_value(raw.strip()))
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--set {target.strip()}=…: {str(exc).removeprefix('--set: ')}") from None
+    wagers = dict(cat)
+    for wid, params in values.items():
+        if wid not in wagers:
+            raise ExactOddsError(f"--set: unknown wager {wid!r}{options.did_you_mean(wid, wagers)}")
+        try:
+            if "bet" in params:                 # a bet size: the vigorish rounded to 25¢ (627a.12(c))
+                bet = params.pop("bet")
+                wagers[wid] = at_bet(wagers[wid], parse_dollars(bet, where=f"{wid}:bet"))
+            if params:
+                wagers[wid] = wagers[wid].with_parameters(params)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--set: {exc}") from None
+    return Catalogue(wagers.values())
+
+
+def _parameter_value(raw: str) -> object:
+    """``5`` → 5; ``Ks9s,Kh9h`` → ('K♠9♠', 'K♥9♥'); card pairs are written with suit symbols."""
+
+    def one(text: str) -> object:
+        text = text.strip()
+        if text.lstrip("-").isdigit():
+            if len(text) > 18:
+                raise ExactOddsError(f"--set: {text[:20]}…: a number has at most 18 digits")
+            return int(text)
+        for cut in range(2, len(text) - 1):
+            try:
+                a, b = Card.parse(text[:cut]), Card.parse(text[cut:])
+            except ExactOddsError:
+                continue
+            return f"{a}{b}"
+        return text
+
+    if "," in raw:
+        return tuple(one(t) for t in raw.split(",") if t.strip())
+    return one(raw)
+
+
+@command(name="list")
+@options.paytables
+@options.result_format
+def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
+    """Every wager of the catalogue with its section and paytables (a file's wagers each checked
+    against every possible round)."""
+    cat = options.catalogue(paytables_files, check_all=True)
+    rows: list[dict[str, Any]] = [
+        {"id": w.id, "name": w.name, "game": w.game, "section": w.section,
+         "paytables": list(w.paytables), "alternatives": list(w.alternatives), "source": w.source,
+         "reading": w.reading,
+         "implausible_alternatives": {a.id: a.implausible for a in w.alternatives.values() if a.implausible}}
+        for w in cat.values()
+    ]
+    if fmt == "json":
+        click.echo(json.dumps({"exactodds": __version__, "kind": "catalogue", "wagers": rows}, indent=2,
+                              ensure_ascii=False))
+        return
+    if fmt == "csv":
+        buf = io.StringIO()
+        out = csv.writer(buf, lineterminator="\n")
+        out.writerow(["id", "name", "game", "section", "paytables", "alternatives", "source"])
+        for r in rows:
+            out.writerow([r["id"], r["name"], r["game"], r["section"], " ".join(r["paytables"]),
+                          " ".join(r["alternatives"]), r["source"]])
+        click.echo(buf.getvalue(), nl=False)
+        return
+    if fmt in ("markdown", "html"):
+        click.echo(grid(["id", "wager", "section", "paytables", "alternatives"],
+                        [[r["id"], r["name"], f"§{r['section']}", ", ".join(r["paytables"]),
+                          ", ".join(r["alternatives"])] for r in rows], fmt))
+        return
+    width = max(len(r["id"]) for r in rows)
+    for r in rows:
+        names = [a + (" (implausible)" if a in r["implausible_alternatives"] else "") for a in r["alternatives"]]
+        alt = f"  [alternatives: {', '.join(names)}]" if names else ""
+        click.echo(f"{r['id']:<{width}}  §{r['section']}  paytables: {', '.join(r['paytables'])}{alt}")
+
+
+@command()
+@click.argument("paths", nargs=-1, required=True, metavar="FILE...")
+def check(paths: tuple[str, ...]) -> None:
+    """Check every wager of your data files: as data, and each outcome against every possible round."""
+    for path, text in options.user_files(paths):
+        mine = load_text(text, source=path, check_all=True)
+        click.echo(f"{path}: {len(mine)} wager(s) checked against every possible round")
+
+
+@command()
+@options.result_format
+def features(fmt: str) -> None:
+    """Every feature a condition in a paytable file can read, with its meaning."""
+    rows = vocabulary()
+    if fmt == "json":
+        click.echo(json.dumps({"version": __version__, "features": rows}, indent=2, ensure_ascii=False))
+    elif fmt == "csv":
+        buf = io.StringIO()
+        out = csv.DictWriter(buf, fieldnames=["name", "type", "group", "meaning"], lineterminator="\n")
+        out.writeheader()
+        out.writerows(rows)
+        click.echo(buf.getvalue(), nl=False)
+    elif fmt == "markdown":
+        click.echo("| feature | type | group | meaning |\n|---|---|---|---|")
+        for r in rows:
+            click.echo(f"| `{r['name']}` | {r['type']} | {r['group']} | {r['meaning']} |")
+    elif fmt == "html":
+        click.echo(grid(["feature", "type", "group", "meaning"],
+                        [[r["name"], r["type"], r["group"], r["meaning"]] for r in rows], fmt, align=["left"] * 4))
+    else:
+        width = max(len(r["name"]) for r in rows)
+        group = None
+        for r in rows:
+            if r["group"] != group:
+                group = r["group"]
+                click.echo(("" if r is rows[0] else "\n") + f"{group} features:")
+            click.echo(f"  {r['name']:<{width}}  {r['type']:<6}  {r['meaning']}")

@@ -1,0 +1,141 @@
+"""Commands of the simulation: ``simulate`` (the seeded reference simulator's records) and
+``check-sim`` (a simulator's output tested against the exact distribution)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import PurePath
+from typing import Any
+
+import click
+
+from ..analysis import priced_pairs
+from ..checksim import check_counts, check_files, read_counts, render
+from ..errors import ExactOddsError
+from ..recordio import CARD_COLUMNS, RecordWriter, detect
+from ..simulate import record_table, simulate_chunks
+from . import options
+from .core import EXIT_CHECK_FAILED, command, either, given, progress
+
+_RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
+
+
+@command()
+@options.decks
+@click.option("--rounds", type=int, default=1_000_000, show_default=True, help="At least this many rounds.")
+@options.seed
+@click.option("--mode", type=click.Choice(["shoe", "fresh"]), default="shoe", show_default=True,
+              help="Deal real shoes to a cut card, or every round off a fresh shoe.")
+@click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14).")
+@click.option("--settle", "settle", multiple=True, metavar="WAGER[:PAYTABLE]", callback=options.each_once,
+              help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
+@options.paytables
+@click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
+              "with-replacement or perfect-pairs-mixed-as-coloured.")
+@options.record_format
+@options.hidden_alias("--format", "old_format", type=_RECORD_FORMATS, default=None)
+@click.option("--output", required=True, metavar="FILE", help="Where to write (.csv, .jsonl, .parquet; .gz, .zst, "
+              ".bz2 or .lz4 after a CSV or JSON Lines name; '-' for standard output).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, settle: tuple[str, ...],
+             paytables_files: tuple[str, ...], faults: tuple[str, ...], record_format: str | None,
+             old_format: str | None, output: str, quiet: bool) -> None:
+    """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory."""
+    fmt = either(record_format, old_format, "--format (of simulate's records)", "--record-format")
+    option = "--record-format" if record_format is not None else "--format"
+    pairs = []
+    if paytables_files and not settle:
+        raise ExactOddsError("--paytables goes with --settle (the wagers whose settlement is written)")
+    if settle:                                           # the catalogue only when something is settled
+        cat = options.catalogue(paytables_files)
+        for item in settle:
+            if item == "all":
+                pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
+            else:
+                pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
+        pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())   # each settlement column once
+    try:
+        kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"--output {exc}") from None
+    named = [x.lstrip(".") for x in PurePath(output).suffixes if x.lstrip(".").lower() in ("csv", "jsonl", "parquet")]
+    if fmt is not None and output != "-" and named and named[-1].lower() != fmt:
+        raise ExactOddsError(f"{option} {fmt} but --output {output} names a .{named[-1]} file")
+    seed = options.drawn_seed(seed)
+    chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
+    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
+    t0 = time.perf_counter()
+    show = not quiet and sys.stderr.isatty() and output != "-"
+    try:
+        with RecordWriter(output, kind, columns) as out, progress(show, length=rounds, label="dealing") as bar:
+            for part in chunks:
+                out.write(record_table(part, pairs))
+                bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
+    except OSError as exc:                           # a full disk: the file named, its temporary file gone
+        if output == "-" or isinstance(exc, BrokenPipeError):
+            raise
+        raise ExactOddsError(f"--output {output}: cannot write ({exc.strerror or exc})") from None
+    wall = time.perf_counter() - t0
+    click.echo(f"dealt and wrote {out.rows:,} rounds in {wall:.2f} s ({out.rows / wall / 1e6:.2f} M rounds/s)"
+               + ("" if output == "-" else f" to {output}"), err=True)
+
+
+def _no_total() -> Iterator[int]:
+    """An iterable without a length: the progress bar counts without a total."""
+    yield from ()
+
+
+@command(name="check-sim")
+@click.argument("paths", metavar="SOURCE...", nargs=-1, required=True)
+@options.decks
+@options.wager
+@options.paytables
+@click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance after Holm's correction.")
+@click.option("--counts", is_flag=True, help="SOURCE holds aggregated outcome counts (JSON), not rounds.")
+@click.option("--input-format", "input_format", type=_RECORD_FORMATS, default=None,
+              help="Record format (default: from each file's extension).")
+@click.option("--lenient", is_flag=True, help="List unreadable or rule-breaking rounds instead of stopping.")
+@click.option("--scheduler", metavar="ADDRESS", help="Count the shards on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
+@click.option("--verbose", is_flag=True, help="Show every test, not only flagged ones.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@options.result_format
+@click.pass_context
+def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tuple[str, ...],
+              paytables_files: tuple[str, ...], alpha: float, counts: bool, input_format: str | None, lenient: bool,
+              scheduler: str | None, verbose: bool, quiet: bool, fmt: str) -> None:
+    """Test a simulator's output against the exact distribution: files, directories or globs of
+    shards (read as one data set), or '-'.
+
+    Records are read in chunks and only their counts are kept, so memory stays bounded however
+    many there are. A CSV or JSON Lines record is one line of at most 65,536 bytes (64 KiB); a
+    longer line is an error naming it. With --counts, the counts file's own 'decks' is used unless
+    --decks is given.
+
+    Exit 0 ok, 1 flagged, 2 bad input.
+    """
+    if counts and len(paths) > 1:
+        raise ExactOddsError(f"--counts reads one counts file, got {len(paths)} sources")
+    path = paths[0]
+    stated_decks = given(ctx, "decks")
+    if not 1 <= decks <= 10**7:
+        raise ExactOddsError(f"--decks: number of decks must be a whole number from 1 to 10,000,000, got {decks}")
+    if not 0 < alpha < 1:
+        raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
+    cat = options.catalogue(paytables_files)
+    if counts:
+        data = read_counts(path)
+        stated = data.get("decks")
+        if stated is not None and stated_decks and stated != decks:
+            raise ExactOddsError(f"{path}: 'decks' is {stated} but --decks says {decks}")
+        result = check_counts(data, decks=stated or decks, alpha=alpha, catalogue=cat, wagers=wagers or None)
+    else:
+        bar: Any
+        with progress(not quiet and sys.stderr.isatty(), iterable=_no_total(), label="checking (rounds)",
+                      show_pos=True, show_eta=False) as bar:
+            result = check_files(list(paths), decks=decks, wagers=wagers or None, alpha=alpha, lenient=lenient,
+                                 fmt=input_format, scheduler=scheduler, progress=bar.update, catalogue=cat)
+    click.echo(render(result, fmt, verbose=verbose), nl=False)
+    if not result.ok:
+        sys.exit(EXIT_CHECK_FAILED)
