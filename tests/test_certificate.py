@@ -189,8 +189,8 @@ def test_cli_certificate_keygen_and_verify_every_form(tmp_path: Path) -> None:
     assert code == 2 and "never overwritten" in err
     for fmt in ("json", "html"):
         out = tmp_path / f"cert.{fmt}"
-        code, _, err = run("certificate", "--wager", "lucky-six", "--format", fmt, "--output", str(out),
-                           "--sign", str(prefix), "--signer", "A. Analyst", "--issuer", "Test Lab")
+        code, _, err = run("certificate", "--wager", "lucky-six", "--decks", "6", "--decks", "8", "--format", fmt,
+                           "--output", str(out), "--sign", str(prefix), "--signer", "A. Analyst", "--issuer", "Test Lab")
         assert code == 0, err
         code, stdout, err = run("verify", str(out), "--public-key", f"{prefix}.pub")
         assert code == 0 and "verified EO-" in stdout and "signed by 'A. Analyst'" in stdout, err
@@ -264,7 +264,7 @@ def test_tables_baseline_is_current() -> None:
     """The committed tables/ equal a fresh regeneration, byte for byte."""
     for name, text in table_texts((6, 8)).items():
         committed = (ROOT / "tables" / name).read_text(encoding="utf-8")
-        assert committed == text, f"tables/{name} is stale: run `exactodds tables`"
+        assert committed == text, f"tables/{name} is stale: run `exactodds tables --decks 6 --decks 8`"
 
 
 def _chromium() -> str | None:

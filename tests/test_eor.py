@@ -176,28 +176,28 @@ def test_a_card_the_shoe_has_none_of_has_no_effect():
 
 def test_cli_eor_formats():
     runner = CliRunner()
-    out = runner.invoke(cli, ["eor", "dragon-7-insurance", "--format", "json"])
+    out = runner.invoke(cli, ["eor", "--wager", "dragon-7-insurance", "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     d7 = data["wagers"][0]
     assert Fraction(d7["weighted_sum"]) == 0 and d7["count"]["source"] == "suggested"
     assert Fraction(d7["effects"]["8"]) > 0
-    out = runner.invoke(cli, ["eor", "tie:9-to-1", "--tags", "8=1,9=1,6=-1,7=-1", "--format", "csv"])
+    out = runner.invoke(cli, ["eor", "--wager", "tie:9-to-1", "--tags", "8=1,9=1,6=-1,7=-1", "--format", "csv"])
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     assert lines[0].startswith("shoe,wager,paytable") and len(lines) == 14
     assert lines[9].split(",")[-1] == "1"          # the given tag of 8
-    text = runner.invoke(cli, ["eor", "dragon-7-insurance", "--remove", "8s,8s,9h"]).output
+    text = runner.invoke(cli, ["eor", "--wager", "dragon-7-insurance", "--remove", "8s,8s,9h"]).output
     assert "less 8♠, 8♠, 9♥" in text and "exactly zero" in text
 
 
 @pytest.mark.parametrize("args, words", [
     (["eor"], "name a wager"),
-    (["eor", "nope"], "unknown wager 'nope'"),
-    (["eor", "tie:7-to-1"], "no paytable '7-to-1'"),
+    (["eor", "--wager", "nope"], "unknown wager 'nope'"),
+    (["eor", "--wager", "tie:7-to-1"], "no paytable '7-to-1'"),
     (["eor", "--all", "tie"], "exclude each other"),
-    (["eor", "tie", "--tags", "8"], "--tags"),
-    (["eor", "perfect-pairs-player", "--remove", "5"], "does not know its suits"),
+    (["eor", "--wager", "tie", "--tags", "8"], "--tags"),
+    (["eor", "--wager", "perfect-pairs-player", "--remove", "5"], "does not know its suits"),
 ])
 def test_cli_eor_refuses_bad_input_in_one_line(args, words):
     out = CliRunner().invoke(cli, args)

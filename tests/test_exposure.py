@@ -126,15 +126,15 @@ def test_progressives_are_refused():
 
 def test_cli_exposure():
     runner = CliRunner()
-    out = runner.invoke(cli, ["exposure", "dragon-7-insurance", "--shoes", "3", "--seed", "4", "--workers", "1",
+    out = runner.invoke(cli, ["exposure", "--wager", "dragon-7-insurance", "--shoes", "3", "--seed", "4", "--workers", "1",
                               "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)["wagers"][0]
     assert data["shoes"] == 3 and data["seed"] == 4 and data["thresholds"]
     assert Fraction(data["advantage_share"]) >= 0
-    text = runner.invoke(cli, ["exposure", "tie:8-to-1", "--shoes", "2", "--seed", "4", "--workers", "1"]).output
+    text = runner.invoke(cli, ["exposure", "--wager", "tie:8-to-1", "--shoes", "2", "--seed", "4", "--workers", "1"]).output
     assert "Betting by the count" in text and "Edge against penetration" in text
-    bad = runner.invoke(cli, ["exposure", "tie", "--shoes", "2", "--seed", "-3"])
+    bad = runner.invoke(cli, ["exposure", "--wager", "tie", "--shoes", "2", "--seed", "-3"])
     assert bad.exit_code == 2 and "--seed" in bad.output and "Traceback" not in bad.output
-    bad = runner.invoke(cli, ["exposure", "tie", "--shoes", "2", "--seed", "1", "--scheduler", "tcp://127.0.0.1:1"])
+    bad = runner.invoke(cli, ["exposure", "--wager", "tie", "--shoes", "2", "--seed", "1", "--scheduler", "tcp://127.0.0.1:1"])
     assert bad.exit_code == 2 and "--scheduler" in bad.output

@@ -100,12 +100,12 @@ def test_a_natural_shown_decides_the_ride():
 
 
 def test_cli_house_money():
-    out = CliRunner().invoke(cli, ["house-money", "--bet", "player", "--format", "json", "--ratio", "4"])
+    out = CliRunner().invoke(cli, ["house-money", "--hand", "player", "--format", "json", "--ratio", "4"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)["bettors"][0]
     assert Fraction(data["optimal"]) - Fraction(data["never"]) == Fraction(data["option_value"])
     assert Fraction(data["per_main_unit"]["4"]) == Fraction(data["option_value"]) / 4
-    text = CliRunner().invoke(cli, ["house-money", "--bet", "banker", "--decks", "1"]).output
+    text = CliRunner().invoke(cli, ["house-money", "--hand", "banker", "--decks", "1"]).output
     assert "Banker bettor: let it ride" in text
     for args, words in [(["--portion", "2"], "at most 1"), (["--portion", "x"], "not a number"),
                         (["--ratio", "0"], "above 0"), (["--bet", "tie"], "Invalid value")]:

@@ -91,15 +91,15 @@ def test_parse_stake():
 
 
 def test_cli_position():
-    out = CliRunner().invoke(cli, ["position", "banker=25", "dragon-7-insurance=5", "panda-8-insurance=5",
-                                   "--format", "json"])
+    out = CliRunner().invoke(cli, ["position", "--wager", "banker=25", "--wager", "dragon-7-insurance=5",
+                                   "--wager", "panda-8-insurance=5", "--format", "json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert sum(d["combinations"] for d in data["distribution"]) == data["total"]
     assert len(data["covariance_per_unit"]) == 3 and data["ranges"][0]["rounds"] == 100
-    text = CliRunner().invoke(cli, ["position", "banker=25", "dragon-7-insurance=5"]).output
+    text = CliRunner().invoke(cli, ["position", "--wager", "banker=25", "--wager", "dragon-7-insurance=5"]).output
     assert "Volatility index" in text and "Covariance" in text
-    bad = CliRunner().invoke(cli, ["position", "banker:nope=5"])
+    bad = CliRunner().invoke(cli, ["position", "--wager", "banker:nope=5"])
     assert bad.exit_code == 2 and "no paytable 'nope'" in bad.output
 
 
@@ -170,12 +170,12 @@ def test_eight_wagers_on_eight_decks_run_in_bounded_memory(tmp_path):
 def test_banker_with_both_pairs_gives_exact_moments_and_says_the_net_is_not_tabulated():
     """`position banker player-pair banker-pair` on 8 decks was killed at 24 GB: now exact moments, a note,
     and a CSV of the untabulated distribution is refused in one line."""
-    r = CliRunner().invoke(cli, ["position", "banker", "player-pair", "banker-pair"])
+    r = CliRunner().invoke(cli, ["position", "--wager", "banker", "--wager", "player-pair", "--wager", "banker-pair"])
     assert r.exit_code == 0 and "Net result not tabulated" in r.stdout and "Net result of the round" not in r.stdout
     p = position(SHOE, ["banker", "player-pair", "banker-pair"])
     dist = deal(SHOE)
     for line in p.lines:
         assert line.expected == price(line.wager, line.paytable, dist).expected_return
     assert p.expected_value == sum((ln.expected for ln in p.lines), Fraction(0))
-    r = CliRunner().invoke(cli, ["position", "banker", "player-pair", "banker-pair", "--format", "csv"])
+    r = CliRunner().invoke(cli, ["position", "--wager", "banker", "--wager", "player-pair", "--wager", "banker-pair", "--format", "csv"])
     assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "not tabulated" in r.stderr

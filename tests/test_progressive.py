@@ -115,7 +115,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_cli_progressive_json() -> None:
-    code, out, _ = run("progressive", "heavenly-9-progressive", "--meter", "25000", "--format", "json")
+    code, out, _ = run("progressive", "--wager", "heavenly-9-progressive", "--meter", "25000", "--format", "json")
     assert code == 0
     data = json.loads(out)
     a = analysis("heavenly-9-progressive", "standard")
@@ -135,13 +135,13 @@ def test_cli_mystery() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["progressive", "heavenly-9-progressive", "--meter", "-5"], "amount must be >= 0"),
-        (["mystery", "--minimum", "100", "--maximum", "50", "--rate", "2%", "--wager-amount", "1"],
+        (["progressive", "--wager", "heavenly-9-progressive", "--meter", "-5"], "amount must be >= 0"),
+        (["mystery", "--minimum", "100", "--maximum", "50", "--rate", "2%", "--bet", "1"],
          "the maximum 50 must be above the minimum 100"),
-        (["mystery", "--minimum", "100", "--maximum", "500", "--rate", "100%", "--wager-amount", "1"],
+        (["mystery", "--minimum", "100", "--maximum", "500", "--rate", "100%", "--bet", "1"],
          "rate 100% is outside [0, 1)"),
-        (["progressive", "heavenly-9-progressive", "--increment", "-1%"], "outside [0, 1)"),
-        (["progressive", "banker"], "has no progressive award"),
+        (["progressive", "--wager", "heavenly-9-progressive", "--increment", "-1%"], "outside [0, 1)"),
+        (["progressive", "--wager", "banker"], "has no progressive award"),
     ],
 )
 def test_bad_progressive_input(args: list[str], message: str) -> None:

@@ -80,6 +80,6 @@ def test_627b_3_hit_frequency_counts_every_jackpot():
 
 
 def test_627b_3_f_2_the_long_run_line_names_increment_and_reseed():
-    out = CliRunner().invoke(cli, ["progressive", "heavenly-9-progressive"]).output
+    out = CliRunner().invoke(cli, ["progressive", "--wager", "heavenly-9-progressive"]).output
     line = next(ln for ln in out.splitlines() if ln.startswith("Long-run RTP"))
     assert "increment" in line and "reseed" in line

@@ -119,7 +119,7 @@ def test_no_single_valued_option_is_silently_given_twice(command: str, option: c
 
 
 def test_an_option_given_twice_shows_both_values() -> None:
-    code, _, err = run("progressive", "royal-9-progressive", "--paytable", "A", "--paytable=B")
+    code, _, err = run("progressive", "--wager", "royal-9-progressive", "--paytable", "A", "--paytable=B")
     assert code == 2 and err == "exactodds: error: --paytable given twice ('A', 'B'): it takes one value\n"
 
 
@@ -274,7 +274,7 @@ def test_check_sim_counts_with_wager_checks_only_those(tmp_path: Path) -> None:
 
 
 def test_progressive_takes_a_users_file(house: Path) -> None:
-    code, out, err = run("progressive", "house-progressive", "--paytables", str(house), "--format", "json")
+    code, out, err = run("progressive", "--wager", "house-progressive", "--paytables", str(house), "--format", "json")
     assert code == 0, err
     assert "J" in json.loads(out)["expected_return"]
 
@@ -308,18 +308,18 @@ def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> No
 
 def test_eor_meter_q_for_a_wager_without_meter_q_is_an_error() -> None:
     """`eor heavenly-9-progressive --meter Q=5` printed what it printed without the meter."""
-    code, out, err = run("eor", "heavenly-9-progressive", "--meter", "Q=5")
+    code, out, err = run("eor", "--wager", "heavenly-9-progressive", "--meter", "Q=5")
     assert code == 2 and out == "" and err == ("exactodds: error: --meter Q: no selected wager has a meter 'Q' "
                                                "(meters: J)\n")
-    code, _, err = run("eor", "banker", "--meter", "J=5")
+    code, _, err = run("eor", "--wager", "banker", "--meter", "J=5")
     assert code == 2 and "none of them is a progressive" in err
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["position", "banker", "tie", "--meter", "J=5"], "--meter J: no selected wager has a meter 'J'"),
-    (["position", "royal-9-progressive", "--meter", "J_majr=5"], "did you mean 'J_major'?"),
-    (["progressive", "royal-9-progressive", "--meter", "majr=5"], "did you mean 'J_major'?"),
-    (["progressive", "royal-9-progressive", "--increment", "majr=5%"], "did you mean 'J_major'?"),
+    (["position", "--wager", "banker", "--wager", "tie", "--meter", "J=5"], "--meter J: no selected wager has a meter 'J'"),
+    (["position", "--wager", "royal-9-progressive", "--meter", "J_majr=5"], "did you mean 'J_major'?"),
+    (["progressive", "--wager", "royal-9-progressive", "--meter", "majr=5"], "did you mean 'J_major'?"),
+    (["progressive", "--wager", "royal-9-progressive", "--increment", "majr=5%"], "did you mean 'J_major'?"),
     (["analyze", "--wager", "banker", "--set", "bankr:bet=5"], "unknown wager 'bankr' (did you mean 'banker'?)"),
     (["analyze", "--wager", "royal-9-progressive", "--set", "royal-9-progressive:seet=5"], "did you mean 'seat'?"),
     (["analyze", "--wager", "banker", "--set", "royal-9-progressive:seat=5"], "which is not selected"),
@@ -332,8 +332,8 @@ def test_eor_meter_q_for_a_wager_without_meter_q_is_an_error() -> None:
     (["tables", "--wager", "bankr", "--output-dir", "/nonexistent/t"], "did you mean 'banker'?"),
     (["simulate", "--rounds", "10", "--seed", "1", "--output", "-", "--settle", "bankr"], "did you mean 'banker'?"),
     (["check-sim", "--counts", str(ROOT / "examples" / "counts.json"), "--wager", "bankr"], "did you mean 'banker'?"),
-    (["eor", "heavenly-9-progressive", "--tags", "X=1"], "--tags: unknown card 'X'"),
-    (["position", "heavenly-9-progressive=5", "--meter", "J=2000", "--mystery", "A-$6"], "did you mean 'A-$5'?"),
+    (["eor", "--wager", "heavenly-9-progressive", "--tags", "X=1"], "--tags: unknown card 'X'"),
+    (["position", "--wager", "heavenly-9-progressive=5", "--meter", "J=2000", "--mystery", "A-$6"], "did you mean 'A-$5'?"),
 ])
 def test_unknown_names_are_refused_in_one_line(args: list[str], message: str) -> None:
     code, out, err = run(*args)
@@ -341,8 +341,8 @@ def test_unknown_names_are_refused_in_one_line(args: list[str], message: str) ->
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["eor", "heavenly-9-progressive", "--meter", "J=5", "--meter", "J=6"], "--meter J given twice"),
-    (["progressive", "royal-9-progressive", "--meter", "major=5", "--meter", "J_major=6"],
+    (["eor", "--wager", "heavenly-9-progressive", "--meter", "J=5", "--meter", "J=6"], "--meter J given twice"),
+    (["progressive", "--wager", "royal-9-progressive", "--meter", "major=5", "--meter", "J_major=6"],
      "--meter J_major given twice"),
     (["analyze", "--wager", "royal-9-progressive", "--set", "royal-9-progressive:seat=1",
       "--set", "royal-9-progressive:seat=2"], "--set royal-9-progressive:seat: given twice"),
@@ -357,7 +357,7 @@ def test_a_key_given_twice_is_refused(args: list[str], message: str) -> None:
 
 def test_position_mystery_given_twice_is_refused_not_counted_twice() -> None:
     """`position ... --mystery A-$5 --mystery A-$5` added the bonus's value twice: a wrong expected result, exit 0."""
-    stakes = ["position", "heavenly-9-progressive=5", "banker=5", "--meter", "J=2000", "--format", "json"]
+    stakes = ["position", "--wager", "heavenly-9-progressive=5", "--wager", "banker=5", "--meter", "J=2000", "--format", "json"]
     code, out, err = run(*stakes, "--mystery", "A-$5", "--mystery", "A-$5")
     assert code == 2 and out == "" and err == ("exactodds: error: --mystery A-$5 given twice (a position qualifies "
                                                "for a bonus once)\n")
@@ -367,14 +367,14 @@ def test_position_mystery_given_twice_is_refused_not_counted_twice() -> None:
     (["analyze", "--wager", "banker", "--wager", "banker"], "--wager 'banker' given twice"),
     (["analyze", "--wager", "tie:8-to-1", "--wager", "tie:8-to-1"], "--wager 'tie:8-to-1' given twice"),
     (["vigorish", "--wager", "banker", "--wager", "banker"], "--wager 'banker' given twice"),
-    (["eor", "tie", "banker", "tie"], "'tie' given twice"),
-    (["exposure", "banker", "banker", "--shoes", "1", "--seed", "1"], "'banker' given twice"),
+    (["eor", "--wager", "tie", "--wager", "banker", "--wager", "tie"], "'tie' given twice"),
+    (["exposure", "--wager", "banker", "--wager", "banker", "--shoes", "1", "--seed", "1"], "'banker' given twice"),
     (["simulate", "--rounds", "10", "--seed", "1", "--settle", "tie", "--settle", "tie", "--output", "-"],
      "--settle 'tie' given twice"),
     (["check-sim", "--counts", "examples/counts.json", "--wager", "tie", "--wager", "tie"],
      "--wager 'tie' given twice"),
-    (["position", "banker=25", "banker=5"], "stake banker:standard given twice"),
-    (["position", "banker=25", "player", "banker:standard=5"], "stake banker:standard given twice"),
+    (["position", "--wager", "banker=25", "--wager", "banker=5"], "stake banker:standard given twice"),
+    (["position", "--wager", "banker=25", "--wager", "player", "--wager", "banker:standard=5"], "stake banker:standard given twice"),
 ])
 def test_f3_a_wager_named_twice_is_refused(args, words):
     out = CliRunner().invoke(cli, args)

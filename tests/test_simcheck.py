@@ -353,10 +353,11 @@ def test_blank_lines_do_not_shift_the_line_named(tmp_path: Path, big_csv: Path) 
 
 
 def test_a_format_that_contradicts_the_file_name_is_refused(tmp_path: Path) -> None:
-    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--format", "parquet", "--output",
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--record-format", "parquet", "--output",
                        str(tmp_path / "x.csv"))
-    assert code == 2 and "--format parquet but --output" in err and not (tmp_path / "x.csv").exists()
-    code, _, _ = run("simulate", "--rounds", "10", "--seed", "1", "--format", "csv", "--output", str(tmp_path / "x.txt"))
+    assert code == 2 and "--record-format parquet but --output" in err and not (tmp_path / "x.csv").exists()
+    code, _, _ = run("simulate", "--rounds", "10", "--seed", "1", "--record-format", "csv", "--output",
+                     str(tmp_path / "x.txt"))
     assert code == 0
 
 

@@ -94,11 +94,11 @@ def test_cli_vigorish_table():
     (["certificate", "--wager", "banker", "--bet", "7,5"], "7,5"),
     (["analyze", "--wager", "banker", "--set", "banker:bet=7,5", "--summary"], "7,5"),
     (["analyze", "--wager", "banker", "--set", "banker:bet=,75", "--summary"], ",75"),
-    (["position", "banker=7,5"], "7,5"),
-    (["position", "banker=12,34,5"], "12,34,5"),
-    (["mystery", "--minimum", "1,0", "--maximum", "10", "--rate", "0.1", "--wager-amount", "1"], "1,0"),
-    (["progressive", "royal-9-progressive", "--wager-amount", "7,5"], "7,5"),
-    (["progressive", "royal-9-progressive", "--meter", "J_mega=1,0"], "1,0"),
+    (["position", "--wager", "banker=7,5"], "7,5"),
+    (["position", "--wager", "banker=12,34,5"], "12,34,5"),
+    (["mystery", "--minimum", "1,0", "--maximum", "10", "--rate", "0.1", "--bet", "1"], "1,0"),
+    (["progressive", "--wager", "royal-9-progressive", "--bet", "7,5"], "7,5"),
+    (["progressive", "--wager", "royal-9-progressive", "--meter", "J_mega=1,0"], "1,0"),
 ])
 def test_f11_a_comma_that_is_not_a_thousands_separator_is_refused(args, value):
     out = CliRunner().invoke(cli, args)

@@ -100,7 +100,7 @@ class _Cli(Once, click.Group):
             _silence_stdout()
             raise _Stopped(EXIT_OK) from None
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D401
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         previous = signal.getsignal(signal.SIGTERM)
         try:

@@ -4,7 +4,7 @@ one-line error and deprecation messages, and a progress bar that shows nothing."
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Self
 
 import click
 
@@ -77,7 +77,7 @@ def either(new: Any, old: Any, old_name: str, new_name: str) -> Any:
 class NoBar:
     """Stands in for a progress bar when none is shown."""
 
-    def __enter__(self) -> NoBar:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -11,9 +11,21 @@ from typing import Any
 
 import click
 
-from ..certificate import build, priced_tables, select_for_certificate, shoes_from_options, write_atomically
+from ..certificate import (
+    build,
+    priced_tables,
+    select_for_certificate,
+    shoes_from_options,
+    write_atomically,
+)
 from ..certificate import verify as verify_certificate
-from ..documents import pdf_differs, read_document, render_html, render_markdown, write_pdf
+from ..documents import (
+    pdf_differs,
+    read_document,
+    render_html,
+    render_markdown,
+    write_pdf,
+)
 from ..errors import ExactOddsError
 from ..files import check_output
 from ..render import grid
@@ -47,7 +59,7 @@ _RENDER = {"json": lambda c: json.dumps(c, indent=2, ensure_ascii=False) + "\n",
 
 
 @command()
-@options.wager
+@options.wager_once_each
 @click.option("--paytable", "paytables", multiple=True, metavar="ID",
               help="Shorthand: this paytable of every bare --wager (repeatable).")
 @click.option("--section", "sections", multiple=True, help="Every wager citing a section, e.g. 631b.9 or 627a.12(e) "

@@ -39,10 +39,15 @@ def each_once(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
     return value
 
 
-wager: Decorator = click.option(
-    "--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE]", callback=each_once,
-    help="A wager, or one paytable of it (repeatable; a bare WAGER means each of its paytables; "
-         "see 'exactodds list').")
+_WAGER: dict[str, Any] = {
+    "multiple": True, "metavar": "WAGER[:PAYTABLE]",
+    "help": "A wager, or one paytable of it (repeatable; a bare WAGER means each of its paytables; "
+            "see 'exactodds list')."}
+
+wager: Decorator = click.option("--wager", "wagers", callback=each_once, **_WAGER)
+
+#: ``--wager`` where naming a wager twice is harmless (a certificate certifies each wager once).
+wager_once_each: Decorator = click.option("--wager", "wagers", **_WAGER)
 
 stake: Decorator = click.option(
     "--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE][=STAKE]",
@@ -179,4 +184,5 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
            "meter_units", "old_wagers", "output_format", "paytables", "record_format", "remove", "result_format",
-           "seed", "shoe", "shoes", "stake", "user_files", "wager", "wagers_of", "with_files"]
+           "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
+           "with_files"]

@@ -62,6 +62,8 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
     cat, own = options.with_files(options.user_files(paytables_files))
     if paytables_files and not wagers and not everything:     # the files' own wagers and paytables
         wagers = tuple(own)
+    if settings:
+        cat = _with_settings(cat, settings)
     if settings or bet is not None:
         chosen = {w.id for w, _ in select(cat, wagers=wagers, paytables=paytables, everything=everything,
                                           alternatives=alts)}
@@ -71,7 +73,6 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
                 raise ExactOddsError(f"--set names wager {wid.strip()!r}, which is not selected")
             if bet is not None and name.strip() == "bet":
                 raise ExactOddsError(f"--bet and --set {wid.strip()}:bet both give the bet size: give one")
-        cat = _with_settings(cat, settings) if settings else cat
         if bet is not None:
             cat = _at_bet(cat, chosen, bet)
     result = run_analysis(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,

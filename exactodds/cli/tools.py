@@ -15,8 +15,15 @@ from ..house_money import house_money, render_options
 from ..pays import THOUSANDS, parse_amount, vigorish_terms
 from ..positions import parse_stake
 from ..positions import position as run_position
-from ..progressive import MysterySpec, _dollars, load_meters, long_run_return, mystery_return, parse_rate
-from ..progressive import progressive_analysis
+from ..progressive import (
+    MysterySpec,
+    _dollars,
+    load_meters,
+    long_run_return,
+    mystery_return,
+    parse_rate,
+    progressive_analysis,
+)
 from ..report import render_mystery, render_progressive
 from ..vigorish import COMMON_BETS, VigorishTables, parse_dollars, vigorish_table
 from . import options
