@@ -139,7 +139,7 @@ def test_sigterm_stops_a_check_with_one_line_and_a_closed_pipe_stops_quietly(wri
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == (143, b"", b"exactodds: terminated\n")
     proc = subprocess.Popen([sys.executable, "-m", "exactodds.cli", "simulate", "--rounds", str(10**9), "--seed", "1",
-                             "--output", "-", "--format", "jsonl"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             "--output", "-", "--record-format", "jsonl"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stdout.readline().startswith(b'{"player": [')
     proc.stdout.close()                                                    # the reader has seen enough
     assert proc.wait(timeout=60) == 0 and proc.stderr is not None and proc.stderr.read() == b""
