@@ -454,7 +454,7 @@ def _side_bets() -> None:
             _row(f"{wid}: peak memory of that process", _mb(r["peak_mb"]), "<= 1.5 GB", r["peak_mb"] <= 1500)
             _row(f"{wid}: warm, a new depleted shoe, median of 7", f"{r['warm_ms']:.1f} ms", "<= 20 ms",
                  r["warm_ms"] <= 20)
-        args = ["position", *_POSITION, "--format", "json"]
+        args = ["position", *(a for w in _POSITION for a in ("--wager", w)), "--format", "json"]
         t = time.perf_counter()
         mb = _peak_mb(_CLI_PEAK, args, cache=str(Path(tmp, "cache-position")))
         wall = time.perf_counter() - t
