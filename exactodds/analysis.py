@@ -15,8 +15,8 @@ from typing import Any
 from .engine import deal
 from .errors import ExactOddsError
 from .pricing import WagerResult, check_wagers, price
-from .render import Results
-from .report import analysis_dict, render
+from .render import Report, Results, dataframe, render_report
+from .report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
 from .shoe import Shoe
 from .walk import WalkDistribution
 from .wagers import Catalogue, Wager, did_you_mean, file_text, load_catalogue, read_text
@@ -41,14 +41,13 @@ class Analysis(Results[WagerResult]):
     results: tuple[WagerResult, ...]
     route: str = "vector"
 
+    def report(self, *, summary: bool = False) -> Report:
+        """The outcome tables, or with ``summary`` one row per wager and paytable."""
+        return (summary_report if summary else analysis_report)(self.shoe, self.results, route=self.route)
+
     def render(self, fmt: str, *, summary: bool = False) -> str:
         """The outcome tables, or with ``summary`` one row per wager and paytable, in ``fmt``."""
-        if not summary or fmt == "json":
-            return render(fmt, self.shoe, self.results, route=self.route)
-        from .report import render_csv, summary_grid
-
-        return render_csv(self.shoe, self.results, summary=True) if fmt == "csv" else summary_grid(
-            self.shoe, self.results, fmt)
+        return render_report(self.report(summary=summary), fmt)
 
     def to_dict(self) -> dict[str, Any]:
         return analysis_dict(self.shoe, self.results, route=self.route)
@@ -56,16 +55,10 @@ class Analysis(Results[WagerResult]):
     def to_dataframe(self) -> Any:
         """One row per wager, paytable and outcome: floats beside exact twins (``probability`` and
         ``probability_exact``), the same columns as :meth:`WagerResult.to_dataframe`."""
-        from .render import dataframe
-        from .report import outcome_rows
-
         return dataframe([row for r in self.results for row in outcome_rows(r)])
 
     def summary(self) -> Any:
         """One row per wager and paytable: return, edge, variance, hit and push frequency (pandas)."""
-        from .render import dataframe
-        from .report import summary_row
-
         return dataframe([summary_row(r) for r in self.results])
 
     def __repr__(self) -> str:

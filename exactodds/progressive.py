@@ -56,6 +56,8 @@ import numpy as np
 from .errors import ExactOddsError
 from .pays import parse_amount
 from .pricing import WagerResult
+from .render import Report, render_report
+from .report import progressive_report
 
 __all__ = [
     "MeterSpec", "ProgressiveSpec", "MysterySpec", "ProgressiveAnalysis", "MysteryReturn",
@@ -188,16 +190,19 @@ class ProgressiveAnalysis:
     def expression(self) -> Any:
         return self.result.expected_return
 
-    def __str__(self) -> str:
-        from .report import render_progressive
-
-        return render_progressive(self, "text", wager_amount=self.minimum_wager, at=None, long_run=None,
+    def report(self) -> Report:
+        """The return as a function of the meters, the break-even of each (at the minimum wager)."""
+        return progressive_report(self, wager_amount=self.minimum_wager, at=None, long_run=None,
                                   increments={}, reserves={}, reseeds={})
 
-    def _repr_html_(self) -> str:
-        import html
+    def render(self, fmt: str) -> str:
+        return render_report(self.report(), fmt)
 
-        return "<pre>" + html.escape(str(self)) + "</pre>"
+    def __str__(self) -> str:
+        return self.render("text")
+
+    def _repr_html_(self) -> str:
+        return self.render("html")
 
     def to_dataframe(self) -> Any:
         """One row per meter: the probability of its top award, its coefficient in the return and the

@@ -10,15 +10,12 @@ as integers and fractions as ``"p/q"`` strings.
 
 from __future__ import annotations
 
-import csv
-import html
-import io
-import json
 from collections.abc import Sequence
-from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 from typing import Any, Protocol
 
+from . import __version__
+from .render import FORMATS, Column, Figure, Report, Table, dataframe, decimal, exact, percent, render_report
 from .shoe import Shoe
 
 
@@ -65,42 +62,12 @@ class WagerResult(Protocol):
     @property
     def symbolic(self) -> bool: ...
 
-__all__ = ["decimal", "percent", "exact", "render", "FORMATS", "result_dict", "analysis_dict"]
-
-FORMATS = ("text", "json", "csv", "markdown", "html")
+__all__ = ["decimal", "percent", "exact", "render", "FORMATS", "result_dict", "analysis_dict", "analysis_report",
+           "summary_report", "result_report", "progressive_report", "mystery_report", "render_progressive",
+           "render_mystery"]
 
 #: The rounding policy of every decimal printed: half-even at the stated places.
 ROUNDING = "decimals are rounded half-even from the exact fractions; exact values are in the JSON and CSV"
-
-
-def decimal(value: Any, places: int = 6) -> str:
-    """``value`` (a Fraction or int) rounded half-even to ``places`` decimals."""
-    if not isinstance(value, (int, Fraction)):
-        return str(value)
-    fr = Fraction(value)
-    with localcontext() as ctx:
-        ctx.prec = 60
-        d = Decimal(fr.numerator) / Decimal(fr.denominator)
-        q = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
-    return f"{q:f}" if q != 0 else f"{Decimal(0).quantize(Decimal(1).scaleb(-places)):f}"
-
-
-def percent(value: Any, places: int = 4) -> str:
-    """``value`` as a percentage, rounded half-even to ``places`` decimals."""
-    if not isinstance(value, (int, Fraction)):
-        return str(value)
-    return decimal(Fraction(value) * 100, places) + "%"
-
-
-def exact(value: Any) -> Any:
-    """JSON form of an exact value: int stays int, Fraction becomes ``"p/q"``."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction):
-        return str(value)
-    return str(value)      # a sympy expression, e.g. "J/1000 - 1/2"
 
 
 def result_dict(r: WagerResult) -> dict[str, Any]:
@@ -139,8 +106,7 @@ def result_dict(r: WagerResult) -> dict[str, Any]:
 
 
 def analysis_dict(shoe: Shoe, results: Sequence[WagerResult], *, route: str) -> dict[str, Any]:
-    from . import __version__
-
+    """An analysis as plain data with exact values (the JSON document)."""
     return {
         "exactodds": __version__,
         "route": route,
@@ -149,79 +115,111 @@ def analysis_dict(shoe: Shoe, results: Sequence[WagerResult], *, route: str) -> 
     }
 
 
-# -- text -------------------------------------------------------------------
+# -- priced wagers ------------------------------------------------------------
 
 def _title(r: WagerResult) -> str:
     return f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id} (§{r.paytable.section})"
 
 
-def _table_rows(r: WagerResult) -> list[tuple[str, str, str, str, str]]:
-    rows = [
-        (ln.name, ln.pay.text, f"{ln.combinations:,}", decimal(ln.probability, 8), _signed(ln.contribution))
-        for ln in r.lines
-    ]
-    rows.append(("Total", "", f"{r.total:,}", decimal(sum((ln.probability for ln in r.lines), Fraction(0)), 8),
-                 _signed(r.expected_return)))
-    return rows
+def _signed(value: Any) -> Any:
+    """A return as it is shown: a number as itself (the column signs it); a polynomial in a meter with
+    decimal coefficients (``+0.00074100·J_major − 0.00074100``: the exact formula is in the JSON and CSV)."""
+    terms = getattr(value, "terms", None)
+    if isinstance(value, (int, Fraction)) or terms is None:
+        return value
+    parts = []
+    for mono, c in terms():
+        body = decimal(abs(c), 8) + "".join(f"·{m}" for m in mono)
+        parts.append(("−" if c < 0 else "+") + body)
+    return " ".join(parts) or "0"
 
 
-def _signed(value: Any) -> str:
-    """A return as a signed decimal; a polynomial in a meter with decimal coefficients
-    (``+0.00074100·J_major − 0.00074100``: the exact formula is in the summary, JSON and CSV)."""
-    if not isinstance(value, (int, Fraction)):
-        terms = getattr(value, "terms", None)
-        if terms is None:
-            return str(value)
-        parts = []
-        for mono, c in terms():
-            s = decimal(abs(c), 8)
-            body = s + "".join(f"·{m}" for m in mono)
-            parts.append(("−" if c < 0 else "+") + body)
-        return " ".join(parts) or "0"
-    s = decimal(value, 8)
-    return s if s.startswith("-") else "+" + s
+_OUTCOME_COLUMNS = (Column("outcome", "Outcome"), Column("pays", "Pays"),
+                    Column("combinations", "Combinations", "int"),
+                    Column("probability", "Probability", "decimal", 8),
+                    Column("return", "Return", "decimal", 8, signed=True))
 
 
-def _summary(r: WagerResult) -> list[tuple[str, str]]:
+def _figures(r: WagerResult) -> dict[str, Any]:
     if r.symbolic:
-        return [("Expected return", f"{r.expected_return} (J: the meter in units of the wager)"),
-                ("Hit frequency", percent(r.hit_frequency, 4))]
-    return [
-        ("Expected return", f"{_signed(r.expected_return)} (exact {r.expected_return})"),
-        ("House edge", f"{percent(r.house_edge, 4)} (exact {r.house_edge})"),
-        ("Variance", f"{decimal(r.variance, 6)} (exact {r.variance})"),
-        ("Standard deviation", f"{r.standard_deviation:.6f}"),
-        ("Hit frequency", percent(r.hit_frequency, 4)),
-    ]
+        return {"Expected return": f"{r.expected_return} (J: the meter in units of the wager)",
+                "Hit frequency": Figure(r.hit_frequency, "percent", 4, show_exact=False)}
+    return {
+        "Expected return": Figure(r.expected_return, "decimal", 8, signed=True),
+        "House edge": Figure(r.house_edge, "percent", 4),
+        "Variance": Figure(r.variance, "decimal", 6),
+        "Standard deviation": Figure(r.standard_deviation, "float", 6),
+        "Hit frequency": Figure(r.hit_frequency, "percent", 4, show_exact=False),
+    }
+
+
+def result_table(r: WagerResult) -> Table:
+    """One priced wager as a table of its outcomes with a totals row, and its summary figures."""
+    rows = [(ln.name, ln.pay.text, ln.combinations, ln.probability, _signed(ln.contribution)) for ln in r.lines]
+    rows.append(("Total", "", r.total, sum((ln.probability for ln in r.lines), Fraction(0)),
+                 _signed(r.expected_return)))
+    intro = [f"Reading: {r.wager.reading}"] if r.wager.reading else []
+    if getattr(r.wager, "implausible", None):
+        intro.append(f"IMPLAUSIBLE READING: {r.wager.implausible}")
+    return Table(_OUTCOME_COLUMNS, tuple(rows), title=_title(r), intro=tuple(intro), figures=_figures(r), totals=1)
+
+
+_TIDY_KEYS = (Column("shoe"), Column("wager"), Column("wager_name"), Column("section"), Column("paytable"))
+_TIDY_OUTCOMES = _TIDY_KEYS + (
+    Column("outcome_id"), Column("outcome"), Column("pays"), Column("net", kind="decimal", places=8, twin=True),
+    Column("combinations", kind="int"), Column("probability", kind="decimal", places=12, twin=True),
+    Column("return", kind="decimal", places=12, twin=True))
+_TIDY_SUMMARY = _TIDY_KEYS + tuple(Column(k, kind="decimal", places=12, twin=True) for k in (
+    "expected_return", "house_edge", "variance", "hit_frequency", "push_frequency"))
+
+
+def _keys(shoe: Shoe, r: WagerResult) -> tuple[Any, ...]:
+    return (shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id)
+
+
+def result_report(r: WagerResult) -> Report:
+    """One priced wager: its outcome table and summary (the shoe as the table's second line)."""
+    t = result_table(r)
+    return Report("wager", tables=(Table(t.columns, t.rows, title=t.title, intro=(r.shoe_description, *t.intro),
+                                         figures=t.figures, totals=1),),
+                  data={"shoe": r.shoe_description, **result_dict(r)})
+
+
+def analysis_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = "vector") -> Report:
+    """Priced wagers off one shoe: a table per wager and paytable; CSV one row per outcome."""
+    tidy = Table(_TIDY_OUTCOMES, tuple(_keys(shoe, r) + (ln.id, ln.name, ln.pay.text, ln.net, ln.combinations,
+                                                          ln.probability, ln.contribution)
+                                       for r in results for ln in r.lines))
+    data = analysis_dict(shoe, results, route=route)
+    del data["exactodds"]
+    return Report("analysis", title=f"Shoe: {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences",
+                  tables=tuple(result_table(r) for r in results), tidy=tidy, data=data)
+
+
+def summary_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = "vector") -> Report:
+    """One row per wager and paytable (``analyze --summary``)."""
+    columns = (Column("wager", "Wager"), Column("paytable", "Paytable"), Column("section", "Section"),
+               Column("house_edge", "House edge", "percent", 4, empty="meter"),
+               Column("standard_deviation", "SD", "float", 4, empty="meter"),
+               Column("hit_frequency", "Hit frequency", "percent", 4))
+    rows = tuple((r.wager.id, r.paytable.id, f"§{r.wager.section}", None if r.symbolic else r.house_edge,
+                  None if r.symbolic else r.standard_deviation, r.hit_frequency) for r in results)
+    tidy = Table(_TIDY_SUMMARY, tuple(_keys(shoe, r) + (
+        r.expected_return if not r.symbolic else None, None if r.symbolic else r.house_edge,
+        None if r.symbolic else r.variance, r.hit_frequency, r.push_frequency) for r in results))
+    data = analysis_dict(shoe, results, route=route)
+    del data["exactodds"]
+    return Report("analysis", title=f"Shoe: {shoe.describe()}", tables=(Table(columns, rows),), tidy=tidy, data=data)
 
 
 def result_text(r: WagerResult) -> str:
     """One priced wager as a plain-text table with its summary."""
-    from .render import grid
-
-    out = [_title(r)]
-    if r.wager.reading:
-        out.append(f"Reading: {r.wager.reading}")
-    if getattr(r.wager, "implausible", None):
-        out.append(f"IMPLAUSIBLE READING: {r.wager.implausible}")
-    table = grid(["Outcome", "Pays", "Combinations", "Probability", "Return"], _table_rows(r), "text",
-                 align=("left", "left", "right", "right", "right"))
-    lines = table.splitlines()
-    out.extend(lines[:-1] + [lines[1]] + lines[-1:])            # a rule above the totals row
-    out.extend(f"{k}: {v}" for k, v in _summary(r))
-    return "\n".join(out) + "\n"
+    return render_report(Report("wager", tables=(result_table(r),)), "text")
 
 
 def result_html(r: WagerResult) -> str:
-    """One priced wager as an HTML table (Jinja2, escaped; exact fractions in the tooltips and summary)."""
-    import jinja2
-
-    exacts = [exact(ln.probability) for ln in r.lines] + [exact(sum((ln.probability for ln in r.lines), Fraction(0)))]
-    env = jinja2.Environment(loader=jinja2.PackageLoader("exactodds", "templates"), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True)
-    return str(env.get_template("result.html.j2").render(
-        title=_title(r), shoe=r.shoe_description, reading=r.wager.reading,
-        rows=[{"cells": row, "exact": fr} for row, fr in zip(_table_rows(r), exacts)], summary=_summary(r)))
+    """One priced wager as an HTML table (exact fractions in the tooltips and summary)."""
+    return render_report(result_report(r), "html")
 
 
 def _number(value: Any) -> float:
@@ -250,100 +248,14 @@ def summary_row(r: WagerResult) -> dict[str, Any]:
             "push_frequency": float(r.push_frequency), "push_frequency_exact": r.push_frequency}
 
 
-def summary_grid(shoe: Shoe, results: Sequence[WagerResult], fmt: str) -> str:
-    """One row per wager and paytable as a text, Markdown or HTML table."""
-    from .render import grid
-
-    rows = [[r.wager.id, r.paytable.id, f"§{r.wager.section}",
-             "meter" if r.symbolic else percent(r.house_edge, 4),
-             "meter" if r.symbolic else f"{r.standard_deviation:.4f}", percent(r.hit_frequency, 4)] for r in results]
-    table = grid(["Wager", "Paytable", "Section", "House edge", "SD", "Hit frequency"], rows, fmt)
-    head = f"Shoe: {shoe.describe()}"
-    return (f"<p>{html.escape(head)}</p>" + table if fmt == "html" else f"{head}\n\n{table}\n")
-
-
 def result_dataframe(r: WagerResult) -> Any:
     """One priced wager as a pandas DataFrame: one row per outcome (see :func:`outcome_rows`)."""
-    from .render import dataframe
-
     return dataframe(outcome_rows(r))
-
-
-def render_text(shoe: Shoe, results: Sequence[WagerResult]) -> str:
-    out = [f"Shoe: {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences", ""]
-    for r in results:
-        out.append(result_text(r))
-    return "\n".join(out)
-
-
-def render_markdown(shoe: Shoe, results: Sequence[WagerResult]) -> str:
-    from .render import grid
-
-    out = [f"**Shoe:** {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences", ""]
-    for r in results:
-        out.append(f"### {_md(_title(r))}")
-        out.append("")
-        if r.wager.reading:
-            out += [f"*Reading:* {_md(r.wager.reading)}", ""]
-        out.append(grid(["Outcome", "Pays", "Combinations", "Probability", "Return"],
-                        [[_md(c) for c in row] for row in _table_rows(r)], "markdown",
-                        align=("left", "left", "right", "right", "right")))
-        out.append("")
-        out.extend(f"- **{k}:** {_md(v)}" for k, v in _summary(r))
-        out.append("")
-    return "\n".join(out)
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def render_csv(shoe: Shoe, results: Sequence[WagerResult], *, summary: bool = False) -> str:
-    """Tidy CSV, named as the DataFrames are: one row per outcome, each figure as a decimal with its exact
-    twin beside it (``probability``, ``probability_exact``); ``summary``: one row per wager and paytable."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-
-    def both(value: Any, places: int = 12) -> list[Any]:
-        return [decimal(value, places) if isinstance(value, (int, Fraction)) else "", exact(value)]
-
-    if summary:
-        w.writerow(["shoe", "wager", "wager_name", "section", "paytable", "expected_return", "expected_return_exact",
-                    "house_edge", "house_edge_exact", "variance", "variance_exact", "hit_frequency",
-                    "hit_frequency_exact", "push_frequency", "push_frequency_exact"])
-        for r in results:
-            w.writerow([shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id,
-                        *both(r.expected_return), *(both(r.house_edge) if not r.symbolic else ["", ""]),
-                        *(both(r.variance) if not r.symbolic else ["", ""]), *both(r.hit_frequency),
-                        *both(r.push_frequency)])
-        return buf.getvalue()
-    w.writerow(["shoe", "wager", "wager_name", "section", "paytable", "outcome_id", "outcome", "pays", "net",
-                "net_exact", "combinations", "probability", "probability_exact", "return", "return_exact"])
-    for r in results:
-        base = [shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id]
-        for ln in r.lines:
-            w.writerow(base + [ln.id, ln.name, ln.pay.text, *both(ln.net, 8), ln.combinations,
-                               *both(ln.probability), *both(ln.contribution)])
-    return buf.getvalue()
-
-
-def render_html(shoe: Shoe, results: Sequence[WagerResult]) -> str:
-    """An HTML fragment (tables) for notebooks and reports."""
-    head = f"<p><b>Shoe:</b> {html.escape(shoe.describe())}; {shoe.sequences:,} ordered 6-card sequences</p>"
-    return "\n".join([head, *(result_html(r) for r in results)])
 
 
 def render(fmt: str, shoe: Shoe, results: Sequence[WagerResult], *, route: str = "vector") -> str:
     """Render ``results`` in one of :data:`FORMATS`."""
-    if fmt == "json":
-        return json.dumps(analysis_dict(shoe, results, route=route), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "csv":
-        return render_csv(shoe, results)
-    if fmt == "markdown":
-        return render_markdown(shoe, results)
-    if fmt == "html":
-        return render_html(shoe, results)
-    return render_text(shoe, results)
+    return render_report(analysis_report(shoe, results, route=route), fmt)
 
 
 # -- progressives and mystery meters ------------------------------------------------
@@ -352,11 +264,11 @@ def _one_in(p: Fraction) -> str:
     return "never" if p == 0 else f"1 in {decimal(1 / p, 1)}"
 
 
-def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: dict[str, Fraction] | None,
+def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, Fraction] | None,
                        long_run: Fraction | None, increments: dict[str, Fraction],
                        reserves: dict[str, Fraction], reseeds: dict[str, Fraction],
-                       funded: dict[str, Fraction] | None = None) -> str:
-    """The return of a progressive wager as a function of its meters (text or JSON).
+                       funded: dict[str, Fraction] | None = None) -> Report:
+    """The return of a progressive wager as a function of its meters.
 
     ``funded``: the meters whose reseed the long-run figure takes from a reserve
     rate (the others add back the reseed as it is paid).
@@ -377,10 +289,7 @@ def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: d
             if symbol in table:
                 entry[name] = exact(table[symbol])
         meters.append(entry)
-    from . import __version__
-
     data: dict[str, Any] = {
-        "exactodds": __version__,
         "id": r.wager.id, "name": r.wager.name, "section": r.wager.section, "paytable": r.paytable.id,
         "shoe": r.shoe_description, "meter_units": "meter dollars / wager dollars",
         "expected_return": str(a.expression), "fixed_return": exact(a.fixed_return),
@@ -395,55 +304,49 @@ def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: d
         data["long_run_rtp"] = exact(long_run)
         data["long_run_includes"] = {k: "increment + reserve" if k in (funded or {}) else "increment + reseed"
                                      for k in increments}
-    if fmt == "json":
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if fmt in ("csv", "markdown", "html"):
-        from .render import grid
+    columns = (Column("meter", "Meter"), Column("top_award", "Top award"),
+               Column("probability", "Probability", "decimal", 10, csv_places=12, twin=True),
+               Column("odds", "Odds", align="right"),
+               Column("break_even_units", "break-even (wagers)", "decimal", 4, csv_places=12, twin=True),
+               Column("break_even_dollars", "break-even ($)", "decimal", 2, csv_places=12, twin=True, prefix="$"))
 
-        head = ["meter", "top_award", "probability", "odds", "break_even_units", "break_even_dollars"]
-        rows = [[m["symbol"], m["top_award"], m["probability"], m["odds"], m.get("break_even_units", ""),
-                 m.get("break_even_dollars", "")] for m in meters]
-        if fmt == "csv":
-            return grid(head, rows, "csv")
-        facts = [f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
-                 f"Expected return E = {a.expression} (each J = meter ÷ wager)"]
-        if at is not None:
-            facts.append("At " + ", ".join(f"{k} = {decimal(v, 4)}" for k, v in at.items())
-                         + f": expected return {decimal(a.at(at), 8)} (exact {a.at(at)})")
-        if long_run is not None:
-            facts.append(f"Long-run RTP: {percent(long_run, 4)} (exact {long_run})")
-        readable = [[m, award, decimal(Fraction(p), 10), odds, decimal(Fraction(be), 2) if be != "" else "",
-                     decimal(Fraction(bd), 2) if bd != "" else ""] for m, award, p, odds, be, bd in rows]
-        text = grid(head, readable, fmt)
-        if fmt == "html":
-            return "".join(f"<p>{html.escape(f)}</p>" for f in facts) + text + "\n"
-        return "\n\n".join(facts) + "\n\n" + text + "\n"
-    out = [f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
-           f"Expected return E = {a.expression}   (each J = meter ÷ wager)",
-           f"Fixed awards alone (every J = 0): {decimal(a.fixed_return, 8)} (exact {a.fixed_return})"]
-    for m in meters:
-        line = f"{m['symbol']}: {m['top_award']}: probability {m['probability']} ({m['odds']})"
-        out.append(line)
-        if "break_even_units" in m:
-            be = f"  break-even {m['symbol']}* = {decimal(Fraction(m['break_even_units']), 4)} wagers"
-            if "break_even_dollars" in m:
-                be += f" = ${decimal(Fraction(m['break_even_dollars']), 2)} on a ${decimal(wager_amount, 2)} wager"
-            out.append(be)
-        else:
-            out.append(f"  break-even: {m.get('break_even_note', '')}")
+    def value(m: dict[str, Any], key: str) -> Fraction | None:
+        return Fraction(m[key]) if key in m else None
+
+    rows = tuple((m["symbol"], m["top_award"], value(m, "probability"), m["odds"],
+                  value(m, "break_even_units"), value(m, "break_even_dollars")) for m in meters)
+    headline: dict[str, Any] = {
+        "Expected return E": f"{a.expression} (each J = meter ÷ wager)",
+        "Fixed awards alone (every J = 0)": Figure(a.fixed_return, "decimal", 8),
+    }
+    if wager_amount is not None:
+        headline["Wager"] = f"${decimal(wager_amount, 2)}"
     if at is not None:
         shown = ", ".join(f"{k} = {decimal(v, 4)}" for k, v in at.items())
-        out.append(f"At {shown}: expected return {decimal(a.at(at), 8)} (exact {a.at(at)})")
+        headline[f"At {shown}: expected return"] = Figure(a.at(at), "decimal", 8)
+    notes = [f"{m['symbol']}: break-even: {m['break_even_note']}" for m in meters if "break_even_note" in m]
     if long_run is not None:
         funded = funded or {}
         rates = ", ".join(f"{k}: increment {percent(v, 2)} + " + (
             f"reserve {percent(funded[k], 2)}" if k in funded else
             f"reseed ${decimal(reseeds[k], 2)} when hit" if k in reseeds else "reseed") for k, v in increments.items())
-        out.append(f"Long-run RTP with the meter rates ({rates}): {percent(long_run, 4)} (exact {long_run})")
-    return "\n".join(out) + "\n"
+        headline[f"Long-run RTP with the meter rates ({rates})"] = Figure(long_run, "percent", 4)
+    return Report("progressive",
+                  title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
+                  headline=headline, tables=(Table(columns, rows, title="Meters"),), notes=tuple(notes), data=data)
 
 
-def render_mystery(rows: Sequence[Any], fmt: str) -> str:
+def render_progressive(a: Any, fmt: str, *, wager_amount: Fraction | None, at: dict[str, Fraction] | None,
+                       long_run: Fraction | None, increments: dict[str, Fraction],
+                       reserves: dict[str, Fraction], reseeds: dict[str, Fraction],
+                       funded: dict[str, Fraction] | None = None) -> str:
+    """The return of a progressive wager as a function of its meters, in ``fmt``."""
+    return render_report(progressive_report(a, wager_amount=wager_amount, at=at, long_run=long_run,
+                                            increments=increments, reserves=reserves, reseeds=reseeds,
+                                            funded=funded), fmt)
+
+
+def mystery_report(rows: Sequence[Any]) -> Report:
     """Must-hit-by configurations with their exact long-run figures."""
     data = [{"id": m.spec.id, "name": m.spec.name, "section": m.spec.section,
              "wager": exact(m.spec.wager), "minimum": exact(m.spec.minimum), "maximum": exact(m.spec.maximum),
@@ -451,22 +354,29 @@ def render_mystery(rows: Sequence[Any], fmt: str) -> str:
              "wagers_between_hits": exact(m.wagers_between_hits), "mean_award": exact(m.mean_award),
              "return": exact(m.return_per_unit), "from_contributions": exact(m.from_contributions),
              "from_reset": exact(m.from_reset)} for m in rows]
-    if fmt == "json":
-        from . import __version__
-
-        return json.dumps({"exactodds": __version__, "kind": "mystery", "configurations": data},
-                          indent=2, ensure_ascii=False) + "\n"
-    from .render import grid
-
-    if fmt == "csv":
-        return grid(list(data[0]) if data else [], [list(d.values()) for d in data], "csv")
-    head = ["Configuration", "Wager", "Min", "Max", "Rate", "Wagers/hit", "Mean award", "Return"]
-    body = [[d["id"], f"${d['wager']}", f"${d['minimum']}", f"${d['maximum']}", percent(Fraction(d["rate"]), 1),
-             decimal(Fraction(d["wagers_between_hits"]), 2), "$" + decimal(Fraction(d["mean_award"]), 2),
-             percent(Fraction(d["return"]), 4)] for d in data]
+    columns = (Column("id", "Configuration"), Column("name", "Name"), Column("section", "Section"),
+               Column("wager", "Wager", "exact", prefix="$"), Column("minimum", "Min", "exact", prefix="$"),
+               Column("maximum", "Max", "exact", prefix="$"), Column("rate", "Rate", "exact"),
+               Column("hit_point", "Hit point"),
+               Column("wagers_between_hits", "Wagers/hit", "exact"), Column("mean_award", "Mean award", "exact"),
+               Column("return", "Return", "exact"), Column("from_contributions", "From contributions", "exact"),
+               Column("from_reset", "From reset", "exact"))
+    tidy = Table(columns, tuple((m.spec.id, m.spec.name, m.spec.section, m.spec.wager, m.spec.minimum,
+                                 m.spec.maximum, m.spec.rate, "whole cents" if m.discrete else "continuous",
+                                 m.wagers_between_hits, m.mean_award, m.return_per_unit, m.from_contributions,
+                                 m.from_reset) for m in rows))
+    shown = (Column("id", "Configuration"), Column("wager", "Wager", "exact", prefix="$"),
+             Column("minimum", "Min", "exact", prefix="$"), Column("maximum", "Max", "exact", prefix="$"),
+             Column("rate", "Rate", "percent", 1), Column("wagers_between_hits", "Wagers/hit", "decimal", 2),
+             Column("mean_award", "Mean award", "decimal", 2, prefix="$"), Column("return", "Return", "percent", 4))
+    table = Table(shown, tuple((m.spec.id, m.spec.wager, m.spec.minimum, m.spec.maximum, m.spec.rate,
+                                m.wagers_between_hits, m.mean_award, m.return_per_unit) for m in rows))
     basis = "whole-cent hit points" if rows and rows[0].discrete else "a continuous hit point"
     note = f"Return per unit wagered, exact under {basis} uniform between min and max (631b.6(c)(3))."
-    table = grid(head, body, fmt)
-    if fmt == "html":
-        return table + f"<p>{html.escape(note)}</p>\n"
-    return table + "\n\n" + note + "\n" if fmt == "markdown" else table + "\n" + note + "\n"
+    return Report("mystery", tables=(table,), notes=(note,), tidy=tidy, data={"configurations": data})
+
+
+def render_mystery(rows: Sequence[Any], fmt: str) -> str:
+    """Must-hit-by configurations with their exact long-run figures, in ``fmt``."""
+    return render_report(mystery_report(rows), fmt)
+
