@@ -13,7 +13,8 @@ counts of each card add up to zero exactly — a check every table passes.
 >>> sum(n * e for n, e in zip(t.counts, t.effects))
 Fraction(0, 1)
 
-Positive effects help the player: a counter adds a card's tag when it is seen,
+Positive effects help the player (the sign convention of docs/formats.md: a player's view is
+the player's expected return): a counter adds a card's tag when it is seen,
 so tags carry the sign of the effect (:mod:`exactodds.counting`).
 """
 
@@ -30,7 +31,7 @@ from .engine import deal
 from .errors import ExactOddsError
 from .outcomes import CARD_FEATURES, VALUE_LEVEL
 from .pricing import expected_return
-from .render import Results, dataframe, grid
+from .render import Column, Report, Results, Table, dataframe, decimal, exact, percent, render_report
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
 
@@ -115,11 +116,17 @@ class RemovalEffects:
     def to_dataframe(self) -> Any:
         return dataframe(self.rows())
 
+    def report(self) -> Report:
+        return EffectsTable(self.shoe, (self,)).report()
+
+    def render(self, fmt: str) -> str:
+        return render_report(self.report(), fmt)
+
     def __str__(self) -> str:
-        return EffectsTable(self.shoe, (self,)).render("text")
+        return self.render("text")
 
     def _repr_html_(self) -> str:
-        return EffectsTable(self.shoe, (self,)).render("html")
+        return self.render("html")
 
 
 @dataclass(frozen=True)
@@ -146,68 +153,46 @@ class EffectsTable(Results[RemovalEffects]):
                         "betting_correlation": r.count.betting_correlation if r.count else None})
         return out
 
-    def render(self, fmt: str) -> str:
-        from .report import decimal, exact
-
-        if fmt == "json":
-            import json
-
-            from . import __version__
-
-            return json.dumps({"exactodds": __version__, "kind": "effects-of-removal", "shoe": self.shoe.to_dict(),
-                               "sign": "change in the player's expected return per unit when the card is removed",
-                               "wagers": [_as_dict(r) for r in self.results]}, indent=2, ensure_ascii=False) + "\n"
-        if fmt == "csv":
-            head = ["shoe", "wager", "paytable", "section", "resolution", "removed", "in_shoe", "effect",
-                    "effect_exact", "effect_x100000", "tag"]
-            rows = [[row["shoe"], r.wager.id, r.paytable.id, r.wager.section, r.resolution, row["removed"],
-                     row["in_shoe"], "" if row["effect"] is None else decimal(_num(row["effect_exact"], r), 12),
-                     "" if row["effect_exact"] is None else exact(row["effect_exact"]),
-                     "" if row["effect"] is None else decimal(_num(row["effect_exact"], r) * PER, 4),
-                     "" if row["tag"] is None else row["tag"]]
-                    for r in self.results for row in r.rows()]
-            return grid(head, rows, "csv")
-        blocks = [_describe_shoe(self.shoe, fmt)]
-        for r in self.results:
-            blocks.append(_block(r, fmt))
-        return "\n".join(blocks)
+    def report(self) -> Report:
+        """A table per wager (effect x100,000, tag) with its notes; CSV one row per wager and removed item."""
+        tidy = Table(_TIDY, tuple((row["shoe"], r.wager.id, r.paytable.id, r.wager.section, r.resolution,
+                                   row["removed"], row["in_shoe"], v, row["effect_exact"],
+                                   None if v is None else v * PER, row["tag"])
+                                  for r in self.results for row, v in zip(r.rows(), r.numeric())))
+        return Report("effects-of-removal",
+                      title=f"Shoe: {self.shoe.describe()}. Effect of removal: the change in the player's expected "
+                            f"return per unit wagered when one card leaves the shoe, x{PER:,} (positive: the "
+                            "removal helps the player; see 'Sign convention' in docs/formats.md).",
+                      tables=tuple(_table(r) for r in self.results), tidy=tidy,
+                      data={"shoe": self.shoe.to_dict(),
+                            "sign": "change in the player's expected return per unit when the card is removed",
+                            "wagers": [_as_dict(r) for r in self.results]})
 
 
-def _num(effect: Any, r: RemovalEffects) -> Fraction:
-    return effect if not r.symbolic else effect.at(r.meters) if hasattr(effect, "at") else Fraction(effect)
+_TIDY = (Column("shoe"), Column("wager"), Column("paytable"), Column("section"), Column("resolution"),
+         Column("removed"), Column("in_shoe", kind="int"), Column("effect", kind="decimal", places=12),
+         Column("effect_exact", kind="exact"), Column("effect_x100000", kind="decimal", places=4),
+         Column("tag", kind="int"))
+_SHOWN = (Column("removed", "Removed"), Column("in_shoe", "In shoe", "int"),
+          Column("effect_x100000", "Effect x100,000", "decimal", 2, signed=True), Column("tag", "Tag", align="right"))
 
 
-def _describe_shoe(shoe: Shoe, fmt: str) -> str:
-    text = f"Shoe: {shoe.describe()}. Effect of removal: the change in the player's expected return " \
-           f"per unit wagered when one card leaves the shoe, x{PER:,}."
-    if fmt == "html":
-        import html
-
-        return f"<p>{html.escape(text)}</p>"
-    return text + "\n"
-
-
-def _block(r: RemovalEffects, fmt: str) -> str:
-    from .report import decimal, percent
-
-    title = f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}"
+def _table(r: RemovalEffects) -> Table:
+    """One wager's effects: a row per removed item, then the expected return, the count and the check."""
     notes = []
     if r.symbolic:
         at = ", ".join(f"{k}={decimal(v, 2)}" for k, v in sorted((r.meters or {}).items()))
-        notes.append(f"Expected return: {r.base} (J: the meter in units of the wager); "
+        notes.append(f"Player's expected return: {r.base} (J: the meter in units of the wager); "
                      + (f"the figures in the table are at the meters {at} (units of the wager; the reseed "
                         "unless --meter gives them); exact formulas in the JSON and CSV" if r.meters else
                         "no reseed is known: give --meter NAME=UNITS to read numbers (the exact formulas "
                         "are in the JSON and CSV)"))
     else:
-        notes.append(f"Expected return off the top: {percent(r.base, 4)} (exact {r.base})")
-    nums = r.numeric()
+        notes.append(f"Player's expected return off the top: {percent(r.base, 4)} (exact {r.base})")
     tags = r.count.tags if r.count else {}
-    head = ["Removed", "In shoe", "Effect x100,000", "Tag"]
-    rows = [[item, f"{n:,}", ("none left" if n == 0 else "formula") if v is None else _signed(decimal(v * PER, 2)),
-             "" if item not in tags
-             else f"{tags[item]:+d}" if tags[item] else "0"]
-            for item, n, v in zip(r.items, r.counts, nums)]
+    rows = tuple((item, n, ("none left" if n == 0 else "formula") if v is None else v * PER,
+                  "" if item not in tags else f"{tags[item]:+d}" if tags[item] else "0")
+                 for item, n, v in zip(r.items, r.counts, r.numeric()))
     if r.count is not None and r.count.betting_correlation is not None:
         c = r.count
         balance = "balanced on a full shoe" if sum(c.tags.values()) == 0 else \
@@ -219,26 +204,15 @@ def _block(r: RemovalEffects, fmt: str) -> str:
     elif r.count is not None:
         notes.append("No count: the effects are all zero (no card moves the return)")
     notes.append(f"Check: Σ copies × effect = {r.weighted_sum} (exactly zero)")
-    if fmt == "html":
-        import html
-
-        return (f"<h4>{html.escape(title)}</h4>" + grid(head, rows, "html")
-                + "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
-    if fmt == "markdown":
-        return f"### {title}\n\n" + grid(head, rows, "markdown") + "\n\n" + "".join(f"- {n}\n" for n in notes)
-    return title + "\n" + grid(head, rows, "text") + "\n" + "".join(f"{n}\n" for n in notes)
-
-
-def _signed(text: str) -> str:
-    return text if text.startswith("-") else "+" + text
+    return Table(_SHOWN, rows, title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}",
+                 notes=tuple(notes))
 
 
 def _as_dict(r: RemovalEffects) -> dict[str, Any]:
-    from .report import exact
-
     out: dict[str, Any] = {
         "wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section, "resolution": r.resolution,
-        "expected_return": exact(r.base),
+        "player_expected_return": exact(r.base),
+        "expected_return": exact(r.base),        # the old name of player_expected_return, kept one release
         "effects": {item: None if e is None else exact(e) for item, e in zip(r.items, r.effects)},
         "in_shoe": dict(zip(r.items, r.counts)),
         "weighted_sum": exact(r.weighted_sum),

@@ -22,7 +22,8 @@ from typing import Any
 
 from .errors import ExactOddsError
 from .pays import Pay, parse_amount, vigorish_terms
-from .render import Results, dataframe, grid
+from . import __version__
+from .render import Column, Report, Results, Table, dataframe, exact, merge, percent
 from .shoe import Shoe
 from .wagers import Wager
 
@@ -109,38 +110,28 @@ class VigorishTable(Results[VigorishRow]):
                         "house_edge_exact": r.house_edge, "added_by_rounding": float(r.difference),
                         "shoe": self.shoe.describe()} for r in self.results])
 
-    def render(self, fmt: str) -> str:
-        from .report import decimal, exact, percent
-
-        if fmt == "json":
-            import json
-
-            from . import __version__
-
-            return json.dumps({"exactodds": __version__, "kind": "vigorish", "wager": self.wager.id,
-                               "paytable": self.paytable, "section": "627a.12(c)", "shoe": self.shoe.to_dict(),
-                               "rows": [{"bet": exact(r.bet), "won": exact(r.won),
-                                         "vigorish_unrounded": exact(r.exact_vigorish),
-                                         "vigorish": exact(r.charged), "house_edge": exact(r.house_edge),
-                                         "added_by_rounding": exact(r.difference)} for r in self.results]},
-                              indent=2, ensure_ascii=False) + "\n"
-        head = ["Bet", "5% of the win", "Vigorish charged", "House edge", "Added by rounding"]
-        rows = [[_money(r.bet), f"${decimal(r.exact_vigorish, 4)}", _money(r.charged), percent(r.house_edge, 4),
-                 percent(r.difference, 4)] for r in self.results]
-        if fmt == "csv":
-            head = ["bet", "vigorish_unrounded", "vigorish", "house_edge", "house_edge_exact", "added_by_rounding"]
-            rows = [[decimal(r.bet, 2), decimal(r.exact_vigorish, 4), decimal(r.charged, 2),
-                     decimal(r.house_edge, 10), exact(r.house_edge), decimal(r.difference, 10)] for r in self.results]
-            return grid(head, rows, "csv")
+    def report(self) -> Report:
+        """The bet sizes as a table; CSV one row per bet, the edge beside its exact twin."""
+        shown = (Column("bet", "Bet", "decimal", 2, prefix="$"),
+                 Column("vigorish_unrounded", "5% of the win", "decimal", 4, prefix="$"),
+                 Column("vigorish", "Vigorish charged", "decimal", 2, prefix="$"),
+                 Column("house_edge", "House edge", "percent", 4),
+                 Column("added_by_rounding", "Added by rounding", "percent", 4))
+        tidy = (Column("bet", kind="decimal", places=2), Column("vigorish_unrounded", kind="decimal", places=4),
+                Column("vigorish", kind="decimal", places=2), Column("house_edge", kind="decimal", places=10, twin=True),
+                Column("added_by_rounding", kind="decimal", places=10))
+        rows = tuple((r.bet, r.exact_vigorish, r.charged, r.house_edge, r.difference) for r in self.results)
         title = (f"{self.wager.name} at each bet size, {self.shoe.describe()}: the vigorish rounded up to a "
                  f"multiple of 25¢ (§627a.12(c)); unrounded edge {percent(self.results[0].unrounded_edge, 4)}")
-        if fmt == "html":
-            import html
+        return Report("vigorish", tables=(Table(shown, rows, title=title),), tidy=Table(tidy, rows), data=self.data())
 
-            return f"<p>{html.escape(title)}</p>" + grid(head, rows, "html")
-        if fmt == "markdown":
-            return f"**{title}**\n\n" + grid(head, rows, "markdown") + "\n"
-        return title + "\n" + grid(head, rows, "text") + "\n"
+    def data(self) -> dict[str, Any]:
+        """The table as plain data with exact values (the JSON document)."""
+        return {"wager": self.wager.id, "paytable": self.paytable, "section": "627a.12(c)",
+                "shoe": self.shoe.to_dict(),
+                "rows": [{"bet": exact(r.bet), "won": exact(r.won), "vigorish_unrounded": exact(r.exact_vigorish),
+                          "vigorish": exact(r.charged), "house_edge": exact(r.house_edge),
+                          "added_by_rounding": exact(r.difference)} for r in self.results]}
 
 
 def vigorish_table(shoe: Shoe, bets: Iterable[Fraction | int] = COMMON_BETS, *, wager: Wager | None = None,
@@ -178,28 +169,12 @@ class VigorishTables(Results[VigorishTable]):
 
     results: tuple[VigorishTable, ...]
 
-    def render(self, fmt: str) -> str:
-        if len(self.results) == 1:
-            return self.results[0].render(fmt)
-        if fmt == "json":
-            import json
-
-            from . import __version__
-
-            return json.dumps({"exactodds": __version__, "kind": "vigorish",
-                               "tables": [json.loads(t.render("json")) for t in self.results]},
-                              indent=2, ensure_ascii=False) + "\n"
-        if fmt == "csv":
-            import csv
-            import io
-
-            head: list[str] = []
-            rows: list[list[str]] = []
-            for t in self.results:
-                head, *body = list(csv.reader(io.StringIO(t.render("csv"))))
-                rows += [[t.wager.id, t.paytable or "", *r] for r in body]
-            return grid(["wager", "paytable", *head], rows, "csv")
-        return "\n".join(t.render(fmt) for t in self.results)
+    def report(self) -> Report:
+        reports = [t.report() for t in self.results]
+        return merge(reports, kind="vigorish", keys=(Column("wager"), Column("paytable")),
+                     key_values=[(t.wager.id, t.paytable or "") for t in self.results],
+                     data={"tables": [{"exactodds": __version__, "kind": "vigorish", **t.data()}
+                                      for t in self.results]})
 
 
 def _terms(w: Wager, paytable: str) -> tuple[Fraction, Fraction]:
