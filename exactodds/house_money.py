@@ -31,12 +31,12 @@ from typing import Any
 from .cards import Rank
 from .errors import ExactOddsError
 from .outcomes import point_row
-from .render import dataframe, grid
+from .render import Column, Report, Table, dataframe, exact, percent, render_report
 from .rules import play
 from .shoe import Shoe
 from .wagers import Catalogue, Wager, load_catalogue
 
-__all__ = ["HouseMoneyOption", "house_money", "BETS"]
+__all__ = ["HouseMoneyOption", "house_money", "options_report", "render_options", "BETS"]
 
 _POINTS = tuple(r.points for r in Rank)
 
@@ -123,67 +123,61 @@ class HouseMoneyOption:
         return (f"<HouseMoneyOption {self.bet} bettor on {self.shoe.describe()}: never {float(self.never):+.4%}, "
                 f"optimal {float(self.optimal):+.4%}>")
 
+    def report(self, *, ratios: Sequence[Fraction] = (Fraction(1), Fraction(5), Fraction(10))) -> Report:
+        return options_report([self], ratios=ratios)
+
+    def render(self, fmt: str, *, ratios: Sequence[Fraction] = (Fraction(1), Fraction(5), Fraction(10))) -> str:
+        return render_report(self.report(ratios=ratios), fmt)
+
     def __str__(self) -> str:
         return self.render("text")
 
     def _repr_html_(self) -> str:
         return self.render("html")
 
-    def render(self, fmt: str, *, ratios: Sequence[Fraction] = (Fraction(1), Fraction(5), Fraction(10))) -> str:
-        return render_options([self], fmt, ratios=ratios)
 
-
-def render_options(options: Sequence[HouseMoneyOption], fmt: str, *,
-                   ratios: Sequence[Fraction] = (Fraction(1), Fraction(5), Fraction(10))) -> str:
+def options_report(options: Sequence[HouseMoneyOption], *,
+                   ratios: Sequence[Fraction] = (Fraction(1), Fraction(5), Fraction(10))) -> Report:
     """Never / always / optimal for each bettor, the value per unit of the main wager, the decision tables."""
-    from .report import decimal, exact, percent
-
-    if fmt == "json":
-        import json
-
-        from . import __version__
-
-        return json.dumps({"exactodds": __version__, "kind": "house-money-option",
-                           "section": "627a.8(d)(1)(i)-(ii), 627a.7(a)(7), 627a.12(h)",
-                           "shoe": options[0].shoe.to_dict(),
-                           "bettors": [{"bet": o.bet, "portion": exact(o.portion), "never": exact(o.never),
-                                        "always": exact(o.always), "optimal": exact(o.optimal),
-                                        "option_value": exact(o.option_value),
-                                        "ride_probability": exact(o.ride_probability),
-                                        "per_main_unit": {str(r): exact(o.per_main_unit(r)) for r in ratios},
-                                        "decisions": [{"player_total": p, "banker_total": b, "decision": d}
-                                                      for (p, b), d in o.decisions().items()]}
-                                       for o in options]}, indent=2, ensure_ascii=False) + "\n"
-    head = ["Main wager", "Never", "Always", "Optimal", "Option value", "Rides in",
-            *(f"Per unit of main, main = {r}×HM" for r in ratios)]
-    rows = [[o.bet.capitalize(), percent(o.never, 4), percent(o.always, 4), percent(o.optimal, 4),
-             percent(o.option_value, 4), percent(o.ride_probability, 3), *(percent(o.per_main_unit(r), 4) for r in ratios)]
-            for o in options]
-    if fmt == "csv":
-        head = ["bet", "portion", "never", "always", "optimal", "option_value", "never_exact", "always_exact",
-                "optimal_exact", "ride_probability"]
-        return grid(head, [[o.bet, exact(o.portion), decimal(o.never, 8), decimal(o.always, 8),
-                            decimal(o.optimal, 8), decimal(o.option_value, 8), exact(o.never), exact(o.always),
-                            exact(o.optimal), exact(o.ride_probability)] for o in options], "csv")
+    head = (Column("bet", "Main wager"), *(Column(k, label, "percent", 4) for k, label in (
+        ("never", "Never"), ("always", "Always"), ("optimal", "Optimal"), ("option_value", "Option value"))),
+        Column("ride_probability", "Rides in", "percent", 3),
+        *(Column(f"per_main_unit_{r}", f"Per unit of main, main = {r}×HM", "percent", 4) for r in ratios))
+    rows = tuple((o.bet.capitalize(), o.never, o.always, o.optimal, o.option_value, o.ride_probability,
+                  *(o.per_main_unit(r) for r in ratios)) for o in options)
     shoe = options[0].shoe
     intro = (f"House Money let-it-ride (§627a.8(d)(1)), {shoe.describe()}: return per unit of House Money when "
              f"the payout{'' if options[0].portion == 1 else f' ({percent(options[0].portion, 0)} of it)'} "
              "never rides, always rides, or rides when the four initial cards make the main wager favourable")
-    blocks = [(intro, head, rows)]
+    tables = [Table(head, rows, title=intro)]
+    dhead = (Column("player_total", "Player \\ Banker"), *(Column(str(b), str(b), align="right") for b in range(10)))
     for o in options:
         table = o.decisions()
-        dhead = ["Player \\ Banker", *map(str, range(10))]
-        drows = [[str(p), *({"ride": "R", "keep": ".", "depends": "~"}.get(table.get((p, b), ""), " ")
-                            for b in range(10))] for p in range(10)]
-        blocks.append((f"{o.bet.capitalize()} bettor: let it ride (R), keep it (.), depends on the ranks (~), "
-                       "by the two-card totals; blank: no House Money win reaches it", dhead, drows))
-    if fmt == "html":
-        import html
+        drows = tuple((str(p), *({"ride": "R", "keep": ".", "depends": "~"}.get(table.get((p, b), ""), " ")
+                                 for b in range(10))) for p in range(10))
+        tables.append(Table(dhead, drows, title=f"{o.bet.capitalize()} bettor: let it ride (R), keep it (.), depends "
+                                                "on the ranks (~), by the two-card totals; blank: no House Money win "
+                                                "reaches it"))
+    tidy = Table((Column("bet"), Column("portion", kind="exact"),
+                  *(Column(k, kind="decimal", places=8) for k in ("never", "always", "optimal", "option_value")),
+                  *(Column(f"{k}_exact", kind="exact") for k in ("never", "always", "optimal")),
+                  Column("ride_probability", kind="exact")),
+                 tuple((o.bet, o.portion, o.never, o.always, o.optimal, o.option_value, o.never, o.always, o.optimal,
+                        o.ride_probability) for o in options))
+    data = {"section": "627a.8(d)(1)(i)-(ii), 627a.7(a)(7), 627a.12(h)", "shoe": shoe.to_dict(),
+            "bettors": [{"bet": o.bet, "portion": exact(o.portion), "never": exact(o.never),
+                         "always": exact(o.always), "optimal": exact(o.optimal),
+                         "option_value": exact(o.option_value), "ride_probability": exact(o.ride_probability),
+                         "per_main_unit": {str(r): exact(o.per_main_unit(r)) for r in ratios},
+                         "decisions": [{"player_total": p, "banker_total": b, "decision": d}
+                                       for (p, b), d in o.decisions().items()]} for o in options]}
+    return Report("house-money-option", tables=tuple(tables), tidy=tidy, data=data)
 
-        return "".join(f"<p>{html.escape(t)}</p>" + grid(h, r, "html") for t, h, r in blocks)
-    if fmt == "markdown":
-        return "".join(f"**{t}**\n\n" + grid(h, r, "markdown") + "\n\n" for t, h, r in blocks)
-    return "\n".join(t + "\n" + grid(h, r, "text") + "\n" for t, h, r in blocks)
+
+def render_options(options: Sequence[HouseMoneyOption], fmt: str, *,
+                   ratios: Sequence[Fraction] = (Fraction(1), Fraction(5), Fraction(10))) -> str:
+    """:func:`options_report` in ``fmt``."""
+    return render_report(options_report(options, ratios=ratios), fmt)
 
 
 def house_money(shoe: Shoe | None = None, *, bet: str = "player", portion: Fraction = Fraction(1),
