@@ -34,7 +34,7 @@ import numpy as np
 from .engine import deal
 from .errors import ExactOddsError, InconsistentCounts
 from .pricing import LOSE, assign_outcomes, counts_for, feature_table, signature_for
-from .render import dataframe, grid
+from .render import Column, Figure, Report, Table, dataframe, decimal, exact, render_report
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, check_meter_names, did_you_mean
 
@@ -136,69 +136,67 @@ class Position:
     def _repr_html_(self) -> str:
         return self.render("html")
 
-    def render(self, fmt: str) -> str:
-        from .report import decimal, exact, percent
-
+    def report(self) -> Report:
+        """The stakes, their covariances, the net result and the ranges after n rounds; CSV the net result."""
         names = [f"{ln.wager.id}:{ln.paytable.id}" for ln in self.lines]
-        if fmt == "json":
-            import json
-
-            from . import __version__
-
-            return json.dumps({
-                "exactodds": __version__, "kind": "position", "shoe": self.shoe.to_dict(),
-                "stakes": [{"wager": ln.wager.id, "paytable": ln.paytable.id, "section": ln.wager.section,
-                            "stake": exact(ln.stake), "expected_per_unit": exact(ln.expected),
-                            "variance_per_unit": exact(ln.variance), "outcomes": ln.outcomes} for ln in self.lines],
-                "total": self.total, "expected_value": exact(self.expected_value), "variance": exact(self.variance),
-                "standard_deviation": self.standard_deviation, "house_edge": exact(self.house_edge),
-                "covariance_per_unit": [[exact(c) for c in row] for row in self.covariance],
-                "mystery": [{"configuration": k, "expected_dollars_per_round": exact(v)} for k, v in self.mystery],
-                "distribution": None if self.distribution is None else
-                [{"net": exact(v), "combinations": n} for v, n in sorted(self.distribution.items())],
-                "joint": None if self.joint is None else
-                [{"outcomes": list(k), "combinations": n} for k, n in sorted(self.joint.items())],
-                "note": self.note or None,
-                "volatility_index": {f"{float(c):.0%}": self.volatility_index(c) for c in CONFIDENCE},
-                "ranges": self.ranges()}, indent=2, ensure_ascii=False) + "\n"
-        if fmt == "csv":
-            return grid(["net", "net_exact", "combinations", "probability", "probability_exact"],
-                        [[decimal(v, 6), exact(v), n, decimal(Fraction(n, self.total), 12), exact(Fraction(n, self.total))]
-                         for v, n in sorted(self._distribution().items())], "csv")
-        head = ["Wager", "Stake", "Expected per unit", "Edge", "SD per unit"]
-        rows = [[name, decimal(ln.stake, 2), decimal(ln.expected, 6), percent(-ln.expected, 4),
-                 f"{math.sqrt(float(ln.variance)):.4f}"] for name, ln in zip(names, self.lines)]
-        cov_head = ["Covariance per unit", *names]
-        cov_rows = [[name, *(decimal(c, 6) for c in row)] for name, row in zip(names, self.covariance)]
-        dist_head = ["Net result", "Probability"]
-        dist_rows = [[decimal(v, 2), decimal(Fraction(n, self.total), 8)]
-                     for v, n in sorted((self.distribution or {}).items())]
-        range_head = ["Rounds", "Confidence", "Expected", "Low", "High"]
-        range_rows = [[f"{r['rounds']:,}", f"{r['confidence']:.0%}", f"{r['expected']:,.2f}", f"{r['low']:,.2f}",
-                       f"{r['high']:,.2f}"] for r in self.ranges()]
+        stakes = Table((Column("wager", "Wager"), Column("stake", "Stake", "decimal", 2),
+                        Column("expected_per_unit", "Expected per unit", "decimal", 6),
+                        Column("house_edge", "House edge", "percent", 4),
+                        Column("sd_per_unit", "SD per unit", "float", 4)),
+                       tuple((name, ln.stake, ln.expected, -ln.expected, math.sqrt(float(ln.variance)))
+                             for name, ln in zip(names, self.lines)), title="Stakes")
+        cov = Table((Column("wager", "Covariance per unit"), *(Column(n, n, "decimal", 6) for n in names)),
+                    tuple((name, *row) for name, row in zip(names, self.covariance)),
+                    title="Covariance of the wagers, per unit staked")
+        net = Table((Column("net", "Net result", "decimal", 2), Column("probability", "Probability", "decimal", 8)),
+                    tuple((v, Fraction(n, self.total)) for v, n in sorted((self.distribution or {}).items())),
+                    title="Net result of the round")
+        ranges = Table((Column("rounds", "Rounds", "int"), Column("confidence", "Confidence", "percent", 0),
+                        *(Column(k, k.capitalize(), "float", 2) for k in ("expected", "low", "high"))),
+                       tuple((r["rounds"], Fraction(r["confidence"]).limit_denominator(100), r["expected"], r["low"],
+                              r["high"]) for r in self.ranges()),
+                       title="The player's result after n rounds (normal approximation)")
         joint = f"{len(self.joint):,} joint outcomes" if self.joint is not None else "joint outcomes not tabulated"
-        facts = [f"Shoe: {self.shoe.describe()}; {joint}",
-                 f"Expected result per round: {decimal(self.expected_value, 6)} (exact {self.expected_value}); "
-                 f"house edge on {decimal(self.staked, 2)} staked: {percent(self.house_edge, 4)}",
-                 f"Variance per round: {decimal(self.variance, 6)} (exact {self.variance}); "
-                 f"standard deviation {self.standard_deviation:.4f}",
-                 "Volatility index (z × SD per unit staked): "
-                 + ", ".join(f"{float(c):.0%}: {self.volatility_index(c):.4f}" for c in CONFIDENCE)]
-        facts += [f"Must-hit-by bonus {k}: {decimal(v, 6)} expected per round (long run; not in the variance)"
-                  for k, v in self.mystery]
-        facts += [self.note] if self.note else []
-        parts = [("Stakes", head, rows), ("Covariance of the wagers, per unit staked", cov_head, cov_rows),
-                 *([("Net result of the round", dist_head, dist_rows)] if self.distribution is not None else []),
-                 ("The player's result after n rounds (normal approximation)", range_head, range_rows)]
-        if fmt == "html":
-            import html
+        headline: dict[str, Any] = {
+            "Shoe": f"{self.shoe.describe()}; {joint}",
+            "Expected result per round": Figure(self.expected_value, "decimal", 6),
+            f"House edge on {decimal(self.staked, 2)} staked": Figure(self.house_edge, "percent", 4,
+                                                                      show_exact=False),
+            "Variance per round": Figure(self.variance, "decimal", 6),
+            "Standard deviation": Figure(self.standard_deviation, "float", 4),
+            "Volatility index (z × SD per unit staked)": ", ".join(
+                f"{float(c):.0%}: {self.volatility_index(c):.4f}" for c in CONFIDENCE)}
+        headline.update({f"Must-hit-by bonus {k}": f"{decimal(v, 6)} expected per round (long run; not in the variance)"
+                         for k, v in self.mystery})
+        tidy = Table((Column("net", kind="decimal", places=6, twin=True), Column("combinations", kind="int"),
+                      Column("probability", kind="decimal", places=12, twin=True)),
+                     tuple((v, n, Fraction(n, self.total)) for v, n in sorted(self.distribution.items())))\
+            if self.distribution is not None else None
+        return Report("position", headline=headline,
+                      tables=(stakes, cov, *((net,) if self.distribution is not None else ()), ranges),
+                      notes=(self.note,) if self.note else (), tidy=tidy, no_tidy=self.note, data=self.data())
 
-            return ("<ul>" + "".join(f"<li>{html.escape(f)}</li>" for f in facts) + "</ul>"
-                    + "".join(f"<p><b>{html.escape(t)}</b></p>" + grid(h, r, "html") for t, h, r in parts))
-        if fmt == "markdown":
-            return ("".join(f"- {f}\n" for f in facts) + "".join(f"\n**{t}**\n\n" + grid(h, r, "markdown") + "\n"
-                                                                for t, h, r in parts))
-        return "\n".join(facts) + "\n" + "".join(f"\n{t}\n" + grid(h, r, "text") + "\n" for t, h, r in parts)
+    def data(self) -> dict[str, Any]:
+        """The position as plain data with exact values (the JSON document)."""
+        return {
+            "shoe": self.shoe.to_dict(),
+            "stakes": [{"wager": ln.wager.id, "paytable": ln.paytable.id, "section": ln.wager.section,
+                        "stake": exact(ln.stake), "expected_per_unit": exact(ln.expected),
+                        "variance_per_unit": exact(ln.variance), "outcomes": ln.outcomes} for ln in self.lines],
+            "total": self.total, "expected_value": exact(self.expected_value), "variance": exact(self.variance),
+            "standard_deviation": self.standard_deviation, "house_edge": exact(self.house_edge),
+            "covariance_per_unit": [[exact(c) for c in row] for row in self.covariance],
+            "mystery": [{"configuration": k, "expected_dollars_per_round": exact(v)} for k, v in self.mystery],
+            "distribution": None if self.distribution is None else
+            [{"net": exact(v), "combinations": n} for v, n in sorted(self.distribution.items())],
+            "joint": None if self.joint is None else
+            [{"outcomes": list(k), "combinations": n} for k, n in sorted(self.joint.items())],
+            "note": self.note or None,
+            "volatility_index": {f"{float(c):.0%}": self.volatility_index(c) for c in CONFIDENCE},
+            "ranges": self.ranges()}
+
+    def render(self, fmt: str) -> str:
+        return render_report(self.report(), fmt)
 
 
 def _z(confidence: Fraction) -> float:

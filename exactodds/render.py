@@ -206,8 +206,8 @@ class Report:
     """What a result says: its kind, a title, headline figures, tables and notes.
 
     ``tidy``: the table CSV prints (one row per observation; the first table if not given).
-    ``data``: the JSON document (exact values as ``exact()`` gives them); built from the
-    headline and tables if not given.
+    ``no_tidy``: why there is no tidy table (CSV is refused with it). ``data``: the JSON document
+    (exact values as ``exact()`` gives them); built from the headline and tables if not given.
     """
 
     kind: str
@@ -217,6 +217,7 @@ class Report:
     notes: tuple[str, ...] = ()
     tidy: Table | None = None
     data: Mapping[str, Any] | None = None
+    no_tidy: str = ""
 
 
 # -- the renderers --------------------------------------------------------------
@@ -301,6 +302,8 @@ def render_markdown(report: Report) -> str:
 
 def render_csv(report: Report) -> str:
     """CSV of the report's tidy table: decimals with their exact twins, named as the DataFrames are."""
+    if report.tidy is None and report.no_tidy:
+        raise ExactOddsError(report.no_tidy)
     t = report.tidy if report.tidy is not None else report.tables[0] if report.tables else Table((), ())
     return write_csv(t.tidy_heads(), t.tidy_rows())
 
