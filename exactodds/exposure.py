@@ -35,7 +35,7 @@ from .counting import Count
 from .engine import deal
 from .errors import ExactOddsError
 from .pricing import expected_return
-from .render import Results, dataframe, grid
+from .render import SIGN_CONVENTION, Column, Report, Results, Table, dataframe, decimal, exact, percent
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, load_catalogue
 
@@ -212,8 +212,14 @@ class WagerExposure:
 
     @property
     def mean_edge(self) -> Fraction:
-        """The average exact expected return over every round dealt."""
+        """The player's exact expected return averaged over every round dealt (positive: the player
+        wins; the name is kept from before the sign convention, see :attr:`mean_player_expected_return`)."""
         return self.tally.sum_edge / self.rounds
+
+    @property
+    def mean_player_expected_return(self) -> Fraction:
+        """The player's exact expected return averaged over every round dealt (positive: the player wins)."""
+        return self.mean_edge
 
     @property
     def advantage_share(self) -> Fraction:
@@ -287,6 +293,7 @@ class WagerExposure:
         best = self.best_threshold()
         return {"wager": self.wager.id, "paytable": self.paytable.id, "section": self.wager.section,
                 "shoes": self.shoes, "rounds": self.rounds, "mean_edge": self.mean_edge,
+                "mean_player_expected_return": self.mean_edge,
                 "advantage_share": self.advantage_share, "perfect_win_per_100": self.perfect_per_100,
                 "perfect_win_per_shoe": self.perfect_per_shoe, "perfect_win_per_shoe_se": self.perfect_per_shoe_se,
                 "realized_perfect_per_shoe": self.realized_per_shoe,
@@ -337,44 +344,56 @@ class Exposure(Results[WagerExposure]):
                         **{k: float(v) if isinstance(v, Fraction) else v for k, v in row.items()}}
                        for r in self.results for row in r.penetration()])
 
-    def render(self, fmt: str) -> str:
-        from .report import decimal, exact
+    def report(self) -> Report:
+        """Per wager: the run's figures, betting by the count, the player's expected return against
+        penetration; CSV one row per wager and true-count threshold."""
+        def plain(v: Any) -> Any:
+            return exact(v) if isinstance(v, Fraction) else v
 
-        if fmt == "json":
-            import json
-
-            from . import __version__
-
-            def plain(v: Any) -> Any:
-                return exact(v) if isinstance(v, Fraction) else v
-
-            return json.dumps({
-                "exactodds": __version__, "kind": "exposure",
-                "edge": "exact expected return per unit on the cards not yet seen, before each round",
+        tidy = Table(_TIDY, tuple((r.wager.id, r.paytable.id, r.decks, r.cut, r.seed, r.shoes, r.rounds,
+                                   row["threshold"], row["rounds_bet"], row["share_bet"], row["mean_edge"],
+                                   row["mean_edge"], row["win_per_100"], row["win_per_shoe"])
+                                  for r in self.results for row in r.thresholds()))
+        data = {"player_expected_return": _MEANING,
+                "edge": _MEANING,                   # the old name of the key above, kept one release
                 "wagers": [{**{k: plain(v) for k, v in r.summary().items()},
                             "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
                             "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
                             "penetration": [{k: plain(v) for k, v in row.items()} for row in r.penetration()]}
-                           for r in self.results]}, indent=2, ensure_ascii=False) + "\n"
-        if fmt == "csv":
-            head = ["wager", "paytable", "decks", "cut", "seed", "shoes", "rounds", "threshold", "rounds_bet",
-                    "share_bet", "mean_edge", "win_per_100", "win_per_shoe", "win_per_shoe_exact"]
-            rows = [[r.wager.id, r.paytable.id, r.decks, r.cut, r.seed, r.shoes, r.rounds, row["threshold"],
-                     row["rounds_bet"], decimal(row["share_bet"], 6),
-                     decimal(row["mean_edge"], 6), decimal(row["win_per_100"], 6), decimal(row["win_per_shoe"], 6),
-                     exact(row["win_per_shoe"])] for r in self.results for row in r.thresholds()]
-            return grid(head, rows, "csv")
-        return "\n".join(_block(r, fmt) for r in self.results)
+                           for r in self.results]}
+        return Report("exposure", tables=tuple(t for r in self.results for t in _tables(r)), tidy=tidy, data=data,
+                      notes=(f"Sign convention: {SIGN_CONVENTION}.",))
 
 
-def _block(r: WagerExposure, fmt: str) -> str:
-    from .report import decimal, percent
+_MEANING = "the player's exact expected return per unit on the cards not yet seen, before each round"
 
+_TIDY = (Column("wager"), Column("paytable"), Column("decks", kind="int"), Column("cut", kind="int"),
+         Column("seed", kind="int"), Column("shoes", kind="int"), Column("rounds", kind="int"),
+         Column("threshold", kind="int"), Column("rounds_bet", kind="int"),
+         Column("share_bet", kind="decimal", places=6),
+         Column("mean_edge", kind="decimal", places=6),             # the old name, kept one release
+         Column("mean_player_expected_return", kind="decimal", places=6),
+         Column("win_per_100", kind="decimal", places=6), Column("win_per_shoe", kind="decimal", places=6, twin=True))
+
+_THRESHOLDS = (Column("threshold", "True count ≥"), Column("rounds_bet", "Rounds bet", "int"),
+               Column("share_bet", "Share", "percent", 2),
+               Column("mean_player_expected_return", "Player's expected return", "percent", 3),
+               Column("advantage_share", "Advantage share", "percent", 2),
+               Column("win_per_100", "Win /100 rounds", "decimal", 4), Column("win_per_shoe", "Win /shoe", "decimal", 4))
+
+_PENETRATION = (Column("seen", "Shoe seen"), Column("rounds", "Rounds", "int"),
+                Column("mean_player_expected_return", "Player's expected return", "percent", 3),
+                Column("advantage_share", "Advantage share", "percent", 2),
+                Column("min_player_expected_return", "Lowest", "percent", 2),
+                Column("max_player_expected_return", "Highest", "percent", 2))
+
+
+def _tables(r: WagerExposure) -> tuple[Table, ...]:
     title = (f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}: {_n(r.shoes, 'shoe')} of "
              f"{_n(r.decks, 'deck')}, "
              f"cover card {r.cut} from the end, seed {r.seed}; {r.rounds:,} rounds")
     best = r.best_threshold()
-    lines = [
+    lines = (
         f"Player's expected return, exact, averaged over the rounds dealt: {percent(r.mean_edge, 4)}",
         f"Rounds with a player advantage: {percent(r.advantage_share, 3)}",
         f"Perfect information (bet 1 unit on exactly those rounds): {decimal(r.perfect_per_100, 4)} units per "
@@ -385,29 +404,15 @@ def _block(r: WagerExposure, fmt: str) -> str:
          f"Count at its best threshold (true count >= {best['threshold']}): {decimal(best['win_per_100'], 4)} units "
          f"per 100 rounds, {decimal(best['win_per_shoe'], 4)} per shoe (standard error {_pm(best['win_per_shoe_se'])}), "
          f"betting {percent(best['share_bet'], 2)} of rounds"),
-    ]
+    )
     # the table printed stops where fewer than 0.5% of rounds are bet; JSON and CSV hold every threshold
-    th_head = ["True count ≥", "Rounds bet", "Share", "Mean edge", "Advantage share", "Win /100 rounds", "Win /shoe"]
-    th_rows = [[f"{row['threshold']:+d}", f"{row['rounds_bet']:,}", percent(row["share_bet"], 2),
-                percent(row["mean_edge"], 3), percent(row["advantage_share"], 2), decimal(row["win_per_100"], 4),
-                decimal(row["win_per_shoe"], 4)] for row in r.thresholds()
-               if row["threshold"] >= -2 and row["share_bet"] >= Fraction(1, 200)]
-    pen_head = ["Shoe seen", "Rounds", "Mean edge", "Advantage share", "Lowest edge", "Highest edge"]
-    pen_rows = [[f"{percent(row['seen_from'], 0)}–{percent(row['seen_to'], 0)}", f"{row['rounds']:,}",
-                 percent(row["mean_edge"], 3), percent(row["advantage_share"], 2), percent(row["min_edge"], 2),
-                 percent(row["max_edge"], 2)] for row in r.penetration()]
-    if fmt == "html":
-        import html
-
-        return (f"<h4>{html.escape(title)}</h4><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in lines)
-                + "</ul><p>Betting by the count</p>" + grid(th_head, th_rows, "html")
-                + "<p>Edge against penetration</p>" + grid(pen_head, pen_rows, "html"))
-    if fmt == "markdown":
-        return (f"### {title}\n\n" + "".join(f"- {x}\n" for x in lines) + "\n**Betting by the count**\n\n"
-                + grid(th_head, th_rows, "markdown") + "\n\n**Edge against penetration**\n\n"
-                + grid(pen_head, pen_rows, "markdown") + "\n")
-    return (title + "\n" + "\n".join(lines) + "\n\nBetting by the count\n" + grid(th_head, th_rows, "text")
-            + "\n\nEdge against penetration\n" + grid(pen_head, pen_rows, "text") + "\n")
+    th_rows = tuple((f"{row['threshold']:+d}", row["rounds_bet"], row["share_bet"], row["mean_edge"],
+                     row["advantage_share"], row["win_per_100"], row["win_per_shoe"]) for row in r.thresholds()
+                    if row["threshold"] >= -2 and row["share_bet"] >= Fraction(1, 200))
+    pen_rows = tuple((f"{percent(row['seen_from'], 0)}–{percent(row['seen_to'], 0)}", row["rounds"], row["mean_edge"],
+                      row["advantage_share"], row["min_edge"], row["max_edge"]) for row in r.penetration())
+    return (Table((), (), title=title, notes=lines), Table(_THRESHOLDS, th_rows, title="Betting by the count"),
+            Table(_PENETRATION, pen_rows, title="The player's expected return against penetration"))
 
 
 def _pm(se: float) -> str:

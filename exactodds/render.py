@@ -271,7 +271,7 @@ def render_text(report: Report) -> str:
     if out:
         out.append("")
     for t in report.tables:
-        block = ([t.title] if t.title else []) + list(t.intro) + [_grid_of(t, "text")]
+        block = ([t.title] if t.title else []) + list(t.intro) + ([_grid_of(t, "text")] if t.columns else [])
         block += [f"{k}: {_shown(v)}" for k, v in t.figures.items()] + list(t.notes)
         out += block + [""]
     out += list(report.notes)
@@ -293,7 +293,7 @@ def render_markdown(report: Report) -> str:
         if t.title:
             out += [f"### {_md(t.title)}", ""]
         out += [f"*{_md(line)}*" for line in t.intro] + ([""] if t.intro else [])
-        out += [_grid_of(t, "markdown", _md), ""]
+        out += [_grid_of(t, "markdown", _md), ""] if t.columns else []
         lines = [f"- **{_md(k)}:** {_md(_shown(v))}" for k, v in t.figures.items()] + [f"- {_md(n)}" for n in t.notes]
         out += lines + ([""] if lines else [])
     out += [f"- {_md(n)}" for n in report.notes]

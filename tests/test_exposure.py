@@ -132,8 +132,11 @@ def test_cli_exposure():
     data = json.loads(out.output)["wagers"][0]
     assert data["shoes"] == 3 and data["seed"] == 4 and data["thresholds"]
     assert Fraction(data["advantage_share"]) >= 0
+    # the player's view is named so; the old key stays one release with the same exact value
+    assert data["mean_player_expected_return"] == data["mean_edge"]
     text = runner.invoke(cli, ["exposure", "--wager", "tie:8-to-1", "--shoes", "2", "--seed", "4", "--workers", "1"]).output
-    assert "Betting by the count" in text and "Edge against penetration" in text
+    assert "Betting by the count" in text and "The player's expected return against penetration" in text
+    assert "Sign convention" in text                      # a player's view points to the convention
     bad = runner.invoke(cli, ["exposure", "--wager", "tie", "--shoes", "2", "--seed", "-3"])
     assert bad.exit_code == 2 and "--seed" in bad.output and "Traceback" not in bad.output
     bad = runner.invoke(cli, ["exposure", "--wager", "tie", "--shoes", "2", "--seed", "1", "--scheduler", "tcp://127.0.0.1:1"])
