@@ -11,8 +11,10 @@ from fractions import Fraction
 from typing import Any
 
 from .analysis import analyze
+from .eor import PER, effects_of_removal
 from .errors import ExactOddsError
 from .pricing import WagerResult
+from .progressive import ProgressiveAnalysis, load_meters, progressive_analysis
 from .shoe import Shoe
 
 __all__ = ["edge_by_decks", "outcome_probabilities", "progressive_return", "removal_effect", "effects_bars",
@@ -32,6 +34,7 @@ def _axes(ax: Any) -> Any:
     if ax is not None:
         return ax
     try:
+        # matplotlib is imported here, the one place, when a plot is first drawn without an ``ax``.
         import matplotlib.pyplot as plt
     except ImportError:
         raise ExactOddsError("plots need matplotlib: pip install 'exactodds[notebooks]'") from None
@@ -51,7 +54,7 @@ def edge_by_decks(pairs: Sequence[tuple[str, str]], *, decks: Iterable[int] = ra
     for (w, t), ys in edges.items():
         ax.plot(decks, ys, marker="o", label=f"{w} ({t})")
     ax.set_xlabel("decks in the shoe")
-    ax.set_ylabel("house edge, %")
+    ax.set_ylabel("house edge, % (positive: the house wins)")
     ax.legend(fontsize="small")
     return ax
 
@@ -76,8 +79,6 @@ def progressive_return(analysis: Any, *, meter: Sequence[float], symbol: str | N
     (a :class:`~exactodds.pricing.WagerResult`, or an :class:`~exactodds.analysis.Analysis` of one);
     ``symbol`` defaults to the meter of the top award.
     """
-    from .progressive import ProgressiveAnalysis, load_meters, progressive_analysis
-
     if not isinstance(analysis, ProgressiveAnalysis):
         result = _one(analysis, "progressive_return")
         if not getattr(result, "symbolic", False):
@@ -101,30 +102,23 @@ def progressive_return(analysis: Any, *, meter: Sequence[float], symbol: str | N
 
 
 def removal_effect(wager: str, paytable: str, *, decks: int = 8, ax: Any = None) -> dict[str, Fraction]:
-    """Effect of removing one card of each rank on the house edge (exact); plotted if ``ax`` or pyplot.
+    """Effect of removing one card of each rank on the player's expected return (exact); drawn as
+    :func:`effects_bars` draws it (x100,000, positive: the removal helps the player).
 
-    Returns rank -> change in house edge (exact Fraction): the negative of the
-    effect on the player's return that :func:`exactodds.eor.effects_of_removal` gives.
+    Returns rank -> change in the player's expected return per unit (exact Fraction), the effects
+    :func:`exactodds.eor.effects_of_removal` gives; the change in the house edge is its negative.
     """
-    from .eor import effects_of_removal
-
     r = effects_of_removal(Shoe.decks(decks), [(wager, paytable)])[0]
-    effect = {item: -e for item, e in zip(r.items, r.numeric()) if e is not None}
-    ax = _axes(ax)
-    ax.bar(list(effect), [float(v) * 100 for v in effect.values()])
-    ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_xlabel("card removed")
-    ax.set_ylabel("change in house edge, % points")
-    ax.set_title(f"Effect of removal: {wager} ({paytable}), {decks} decks", fontsize="medium")
-    return effect
+    effects_bars(r, ax=ax)
+    return {item: e for item, e in zip(r.items, r.numeric()) if e is not None}
 
 
 def effects_bars(effects: Any, *, ax: Any = None) -> Any:
-    """Bars of a :class:`~exactodds.eor.RemovalEffects`: the change in the player's return x100,000
-    per card removed, with the count's tags written above them."""
+    """Bars of a :class:`~exactodds.eor.RemovalEffects`: the change in the player's expected return x100,000
+    per card removed (positive: the removal helps the player), with the count's tags written above them."""
     effects = _one(effects, "effects_bars")
     ax = _axes(ax)
-    values = [0.0 if v is None else float(v) * 100_000 for v in effects.numeric()]
+    values = [0.0 if v is None else float(v) * PER for v in effects.numeric()]
     bars = ax.bar(list(effects.items), values, color=["tab:green" if v > 0 else "tab:red" for v in values])
     if effects.count is not None and effects.count.betting_correlation is not None:
         for bar, item in zip(bars, effects.items):
@@ -133,7 +127,7 @@ def effects_bars(effects: Any, *, ax: Any = None) -> Any:
                         ha="center", va="bottom" if bar.get_height() >= 0 else "top", fontsize="x-small")
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("card removed" + ("  (tags of the count above the bars)" if effects.count else ""))
-    ax.set_ylabel("change in player's return x100,000")
+    ax.set_ylabel(f"change in player's expected return x{PER:,}")
     ax.set_title(f"Effect of removal: {effects.wager.name} ({effects.paytable.id}), {effects.shoe.label}",
                  fontsize="medium")
     if len(effects.items) > 13:
@@ -142,20 +136,21 @@ def effects_bars(effects: Any, *, ax: Any = None) -> Any:
 
 
 def edge_by_penetration(result: Any, *, ax: Any = None) -> Any:
-    """Edge against penetration of a :class:`~exactodds.exposure.WagerExposure`: the mean exact edge
-    per tenth of the shoe seen, the middle 80% of the edges (to the 1% bin), the lowest and highest,
-    and the share of rounds with an advantage."""
+    """The player's expected return against penetration of a :class:`~exactodds.exposure.WagerExposure`:
+    its exact mean per tenth of the shoe seen, its middle 80% (to the 1% bin), the lowest and highest,
+    and the share of rounds with a player advantage (positive: the player wins, as everywhere a
+    player's view is drawn)."""
     result = _one(result, "edge_by_penetration")
     ax = _axes(ax)
     rows = result.penetration()
     x = [float(r["seen_from"] + r["seen_to"]) / 2 * 100 for r in rows]
     mean = [float(r["mean_edge"]) * 100 for r in rows]
     ax.fill_between(x, [float(r["decile_1_edge"]) * 100 for r in rows], [float(r["decile_9_edge"]) * 100 for r in rows],
-                    alpha=0.25, label="middle 80% of edges")
+                    alpha=0.25, label="middle 80% of rounds")
     ax.plot(x, [float(r["min_edge"]) * 100 for r in rows], linestyle=":", color="tab:blue", linewidth=0.8,
             label="lowest and highest")
     ax.plot(x, [float(r["max_edge"]) * 100 for r in rows], linestyle=":", color="tab:blue", linewidth=0.8)
-    ax.plot(x, mean, marker="o", label="mean exact edge")
+    ax.plot(x, mean, marker="o", label="mean exact player's expected return")
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("shoe seen, %")
     ax.set_ylabel("player's expected return, %")
@@ -163,7 +158,8 @@ def edge_by_penetration(result: Any, *, ax: Any = None) -> Any:
     twin.bar(x, [float(r["advantage_share"]) * 100 for r in rows], width=6, alpha=0.25, color="tab:green",
              label="rounds with an advantage, %")
     twin.set_ylabel("rounds with a player advantage, %")
-    ax.set_title(f"{result.wager.name} ({result.paytable.id}): {result.shoes:,} shoes, exact edge before every round",
+    ax.set_title(f"{result.wager.name} ({result.paytable.id}): {result.shoes:,} shoes, the player's exact expected "
+                 "return before every round",
                  fontsize="medium")
     ax.legend(loc="lower left", fontsize="small")
     return ax

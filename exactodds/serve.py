@@ -62,7 +62,8 @@ def choices(catalogue: Any = None) -> list[dict[str, str]]:
 
 
 def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = None) -> dict[str, Any]:
-    """The exact expected return of each ``WAGER:PAYTABLE`` on the shoe less ``removed``."""
+    """The player's exact expected return of each ``WAGER:PAYTABLE`` on the shoe less ``removed`` (positive:
+    the wager favours the player; the sign convention of docs/formats.md)."""
     from .analysis import priced_pairs
     from .engine import deal
     from .pricing import expected_return
@@ -83,7 +84,9 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
         if not isinstance(e, Fraction):
             raise ExactOddsError(f"{w.id}:{tid} pays a progressive meter; choose fixed-pay wagers")
         rows.append({"key": f"{w.id}:{tid}", "name": w.name, "paytable": tid, "section": w.section,
-                     "expected_return": str(e), "percent": percent(e, 4), "value": float(e), "favourable": e > 0})
+                     "player_expected_return": str(e),
+                     "expected_return": str(e),        # the old name of player_expected_return, kept one release
+                     "percent": percent(e, 4), "value": float(e), "favourable": e > 0})
     return {"shoe": shoe.describe(), "cards_left": shoe.size, "removed": 52 * decks - shoe.size, "wagers": rows}
 
 
@@ -93,7 +96,6 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
     ``files`` (users' data files, ``{'name': ..., 'text': ...}``) add their wagers and paytables."""
     try:
         from flask import Flask, Response, g, jsonify, render_template, request
-        from markupsafe import escape
         from werkzeug.exceptions import HTTPException
     except ImportError:
         raise ExactOddsError("exactodds serve needs Flask: pip install flask") from None
@@ -189,8 +191,7 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
         n, removed = _query()
         r = analyze(_shoe(n, removed), wagers=[f"{wager}:{paytable}"], catalogue=cat)[0]
         g.inline_styles = True
-        return Response(f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(wager)}</title>"
-                        f"</head><body>{result_html(r)}</body></html>", mimetype="text/html")
+        return Response(render_template("page.html.j2", title=wager, body=result_html(r)), mimetype="text/html")
 
     @app.get("/certificate/<wager>/<paytable>")
     def certificate(wager: str, paytable: str) -> Any:

@@ -56,3 +56,65 @@ def test_notebooks_are_committed_without_outputs(path: Path) -> None:
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
             assert cell["outputs"] == [] and cell["execution_count"] is None, path.name
+
+
+def test_removal_effect_and_effects_bars_draw_the_same_bars() -> None:
+    """One sign and one unit for a player's view: both plots draw the change in the player's expected
+    return x100,000, which eor prints, and removal_effect returns eor's exact effects."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from exactodds.eor import PER, effects_of_removal
+    from exactodds.plots import effects_bars, removal_effect
+
+    r = effects_of_removal(Shoe.decks(8), [("dragon-7-insurance", "standard")])[0]
+    _, (left, right) = plt.subplots(1, 2)
+    effect = removal_effect("dragon-7-insurance", "standard", decks=8, ax=left)
+    effects_bars(r, ax=right)
+    drawn = [[bar.get_height() for bar in ax.patches] for ax in (left, right)]
+    plt.close("all")
+    assert drawn[0] == drawn[1]
+    assert drawn[0] == pytest.approx([float(e * PER) for e in r.effects], rel=1e-12)     # floats for drawing only
+    assert effect == dict(zip(r.items, r.effects))
+    assert effect["8"] > 0 > effect["7"]                # an 8 removed helps the Dragon 7 player (eor's table)
+    assert left.get_ylabel() == right.get_ylabel()
+
+
+def test_every_result_renders_through_one_report(tmp_path: Path) -> None:
+    """Every format of a result is its one Report rendered: the CSV's exact columns match the JSON."""
+    import csv
+    import io
+
+    from exactodds.render import FORMATS, Report
+    from exactodds.vigorish import vigorish_table
+
+    t = vigorish_table(Shoe.decks(8), [1, 7])
+    assert isinstance(t.report(), Report)
+    out = {fmt: t.render(fmt) for fmt in FORMATS}
+    rows = list(csv.DictReader(io.StringIO(out["csv"])))
+    data = json.loads(out["json"])
+    assert [Fraction(r["house_edge_exact"]) for r in rows] == [Fraction(r["house_edge"]) for r in data["rows"]] \
+        == [r.house_edge for r in t]
+    assert "<table>" in out["html"] and "10.2299%" in out["text"] and "| $7.00 " in out["markdown"]
+    assert data["kind"] == "vigorish" and str(t) == out["text"] and t._repr_html_() == out["html"]
+
+
+def test_html_escapes_every_cell_and_title() -> None:
+    from exactodds.render import Column, Report, Table, render_report
+
+    page = render_report(Report("x", title="<b>t</b>", tables=(Table((Column("a", "<i>"),), (("<script>",),)),)),
+                         "html")
+    assert "<script>" not in page and "&lt;script&gt;" in page and "<b>t</b>" not in page
+
+
+def test_a_decimal_column_keeps_the_exact_value_beside_it() -> None:
+    from exactodds.render import Column, Report, Table, render_report
+
+    third = Fraction(1, 3)
+    report = Report("x", tables=(Table((Column("p", "P", "percent", 2, csv_places=6, twin=True),), ((third,),)),))
+    assert render_report(report, "csv") == "p,p_exact\n0.333333,1/3\n"
+    assert "33.33%" in render_report(report, "text") and 'title="1/3"' in render_report(report, "html")
+    assert json.loads(render_report(report, "json"))["tables"][0]["rows"] == [{"p": "1/3"}]
