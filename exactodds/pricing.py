@@ -31,6 +31,8 @@ from .errors import ExactOddsError, InconsistentCounts
 from .multiset import EVERY_SUIT, Varies, compile_table, estimate, point_names, resolution_of, told_apart
 from .outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from .pays import Pay
+from .render import Report, render_report
+from .report import result_dataframe, result_report, result_text
 from .shoe import Shoe
 from .wagers import Paytable, Wager
 from .walk import WalkDistribution
@@ -129,20 +131,21 @@ class WagerResult:
         figure = "expected return in the meters" if self.symbolic else f"house edge {float(self.house_edge):.4%}"
         return f"<WagerResult {self.wager.id}:{self.paytable.id} on {self.shoe_description}: {figure}>"
 
-    def __str__(self) -> str:
-        from .report import result_text
+    def report(self) -> Report:
+        """The outcome table with its totals and summary figures (:func:`exactodds.report.result_report`)."""
+        return result_report(self)
 
+    def render(self, fmt: str) -> str:
+        return render_report(self.report(), fmt)
+
+    def __str__(self) -> str:
         return result_text(self)
 
     def _repr_html_(self) -> str:
-        from .report import result_html
-
-        return result_html(self)
+        return self.render("html")
 
     def to_dataframe(self) -> Any:
         """One row per outcome (needs pandas: the 'notebooks' extra)."""
-        from .report import result_dataframe
-
         return result_dataframe(self)
 
 
