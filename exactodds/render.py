@@ -178,7 +178,8 @@ def _shown(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Table:
-    """Rows under typed columns, with an optional title, lines before it, headline figures and notes after it.
+    """Rows under typed columns, with an optional title, labelled lines before it (``intro``: label -> text),
+    headline figures and notes after it.
 
     ``totals``: how many of the last rows are totals (text draws a rule above them).
     """
@@ -186,7 +187,7 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[tuple[Any, ...], ...]
     title: str = ""
-    intro: tuple[str, ...] = ()
+    intro: Mapping[str, str] = field(default_factory=dict)
     figures: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     totals: int = 0
@@ -271,7 +272,8 @@ def render_text(report: Report) -> str:
     if out:
         out.append("")
     for t in report.tables:
-        block = ([t.title] if t.title else []) + list(t.intro) + ([_grid_of(t, "text")] if t.columns else [])
+        block = ([t.title] if t.title else []) + [f"{k}: {v}" for k, v in t.intro.items()]
+        block += [_grid_of(t, "text")] if t.columns else []
         block += [f"{k}: {_shown(v)}" for k, v in t.figures.items()] + list(t.notes)
         out += block + [""]
     out += list(report.notes)
@@ -283,16 +285,17 @@ def _md(text: str) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    """Markdown: a bold title, headline bullets, each table under a heading."""
+    """Markdown: a bold title, a paragraph per headline figure, each table under a heading."""
     out: list[str] = []
     if report.title:
         out += [f"**{_md(report.title)}**", ""]
-    if report.headline:
-        out += [f"- **{_md(k)}:** {_md(_shown(v))}" for k, v in report.headline.items()] + [""]
+    for k, v in report.headline.items():
+        out += [f"**{_md(k)}:** {_md(_shown(v))}", ""]
     for t in report.tables:
         if t.title:
             out += [f"### {_md(t.title)}", ""]
-        out += [f"*{_md(line)}*" for line in t.intro] + ([""] if t.intro else [])
+        for k, line in t.intro.items():
+            out += [f"*{_md(k)}:* {_md(line)}", ""]
         out += [_grid_of(t, "markdown", _md), ""] if t.columns else []
         lines = [f"- **{_md(k)}:** {_md(_shown(v))}" for k, v in t.figures.items()] + [f"- {_md(n)}" for n in t.notes]
         out += lines + ([""] if lines else [])
@@ -333,7 +336,7 @@ def _environment() -> Any:
 
 def render_html(report: Report) -> str:
     """An HTML fragment (templates/report.html.j2, autoescaped; exact values in the cells' tooltips)."""
-    tables = [{"title": t.title, "intro": t.intro, "notes": t.notes,
+    tables = [{"title": t.title, "intro": list(t.intro.items()), "notes": t.notes,
                "figures": [(k, _shown(v)) for k, v in t.figures.items()],
                "heads": [(c.heading, c.alignment) for c in t.columns],
                "rows": [[(c.show(v), c.alignment, str(v) if isinstance(v, Fraction) else "")

@@ -158,10 +158,10 @@ def result_table(r: WagerResult) -> Table:
     rows = [(ln.name, ln.pay.text, ln.combinations, ln.probability, _signed(ln.contribution)) for ln in r.lines]
     rows.append(("Total", "", r.total, sum((ln.probability for ln in r.lines), Fraction(0)),
                  _signed(r.expected_return)))
-    intro = [f"Reading: {r.wager.reading}"] if r.wager.reading else []
+    intro = {"Reading": r.wager.reading} if r.wager.reading else {}
     if getattr(r.wager, "implausible", None):
-        intro.append(f"IMPLAUSIBLE READING: {r.wager.implausible}")
-    return Table(_OUTCOME_COLUMNS, tuple(rows), title=_title(r), intro=tuple(intro), figures=_figures(r), totals=1)
+        intro["IMPLAUSIBLE READING"] = r.wager.implausible
+    return Table(_OUTCOME_COLUMNS, tuple(rows), title=_title(r), intro=intro, figures=_figures(r), totals=1)
 
 
 _TIDY_KEYS = (Column("shoe"), Column("wager"), Column("wager_name"), Column("section"), Column("paytable"))
@@ -180,7 +180,8 @@ def _keys(shoe: Shoe, r: WagerResult) -> tuple[Any, ...]:
 def result_report(r: WagerResult) -> Report:
     """One priced wager: its outcome table and summary (the shoe as the table's second line)."""
     t = result_table(r)
-    return Report("wager", tables=(Table(t.columns, t.rows, title=t.title, intro=(r.shoe_description, *t.intro),
+    return Report("wager", tables=(Table(t.columns, t.rows, title=t.title, intro={"Shoe": r.shoe_description,
+                                                                                   **t.intro},
                                          figures=t.figures, totals=1),),
                   data={"shoe": r.shoe_description, **result_dict(r)})
 
@@ -192,7 +193,7 @@ def analysis_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = 
                                        for r in results for ln in r.lines))
     data = analysis_dict(shoe, results, route=route)
     del data["exactodds"]
-    return Report("analysis", title=f"Shoe: {shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences",
+    return Report("analysis", headline={"Shoe": f"{shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences"},
                   tables=tuple(result_table(r) for r in results), tidy=tidy, data=data)
 
 
@@ -209,7 +210,7 @@ def summary_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = "
         None if r.symbolic else r.variance, r.hit_frequency, r.push_frequency) for r in results))
     data = analysis_dict(shoe, results, route=route)
     del data["exactodds"]
-    return Report("analysis", title=f"Shoe: {shoe.describe()}", tables=(Table(columns, rows),), tidy=tidy, data=data)
+    return Report("analysis", headline={"Shoe": shoe.describe()}, tables=(Table(columns, rows),), tidy=tidy, data=data)
 
 
 def result_text(r: WagerResult) -> str:
