@@ -31,7 +31,17 @@ from .engine import deal
 from .errors import ExactOddsError
 from .outcomes import CARD_FEATURES, VALUE_LEVEL
 from .pricing import expected_return
-from .render import Column, Report, Results, Table, dataframe, decimal, exact, percent, render_report
+from .render import (
+    Column,
+    Report,
+    Results,
+    Table,
+    dataframe,
+    decimal,
+    exact,
+    percent,
+    render_report,
+)
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
 

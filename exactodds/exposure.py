@@ -35,7 +35,17 @@ from .counting import Count
 from .engine import deal
 from .errors import ExactOddsError
 from .pricing import expected_return
-from .render import SIGN_CONVENTION, Column, Report, Results, Table, dataframe, decimal, exact, percent
+from .render import (
+    SIGN_CONVENTION,
+    Column,
+    Report,
+    Results,
+    Table,
+    dataframe,
+    decimal,
+    exact,
+    percent,
+)
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, load_catalogue
 

@@ -34,7 +34,16 @@ import numpy as np
 from .engine import deal
 from .errors import ExactOddsError, InconsistentCounts
 from .pricing import LOSE, assign_outcomes, counts_for, feature_table, signature_for
-from .render import Column, Figure, Report, Table, dataframe, decimal, exact, render_report
+from .render import (
+    Column,
+    Figure,
+    Report,
+    Table,
+    dataframe,
+    decimal,
+    exact,
+    render_report,
+)
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, check_meter_names, did_you_mean
 

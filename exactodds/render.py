@@ -34,7 +34,8 @@ from .errors import ExactOddsError
 
 __all__ = ["Column", "Table", "Figure", "Report", "Results", "render_report", "RENDERERS", "FORMATS",
            "grid", "GRID_FORMATS", "dataframe", "decimal", "percent", "exact", "signed", "write_csv",
-           "SIGN_CONVENTION"]
+           "SIGN_CONVENTION", "Describes", "merge", "render_text", "render_markdown", "render_csv", "render_json",
+           "render_html"]
 
 T = TypeVar("T")
 

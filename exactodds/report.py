@@ -15,7 +15,18 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from . import __version__
-from .render import FORMATS, Column, Figure, Report, Table, dataframe, decimal, exact, percent, render_report
+from .render import (
+    FORMATS,
+    Column,
+    Figure,
+    Report,
+    Table,
+    dataframe,
+    decimal,
+    exact,
+    percent,
+    render_report,
+)
 from .shoe import Shoe
 
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from . import __version__
 from .errors import ExactOddsError
 from .pays import Pay, parse_amount, vigorish_terms
-from . import __version__
 from .render import Column, Report, Results, Table, dataframe, exact, merge, percent
 from .shoe import Shoe
 from .wagers import Wager
