@@ -33,6 +33,7 @@ from .outcomes import CARD_FEATURES, VALUE_LEVEL
 from .pricing import expected_return
 from .render import (
     Column,
+    Describes,
     Report,
     Results,
     Table,
@@ -40,7 +41,6 @@ from .render import (
     decimal,
     exact,
     percent,
-    render_report,
 )
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
@@ -77,7 +77,7 @@ def item_id(item: Rank | Card) -> str:
 
 
 @dataclass(frozen=True)
-class RemovalEffects:
+class RemovalEffects(Describes):
     """The effects of removal of one wager under one paytable, off the top of one shoe."""
 
     wager: Wager
@@ -128,15 +128,6 @@ class RemovalEffects:
 
     def report(self) -> Report:
         return EffectsTable(self.shoe, (self,)).report()
-
-    def render(self, fmt: str) -> str:
-        return render_report(self.report(), fmt)
-
-    def __str__(self) -> str:
-        return self.render("text")
-
-    def _repr_html_(self) -> str:
-        return self.render("html")
 
 
 @dataclass(frozen=True)

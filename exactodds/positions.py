@@ -36,13 +36,13 @@ from .errors import ExactOddsError, InconsistentCounts
 from .pricing import LOSE, assign_outcomes, counts_for, feature_table, signature_for
 from .render import (
     Column,
+    Describes,
     Figure,
     Report,
     Table,
     dataframe,
     decimal,
     exact,
-    render_report,
 )
 from .shoe import Shoe
 from .wagers import Catalogue, Paytable, Wager, check_meter_names, did_you_mean
@@ -67,7 +67,7 @@ class PositionLine:
 
 
 @dataclass(frozen=True)
-class Position:
+class Position(Describes):
     """The exact joint result of several wagers on one round."""
 
     shoe: Shoe
@@ -135,15 +135,9 @@ class Position:
                         "probability": n / self.total, "probability_exact": Fraction(n, self.total),
                         "shoe": self.shoe.describe()} for v, n in sorted(self._distribution().items())])
 
-    def __str__(self) -> str:
-        return self.render("text")
-
     def __repr__(self) -> str:
         names = " + ".join(f"{ln.wager.id}:{ln.paytable.id}={ln.stake}" for ln in self.lines)
         return f"<Position {names} on {self.shoe.describe()}: expected {float(self.expected_value):+.6f} a round>"
-
-    def _repr_html_(self) -> str:
-        return self.render("html")
 
     def report(self) -> Report:
         """The stakes, their covariances, the net result and the ranges after n rounds; CSV the net result."""
@@ -204,8 +198,6 @@ class Position:
             "volatility_index": {f"{float(c):.0%}": self.volatility_index(c) for c in CONFIDENCE},
             "ranges": self.ranges()}
 
-    def render(self, fmt: str) -> str:
-        return render_report(self.report(), fmt)
 
 
 def _z(confidence: Fraction) -> float:

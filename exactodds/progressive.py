@@ -56,7 +56,7 @@ import numpy as np
 from .errors import ExactOddsError
 from .pays import parse_amount
 from .pricing import WagerResult
-from .render import Report, render_report
+from .render import Describes, Report
 from .report import progressive_report
 
 __all__ = [
@@ -177,7 +177,7 @@ def _fraction(x: Any) -> Fraction:
 
 
 @dataclass(frozen=True)
-class ProgressiveAnalysis:
+class ProgressiveAnalysis(Describes):
     """The exact return of a progressive wager as a linear function of its meters."""
 
     result: WagerResult
@@ -194,15 +194,6 @@ class ProgressiveAnalysis:
         """The return as a function of the meters, the break-even of each (at the minimum wager)."""
         return progressive_report(self, wager_amount=self.minimum_wager, at=None, long_run=None,
                                   increments={}, reserves={}, reseeds={})
-
-    def render(self, fmt: str) -> str:
-        return render_report(self.report(), fmt)
-
-    def __str__(self) -> str:
-        return self.render("text")
-
-    def _repr_html_(self) -> str:
-        return self.render("html")
 
     def to_dataframe(self) -> Any:
         """One row per meter: the probability of its top award, its coefficient in the return and the
