@@ -57,7 +57,7 @@ from .errors import ExactOddsError
 from .pays import parse_amount
 from .pricing import WagerResult
 from .render import Describes, Report
-from .report import progressive_report
+from .report import mystery_report, progressive_report
 
 __all__ = [
     "MeterSpec", "ProgressiveSpec", "MysterySpec", "ProgressiveAnalysis", "MysteryReturn",
@@ -303,7 +303,7 @@ def long_run_return(analysis: ProgressiveAnalysis, *, wager: Fraction,
 
 
 @dataclass(frozen=True)
-class MysteryReturn:
+class MysteryReturn(Describes):
     """Exact long-run figures of one must-hit-by configuration."""
 
     spec: MysterySpec
@@ -321,6 +321,9 @@ class MysteryReturn:
     def from_reset(self) -> Fraction:
         """The part paid from the reset amount (funded by the operator)."""
         return self.return_per_unit - self.spec.rate
+
+    def report(self) -> Report:
+        return mystery_report([self])
 
 
 def mystery_return(spec: MysterySpec, *, whole_cents: bool = False) -> MysteryReturn:
