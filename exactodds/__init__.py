@@ -9,7 +9,7 @@ can come out of the shoe (58 Pa. Code §627a, §627b, §629b, §631b).
 (2292252566437888, 2230518282592256, 475627426473216)
 
 Exposure runs (exact edges before every round of real shoes) are
-:func:`exactodds.exposure.exposure`. The public names are imported when first used, so ``import exactodds`` (and
+:func:`exactodds.simulation.exposure.exposure`. The public names are imported when first used, so ``import exactodds`` (and
 the ``exactodds`` command) loads only what a task needs.
 """
 
@@ -36,35 +36,33 @@ if os.path.basename(sys.argv[0] if sys.argv else "") in ("exactodds", "exactodds
 import importlib  # noqa: E402 - after the handlers, so that a signal while these load is answered as later
 from typing import TYPE_CHECKING, Any  # noqa: E402
 
-__version__ = "0.1.0"
+from exactodds._version import __version__  # noqa: E402
 
-#: Public name -> (module, attribute).
+#: Public name -> (module, attribute). Written out here rather than through each layer's own lazy
+#: exports because three names are aliases (features, build_certificate, verify_certificate).
 _EXPORTS: dict[str, tuple[str, str]] = {
-    **{n: ("analysis", n) for n in ("Analysis", "analyze", "select", "load_file", "MAIN_WAGERS")},
-    **{n: ("cards", n) for n in ("Card", "Rank", "Suit", "parse_card_or_rank")},
-    **{n: ("engine", n) for n in ("RoundDistribution", "deal", "round_table")},
+    **{n: ("analyses.analysis", n) for n in ("Analysis", "analyze", "select", "load_file", "MAIN_WAGERS")},
+    **{n: ("game.cards", n) for n in ("Card", "Rank", "Suit", "parse_card_or_rank")},
+    **{n: ("engine.distribution", n) for n in ("RoundDistribution", "deal", "round_table")},
     "ExactOddsError": ("errors", "ExactOddsError"),
-    **{n: ("pays", n) for n in ("Pay", "parse_pay")},
-    **{n: ("pricing", n) for n in ("OutcomeLine", "WagerResult", "price")},
-    **{n: ("rules", n) for n in ("TABLE_1", "banker_draws", "play", "player_draws", "point_count")},
-    "Shoe": ("shoe", "Shoe"),
-    **{n: ("wagers", n) for n in ("Catalogue", "Paytable", "Wager", "load_catalogue")},
-    "build_certificate": ("certificate", "build"),
-    "verify_certificate": ("certificate", "verify"),
-    **{n: ("checksim", n) for n in ("check", "read_records")},
-    **{n: ("progressive", n) for n in ("mystery_return", "progressive_analysis")},
-    "compile_table": ("multiset", "compile_table"),
-    "features": ("outcomes", "vocabulary"),
-    "effects_of_removal": ("eor", "effects_of_removal"),
-    **{n: ("counting", n) for n in ("Count", "suggest_tags")},
+    **{n: ("wagers.pays", n) for n in ("Pay", "parse_pay")},
+    **{n: ("analyses.pricing", n) for n in ("OutcomeLine", "WagerResult", "price")},
+    **{n: ("game.rules", n) for n in ("TABLE_1", "banker_draws", "play", "player_draws", "point_count")},
+    "Shoe": ("game.shoe", "Shoe"),
+    **{n: ("wagers.catalogue", n) for n in ("Catalogue", "Paytable", "Wager", "load_catalogue")},
+    "build_certificate": ("documents.certificate", "build"),
+    "verify_certificate": ("documents.certificate", "verify"),
+    **{n: ("simulation.checksim", n) for n in ("check", "read_records")},
+    **{n: ("analyses.progressive", n) for n in ("mystery_return", "progressive_analysis")},
+    "compile_table": ("engine.multiset", "compile_table"),
+    "features": ("wagers.outcomes", "vocabulary"),
+    "effects_of_removal": ("analyses.eor", "effects_of_removal"),
+    **{n: ("analyses.counting", n) for n in ("Count", "suggest_tags")},
+    "simulate": ("simulation.simulate", "simulate"),
+    "walk": ("engine.walk", "walk"),
 }
 
-__all__ = ["__version__", "simulate", "walk", *_EXPORTS]
-
-# These two share their names with their modules, which would otherwise replace
-# them as attributes of the package when first imported: bind them now.
-from .simulate import simulate  # noqa: E402
-from .walk import walk  # noqa: E402
+__all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str) -> Any:
@@ -81,20 +79,22 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:                     # what a type checker and an IDE see
-    from .analysis import MAIN_WAGERS, Analysis, analyze, load_file, select
-    from .cards import Card, Rank, Suit, parse_card_or_rank
-    from .certificate import build as build_certificate
-    from .certificate import verify as verify_certificate
-    from .checksim import check, read_records
-    from .counting import Count, suggest_tags
-    from .engine import RoundDistribution, deal, round_table
-    from .eor import effects_of_removal
-    from .errors import ExactOddsError
-    from .multiset import compile_table
-    from .outcomes import vocabulary as features
-    from .pays import Pay, parse_pay
-    from .pricing import OutcomeLine, WagerResult, price
-    from .progressive import mystery_return, progressive_analysis
-    from .rules import TABLE_1, banker_draws, play, player_draws, point_count
-    from .shoe import Shoe
-    from .wagers import Catalogue, Paytable, Wager, load_catalogue
+    from exactodds.analyses.analysis import MAIN_WAGERS, Analysis, analyze, load_file, select
+    from exactodds.analyses.counting import Count, suggest_tags
+    from exactodds.analyses.eor import effects_of_removal
+    from exactodds.analyses.pricing import OutcomeLine, WagerResult, price
+    from exactodds.analyses.progressive import mystery_return, progressive_analysis
+    from exactodds.documents.certificate import build as build_certificate
+    from exactodds.documents.certificate import verify as verify_certificate
+    from exactodds.engine.distribution import RoundDistribution, deal, round_table
+    from exactodds.engine.multiset import compile_table
+    from exactodds.engine.walk import walk
+    from exactodds.errors import ExactOddsError
+    from exactodds.game.cards import Card, Rank, Suit, parse_card_or_rank
+    from exactodds.game.rules import TABLE_1, banker_draws, play, player_draws, point_count
+    from exactodds.game.shoe import Shoe
+    from exactodds.simulation.checksim import check, read_records
+    from exactodds.simulation.simulate import simulate
+    from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
+    from exactodds.wagers.outcomes import vocabulary as features
+    from exactodds.wagers.pays import Pay, parse_pay

@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
 
 def _c_reference(factors: np.ndarray, outcome: np.ndarray, passes: int) -> tuple[float, tuple[int, ...]] | str:
     """(median ms per pass, (banker, player, tie)) of the C loop, or why it could not run."""
-    from .roundtable import round_table
+    from exactodds.engine.roundtable import round_table
 
     gcc = shutil.which("gcc")
     if gcc is None:
@@ -301,11 +301,11 @@ _OWN_CHILD = _PEAK_MB + (
 
 
 def main() -> None:
-    from .analysis import analyze
-    from .roundtable import _factors, round_table, round_weights
-    from .engine import deal
-    from .shoe import Shoe
-    from .wagers import load_catalogue
+    from exactodds.analyses.analysis import analyze
+    from exactodds.engine.distribution import deal
+    from exactodds.engine.roundtable import _factors, round_table, round_weights
+    from exactodds.game.shoe import Shoe
+    from exactodds.wagers.catalogue import load_catalogue
 
     started = time.perf_counter()
     print(f"exactodds benchmark: Python {platform.python_version()}, NumPy {np.__version__}, "
@@ -319,7 +319,7 @@ def main() -> None:
     code = "import time; t = time.perf_counter(); import exactodds; print((time.perf_counter() - t) * 1e3)"
     imports = [_child_json(code) for _ in range(3)]
     _row("import exactodds (fresh process, median of 3)", f"{statistics.median(imports):.0f} ms")
-    code = ("import json, time; from exactodds.multiset import compile_table\n"
+    code = ("import json, time; from exactodds.engine.multiset import compile_table\n"
             f"t = time.perf_counter(); compile_table({POINT_TABLE!r})\n"
             "print((time.perf_counter() - t) * 1e3)")
     _row("point table compile (fresh process, no cache)", f"{_child_json(code, cache='off'):.0f} ms")
@@ -467,11 +467,11 @@ def _side_bets() -> None:
 
 def _counting(cat: Any) -> None:
     """7. Effects of removal of the whole catalogue, one exact edge on a depleted shoe, exposure runs."""
-    from .engine import deal
-    from .eor import effects_of_removal
-    from .exposure import exposure
-    from .pricing import expected_return
-    from .shoe import Shoe
+    from exactodds.analyses.eor import effects_of_removal
+    from exactodds.analyses.pricing import expected_return
+    from exactodds.engine.distribution import deal
+    from exactodds.game.shoe import Shoe
+    from exactodds.simulation.exposure import exposure
 
     print("\n7. Counting: effects of removal, the exposure loop's exact edge, exposure runs (8 decks)")
     pairs = [(cat[w], t) for w in cat for t in cat[w].paytables]

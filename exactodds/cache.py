@@ -47,7 +47,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
-from .errors import ExactOddsWarning
+from exactodds.errors import ExactOddsWarning
 
 __all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "save", "reject", "discard",
            "disabled", "register_memo", "forget"]
@@ -56,8 +56,8 @@ __all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "sa
 SUBFOLDER = "exactodds-cache-v1"
 
 #: The modules whose source decides what a cached file holds.
-SOURCES = ("rules.py", "roundtable.py", "columns.py", "outcomes.py", "multiset.py", "cards.py", "shoe.py",
-           "cache.py")
+SOURCES = ("game/rules.py", "engine/roundtable.py", "engine/columns.py", "wagers/outcomes.py",
+           "engine/multiset.py", "game/cards.py", "game/shoe.py", "cache.py")
 
 _NAME = re.compile(r"[a-z]+-[0-9a-f]{20}-(?P<version>[0-9a-f]{16})\.npz")
 _DIGEST = "__digest__"
@@ -92,7 +92,7 @@ def cache_dir() -> Path | None:
 @functools.cache
 def code_version() -> str:
     """A short hash of the package version and of the source of ``SOURCES``."""
-    from . import __version__
+    from exactodds._version import __version__
 
     h = hashlib.sha256(__version__.encode())
     package = Path(__file__).parent

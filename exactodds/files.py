@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .errors import ExactOddsError, Interrupted
+from exactodds.errors import ExactOddsError, Interrupted
 
 __all__ = ["check_output", "write_atomically", "write_all_or_nothing", "cleanup_on_signals", "signals_held",
            "remove_all", "temporary_folder", "mode_for"]

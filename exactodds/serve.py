@@ -18,7 +18,7 @@ import socket
 from fractions import Fraction
 from typing import Any
 
-from .errors import ExactOddsError, unique_keys
+from exactodds.errors import ExactOddsError, unique_keys
 
 __all__ = ["create_app", "edges", "listen"]
 
@@ -35,7 +35,7 @@ DEFAULT_WAGERS = ("dragon-7-insurance:standard", "panda-8-insurance:standard", "
 
 
 def _shoe(decks: Any, removed: Any) -> Any:
-    from .shoe import Shoe, parse_card_list
+    from exactodds.game.shoe import Shoe, parse_card_list
 
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= 100:
         raise ExactOddsError(f"decks must be a whole number from 1 to 100, got {decks!r}")
@@ -49,7 +49,7 @@ def _shoe(decks: Any, removed: Any) -> Any:
 
 def choices(catalogue: Any = None) -> list[dict[str, str]]:
     """Every wager and paytable with fixed pays (a progressive's edge needs its meter)."""
-    from .wagers import load_catalogue
+    from exactodds.wagers.catalogue import load_catalogue
 
     cat = catalogue if catalogue is not None else load_catalogue()
     out = []
@@ -64,11 +64,11 @@ def choices(catalogue: Any = None) -> list[dict[str, str]]:
 def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = None) -> dict[str, Any]:
     """The player's exact expected return of each ``WAGER:PAYTABLE`` on the shoe less ``removed`` (positive:
     the wager favours the player; the sign convention of docs/formats.md)."""
-    from .analysis import priced_pairs
-    from .engine import deal
-    from .pricing import expected_return
-    from .report import percent
-    from .wagers import load_catalogue
+    from exactodds.analyses.analysis import priced_pairs
+    from exactodds.analyses.pricing import expected_return
+    from exactodds.engine.distribution import deal
+    from exactodds.render.report import percent
+    from exactodds.wagers.catalogue import load_catalogue
 
     shoe = _shoe(decks, removed)
     if not isinstance(keys, list) or not keys or len(keys) > MAX_WAGERS:
@@ -101,8 +101,8 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
         raise ExactOddsError("exactodds serve needs Flask: pip install flask") from None
     from importlib import resources
 
-    from .analysis import priced_pairs
-    from .certificate import catalogue_with
+    from exactodds.analyses.analysis import priced_pairs
+    from exactodds.documents.certificate import catalogue_with
 
     files = list(files or [])
     cat = catalogue_with(files)
@@ -185,8 +185,8 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.get("/table/<wager>/<paytable>")
     def table(wager: str, paytable: str) -> Any:
-        from .analysis import analyze
-        from .report import result_html
+        from exactodds.analyses.analysis import analyze
+        from exactodds.render.report import result_html
 
         n, removed = _query()
         r = analyze(_shoe(n, removed), wagers=[f"{wager}:{paytable}"], catalogue=cat)[0]
@@ -195,8 +195,8 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.get("/certificate/<wager>/<paytable>")
     def certificate(wager: str, paytable: str) -> Any:
-        from .certificate import build
-        from .documents import render_html
+        from exactodds.documents.certificate import build
+        from exactodds.documents.pages import render_html
 
         n, removed = _query()
         _shoe(n, removed)

@@ -1,7 +1,7 @@
 """A plain brute-force enumerator over card identities, for small shoes.
 
-Independent of exactodds.engine and exactodds.walk: it deals actual cards one
-by one from the multiset, follows exactodds.rules.play, and settles every
+Independent of exactodds.engine.distribution and exactodds.engine.walk: it deals actual cards one
+by one from the multiset, follows exactodds.game.rules.play, and settles every
 wager round by round. Each round is weighted by the ordered 6-card sequences
 that start with its cards: the product of the counts as they are drawn, times
 the number of ways to draw the unread cards. Only for shoes of a few dozen
@@ -14,10 +14,10 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterator
 
-from exactodds.cards import Card
 from exactodds.errors import ExactOddsError
-from exactodds.rules import Round, play
-from exactodds.shoe import Shoe
+from exactodds.game.cards import Card
+from exactodds.game.rules import Round, play
+from exactodds.game.shoe import Shoe
 
 
 def _draws(shoe: Shoe, stop: Callable[[list[Card]], bool]) -> Iterator[tuple[tuple[Card, ...], int]]:
@@ -61,7 +61,7 @@ def rounds(shoe: Shoe) -> Iterator[tuple[tuple[Card, ...], Round, int]]:
 
 
 def point_features(rnd: Round) -> dict[str, object]:
-    from exactodds.outcomes import point_row
+    from exactodds.wagers.outcomes import point_row
 
     return point_row((rnd.player_total, rnd.banker_total, len(rnd.player_cards), len(rnd.banker_cards)))
 
@@ -138,7 +138,7 @@ def all_six_card_sequences(shoe: Shoe) -> Iterator[tuple[tuple[Card, ...], int]]
 
 def deal_shoe_by_the_rules(shoe: list[int], *, cut: int) -> list[list[int]]:
     """The rounds of one shuffled shoe (card indices in shoe order), dealt card by card: expose the
-    first card and burn as many as its face (§627a.5(f)), deal with :func:`exactodds.rules.play`
+    first card and burn as many as its face (§627a.5(f)), deal with :func:`exactodds.game.rules.play`
     until the hand in which the cover card ``cut`` cards from the end appears, then one more
     hand (§627a.9(e)). Each round is its cards in the order dealt."""
     first = Card.from_index(shoe[0])

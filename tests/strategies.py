@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from exactodds.cards import Card
-from exactodds.shoe import Shoe
+from exactodds.game.cards import Card
+from exactodds.game.shoe import Shoe
 
 ALL_CARDS = [Card.from_index(i) for i in range(52)]
 
@@ -35,10 +35,10 @@ def depleted_shoes(draw: st.DrawFn) -> Shoe:
     return shoe.remove(*keep)
 
 
-# -- the condition language (exactodds.conditions): random well-typed conditions ------------------
+# -- the condition language (exactodds.wagers.conditions): random well-typed conditions ------------------
 
 def _features(kind: str) -> list[str]:
-    from exactodds.outcomes import FEATURE_TYPES
+    from exactodds.wagers.outcomes import FEATURE_TYPES
 
     return sorted(n for n, t in FEATURE_TYPES.items() if t == kind)
 
@@ -70,7 +70,7 @@ def number_expressions(draw: st.DrawFn, depth: int = 3) -> str:
 
 @st.composite
 def _text_comparisons(draw: st.DrawFn) -> str:
-    from exactodds.outcomes import TEXT_VALUES
+    from exactodds.wagers.outcomes import TEXT_VALUES
 
     feature = draw(st.sampled_from(_features("text")))
     values = TEXT_VALUES[feature]

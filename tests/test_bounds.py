@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from exactodds import bounds, multiset
+from exactodds.analyses.pricing import signature_for
+from exactodds.engine import bounds, multiset
+from exactodds.engine.identity import _labels
+from exactodds.engine.multiset import compile_table, point_names
 from exactodds.errors import ExactOddsError
-from exactodds.identity import _labels
-from exactodds.multiset import compile_table, point_names
-from exactodds.outcomes import HAND_ATTRIBUTES
-from exactodds.pricing import signature_for
-from exactodds.wagers import read_text
+from exactodds.wagers.catalogue import read_text
+from exactodds.wagers.outcomes import HAND_ATTRIBUTES
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 3 * 2 ** 30          # the address space each child may take
@@ -69,8 +69,8 @@ def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when:
 
 def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_path: Path) -> None:
     # a file whose wagers are compiled only when priced still names the file and the wager
-    code = ("import sys; from exactodds.engine import deal; from exactodds.pricing import price\n"
-            "from exactodds.shoe import Shoe; from exactodds.wagers import read_text\n"
+    code = ("import sys; from exactodds.engine.distribution import deal; from exactodds.analyses.pricing import price\n"
+            "from exactodds.game.shoe import Shoe; from exactodds.wagers.catalogue import read_text\n"
             "w = read_text(sys.argv[1], source='huge.toml')['huge']\n"
             "try:\n"
             "    price(w, w.paytable('A'), deal(Shoe.decks(8)))\n"
@@ -99,8 +99,8 @@ def test_the_catalogue_and_the_examples_price_under_the_memory_limit(tmp_path: P
 # the compile's peak of allocated bytes (NumPy's arrays and Python's objects, traced), in a fresh process
 _MEASURE = """
 import json, sys, tracemalloc
-from exactodds import multiset
-from exactodds.roundtable import slot_values
+from exactodds.engine import multiset
+from exactodds.engine.roundtable import slot_values
 slot_values()
 tracemalloc.start()
 multiset._compile(tuple(sys.argv[2:]), sys.argv[1])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from exactodds import Shoe, cache
-from exactodds.multiset import _from_arrays, _table, _to_arrays, compile_table
+from exactodds.engine.multiset import _from_arrays, _table, _to_arrays, compile_table
 
 NAMES = ("banker_rank_1", "player_suit_1", "player_two_card_total")
 

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from exactodds import Shoe, cache
-from exactodds.certificate import build, verify
-from exactodds.multiset import _compile, _table, _to_arrays, compile_table
-from exactodds.pricing import feature_table
-from exactodds.roundtable import POINT_NAMES
-from exactodds.wagers import load_catalogue
+from exactodds.analyses.pricing import feature_table
+from exactodds.documents.certificate import build, verify
+from exactodds.engine.multiset import _compile, _table, _to_arrays, compile_table
+from exactodds.engine.roundtable import POINT_NAMES
+from exactodds.wagers.catalogue import load_catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA_627A = ROOT / "exactodds" / "data" / "627a.toml"
@@ -270,7 +270,7 @@ def test_a_file_with_a_recomputed_digest_from_anyone_without_the_users_key_is_no
     shared = tmp_path / "shared-cache"
     forge = ("import numpy as np, sys\n"
              "from exactodds import cache\n"
-             "from exactodds.multiset import compile_table\n"
+             "from exactodds.engine.multiset import compile_table\n"
              "compile_table(('banker', 'banker_cards', 'player', 'player_cards'))\n"
              "(path,) = (cache.cache_dir() / cache.SUBFOLDER).glob('multiset-*.npz')\n"
              "with np.load(path) as data: arrays = {k: data[k] for k in data.files if k != '__digest__'}\n"

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from exactodds.certificate import build, verify
 from exactodds.cli import cli
-from exactodds.documents import read_document, render_html, render_markdown
+from exactodds.documents.certificate import build, verify
+from exactodds.documents.pages import read_document, render_html, render_markdown
+from exactodds.documents.signing import canonical, keygen, load_public_key, sign
+from exactodds.documents.tables import table_texts
 from exactodds.errors import ExactOddsError
-from exactodds.signing import canonical, keygen, load_public_key, sign
-from exactodds.tables import table_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -251,7 +251,7 @@ def test_provenance_comes_from_the_build_not_a_surrounding_repository() -> None:
     """An editable install has no _build.py: the commit is 'not recorded', never read from git."""
     import importlib.util
 
-    from exactodds.certificate import provenance
+    from exactodds.documents.certificate import provenance
 
     p = provenance()
     built = importlib.util.find_spec("exactodds._build") is not None
@@ -348,7 +348,7 @@ def test_a_pdf_whose_pages_were_reprinted_with_other_figures_fails(tmp_path: Pat
     """The genuine JSON attached to pages that show another RTP: verify reads the pages too."""
     from pypdf import PdfReader, PdfWriter
 
-    from exactodds.documents import ATTACHMENT
+    from exactodds.documents.pages import ATTACHMENT
 
     cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], issued="2026-11-23")
     rtp = "98.9421%"

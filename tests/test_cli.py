@@ -169,7 +169,7 @@ def test_set_royal_9_seat_and_combinations() -> None:
 
 
 def test_features_lists_the_whole_vocabulary() -> None:
-    from exactodds.outcomes import KNOWN_FEATURES
+    from exactodds.wagers.outcomes import KNOWN_FEATURES
 
     code, out, _err = run("features", "--format", "json")
     assert code == 0

@@ -1,4 +1,4 @@
-"""The condition language (exactodds.conditions) against plain Python, on every deal of small shoes.
+"""The condition language (exactodds.wagers.conditions) against plain Python, on every deal of small shoes.
 
 The compiler builds NumPy evaluators from a checked condition; the reference here is CPython's own
 evaluation of the same text on one round's features at a time (``min``/``max`` of one argument
@@ -17,14 +17,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from exactodds.conditions import Condition
-from exactodds.engine import deal
+from exactodds.analyses.pricing import price
+from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
-from exactodds.outcomes import FEATURE_TYPES, INITIAL_FEATURES, VALUE_LEVEL
-from exactodds.pays import parse_pay
-from exactodds.pricing import price
-from exactodds.shoe import Shoe
-from exactodds.wagers import Outcome, Paytable, Wager
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import Outcome, Paytable, Wager
+from exactodds.wagers.conditions import Condition
+from exactodds.wagers.outcomes import FEATURE_TYPES, INITIAL_FEATURES, VALUE_LEVEL
+from exactodds.wagers.pays import parse_pay
 
 from . import brute
 from .strategies import conditions, loose_conditions
@@ -214,7 +214,7 @@ def test_generated_conditions_priced_by_the_engine_equal_the_brute_force(text: s
 
 
 def test_a_parameter_keeps_the_type_its_conditions_were_checked_for() -> None:
-    from exactodds.wagers import load_catalogue
+    from exactodds.wagers.catalogue import load_catalogue
 
     royal = load_catalogue()["royal-9-progressive"]
     assert royal.with_parameters({"seat": 3}).parameters["seat"] == 3

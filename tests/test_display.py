@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from exactodds import Shoe, analyze
-from exactodds.checksim import check
-from exactodds.progressive import load_meters, progressive_analysis
-from exactodds.simulate import simulate
-from exactodds.checksim import Records
+from exactodds.analyses.progressive import load_meters, progressive_analysis
+from exactodds.simulation.checksim import Records, check
+from exactodds.simulation.simulate import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,8 +66,8 @@ def test_removal_effect_and_effects_bars_draw_the_same_bars() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from exactodds.eor import PER, effects_of_removal
-    from exactodds.plots import effects_bars, removal_effect
+    from exactodds.analyses.eor import PER, effects_of_removal
+    from exactodds.documents.plots import effects_bars, removal_effect
 
     r = effects_of_removal(Shoe.decks(8), [("dragon-7-insurance", "standard")])[0]
     _, (left, right) = plt.subplots(1, 2)
@@ -88,8 +87,8 @@ def test_every_result_renders_through_one_report(tmp_path: Path) -> None:
     import csv
     import io
 
-    from exactodds.render import FORMATS, Report
-    from exactodds.vigorish import vigorish_table
+    from exactodds.analyses.vigorish import vigorish_table
+    from exactodds.render.tables import FORMATS, Report
 
     t = vigorish_table(Shoe.decks(8), [1, 7])
     assert isinstance(t.report(), Report)
@@ -103,7 +102,7 @@ def test_every_result_renders_through_one_report(tmp_path: Path) -> None:
 
 
 def test_html_escapes_every_cell_and_title() -> None:
-    from exactodds.render import Column, Report, Table, render_report
+    from exactodds.render.tables import Column, Report, Table, render_report
 
     page = render_report(Report("x", title="<b>t</b>", tables=(Table((Column("a", "<i>"),), (("<script>",),)),)),
                          "html")
@@ -111,7 +110,7 @@ def test_html_escapes_every_cell_and_title() -> None:
 
 
 def test_a_decimal_column_keeps_the_exact_value_beside_it() -> None:
-    from exactodds.render import Column, Report, Table, render_report
+    from exactodds.render.tables import Column, Report, Table, render_report
 
     third = Fraction(1, 3)
     report = Report("x", tables=(Table((Column("p", "P", "percent", 2, csv_places=6, twin=True),), ((third,),)),))

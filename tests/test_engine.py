@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pytest
-
 from exactodds import Card, Shoe, deal, load_catalogue, price, walk
-from exactodds.roundtable import round_table
-from exactodds.shoe import INT64_MAX_CARDS
+from exactodds.engine.roundtable import round_table
+from exactodds.game.shoe import INT64_MAX_CARDS
 
 from . import brute
 from .strategies import depleted_shoes, small_shoes
@@ -71,7 +69,7 @@ def test_engine_agrees_with_brute_force(shoe: Shoe) -> None:
 
 def test_brute_force_weights_are_the_six_card_convention() -> None:
     """On a tiny shoe, count literally every ordered 6-card sequence and play it."""
-    from exactodds.rules import play
+    from exactodds.game.rules import play
 
     shoe = Shoe.from_card_counts({"As": 2, "5h": 1, "9d": 1, "Kc": 2, "7s": 1, "3h": 1})
     literal: Counter = Counter()
@@ -84,7 +82,7 @@ def test_brute_force_weights_are_the_six_card_convention() -> None:
 
 def assert_every_wager_agrees(shoe: Shoe, catalogue: dict | None = None) -> None:
     """Every wager and paytable: engine counts == brute-force counts over card identities."""
-    from exactodds.pricing import price
+    from exactodds.analyses.pricing import price
 
     cat = catalogue if catalogue is not None else load_catalogue()
     pairs = [(w, t) for w in cat.values() for t in w.paytables]
@@ -151,7 +149,7 @@ def test_royal_9_seat_parameter_agrees_with_brute_force() -> None:
 
 def test_one_deck_without_diamonds_against_brute_force_sample() -> None:
     """A deck with every diamond removed: unequal suits; initial-card wagers checked exactly."""
-    from exactodds.cards import Suit
+    from exactodds.game.cards import Suit
 
     shoe = Shoe.decks(1).remove(*[c for c in (Card.from_index(i) for i in range(52)) if c.suit is Suit.DIAMONDS])
     dist = deal(shoe)
@@ -169,7 +167,7 @@ def test_one_deck_without_diamonds_against_brute_force_sample() -> None:
 @settings(max_examples=20, deadline=None)
 @given(depleted_shoes())
 def test_every_wager_probabilities_sum_to_one(shoe: Shoe) -> None:
-    from exactodds.pricing import price
+    from exactodds.analyses.pricing import price
 
     dist = deal(shoe)
     for w in load_catalogue().values():
@@ -189,7 +187,7 @@ def test_every_wager_probabilities_sum_to_one(shoe: Shoe) -> None:
 @pytest.mark.parametrize("shoe", [Shoe.decks(28), Shoe.decks(30).remove("5s", "5s", "Kh"), Shoe.decks(400)],
                          ids=["28", "30-depleted", "400"])
 def test_modular_counts_equal_python_integers(names: tuple[str, ...], shoe: Shoe) -> None:
-    from exactodds.multiset import compile_table
+    from exactodds.engine.multiset import compile_table
 
     table = compile_table(names)
     assert [int(x) for x in table.counts(shoe)] == [int(x) for x in table.counts_in_python_integers(shoe)]
@@ -200,8 +198,8 @@ def test_modular_every_card_counts_equal_python_integers() -> None:
 
     import numpy as np
 
-    from exactodds.identity import all_card_categories
-    from exactodds.multiset import compile_table
+    from exactodds.engine.identity import all_card_categories
+    from exactodds.engine.multiset import compile_table
 
     shoe = Shoe.decks(40).remove("Ks", "Kh", "9d", "9d")
     names = ("banker", "banker_cards", "count_0", "count_8", "player", "player_cards")
@@ -221,7 +219,7 @@ def test_modular_every_card_counts_equal_python_integers() -> None:
 def test_chinese_remainders_rebuild_the_number(x: int, bits: int) -> None:
     import numpy as np
 
-    from exactodds.modular import crt, primes_for
+    from exactodds.engine.modular import crt, primes_for
 
     primes = primes_for(10 ** 60, bits=bits)
     assert int(crt([np.array([x % p], dtype=np.uint64) for p in primes], primes)[0]) == x

@@ -1,4 +1,4 @@
-"""Effects of removal and the counts built from them (exactodds.eor, exactodds.counting)."""
+"""Effects of removal and the counts built from them (exactodds.analyses.eor, exactodds.analyses.counting)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from exactodds.analysis import analyze
-from exactodds.cards import Card, Rank
+from exactodds.analyses.analysis import analyze
+from exactodds.analyses.counting import RANKS, betting_correlation_squared, parse_tags, suggest_tags
+from exactodds.analyses.eor import effects_of_removal, resolution
 from exactodds.cli import cli
-from exactodds.counting import RANKS, betting_correlation_squared, parse_tags, suggest_tags
-from exactodds.eor import effects_of_removal, resolution
 from exactodds.errors import ExactOddsError
-from exactodds.shoe import Shoe
-from exactodds.wagers import load_catalogue
+from exactodds.game.cards import Card, Rank
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 ALL_PAIRS = [(CATALOGUE[w], t) for w in CATALOGUE for t in CATALOGUE[w].paytables]

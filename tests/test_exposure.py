@@ -1,4 +1,4 @@
-"""Exposure runs (exactodds.exposure): exact edges before every round, split-invariant, on Dask too."""
+"""Exposure runs (exactodds.simulation.exposure): exact edges before every round, split-invariant, on Dask too."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from exactodds.analysis import analyze
-from exactodds.cards import Card
+from exactodds.analyses.analysis import analyze
 from exactodds.cli import cli
 from exactodds.errors import ExactOddsError
-from exactodds.exposure import ExposureSpec, exposure, exposure_batch
-from exactodds.shoe import Shoe
-from exactodds.wagers import load_catalogue
+from exactodds.game.cards import Card
+from exactodds.game.shoe import Shoe
+from exactodds.simulation.exposure import ExposureSpec, exposure, exposure_batch
+from exactodds.wagers.catalogue import load_catalogue
 
 from .brute import deal_shoe_by_the_rules
 
@@ -24,7 +24,7 @@ PAIRS = [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard")]
 
 def _dealt_by_the_rules(seed: int, shoe_number: int, *, decks: int, cut: int) -> list[tuple[list[int], list[int]]]:
     """(cards seen before the round, the round's cards) for each round of one shoe, dealt card by card
-    from §627a.5 and §627a.9(e) with :func:`exactodds.rules.play` — not the simulator's vectorised loop."""
+    from §627a.5 and §627a.9(e) with :func:`exactodds.game.rules.play` — not the simulator's vectorised loop."""
     stack = np.random.default_rng([seed, shoe_number]).permutation(np.repeat(np.arange(52), decks)).tolist()
     seen = [stack[0]]
     out = []
@@ -58,8 +58,8 @@ def test_edges_equal_analyze_on_the_cards_not_yet_seen():
 
 
 def _all_edges(wager, table, rounds, decks):
-    from exactodds.engine import deal
-    from exactodds.pricing import price
+    from exactodds.analyses.pricing import price
+    from exactodds.engine.distribution import deal
 
     w = load_catalogue()[wager]
     out = []

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from exactodds.analysis import analyze, load_file
+from exactodds.analyses.analysis import analyze, load_file
 from exactodds.cli import cli
-from exactodds.engine import deal
+from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
-from exactodds.shoe import Shoe
-from exactodds.wagers import load_catalogue
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import load_catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,13 +10,13 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner
 
-from exactodds.analysis import analyze
-from exactodds.cards import Rank
+from exactodds.analyses.analysis import analyze
+from exactodds.analyses.house_money import house_money
 from exactodds.cli import cli
 from exactodds.errors import ExactOddsError
-from exactodds.house_money import house_money
-from exactodds.rules import play
-from exactodds.shoe import Shoe
+from exactodds.game.cards import Rank
+from exactodds.game.rules import play
+from exactodds.game.shoe import Shoe
 
 #: A small lopsided shoe with pairs aplenty: 10 cards, every ordered 6-card deal walked.
 SMALL = Shoe.from_rank_counts({"A": 2, "3": 2, "8": 2, "9": 1, "K": 2, "Q": 1}, label="small shoe")

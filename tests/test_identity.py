@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 
 from exactodds import Card, ExactOddsError, Shoe, deal, load_catalogue, price
-from exactodds.identity import hand_attributes
-from exactodds.outcomes import initial_row
+from exactodds.engine.identity import hand_attributes
+from exactodds.wagers.outcomes import initial_row
 
 from .brute import _hand
 
@@ -38,7 +38,7 @@ def test_627b_1_c_a_jack_and_a_king_are_not_a_pair() -> None:
 
 def test_hand_attributes_match_the_brute_force_descriptions() -> None:
     """Two independent readings of the definitions agree on all 2,704 ordered pairs."""
-    from exactodds.outcomes import HAND_ATTRIBUTES
+    from exactodds.wagers.outcomes import HAND_ATTRIBUTES
 
     cards = [Card.from_index(i) for i in range(52)]
     for x in cards:

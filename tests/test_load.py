@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from exactodds import ExactOddsError, Shoe, analyze, load_file
-from exactodds import pricing
+from exactodds.analyses import pricing
+from exactodds.analyses.positions import position
 from exactodds.cli import cli
-from exactodds.positions import position
 
 HEAVY = "banker_suit_1 == banker_suit_2 and banker_suit_2 == banker_suit_3 and player_suit_1 == player_suit_2"
 OVERLAP = "  [[wager.outcome]]\n  id = \"any\"\n  name = \"any\"\n  when = \"banker_wins\"\n"
@@ -105,7 +105,7 @@ def test_list_and_check_check_every_wager_of_a_file(tmp_path: Path, compiled: li
 
 
 def test_simulated_rounds_of_a_non_exclusive_wager_are_refused(tmp_path: Path, compiled: list) -> None:
-    from exactodds.rounds import settle_rounds
+    from exactodds.simulation.rounds import settle_rounds
 
     cat = load_file(mixed_file(tmp_path))
     w = cat["overlap"]

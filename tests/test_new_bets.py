@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactodds import ExactOddsError, Shoe, deal, load_file, price
-from exactodds.cards import Card, Rank
-from exactodds.rules import play
+from exactodds.game.cards import Card, Rank
+from exactodds.game.rules import play
 
 from .strategies import depleted_shoes, small_shoes
 from .test_engine import assert_every_wager_agrees
@@ -198,7 +198,7 @@ def test_third_card_suits_by_suit_symmetry(bets: dict, value_rounds_8: list) -> 
 def test_initial_card_wagers_two_routes_on_a_depleted_shoe(wager: str, features: tuple[str, ...]) -> None:
     """Quadratic forms over identities (identity.py) against the multiset table (multiset.py)."""
     from exactodds import load_catalogue
-    from exactodds.multiset import compile_table
+    from exactodds.engine.multiset import compile_table
 
     shoe = Shoe.decks(8).remove("7s", "7s", "7h", "Kd", "Qd", "Qd", "9c")
     w = load_catalogue()[wager]
@@ -300,8 +300,8 @@ def test_dealt_rounds_settle_as_the_brute_force_reads_them(bets: dict) -> None:
     """The simulator's settlement (rounds.py over columns.py) against brute.all_features."""
     import numpy as np
 
-    from exactodds.rounds import settle_many
-    from exactodds.simulate import simulate
+    from exactodds.simulation.rounds import settle_many
+    from exactodds.simulation.simulate import simulate
 
     from . import brute
 
@@ -327,8 +327,8 @@ def test_every_feature_of_a_dealt_round_matches_the_brute_force(indices: list[in
     """columns.py (tables and dealt rounds) against brute.all_features (written apart), feature by feature."""
     import numpy as np
 
-    from exactodds.outcomes import KNOWN_FEATURES
-    from exactodds.rounds import deal_from, features
+    from exactodds.simulation.rounds import deal_from, features
+    from exactodds.wagers.outcomes import KNOWN_FEATURES
 
     from . import brute
 

@@ -1,4 +1,4 @@
-"""Suits read by pattern (exactodds.multiset, issue 23): a condition that compares suits sees only
+"""Suits read by pattern (exactodds.engine.multiset, issue 23): a condition that compares suits sees only
 which cards share one, and which of the suits it names; the tables are compiled over those
 patterns and each shoe resolves them. Every count here is compared with the brute force over
 card identities (tests/brute.py) on small shoes whose suits are unequal, so that a pattern
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exactodds.conditions import Condition
-from exactodds.engine import deal
+from exactodds.analyses.pricing import price, table_signature
+from exactodds.engine.distribution import deal
+from exactodds.engine.multiset import EVERY_SUIT, compile_table, told_apart
 from exactodds.errors import ExactOddsError
-from exactodds.multiset import EVERY_SUIT, compile_table, told_apart
-from exactodds.pays import parse_pay
-from exactodds.pricing import price, table_signature
-from exactodds.shoe import Shoe
-from exactodds.wagers import Outcome, Paytable, Wager
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import Outcome, Paytable, Wager
+from exactodds.wagers.conditions import Condition
+from exactodds.wagers.pays import parse_pay
 
 from .test_conditions import SHOES, deals, reference
 
@@ -129,13 +129,13 @@ def test_a_pattern_table_adds_up_and_stands_for_every_suit_assignment(told: str)
 def test_a_wager_on_the_initial_cards_read_with_the_totals_keeps_its_own_counts(wid: str) -> None:
     """A position reads a wager on the initial cards' identities off one table with the Banker's
     totals, by suit pattern (nines read finely only where the card is a nine); its outcomes there
-    add up to what the quadratic forms of exactodds.identity count for it alone."""
+    add up to what the quadratic forms of exactodds.engine.identity count for it alone."""
     from collections import Counter
 
     import numpy as np
 
-    from exactodds.pricing import assign_outcomes, counts_for, feature_table, signature_for
-    from exactodds.wagers import load_catalogue
+    from exactodds.analyses.pricing import assign_outcomes, counts_for, feature_table, signature_for
+    from exactodds.wagers.catalogue import load_catalogue
 
     cat = load_catalogue()
     wager, banker = cat[wid], cat["banker"]
@@ -206,7 +206,7 @@ def test_every_card_features_read_with_single_cards_equal_the_brute_force(text: 
 ])
 def test_every_card_features_read_by_pattern_equal_the_count_per_value_multiset(every: str, single: str) -> None:
     """Two routes: an every-card feature read with a single card (suit patterns, signs) against the
-    feature read alone (per value multiset, exactodds.identity), on 8 decks less a few cards of unequal
+    feature read alone (per value multiset, exactodds.engine.identity), on 8 decks less a few cards of unequal
     suits."""
     shoe = Shoe.decks(8).remove("Kh", "Kh", "7d", "2s", "9c", "9c", "Qs")
     alone, joint = _wager(every, {}), _wager(f"{every} and {single}", {})
@@ -254,7 +254,7 @@ def test_a_wager_on_six_suits_is_compiled_for_itself_reading_suits_only_where_th
     million rows by pattern, beyond the bound. Compiled for the wager alone, a round reads the Banker's
     suits only where it is a Dragon 7, the Player's only where it is a Panda 8 (the issue's first bet:
     killed by the system at 22.9 GB before suits were read by pattern)."""
-    from exactodds.multiset import Varies
+    from exactodds.engine.multiset import Varies
 
     both = _two_outcomes()
     sig = table_signature(both)
@@ -293,7 +293,7 @@ def test_conditions_on_suits_compiled_for_themselves_equal_the_brute_force(
         drawn: tuple[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
     """The same conditions, every table of suit patterns compiled for its wager alone (multiset.Varies):
     suits are read only where they change an outcome, which the brute force must not notice."""
-    from exactodds import pricing
+    from exactodds.analyses import pricing
 
     monkeypatch.setattr(pricing, "SHARED_ROWS", 0)
     pricing._shared.cache_clear()
@@ -316,7 +316,7 @@ def test_conditions_on_suits_compiled_for_themselves_equal_the_brute_force(
                                   "same_colour or player_suit_1 == banker_suit_1", "same_suit and player_rank_1 == 12"])
 def test_every_card_features_read_with_single_cards_equal_the_walk_on_a_deck(text: str) -> None:
     """The second route (the walk, which shares no counting code) on a deck less six cards of unequal suits."""
-    from exactodds.walk import WalkDistribution
+    from exactodds.engine.walk import WalkDistribution
 
     shoe = Shoe.decks(1).remove("Kh", "7d", "2s", "9h", "Qc", "As")
     wager = _wager(text, {})

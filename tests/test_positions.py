@@ -1,4 +1,4 @@
-"""Positions (exactodds.positions): several wagers on one round, one exact joint distribution."""
+"""Positions (exactodds.analyses.positions): several wagers on one round, one exact joint distribution."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner
 
+from exactodds.analyses.positions import parse_stake, position
+from exactodds.analyses.pricing import price
 from exactodds.cli import cli
-from exactodds.engine import deal
+from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
-from exactodds.positions import parse_stake, position
-from exactodds.pricing import price
-from exactodds.shoe import Shoe
-from exactodds.wagers import load_catalogue
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import load_catalogue
 
 CAT = load_catalogue()
 SHOE = Shoe.decks(8)
@@ -69,7 +69,7 @@ def test_progressive_needs_its_meter_and_mystery_adds_its_long_run_value():
     p = position(SHOE, [("heavenly-9-progressive", None, 5), ("banker", None, 5)], meters={"J": Fraction(2000)})
     q = position(SHOE, [("heavenly-9-progressive", None, 5), ("banker", None, 5)], meters={"J": Fraction(2000)},
                  mystery=["A-$5"])
-    from exactodds.progressive import load_meters, mystery_return
+    from exactodds.analyses.progressive import load_meters, mystery_return
 
     spec = load_meters()[1]["A-$5"]
     assert q.expected_value - p.expected_value == mystery_return(spec).return_per_unit * 5

@@ -11,9 +11,14 @@ import sympy
 from click.testing import CliRunner
 
 from exactodds import Shoe, analyze, load_file
+from exactodds.analyses.progressive import (
+    MysterySpec,
+    load_meters,
+    long_run_return,
+    mystery_return,
+    progressive_analysis,
+)
 from exactodds.cli import cli
-from exactodds.progressive import (MysterySpec, load_meters, long_run_return, mystery_return,
-                                   progressive_analysis)
 
 
 def analysis(wager: str, paytable: str, shoe: Shoe | None = None):

@@ -6,11 +6,11 @@ from fractions import Fraction
 
 from click.testing import CliRunner
 
-from exactodds.analysis import analyze
+from exactodds.analyses.analysis import analyze
 from exactodds.cli import cli
-from exactodds.engine import deal
-from exactodds.shoe import Shoe
-from exactodds.wagers import load_catalogue
+from exactodds.engine.distribution import deal
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import load_catalogue
 
 CAT = load_catalogue()
 SHOE = Shoe.decks(8)
@@ -50,7 +50,7 @@ def test_627b_3_e_royal_9_ranks_a_meter_above_dollar_awards_or_by_amount():
     assert a["mega"] == b["mega"] and sum(a.values()) == sum(b.values()) == SHOE.sequences
     # a meter above the $1,500 award pays the meter again, as under the regulation's reading
     high = r9.with_rank_meters("$5", {"J_mega": 10_000, "J_major": 400, "J_minor": 400})
-    from exactodds.pricing import price
+    from exactodds.analyses.pricing import price
 
     again = price(high, table, deal(SHOE))
     assert {ln.id: ln.combinations for ln in again.lines} == b

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from exactodds.checksim import check_files, read_records
 from exactodds.cli import cli
+from exactodds.simulation.checksim import check_files, read_records
 
 ROUNDS = 20_000
 
@@ -179,8 +179,8 @@ def test_checker_catches(tmp_path: Path) -> None:
 def test_json_lines_are_written_as_json_dumps_writes_each_record() -> None:
     """The JSON Lines writer (each distinct value encoded once) against json.dumps of every record."""
     from exactodds import load_catalogue
-    from exactodds.recordio import CARD_COLUMNS, _jsonl_bytes
-    from exactodds.simulate import record_table, simulate
+    from exactodds.simulation.recordio import CARD_COLUMNS, _jsonl_bytes
+    from exactodds.simulation.simulate import record_table, simulate
 
     cat = load_catalogue()
     pairs = [(cat[w], cat[w].paytable(t)) for w, t in (("tie", "8-to-1"), ("perfect-pairs-player", "A"))]
@@ -193,7 +193,7 @@ def test_json_lines_are_written_as_json_dumps_writes_each_record() -> None:
 
 
 def test_json_lines_chunks_shrink_with_their_columns_and_keep_one_set_of_columns(tmp_path: Path) -> None:
-    from exactodds.recordio import CHUNK_ROWS, _rows_for, read_chunks
+    from exactodds.simulation.recordio import CHUNK_ROWS, _rows_for, read_chunks
 
     path = tmp_path / "wide.jsonl"
     code, _, _ = run("simulate", "--rounds", "50000", "--seed", "2", "--settle", "all", "--output", str(path), "--quiet")

@@ -5,14 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from exactodds.analysis import load_file
-from exactodds.checksim import Tally, tally_chunk
-from exactodds.recordio import Chunk
-from exactodds.roundclasses import (RoundHistogram, all_same_flags, breaks_rules, decode_values, initial_codes,
-                                    settle_grouped, value_codes)
-from exactodds.rounds import POINTS, features, invalid_rounds, settle_rounds
-from exactodds.simulate import simulate
-from exactodds.wagers import load_catalogue
+from exactodds.analyses.analysis import load_file
+from exactodds.simulation.checksim import Tally, tally_chunk
+from exactodds.simulation.recordio import Chunk
+from exactodds.simulation.roundclasses import (
+    RoundHistogram,
+    all_same_flags,
+    breaks_rules,
+    decode_values,
+    initial_codes,
+    settle_grouped,
+    value_codes,
+)
+from exactodds.simulation.rounds import POINTS, features, invalid_rounds, settle_rounds
+from exactodds.simulation.simulate import simulate
+from exactodds.wagers.catalogue import load_catalogue
 
 
 def _rounds() -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +86,7 @@ def test_settlement_columns_are_compared_round_by_round() -> None:
 
 
 def test_decoded_rounds_carry_their_value_code_and_no_all_same_flag_they_need_not() -> None:
-    from exactodds.roundtable import slot_values
+    from exactodds.engine.roundtable import slot_values
 
     values = np.asarray(slot_values())                      # every sequence of point values a round can have
     codes = np.where(values >= 0, values + 1, 0) @ 11 ** np.arange(5, -1, -1)
@@ -135,8 +142,8 @@ def test_flagged_classes_add_up(decks: int) -> None:
 def test_the_dealable_value_codes_are_the_round_tables() -> None:
     """Two routes to the rounds the rules can deal: who draws in each five-card window, and the
     engine's round table (a separate walk of the deal)."""
-    from exactodds.roundclasses import _dealable
-    from exactodds.roundtable import slot_values
+    from exactodds.engine.roundtable import slot_values
+    from exactodds.simulation.roundclasses import _dealable
 
     values = np.asarray(slot_values(), dtype=np.int64)
     table = np.zeros(11 ** 6, dtype=bool)

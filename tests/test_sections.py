@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from exactodds import Shoe, analyze, deal, load_catalogue, play, price
-from exactodds.outcomes import point_row
+from exactodds.wagers.outcomes import point_row
 
 
 def settle(wager_id: str, values: list[int], paytable: str = "standard", alternative: str | None = None) -> str | None:
@@ -126,7 +126,7 @@ def test_golden_talons_paytables_a_c_e_match_dragon_bonus() -> None:
 def test_cover_all_is_the_union_of_the_other_four() -> None:
     """Cover All under B wins on exactly the rounds where any other 5 Treasures wager wins."""
     cat = load_catalogue()
-    from exactodds.pricing import classify
+    from exactodds.analyses.pricing import classify
 
     others = ["fortune-7", "golden-8", "heavenly-9-bonus", "blazing-7s"]
     cover = classify(cat["cover-all"], cat["cover-all"].paytable("B"))

@@ -17,12 +17,12 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from exactodds.analysis import analyze, load_file
-from exactodds.certificate import build, verify
+from exactodds.analyses.analysis import analyze, load_file
 from exactodds.cli import cli
+from exactodds.documents.certificate import build, verify
 from exactodds.errors import ExactOddsError
-from exactodds.shoe import Shoe
-from exactodds.wagers import load_catalogue
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import load_catalogue
 
 from .test_cli import run
 
@@ -291,7 +291,7 @@ def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> No
     r = client.post("/api/edges", json={"decks": 8, "removed": [], "wagers": ["house-bet:A"]}).get_json()
     (exact,) = analyze(Shoe.decks(8), wagers=["house-bet"], catalogue=load_catalogue().merged(load_file(house)))
     assert Fraction(r["wagers"][0]["expected_return"]) == exact.expected_return
-    from exactodds.documents import read_document
+    from exactodds.documents.pages import read_document
 
     html = client.get("/certificate/house-bet/A?decks=8").get_data(as_text=True)
     path = house.parent / "served.html"

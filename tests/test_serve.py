@@ -23,12 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import exactodds
-
-from exactodds.analysis import analyze
-from exactodds.certificate import verify
-from exactodds.documents import read_document
+from exactodds.analyses.analysis import analyze
+from exactodds.documents.certificate import verify
+from exactodds.documents.pages import read_document
+from exactodds.game.shoe import Shoe
 from exactodds.serve import MAX_BODY, create_app, listen
-from exactodds.shoe import Shoe
 
 from .test_cli import run
 

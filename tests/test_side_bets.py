@@ -3,7 +3,7 @@
 Each bet is checked against the brute force over card identities on small shoes with unequal
 suits (random, and targeted so that every outcome happens), and on 8 decks, 6 decks and depleted
 shoes against an independent count written here: a plain enumeration of the rounds by point
-value over the rules of §627a (exactodds.rules.play), weighted by the rank, suit or card
+value over the rules of §627a (exactodds.game.rules.play), weighted by the rank, suit or card
 multiplicities of the shoe. The heaviest compiles within 1.5 GB of address space.
 """
 
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 
 from exactodds import ExactOddsError, Shoe, deal, load_file, multiset, price
-from exactodds.cards import Card
-from exactodds.pricing import table_signature
-from exactodds.rules import play
+from exactodds.analyses.pricing import table_signature
+from exactodds.game.cards import Card
+from exactodds.game.rules import play
 
 from .strategies import depleted_shoes, small_shoes
 from .test_bounds import _run
@@ -98,7 +98,7 @@ def test_three_card_straights_count_ace_high_and_low_but_do_not_wrap(bets: dict)
 @pytest.fixture(scope="module")
 def value_rounds() -> dict[str, Counter]:
     """Every round by point values in deal order (P1, B1, P2, B2, then the third cards), played by
-    exactodds.rules.play, then grouped by what each bet's count depends on (the values dealt, as a
+    exactodds.game.rules.play, then grouped by what each bet's count depends on (the values dealt, as a
     sorted tuple, and the values of the cards the bet reads) with the number of rounds in each."""
     groups: dict[str, Counter] = {k: Counter() for k in ("all", "naturals", "thirds", "banker", "dragon", "panda")}
     total = 0

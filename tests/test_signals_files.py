@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from exactodds import certificate as certificate_module
-from exactodds import files, tables
+from exactodds import files
 from exactodds.cli import cli
+from exactodds.documents import certificate as certificate_module
+from exactodds.documents import tables
 from exactodds.errors import ExactOddsError, Interrupted
 
 EXE = [sys.executable, "-m", "exactodds.cli"]
@@ -70,7 +71,7 @@ def test_verify_refuses_a_certificate_of_200_shoes_at_once(tmp_path: Path, tie_c
     """Verifying a certificate that lists 200 shoes (of the whole catalogue) was busy for more than 300 s;
     it is now refused, in one line naming the limit, before anything is recomputed (the timeout is a
     guard, not a measure)."""
-    from exactodds.wagers import load_catalogue
+    from exactodds.wagers.catalogue import load_catalogue
 
     ranks = "A23456789TJQK"
     doc = json.loads(json.dumps(tie_certificate))
@@ -114,7 +115,7 @@ def test_verify_refuses_too_many_wagers_paytables_or_tables(tmp_path: Path, tie_
 def test_verify_reads_no_more_than_the_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A certificate file beyond the byte limit is refused without being read whole (the limit is made
     small here so that the test writes little)."""
-    import exactodds.documents as documents
+    import exactodds.documents.pages as documents
 
     monkeypatch.setattr(documents, "MAX_BYTES", 4096)
     path = tmp_path / "large.json"
@@ -383,7 +384,7 @@ def test_record_writer_signal_after_its_temporary_file_is_made(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
-    from exactodds.recordio import CARD_COLUMNS, RecordWriter
+    from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter
 
     monkeypatch.setattr(tempfile, "mkstemp", _signal_after(tempfile.mkstemp, signal.SIGTERM))
     with pytest.raises(Interrupted):

@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from exactodds import load_catalogue
-from exactodds.checksim import check, read_records
 from exactodds.cli import cli
-from exactodds.recordio import read_chunks
-from exactodds.rounds import invalid_rounds
-from exactodds.cards import Card
-from exactodds.simulate import deal_shoes, shuffled_shoes, simulate, simulate_chunks, write_records
-from exactodds.testing import assert_matches
+from exactodds.game.cards import Card
+from exactodds.simulation.checksim import check, read_records
+from exactodds.simulation.recordio import read_chunks
+from exactodds.simulation.rounds import invalid_rounds
+from exactodds.simulation.simulate import deal_shoes, shuffled_shoes, simulate, simulate_chunks, write_records
+from exactodds.simulation.testing import assert_matches
 
 from .brute import deal_shoe_by_the_rules
 from .test_cli import run
@@ -76,8 +76,8 @@ def test_deal_shoes_deals_as_the_rules_do_card_by_card(decks: int, cut: int) -> 
 
 def test_the_dealer_reads_who_draws_off_the_sums_as_off_the_five_values() -> None:
     """The dealer's short code (P·19 + B)·10 + x gives, for all 100,000 windows, what the rules give."""
-    from exactodds.rounds import _DRAW, window_draws
-    from exactodds.simulate import _sums_draws
+    from exactodds.simulation.rounds import _DRAW, window_draws
+    from exactodds.simulation.simulate import _sums_draws
 
     p1, b1, p2, b2, x = np.arange(100_000)[None, :] // 10 ** np.arange(4, -1, -1)[:, None] % 10
     assert np.array_equal(_sums_draws(_DRAW.tobytes())[((p1 + p2) * 19 + b1 + b2) * 10 + x], window_draws())
@@ -240,7 +240,7 @@ def test_the_binomial_test_agrees_with_scipy() -> None:
     """check-sim computes the exact two-sided binomial test without importing scipy.stats (slow to load)."""
     from scipy import stats
 
-    from exactodds.checksim import _binomial_p
+    from exactodds.simulation.checksim import _binomial_p
 
     for n, p in [(1, 0.3), (10, 0.55), (50, 0.1), (1000, 0.01), (100_000, 1e-4), (3_000_000, 1e-4), (3_000_000, 0.3)]:
         for k in sorted({0, 1, int(n * p) - 2, int(n * p), int(n * p) + 1, int(n * p * 1.5), n} & set(range(n + 1))):
@@ -332,8 +332,8 @@ def test_a_damaged_parquet_file_is_named(tmp_path: Path) -> None:
 def test_many_small_row_groups_are_read_together(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
-    from exactodds.recordio import read_chunks
-    from exactodds.simulate import record_table
+    from exactodds.simulation.recordio import read_chunks
+    from exactodds.simulation.simulate import record_table
 
     path = tmp_path / "groups.parquet"
     pq.write_table(record_table(simulate(decks=8, rounds=30_000, seed=15, mode="fresh")), str(path), row_group_size=100)

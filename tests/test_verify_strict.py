@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from exactodds.certificate import build, verify
 from exactodds.cli import cli
+from exactodds.documents.certificate import build, verify
+from exactodds.documents.signing import canonical, keygen, load_public_key, sign
 from exactodds.errors import ExactOddsError
-from exactodds.signing import canonical, keygen, load_public_key, sign
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
@@ -265,7 +265,7 @@ def test_without_chromium_a_pdf_is_never_passed(pdf: Path, key: tuple[Path, Path
         writer.add_annotation(page_number=1, annotation=FreeText(text="House edge 0.5000%", rect=(60, 560, 400, 620)))
 
     annotated = _tampered(pdf, tmp_path, annotate)
-    monkeypatch.setattr("exactodds.documents.shutil.which", lambda name: None)
+    monkeypatch.setattr("exactodds.documents.pages.shutil.which", lambda name: None)
     _verify_fails(annotated, key[1], "page 2 holds an annotation (/FreeText)")
     code, out, err = run("verify", str(pdf), "--public-key", str(key[1]))
     assert code == 2 and out == "" and err.count("\n") == 1 and "verifying a PDF needs Debian's chromium" in err

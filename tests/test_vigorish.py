@@ -8,13 +8,13 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner
 
-from exactodds.analysis import analyze
+from exactodds.analyses.analysis import analyze
+from exactodds.analyses.vigorish import at_bet, parse_dollars, vigorish, vigorish_table
 from exactodds.cli import cli
-from exactodds.engine import deal
+from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
-from exactodds.shoe import Shoe
-from exactodds.vigorish import at_bet, parse_dollars, vigorish, vigorish_table
-from exactodds.wagers import load_catalogue
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import load_catalogue
 
 SHOE = Shoe.decks(8)
 
@@ -57,7 +57,7 @@ def test_analyze_set_bet_and_the_table_agree():
 
 
 def test_the_certificate_carries_the_bet_and_verifies(tmp_path):
-    from exactodds.certificate import build, verify
+    from exactodds.documents.certificate import build, verify
 
     cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], bet="7")
     assert cert["inputs"]["bet"] == "7"

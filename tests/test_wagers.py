@@ -108,7 +108,7 @@ def test_alternative_reading_changes_the_numbers() -> None:
 
 def test_every_shipped_wager_and_reading_has_exclusive_outcomes() -> None:
     """The shipped catalogue is checked when each wager is first priced; here, all at once."""
-    from exactodds.pricing import check_wagers
+    from exactodds.analyses.pricing import check_wagers
 
     check_wagers(load_catalogue())
 
@@ -150,7 +150,7 @@ wager = "tie"
 id = "8-To-1"
 pays = { tie = "7 to 1" }
 '''
-    from exactodds.wagers import read_file
+    from exactodds.wagers.catalogue import read_file
 
     with pytest.raises(ExactOddsError, match="already has a paytable '8-To-1'"):
         load_catalogue().merged(read_file(write(tmp_path, override)))

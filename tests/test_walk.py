@@ -1,4 +1,4 @@
-"""The recursive walk (exactodds.walk): a second route for every wager, against the tables.
+"""The recursive walk (exactodds.engine.walk): a second route for every wager, against the tables.
 
 The walk counts rounds card by card over the classes of cards each wager tells apart and settles
 each round with the wager's own conditions; it shares no counting code with the multiset tables.
@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from exactodds import ExactOddsError, Shoe, deal, load_catalogue, load_file, price
-from exactodds.analysis import analyze
-from exactodds.cards import Card
-from exactodds.walk import WalkDistribution, _read_split, _split_weight
-from exactodds.wagers import Wager
+from exactodds.analyses.analysis import analyze
+from exactodds.engine.walk import WalkDistribution, _read_split, _split_weight
+from exactodds.game.cards import Card
+from exactodds.wagers.catalogue import Wager
 
 from . import brute
 from .test_cli import run

@@ -22,8 +22,8 @@ from typing import Any
 
 import click
 
-from ..errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, Interrupted
-from .core import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK, Once, fail
+from exactodds.cli.core import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK, Once, fail
+from exactodds.errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, Interrupted
 
 __all__ = ["COMMANDS", "cli", "main"]
 

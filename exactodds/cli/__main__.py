@@ -1,5 +1,5 @@
 """``python -m exactodds.cli``: the ``exactodds`` command."""
 
-from . import main
+from exactodds.cli import main
 
 main()

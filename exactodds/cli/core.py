@@ -8,7 +8,7 @@ from typing import Any, Self
 
 import click
 
-from ..errors import ExactOddsError
+from exactodds.errors import ExactOddsError
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130                      # 128 + SIGINT, as shells report Ctrl-C

@@ -8,14 +8,14 @@ import sys
 
 import click
 
-from ..analysis import priced_pairs
-from ..counting import parse_tags
-from ..eor import effects_of_removal
-from ..errors import ExactOddsError
-from ..exposure import MAX_WORKERS
-from ..exposure import exposure as run_exposure
-from . import options
-from .core import command, progress
+from exactodds.analyses.analysis import priced_pairs
+from exactodds.analyses.counting import parse_tags
+from exactodds.analyses.eor import effects_of_removal
+from exactodds.cli import options
+from exactodds.cli.core import command, progress
+from exactodds.errors import ExactOddsError
+from exactodds.simulation.exposure import MAX_WORKERS
+from exactodds.simulation.exposure import exposure as run_exposure
 
 _TAGS = click.option("--tags", metavar="RANK=TAG,...",
                      help="Your own count instead of the suggested one, e.g. 4=-1,5=-1,6=-1,7=-1,8=2,9=2.")

@@ -11,29 +11,29 @@ from typing import Any
 
 import click
 
-from ..certificate import (
+from exactodds.cli import options
+from exactodds.cli.core import EXIT_CHECK_FAILED, command, progress
+from exactodds.documents.certificate import (
     build,
     priced_tables,
     select_for_certificate,
     shoes_from_options,
     write_atomically,
 )
-from ..certificate import verify as verify_certificate
-from ..documents import (
+from exactodds.documents.certificate import verify as verify_certificate
+from exactodds.documents.pages import (
     pdf_differs,
     read_document,
     render_html,
     render_markdown,
     write_pdf,
 )
-from ..errors import ExactOddsError
-from ..files import check_output
-from ..render import grid
-from ..signing import check_name, load_public_key, sign
-from ..signing import keygen as make_keys
-from ..tables import write_tables
-from . import options
-from .core import EXIT_CHECK_FAILED, command, progress
+from exactodds.documents.signing import check_name, load_public_key, sign
+from exactodds.documents.signing import keygen as make_keys
+from exactodds.documents.tables import write_tables
+from exactodds.errors import ExactOddsError
+from exactodds.files import check_output
+from exactodds.render.tables import grid
 
 #: The columns of a certificate's CSV form: one row per shoe, wager paytable and outcome, exact values.
 CERTIFICATE_COLUMNS = ("certificate_number", "shoe", "wager", "paytable", "outcome_id", "outcome", "pays", "net",

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..errors import ExactOddsError
-from ..serve import create_app, listen
-from . import options
-from .core import command
+from exactodds.cli import options
+from exactodds.cli.core import command
+from exactodds.errors import ExactOddsError
+from exactodds.serve import create_app, listen
 
 #: The largest shoe the live page deals from.
 MAX_DECKS = 100

@@ -15,12 +15,12 @@ from typing import Any
 
 import click
 
-from ..analysis import load_text
-from ..errors import ExactOddsError
-from ..shoe import Shoe, parse_card_list
-from ..vigorish import parse_dollars
-from ..wagers import Catalogue, did_you_mean, file_text, load_catalogue
-from .core import deprecated
+from exactodds.analyses.analysis import load_text
+from exactodds.analyses.vigorish import parse_dollars
+from exactodds.cli.core import deprecated
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe, parse_card_list
+from exactodds.wagers.catalogue import Catalogue, did_you_mean, file_text, load_catalogue
 
 #: The formats of a printed result, the same in every command (the first is the default).
 FORMATS = ("text", "markdown", "csv", "json", "html")

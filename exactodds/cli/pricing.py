@@ -9,18 +9,18 @@ from typing import Any
 
 import click
 
-from .. import __version__
-from ..analysis import analyze as run_analysis
-from ..analysis import load_text, select
-from ..cards import Card
-from ..errors import ExactOddsError
-from ..outcomes import vocabulary
-from ..pays import vigorish_terms
-from ..render import grid
-from ..vigorish import at_bet, parse_dollars
-from ..wagers import Catalogue
-from . import options
-from .core import command
+from exactodds._version import __version__
+from exactodds.analyses.analysis import analyze as run_analysis
+from exactodds.analyses.analysis import load_text, select
+from exactodds.analyses.vigorish import at_bet, parse_dollars
+from exactodds.cli import options
+from exactodds.cli.core import command
+from exactodds.errors import ExactOddsError
+from exactodds.game.cards import Card
+from exactodds.render.tables import grid
+from exactodds.wagers.catalogue import Catalogue
+from exactodds.wagers.outcomes import vocabulary
+from exactodds.wagers.pays import vigorish_terms
 
 
 @command()

@@ -11,13 +11,13 @@ from typing import Any
 
 import click
 
-from ..analysis import priced_pairs
-from ..checksim import check_counts, check_files, read_counts, render
-from ..errors import ExactOddsError
-from ..recordio import CARD_COLUMNS, RecordWriter, detect
-from ..simulate import record_table, simulate_chunks
-from . import options
-from .core import EXIT_CHECK_FAILED, command, either, given, progress
+from exactodds.analyses.analysis import priced_pairs
+from exactodds.cli import options
+from exactodds.cli.core import EXIT_CHECK_FAILED, command, either, given, progress
+from exactodds.errors import ExactOddsError
+from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
+from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, detect
+from exactodds.simulation.simulate import record_table, simulate_chunks
 
 _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
 

@@ -8,14 +8,12 @@ from typing import Any
 
 import click
 
-from ..analysis import analyze as run_analysis
-from ..analysis import priced_pairs
-from ..errors import ExactOddsError
-from ..house_money import house_money, render_options
-from ..pays import THOUSANDS, parse_amount, vigorish_terms
-from ..positions import parse_stake
-from ..positions import position as run_position
-from ..progressive import (
+from exactodds.analyses.analysis import analyze as run_analysis
+from exactodds.analyses.analysis import priced_pairs
+from exactodds.analyses.house_money import house_money, render_options
+from exactodds.analyses.positions import parse_stake
+from exactodds.analyses.positions import position as run_position
+from exactodds.analyses.progressive import (
     MysterySpec,
     _dollars,
     load_meters,
@@ -24,10 +22,12 @@ from ..progressive import (
     parse_rate,
     progressive_analysis,
 )
-from ..report import render_mystery, render_progressive
-from ..vigorish import COMMON_BETS, VigorishTables, parse_dollars, vigorish_table
-from . import options
-from .core import command, either
+from exactodds.analyses.vigorish import COMMON_BETS, VigorishTables, parse_dollars, vigorish_table
+from exactodds.cli import options
+from exactodds.cli.core import command, either
+from exactodds.errors import ExactOddsError
+from exactodds.render.report import render_mystery, render_progressive
+from exactodds.wagers.pays import THOUSANDS, parse_amount, vigorish_terms
 
 
 def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any, option: str = "--meter") -> dict[str, Any]:

@@ -1,0 +1,203 @@
+"""One call from a shoe to priced wagers: :func:`analyze`.
+
+>>> a = analyze(Shoe.decks(8), wagers=["tie"], paytables=["8-to-1"])
+>>> [(r.wager.id, r.paytable.id, f"{float(r.house_edge):.4%}") for r in a]
+[('tie', '8-to-1', '14.3596%')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from exactodds.analyses.pricing import WagerResult, check_wagers, price
+from exactodds.engine.distribution import deal
+from exactodds.engine.walk import WalkDistribution
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe
+from exactodds.render.report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
+from exactodds.render.tables import Report, Results, dataframe, render_report
+from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, file_text, load_catalogue, read_text
+
+__all__ = ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"]
+
+#: The main-game wagers `exactodds analyze` prices when none is named.
+MAIN_WAGERS = (
+    "banker", "player", "tie", "ez-banker", "commission-free-banker",
+    "rising-phoenix-banker-commission-free",
+)
+
+#: The two exact routes: the vectorised enumeration and the recursive memoized walk.
+ROUTES = ("vector", "walk")
+
+
+@dataclass(frozen=True)
+class Analysis(Results[WagerResult]):
+    """Priced wagers for one shoe; shows itself as text, HTML or a DataFrame."""
+
+    shoe: Shoe
+    results: tuple[WagerResult, ...]
+    route: str = "vector"
+
+    def report(self, *, summary: bool = False) -> Report:
+        """The outcome tables, or with ``summary`` one row per wager and paytable."""
+        return (summary_report if summary else analysis_report)(self.shoe, self.results, route=self.route)
+
+    def render(self, fmt: str, *, summary: bool = False) -> str:
+        """The outcome tables, or with ``summary`` one row per wager and paytable, in ``fmt``."""
+        return render_report(self.report(summary=summary), fmt)
+
+    def to_dict(self) -> dict[str, Any]:
+        return analysis_dict(self.shoe, self.results, route=self.route)
+
+    def to_dataframe(self) -> Any:
+        """One row per wager, paytable and outcome: floats beside exact twins (``probability`` and
+        ``probability_exact``), the same columns as :meth:`WagerResult.to_dataframe`."""
+        return dataframe([row for r in self.results for row in outcome_rows(r)])
+
+    def summary(self) -> Any:
+        """One row per wager and paytable: return, edge, variance, hit and push frequency (pandas)."""
+        return dataframe([summary_row(r) for r in self.results])
+
+    def __repr__(self) -> str:
+        return f"<Analysis of {len(self.results)} wager table(s) on {self.shoe.describe()}>"
+
+
+def load_file(path: str | Path, *, check_all: bool = False) -> Catalogue:
+    """Wagers from a user's own data file, checked exactly like the shipped ones: as data when
+    read (keys, pays, conditions, which table reads each), and every outcome against every
+    possible round of its exact table when the wager is first priced, or now with ``check_all``
+    (which compiles the table of every wager in the file)."""
+    return load_text(file_text(path), source=str(path), check_all=check_all)
+
+
+def load_text(text: str, *, source: str, check_all: bool = False) -> Catalogue:
+    """Wagers from the text of a user's data file (named ``source``), checked as :func:`load_file` checks them."""
+    catalogue = read_text(text, source=source)
+    check_wagers(catalogue, tables=check_all)
+    return catalogue
+
+
+def priced_pairs(catalogue: Mapping[str, Wager], specs: Iterable[str], *,
+                 where: str = "WAGER:PAYTABLE") -> list[tuple[Wager, str]]:
+    """``WAGER:PAYTABLE`` (or a bare ``WAGER``: all its paytables) → (wager, paytable id) pairs.
+
+    >>> [(w.id, t) for w, t in priced_pairs(load_catalogue(), ["tie", "dragon-bonus-player:b"])]
+    [('tie', '8-to-1'), ('tie', '9-to-1'), ('dragon-bonus-player', 'B')]
+    """
+    pairs: list[tuple[Wager, str]] = []
+    for spec in specs:
+        wid, sep, table = spec.strip().partition(":")
+        if not wid:
+            raise ExactOddsError(f"{where} {spec!r}: write WAGER or WAGER:PAYTABLE (see 'exactodds list')")
+        try:
+            w = catalogue[wid]
+            tables = [w.paytable(table).id] if sep else list(w.paytables)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"{where} {spec!r}: {exc}") from None
+        pairs.extend((w, t) for t in tables if (w, t) not in pairs)
+    return pairs
+
+
+def select(
+    catalogue: Mapping[str, Wager],
+    *,
+    wagers: Iterable[str] = (),
+    paytables: Sequence[str] = (),
+    everything: bool = False,
+    alternatives: Mapping[str, str] | None = None,
+) -> list[tuple[Wager, str]]:
+    """The (wager, paytable id) pairs a request names, checked against the catalogue.
+
+    ``wagers`` are ``WAGER`` (all its paytables, or those of ``paytables``) or
+    ``WAGER:PAYTABLE``; ``paytables`` alone selects every wager that has one of them.
+
+    >>> [(w.id, t) for w, t in select(load_catalogue(), wagers=["tie:9-to-1", "dragon-bonus-player:b"])]
+    [('tie', '9-to-1'), ('dragon-bonus-player', 'B')]
+    >>> len(select(load_catalogue(), paytables=["B"])) > 5
+    True
+    """
+    wanted = [p.lower() for p in paytables]
+    specs = list(wagers)
+    if any(":" in spec for spec in specs):              # WAGER:PAYTABLE names each pair itself
+        if wanted:
+            raise ExactOddsError("--paytable goes with bare wager names; write WAGER:PAYTABLE instead")
+        chosen = priced_pairs(catalogue, specs, where="--wager")
+        alternatives = dict(alternatives or {})
+        for wid in alternatives:
+            if wid not in {w.id for w, _ in chosen}:
+                _not_selected(catalogue, wid)
+        out = []
+        for w, t in chosen:
+            if w.id in alternatives:
+                w = w.with_alternative(alternatives[w.id])
+            elif w.follows in alternatives and alternatives[w.follows] in w.alternatives:
+                w = w.with_alternative(alternatives[w.follows])
+            out.append((w, t))
+        return out
+    if wanted and not specs and not everything:         # --paytable alone: every wager that has it
+        specs = [wid for wid in catalogue if any(t.lower() in wanted for t in catalogue[wid].paytables)]
+        if not specs:
+            every = {t for w in catalogue.values() for t in w.paytables}
+            raise ExactOddsError(f"no wager has paytable {list(paytables)[0]!r}"
+                                 f"{did_you_mean(list(paytables)[0], every)} (see 'exactodds list')")
+    ids = list(catalogue) if everything else specs or [w for w in MAIN_WAGERS if w in catalogue]
+    alternatives = dict(alternatives or {})
+    for wid in alternatives:
+        if wid not in ids:
+            _not_selected(catalogue, wid)
+    pairs: list[tuple[Wager, str]] = []
+    used: set[str] = set()
+    for wid in ids:
+        if wid not in catalogue:
+            catalogue[wid]                                # the error names it, with a near miss
+        w = catalogue[wid]
+        if wid in alternatives:
+            w = w.with_alternative(alternatives[wid])
+        elif w.follows in alternatives and alternatives[w.follows] in w.alternatives:
+            w = w.with_alternative(alternatives[w.follows])     # e.g. Cover All reads Blazing 7's as chosen
+        tables = [t for t in w.paytables if not wanted or t.lower() in wanted]
+        if not tables and not everything:
+            w.paytable(list(paytables)[0])                # the error names it, with a near miss
+        used.update(t.lower() for t in tables)
+        pairs.extend((w, t) for t in tables)
+    if missing := [p for p, low in zip(paytables, wanted) if low not in used]:
+        have = {t for w, _ in pairs for t in w.paytables}
+        raise ExactOddsError(f"no selected wager has paytable {missing[0]!r}{did_you_mean(missing[0], have)}")
+    return pairs
+
+
+def _not_selected(catalogue: Mapping[str, Wager], wid: str) -> None:
+    """Refuse ``--alternative WAGER=...`` for a wager not priced (naming a near miss if it is unknown)."""
+    try:
+        catalogue[wid]
+    except ExactOddsError as exc:
+        raise ExactOddsError(f"--alternative: {exc}") from None
+    raise ExactOddsError(f"--alternative names wager {wid!r}, which is not selected")
+
+
+def analyze(
+    shoe: Shoe | None = None,
+    *,
+    wagers: Iterable[str] = (),
+    paytables: Sequence[str] = (),
+    everything: bool = False,
+    catalogue: Catalogue | None = None,
+    alternatives: Mapping[str, str] | None = None,
+    route: str = "vector",
+) -> Analysis:
+    """Price the selected wagers exactly, off the top of ``shoe`` (8 decks by default).
+
+    ``wagers`` name ``WAGER`` (every paytable) or ``WAGER:PAYTABLE`` (see :func:`select`).
+    """
+    shoe = shoe if shoe is not None else Shoe.decks(8)
+    if route not in ROUTES:
+        raise ExactOddsError(f"unknown route {route!r} (use {' or '.join(ROUTES)})")
+    pairs = select(catalogue if catalogue is not None else load_catalogue(), wagers=wagers,
+                   paytables=paytables, everything=everything, alternatives=alternatives)
+    dist = deal(shoe) if route == "vector" else WalkDistribution(shoe)
+    if isinstance(dist, WalkDistribution):
+        dist.prepare(w for w, _ in pairs)                 # one walk per group of wagers reading the same cards
+    return Analysis(shoe, tuple(price(w, w.paytables[t], dist) for w, t in pairs), route)

@@ -1,0 +1,319 @@
+"""Effect of removal: how a wager's exact return moves when one card leaves the shoe.
+
+The effect of removing a card is ``E(shoe less the card) − E(shoe)``, the change
+in the player's expected return per unit wagered, exact. A wager that reads
+only point values and ranks gets one effect per rank (13); a wager that reads
+suits or colours gets one per card identity (52). Because removing an unseen
+card at random does not change the odds, the effects weighted by the shoe's
+counts of each card add up to zero exactly — a check every table passes.
+
+>>> t = effects_of_removal(Shoe.decks(8), [("dragon-7-insurance", "standard")])[0]
+>>> [(item, f"{float(e) * 100_000:+.1f}") for item, e in zip(t.items, t.effects)][6:9]
+[('7', '-358.4'), ('8', '+537.8'), ('9', '+478.5')]
+>>> sum(n * e for n, e in zip(t.counts, t.effects))
+Fraction(0, 1)
+
+Positive effects help the player (the sign convention of docs/formats.md: a player's view is
+the player's expected return): a counter adds a card's tag when it is seen,
+so tags carry the sign of the effect (:mod:`exactodds.analyses.counting`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from exactodds.analyses.counting import Count, suggest_tags
+from exactodds.analyses.pricing import expected_return
+from exactodds.engine.distribution import deal
+from exactodds.errors import ExactOddsError
+from exactodds.game.cards import Card, Rank
+from exactodds.game.shoe import Shoe
+from exactodds.render.tables import (
+    Column,
+    Describes,
+    Report,
+    Results,
+    Table,
+    dataframe,
+    decimal,
+    exact,
+    percent,
+)
+from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
+from exactodds.wagers.outcomes import CARD_FEATURES, VALUE_LEVEL
+
+__all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER"]
+
+#: The scale of the usual printed form: effects × 100,000.
+PER = 100_000
+
+_RANK_ONLY = frozenset(n for n in CARD_FEATURES if "_rank_" in n) | {"same_rank"}
+
+
+def resolution(wager: Wager) -> str:
+    """'rank' when the wager reads point values and ranks only, 'card' when it reads suits or colours."""
+    return "rank" if wager.features <= VALUE_LEVEL | _RANK_ONLY else "card"
+
+
+def _items(kind: str) -> list[Rank | Card]:
+    return list(Rank) if kind == "rank" else [Card.from_index(i) for i in range(52)]
+
+
+def _count(shoe: Shoe, item: Rank | Card) -> int:
+    if isinstance(item, Rank):
+        return shoe.rank_counts[item.value - 1]
+    if shoe.card_counts is None:
+        raise ExactOddsError(f"the shoe ({shoe.describe()}) does not know its suits; "
+                             "effects per card need cards removed with their suits (e.g. 5s, not 5)")
+    return shoe.card_counts[item.index]
+
+
+def item_id(item: Rank | Card) -> str:
+    """Plain-text name of a removed item: 'A', '10', 'K' or 'Ks', '10h'."""
+    return str(item) if isinstance(item, Rank) else f"{item.rank}{item.suit.value}"
+
+
+@dataclass(frozen=True)
+class RemovalEffects(Describes):
+    """The effects of removal of one wager under one paytable, off the top of one shoe."""
+
+    wager: Wager
+    paytable: Paytable
+    shoe: Shoe
+    resolution: str                         # 'rank' or 'card'
+    items: tuple[str, ...]                  # 'A' ... 'K', or 'As' ... 'Kc'
+    counts: tuple[int, ...]                 # copies of each item in the shoe
+    base: Any                               # E(shoe): a Fraction, or a Form in the meters
+    effects: tuple[Any, ...]                # E(shoe less item) − E(shoe); None if the shoe has none
+    meters: dict[str, Fraction] | None = None   # a progressive: the meters its numbers are read at
+    count: Count | None = None              # the suggested (or given) linear count
+
+    @property
+    def symbolic(self) -> bool:
+        return not isinstance(self.base, Fraction)
+
+    def __repr__(self) -> str:
+        return f"<RemovalEffects {self.wager.id}:{self.paytable.id} on {self.shoe.describe()}, per {self.resolution}>"
+
+    def numeric(self) -> list[Fraction | None]:
+        """The effects as numbers (a progressive's at :attr:`meters`; None where not computable)."""
+        if not self.symbolic:
+            return list(self.effects)
+        if self.meters is None:
+            return [None] * len(self.effects)
+        return [None if e is None else (e.at(self.meters) if hasattr(e, "at") else Fraction(e))
+                for e in self.effects]
+
+    @property
+    def weighted_sum(self) -> Any:
+        """Σ count × effect over the shoe: exactly zero (removing an unseen card changes nothing)."""
+        return sum((n * e for n, e in zip(self.counts, self.effects) if e is not None), Fraction(0))
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per removed item: exact effect, its ×100,000 float, the tag."""
+        tags = self.count.tags if self.count else {}
+        out = []
+        for item, n, e, v in zip(self.items, self.counts, self.effects, self.numeric()):
+            out.append({"wager": self.wager.id, "paytable": self.paytable.id, "shoe": self.shoe.describe(),
+                        "removed": item, "in_shoe": n, "effect": None if v is None else float(v),
+                        "effect_exact": e, "effect_x100000": None if v is None else float(v * PER),
+                        "tag": tags.get(item)})
+        return out
+
+    def to_dataframe(self) -> Any:
+        return dataframe(self.rows())
+
+    def report(self) -> Report:
+        return EffectsTable(self.shoe, (self,)).report()
+
+
+@dataclass(frozen=True)
+class EffectsTable(Results[RemovalEffects]):
+    """Effects of removal of several wagers off one shoe; renders as text, JSON, CSV, Markdown, HTML."""
+
+    shoe: Shoe
+    results: tuple[RemovalEffects, ...]
+
+    def __repr__(self) -> str:
+        return f"<EffectsTable of {len(self.results)} wager table(s) on {self.shoe.describe()}>"
+
+    def to_dataframe(self) -> Any:
+        return dataframe([row for r in self.results for row in r.rows()])
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One row per wager: its return, the largest effect, the suggested count and its correlation."""
+        out = []
+        for r in self.results:
+            nums = [abs(v) for v in r.numeric() if v is not None]
+            out.append({"wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
+                        "resolution": r.resolution, "expected_return": r.base,
+                        "largest_effect_x100000": float(max(nums) * PER) if nums else None,
+                        "betting_correlation": r.count.betting_correlation if r.count else None})
+        return out
+
+    def report(self) -> Report:
+        """A table per wager (effect x100,000, tag) with its notes; CSV one row per wager and removed item."""
+        tidy = Table(_TIDY, tuple((row["shoe"], r.wager.id, r.paytable.id, r.wager.section, r.resolution,
+                                   row["removed"], row["in_shoe"], v, row["effect_exact"],
+                                   None if v is None else v * PER, row["tag"])
+                                  for r in self.results for row, v in zip(r.rows(), r.numeric())))
+        return Report("effects-of-removal",
+                      title=f"Shoe: {self.shoe.describe()}. Effect of removal: the change in the player's expected "
+                            f"return per unit wagered when one card leaves the shoe, x{PER:,} (positive: the "
+                            "removal helps the player; see 'Sign convention' in docs/formats.md).",
+                      tables=tuple(_table(r) for r in self.results), tidy=tidy,
+                      data={"shoe": self.shoe.to_dict(),
+                            "sign": "change in the player's expected return per unit when the card is removed",
+                            "wagers": [_as_dict(r) for r in self.results]})
+
+
+_TIDY = (Column("shoe"), Column("wager"), Column("paytable"), Column("section"), Column("resolution"),
+         Column("removed"), Column("in_shoe", kind="int"), Column("effect", kind="decimal", places=12),
+         Column("effect_exact", kind="exact"), Column("effect_x100000", kind="decimal", places=4),
+         Column("tag", kind="int"))
+_SHOWN = (Column("removed", "Removed"), Column("in_shoe", "In shoe", "int"),
+          Column("effect_x100000", "Effect x100,000", "decimal", 2, signed=True), Column("tag", "Tag", align="right"))
+
+
+def _table(r: RemovalEffects) -> Table:
+    """One wager's effects: a row per removed item, then the expected return, the count and the check."""
+    notes = []
+    if r.symbolic:
+        at = ", ".join(f"{k}={decimal(v, 2)}" for k, v in sorted((r.meters or {}).items()))
+        notes.append(f"Player's expected return: {r.base} (J: the meter in units of the wager); "
+                     + (f"the figures in the table are at the meters {at} (units of the wager; the reseed "
+                        "unless --meter gives them); exact formulas in the JSON and CSV" if r.meters else
+                        "no reseed is known: give --meter NAME=UNITS to read numbers (the exact formulas "
+                        "are in the JSON and CSV)"))
+    else:
+        notes.append(f"Player's expected return off the top: {percent(r.base, 4)} (exact {r.base})")
+    tags = r.count.tags if r.count else {}
+    rows = tuple((item, n, ("none left" if n == 0 else "formula") if v is None else v * PER,
+                  "" if item not in tags else f"{tags[item]:+d}" if tags[item] else "0")
+                 for item, n, v in zip(r.items, r.counts, r.numeric()))
+    if r.count is not None and r.count.betting_correlation is not None:
+        c = r.count
+        balance = "balanced on a full shoe" if sum(c.tags.values()) == 0 else \
+            f"unbalanced: a full shoe counts {sum(c.tags.values()) * (4 if c.resolution == 'rank' else 1):+d} per deck"
+        notes.append(f"Count ({c.source}): betting correlation {c.betting_correlation:.4f} "
+                     f"(exact square {c.betting_correlation_squared}); {balance}")
+    elif r.count is not None and r.count.source == "given":
+        notes.append("Count (given): no betting correlation, since every tag is zero or every effect is")
+    elif r.count is not None:
+        notes.append("No count: the effects are all zero (no card moves the return)")
+    notes.append(f"Check: Σ copies × effect = {r.weighted_sum} (exactly zero)")
+    return Table(_SHOWN, rows, title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}",
+                 notes=tuple(notes))
+
+
+def _as_dict(r: RemovalEffects) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section, "resolution": r.resolution,
+        "player_expected_return": exact(r.base),
+        "expected_return": exact(r.base),        # the old name of player_expected_return, kept one release
+        "effects": {item: None if e is None else exact(e) for item, e in zip(r.items, r.effects)},
+        "in_shoe": dict(zip(r.items, r.counts)),
+        "weighted_sum": exact(r.weighted_sum),
+    }
+    if r.meters is not None:
+        out["meters"] = {k: exact(v) for k, v in r.meters.items()}
+    if r.count is not None:
+        out["count"] = r.count.to_dict()
+    return out
+
+
+def _meters(wager: Wager, paytable: Paytable, base: Any, given: dict[str, Fraction]) -> dict[str, Fraction] | None:
+    """The meters a progressive's numbers are read at: those given, else the reseed (None if unknown)."""
+    if all(m in given for m in base.meters):
+        return {m: given[m] for m in base.meters}
+    reseed = _reseed_meters(wager, paytable, base)
+    return None if reseed is None else {**reseed, **{m: v for m, v in given.items() if m in reseed}}
+
+
+def _reseed_meters(wager: Wager, paytable: Paytable, base: Any) -> dict[str, Fraction] | None:
+    """The meters of a progressive at their reseed, in units of the minimum wager, if all are known."""
+    from exactodds.analyses.progressive import load_meters
+
+    spec = load_meters()[0].get((wager.id, paytable.id))
+    if spec is None or spec.minimum_wager is None:
+        return None
+    out = {}
+    for symbol in base.meters:
+        m = spec.meters.get(symbol)
+        if m is None or m.reseed is None:
+            return None
+        out[symbol] = m.reseed / spec.minimum_wager
+    return out
+
+
+def resolve_pairs(pairs: Iterable[tuple[Wager | str, Paytable | str] | str],
+                  catalogue: Catalogue | None = None) -> list[tuple[Wager, Paytable]]:
+    """(wager or its id, paytable or its id) pairs → (Wager, Paytable) pairs of ``catalogue``;
+    a bare ``"WAGER"`` or ``"WAGER:PAYTABLE"`` string stands for the pairs it names."""
+    cat = catalogue if catalogue is not None else load_catalogue()
+    resolved: list[tuple[Wager, Paytable]] = []
+    for item in pairs:
+        if isinstance(item, str):
+            from exactodds.analyses.analysis import priced_pairs
+
+            resolved.extend((w, w.paytable(t)) for w, t in priced_pairs(cat, [item], where="wager"))
+            continue
+        w, t = item
+        wager = cat[w] if isinstance(w, str) else w
+        resolved.append((wager, wager.paytable(t) if isinstance(t, str) else t))
+    return resolved
+
+
+def effects_of_removal(
+    shoe: Shoe | Iterable[Any] | None = None,
+    pairs: Iterable[tuple[Wager | str, Paytable | str] | str] = (),
+    *,
+    catalogue: Catalogue | None = None,
+    tags: dict[str, int] | None = None,
+    max_tag: int = 3,
+    meters: dict[str, Fraction] | None = None,
+) -> EffectsTable:
+    """Exact effects of removal of each (wager, paytable) off ``shoe``, with a suggested count.
+
+    One exact distribution is dealt per removed item and shared by every wager
+    that needs it. ``tags`` (item → integer) replaces the suggested count.
+    A progressive's effects are exact formulas in its meters; its numbers (and
+    count) are read at ``meters`` (units of the wager), or at the reseed.
+    """
+    if shoe is None or not isinstance(shoe, Shoe):          # effects_of_removal(["dragon-7-insurance"]): 8 decks
+        pairs, shoe = (shoe if shoe is not None else pairs), Shoe.decks(8)
+    resolved = resolve_pairs(pairs, catalogue)
+    meters_given = dict(meters or {})
+    if not resolved:
+        raise ExactOddsError("no wager to compute effects of removal for")
+    check_meter_names(meters_given, (t for _, t in resolved))
+    kinds = {resolution(w) for w, _ in resolved}
+    if "card" in kinds and shoe.card_counts is None:
+        _count(shoe, Card.from_index(0))            # the clear error about unknown suits
+    base_dist = deal(shoe)
+    bases = [expected_return(w, t, base_dist) for w, t in resolved]
+    removed: dict[tuple[str, int], list[Any]] = {}
+    for kind in sorted(kinds):
+        for i, item in enumerate(_items(kind)):
+            if _count(shoe, item) == 0:
+                continue
+            dist = deal(shoe.remove(item))
+            removed[(kind, i)] = [expected_return(w, t, dist) - b if resolution(w) == kind else None
+                                  for (w, t), b in zip(resolved, bases)]
+    out = []
+    for k, ((w, t), base) in enumerate(zip(resolved, bases)):
+        kind = resolution(w)
+        items = _items(kind)
+        effects = tuple(removed[(kind, i)][k] if (kind, i) in removed else None for i in range(len(items)))
+        meters = _meters(w, t, base, meters_given) if not isinstance(base, Fraction) else None
+        r = RemovalEffects(w, t, shoe, kind, tuple(item_id(i) for i in items),
+                           tuple(_count(shoe, i) for i in items), base, effects, meters)
+        numbers = r.numeric()
+        if any(v is not None for v in numbers):
+            count = suggest_tags(r.items, numbers, r.counts, max_tag=max_tag, given=tags)
+            r = RemovalEffects(w, t, shoe, kind, r.items, r.counts, base, effects, meters, count)
+        out.append(r)
+    return EffectsTable(shoe, tuple(out))

@@ -1,0 +1,451 @@
+"""Pricing: a wager's paytable against the exact distribution of rounds.
+
+Every figure is exact: combination counts are integers in the 6-card
+convention, probabilities and returns are :class:`fractions.Fraction`.
+
+>>> from exactodds.engine import deal
+>>> from exactodds.game.shoe import Shoe
+>>> from exactodds.wagers import load_catalogue
+>>> banker = load_catalogue()["banker"]
+>>> r = price(banker, banker.paytable("standard"), deal(Shoe.decks(8)))
+>>> f"{float(r.house_edge):.4%}"              # the published Banker edge, 8 decks
+'1.0579%'
+>>> r.expected_return
+Fraction(-114753351728, 10847218479825)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Protocol
+
+import numpy as np
+
+from exactodds import cache
+from exactodds.engine import bounds
+from exactodds.engine.distribution import RoundDistribution
+from exactodds.engine.multiset import (
+    EVERY_SUIT,
+    Varies,
+    compile_table,
+    estimate,
+    point_names,
+    resolution_of,
+    told_apart,
+)
+from exactodds.engine.walk import WalkDistribution
+from exactodds.errors import ExactOddsError, InconsistentCounts
+from exactodds.game.shoe import Shoe
+from exactodds.render.report import result_dataframe, result_report, result_text
+from exactodds.render.tables import Report, render_report
+from exactodds.wagers.catalogue import Paytable, Wager
+from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
+from exactodds.wagers.pays import Pay
+
+__all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "expected_return", "classify",
+           "check_wagers", "LOSE"]
+
+#: The line every round that meets no outcome falls into.
+LOSE = "lose"
+
+_POINT_NAMES = tuple(sorted(POINT_FEATURES))
+
+
+class PointDistribution(Protocol):
+    """What pricing reads from a route: the shoe, its total, counts per point-level round."""
+
+    @property
+    def shoe(self) -> Shoe: ...
+
+    @property
+    def total(self) -> int: ...
+
+    def point_counts(self) -> Mapping[Any, int]: ...
+
+
+@dataclass(frozen=True)
+class OutcomeLine:
+    """One line of a per-outcome table."""
+
+    id: str
+    name: str
+    pay: Pay
+    combinations: int
+    probability: Fraction
+
+    @property
+    def net(self) -> Any:
+        return self.pay.net
+
+    @property
+    def contribution(self) -> Any:
+        """This line's share of the expected return: net pay × probability."""
+        return self.pay.net * self.probability
+
+
+@dataclass(frozen=True)
+class WagerResult:
+    """A wager under one paytable, priced exactly off the top of one shoe."""
+
+    wager: Wager
+    paytable: Paytable
+    shoe_description: str
+    total: int
+    lines: tuple[OutcomeLine, ...]
+
+    @property
+    def expected_return(self) -> Any:
+        """Expected net win per unit wagered (negative: the house's advantage)."""
+        return sum((line.contribution for line in self.lines), Fraction(0))
+
+    @property
+    def house_edge(self) -> Any:
+        """Expected loss per unit wagered, pushes included in the base."""
+        return -self.expected_return
+
+    @property
+    def return_to_player(self) -> Any:
+        """RTP: 1 + expected return."""
+        return 1 + self.expected_return
+
+    @property
+    def variance(self) -> Any:
+        """Variance of the net result of one unit wagered."""
+        second = sum((line.net * line.net * line.probability for line in self.lines), Fraction(0))
+        return second - self.expected_return ** 2
+
+    @property
+    def standard_deviation(self) -> float:
+        """For printing only; the exact figure is :attr:`variance`."""
+        return math.sqrt(float(self.variance))
+
+    @property
+    def hit_frequency(self) -> Fraction:
+        """Probability that the wager wins something (net pay above zero)."""
+        return sum((ln.probability for ln in self.lines if _positive(ln.net)), Fraction(0))
+
+    @property
+    def push_frequency(self) -> Fraction:
+        return sum((ln.probability for ln in self.lines if ln.pay.kind == "push"), Fraction(0))
+
+    @property
+    def symbolic(self) -> bool:
+        return any(line.pay.symbolic for line in self.lines)
+
+    def __repr__(self) -> str:
+        figure = "expected return in the meters" if self.symbolic else f"house edge {float(self.house_edge):.4%}"
+        return f"<WagerResult {self.wager.id}:{self.paytable.id} on {self.shoe_description}: {figure}>"
+
+    def report(self) -> Report:
+        """The outcome table with its totals and summary figures (:func:`exactodds.render.report.result_report`)."""
+        return result_report(self)
+
+    def render(self, fmt: str) -> str:
+        return render_report(self.report(), fmt)
+
+    def __str__(self) -> str:
+        return result_text(self)
+
+    def _repr_html_(self) -> str:
+        return self.render("html")
+
+    def to_dataframe(self) -> Any:
+        """One row per outcome (needs pandas: the 'notebooks' extra)."""
+        return result_dataframe(self)
+
+
+def _positive(net: Any) -> bool:
+    """Whether a pay is a win. A share of a meter always is: the meter is never below its reset,
+    which is many times the wager, so even a share paid 'for 1' (``J − 1``) wins money."""
+    if isinstance(net, Fraction):
+        return net > 0
+    return any(net.coefficient(m) > 0 for m in net.meters)
+
+
+_LOSE_PAY = Pay("lose", "lose", Fraction(-1))
+
+
+def table_signature(wager: Wager) -> tuple[Any, ...]:
+    """Which exact table a wager reads.
+
+    ('multiset', names) for the multiset tables of :mod:`exactodds.engine.multiset`
+    (point values, and ranks and suits of single cards), ('multiset', names, told)
+    where suits are read by pattern, ``told`` how finely they are told apart; ('round', names) for
+    same suit, colour or rank of every card dealt, with the point-value
+    ``names``; ('initial', p, b) for the four initial cards' identities,
+    counted by quadratic forms (:mod:`exactodds.engine.identity`).
+    """
+    return signature_for(wager.features, kind=wager.kind, texts=wager.texts, wagers=(wager,))
+
+
+def signature_for(features: frozenset[str], *, kind: str | None = None, texts: Iterable[Iterable[str]] = (),
+                  wagers: Sequence[Wager] = ()) -> tuple[Any, ...]:
+    """The exact table that reads ``features`` (see :func:`table_signature`); ``texts`` are the sets of
+    texts the conditions name (suits named are told apart: :func:`exactodds.engine.multiset.told_apart`).
+
+    A table of suit patterns too large to build, or of more than :data:`SHARED_ROWS` rows, is compiled
+    for the ``wagers`` that read it alone (:class:`exactodds.engine.multiset.Varies`): rounds whose outcomes
+    no suit changes are read at their values, and the signature names those wagers."""
+    kind = kind if kind is not None else feature_kind(features)
+    if kind == "round":
+        return ("round", point_names(features & VALUE_LEVEL | frozenset(POINT_FEATURES)))
+    if kind == "initial":
+        return ("initial", *initial_needs(features))
+    names = point_names(features)
+    told = told_apart(names, texts)
+    if wagers and not _shared(names, told):
+        return ("multiset", names, told, _varies(wagers))
+    return ("multiset", names) if told == EVERY_SUIT else ("multiset", names, told)
+
+
+#: The most rows a table of suit patterns is built with for every wager that reads its features; a larger
+#: one is built for the wagers that read it (a few seconds saved for each, e.g. three red sevens: 5 s to 0.5 s).
+SHARED_ROWS = 1_000_000
+
+
+@functools.cache
+def _shared(names: tuple[str, ...], told: str) -> bool:
+    """Whether the table of ``names`` telling suits apart as ``told`` is built as it is, for every wager
+    (as any table is that reads ranks too: only suits are skipped where no outcome needs them)."""
+    if resolution_of(names) != "suit":
+        return True
+    size = estimate(names, told=told)
+    return size.fits and size.rows <= SHARED_ROWS
+
+
+def _varies(wagers: Sequence[Wager]) -> Varies:
+    """The outcome masks of ``wagers``, for a table compiled for them alone."""
+    conditions = [(o.condition, dict(w.parameters)) for w in wagers for o in w.outcomes]
+    key = repr([(c.text, sorted(p.items())) for c, p in conditions])
+
+    def masks(columns: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return np.stack([c.mask(columns, n, p) for c, p in conditions])
+    return Varies(key, masks)
+
+
+@dataclass(frozen=True, eq=False)
+class FeatureTable:
+    """Every key a table can hold, and the named features as NumPy columns (shoe-independent)."""
+
+    keys: tuple[tuple[Any, ...], ...]
+    columns: Mapping[str, np.ndarray]
+    names: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def describe(self, row: int) -> str:
+        """One row in words, e.g. 'player=7, banker=7, player_cards=3'."""
+        names = self.names or tuple(f"#{i}" for i in range(len(self.keys[row])))
+        return ", ".join(f"{n}={v!r}" if isinstance(v, str) else f"{n}={v}" for n, v in zip(names, self.keys[row]))
+
+
+def _with_derived(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    for name, (_doc, fn) in DERIVED.items():
+        columns[name] = np.asarray(fn(columns))
+    return columns
+
+
+@cache.register_memo                    # it holds columns of tables that may come from the disk cache
+@functools.cache
+def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
+    """The feature table of a signature (see :func:`table_signature`)."""
+    kind = signature[0]
+    keys: tuple[tuple[Any, ...], ...]
+    if kind == "multiset":
+        table = compile_table(signature[1], told=signature[2] if len(signature) > 2 else EVERY_SUIT,
+                              varies=signature[3] if len(signature) > 3 else None)
+        cols = dict(table.columns)
+        if "player" in cols:
+            _with_derived(cols)
+        return FeatureTable(table.keys, cols, table.names)
+    if kind == "round":
+        from exactodds.engine.identity import ALL_CARD_CATEGORIES
+
+        table = compile_table(signature[1])
+        bounds.check(bounds.round_estimate(table.names, keys=len(table.keys)))
+        cats = ALL_CARD_CATEGORIES
+        keys = tuple(k + tuple(c) for k in table.keys for c in cats)
+        cols = {n: np.repeat(c, len(cats)) for n, c in table.columns.items()}
+        for i, n in enumerate(("same_rank", "same_suit", "same_colour")):
+            cols[n] = np.tile(np.array([c[i] for c in cats], dtype=bool), len(table.keys))
+        return FeatureTable(keys, _with_derived(cols), table.names + ("same_rank", "same_suit", "same_colour"))
+    from exactodds.engine.identity import _labels
+
+    needs_p, needs_b = signature[1], signature[2]
+    bounds.check(bounds.initial_estimate(len(_labels(needs_p)[1]), len(_labels(needs_b)[1])))
+    keys = tuple((p, b) for p in _labels(needs_p)[1] for b in _labels(needs_b)[1])
+    rows = [initial_row(p, b) for p, b in keys]
+    cols = {n: np.array([r[n] for r in rows]) for n in rows[0] if rows[0][n] is not None}
+    return FeatureTable(keys, cols, ("player", "banker"))
+
+
+def outcome_masks(wager: Wager) -> np.ndarray:
+    """Bool matrix: outcome x row of the wager's feature table (shoe-independent, cached).
+
+    The first call also checks that the outcomes of an exclusive wager never
+    meet on one round (every possible round of the table is tried).
+    """
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "masks" not in cache:
+        try:
+            table = feature_table(table_signature(wager))
+        except InconsistentCounts:
+            raise
+        except ExactOddsError as exc:       # a table too large to build, say
+            alt = f": alternative {wager.reading_id!r}" if wager.reading_id != "regulation" else ""
+            raise ExactOddsError(f"{wager.source}: wager {wager.id!r}{alt}: {exc}") from None
+        masks = np.stack([o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
+        clash = np.flatnonzero(masks.sum(axis=0) > 1) if wager.settle == "exclusive" else np.zeros(0, int)
+        if len(clash):
+            row = int(clash[0])
+            a, b = (wager.outcomes[k].id for k in np.flatnonzero(masks[:, row])[:2])
+            alt = f": alternative {wager.reading_id!r}" if wager.reading_id != "regulation" else ""
+            raise ExactOddsError(
+                f"{wager.source}: wager {wager.id!r}{alt}: outcomes {a!r} and {b!r} both hold on one round "
+                f"({table.describe(row)}); make them exclusive or say settle = \"highest\""
+            )
+        cache["masks"] = masks
+    return cache["masks"]  # type: ignore[no-any-return]
+
+
+def check_wagers(wagers: Mapping[str, Wager], *, tables: bool = True) -> None:
+    """Check every wager, and every alternative reading of it: which exact table reads it and,
+    with ``tables``, that its outcomes never meet on one round of that table (which compiles it;
+    without ``tables`` that check waits until the wager is first priced: :func:`assign_outcomes`)."""
+    for w in wagers.values():
+        for reading in (w, *(w.with_alternative(alt) for alt in w.alternatives)):
+            if tables:
+                outcome_masks(reading)
+            else:
+                table_signature(reading)
+
+
+def settlement(wager: Wager, paytable: Paytable) -> np.ndarray:
+    """For each row, the index of the outcome it is paid as, or -1 for a loss."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("settle", paytable.id, paytable.award_basis)
+    if key not in cache:
+        cache[key] = assign_outcomes(wager, paytable, outcome_masks(wager))
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def _groups(wager: Wager, paytable: Paytable) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Rows sorted by the outcome they are paid as: (order, group starts, outcome index per group)."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("groups", paytable.id, paytable.award_basis)
+    if key not in cache:
+        assign = settlement(wager, paytable)
+        order = np.argsort(assign, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(assign[order]) != 0])
+        cache[key] = (order, starts, assign[order][starts].tolist())
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def assign_outcomes(wager: Wager, paytable: Paytable, masks: np.ndarray) -> np.ndarray:
+    """Given outcome x row masks, the outcome each row is paid as (-1: a loss).
+
+    Outcomes "N/A" under the paytable never pay; under ``settle = "highest"``
+    a row meeting several outcomes is paid the best (a meter share first).
+    The wager is checked first (:func:`outcome_masks`): nothing is settled
+    under an exclusive wager whose outcomes can meet.
+    """
+    if "masks" not in wager.__dict__.get("_cache", {}):
+        outcome_masks(wager)
+    order = [k for k, o in enumerate(wager.outcomes) if paytable.pays[o.id].offered]
+    if wager.settle == "highest":      # the best pay first; ties keep the data's order
+        order.sort(key=lambda k: wager.rank(paytable, wager.outcomes[k].id), reverse=True)
+    assign = np.full(masks.shape[1], -1, dtype=np.intp)
+    for k in reversed(order):          # earlier in ``order`` overwrites later
+        assign[masks[k]] = k
+    return assign
+
+
+def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[Any, ...], str | None]:
+    """Which outcome each possible round of the wager's table is paid as (shoe-independent)."""
+    table = feature_table(table_signature(wager))
+    assign = settlement(wager, paytable)
+    return {key: (wager.outcomes[a].id if a >= 0 else None) for key, a in zip(table.keys, assign)}
+
+
+def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
+    """The shoe's counts aligned with the wager's feature table."""
+    return counts_for(table_signature(wager), dist, what=f"wager {wager.id!r} (§{wager.section})")
+
+
+def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str) -> np.ndarray:
+    """The shoe's counts aligned with the rows of :func:`feature_table` of ``signature``."""
+    if not isinstance(dist, RoundDistribution):
+        raise ExactOddsError(f"{what}: the walk route counts per settled outcome, not per row of the tables "
+                             "(use --route vector)")
+    if signature[0] == "multiset":
+        try:
+            return dist.table_counts(*signature[1:])
+        except ExactOddsError as exc:
+            raise type(exc)(f"{what}: {exc}") from None
+    if signature[0] == "round":
+        return dist.every_card_counts(signature[1], what=what).ravel()
+    joint = dist.initial_counts(signature[1], signature[2], what=what)
+    return np.array([joint[k] for k in feature_table(signature).keys], dtype=object)
+
+
+def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
+    """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
+    if isinstance(dist, WalkDistribution):                 # the second route settles each round itself
+        sums = dist.outcome_counts(wager, paytable)
+    else:
+        order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
+        counts = _counts(wager, dist)
+        sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
+    by_outcome = {o.id: int(sums.get(k, 0)) for k, o in enumerate(wager.outcomes)}
+    lost = int(sums.get(-1, 0))
+    total = dist.total
+    if lost + sum(by_outcome.values()) != total:       # an invariant of the counting
+        raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
+    lines = [
+        OutcomeLine(o.id, o.name, paytable.pays[o.id], by_outcome[o.id], Fraction(by_outcome[o.id], total))
+        for o in wager.outcomes
+        if paytable.pays[o.id].offered
+    ]
+    lines.append(OutcomeLine(LOSE, "Loses", _LOSE_PAY, lost, Fraction(lost, total)))
+    return WagerResult(wager, paytable, dist.shoe.describe(), total, tuple(lines))
+
+
+def _nets(wager: Wager, paytable: Paytable) -> list[Any]:
+    """Net pay of each group of :func:`_groups` (a loss pays -1)."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("nets", paytable.id, paytable.award_basis)
+    if key not in cache:
+        paid_as = _groups(wager, paytable)[2]
+        cache[key] = [Fraction(-1) if k < 0 else paytable.pays[wager.outcomes[k].id].net for k in paid_as]
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -> Any:
+    """The exact expected return of ``wager`` under ``paytable``: :attr:`WagerResult.expected_return`
+    without the per-outcome table (the fast path of effects of removal and exposure runs).
+
+    >>> from exactodds.engine import deal
+    >>> from exactodds.wagers import load_catalogue
+    >>> d7 = load_catalogue()["dragon-7-insurance"]
+    >>> shoe = Shoe.decks(8)
+    >>> expected_return(d7, d7.paytable("standard"), deal(shoe)) == price(d7, d7.paytable("standard"), deal(shoe)).expected_return
+    True
+    """
+    if isinstance(dist, WalkDistribution):                # the second route: counts per outcome
+        return price(wager, paytable, dist).expected_return
+    order, starts, _paid_as = _groups(wager, paytable)
+    counts = _counts(wager, dist)
+    sums = np.add.reduceat(counts[order], starts).tolist()
+    if sum(sums) != dist.total:                           # an invariant of the counting
+        raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
+    nets = _nets(wager, paytable)
+    if any(not isinstance(net, Fraction) for net in nets):
+        return sum((net * n for net, n in zip(nets, sums)), Fraction(0)) * Fraction(1, dist.total)
+    common = math.lcm(*(net.denominator for net in nets))
+    numerator = sum(int(net.numerator * (common // net.denominator)) * int(n) for net, n in zip(nets, sums))
+    return Fraction(numerator, common * dist.total)

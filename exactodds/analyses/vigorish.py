@@ -1,0 +1,185 @@
+"""The Banker's vigorish at a bet size, rounded as §627a.12(c) allows.
+
+§627a.12(c): the vigorish is 5% of the amount won, and "the certificate holder
+may round off the vigorish to 25¢ or the next highest multiple of 25¢". Read
+here as rounding *up* each winning wager's vigorish to a multiple of 25¢ (a
+vigorish that is already one is unchanged); the catalogue's Banker wager, with
+no bet size, prices the 5% unrounded. Where the vigorish is tracked and
+collected later (§627a.12(d)(2)), a casino that rounds the accumulated total
+instead of each win charges less; that is not priced here.
+
+>>> vigorish(Fraction(7)), vigorish(Fraction(1)), vigorish(Fraction(20))
+(Fraction(1, 2), Fraction(1, 4), Fraction(1, 1))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from exactodds._version import __version__
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe
+from exactodds.render.tables import Column, Report, Results, Table, dataframe, exact, merge, percent
+from exactodds.wagers.catalogue import Wager
+from exactodds.wagers.pays import Pay, parse_amount, vigorish_terms
+
+__all__ = ["vigorish", "at_bet", "parse_dollars", "VigorishTable", "VigorishTables", "vigorish_table", "QUARTER",
+           "COMMON_BETS"]
+
+#: The rounding step of §627a.12(c).
+QUARTER = Fraction(1, 4)
+#: The bet sizes of the default table: every dollar to $25, then the multiples of $5 to $100.
+COMMON_BETS = tuple(range(1, 26)) + tuple(range(30, 101, 5))
+
+
+def vigorish(won: Fraction, *, rate: Fraction = Fraction(5, 100), step: Fraction = QUARTER) -> Fraction:
+    """The vigorish on ``won`` dollars won: ``rate`` of it, rounded up to a multiple of ``step``."""
+    return math.ceil(won * rate / step) * step
+
+
+def parse_dollars(raw: object, *, where: str) -> Fraction:
+    """A bet in dollars: ``7``, ``7.50``, ``$12`` → an exact amount above zero (at most $1,000,000,000)."""
+    value = parse_amount(raw, where=where, what="a dollar amount")
+    if not 0 < value <= 10**9:
+        raise ExactOddsError(f"{where}: a bet must be above $0 and at most $1,000,000,000, got {raw!r}")
+    if (value * 100).denominator != 1:
+        raise ExactOddsError(f"{where}: a bet is a whole number of cents, got {raw!r}")
+    return value
+
+
+def _money(x: Fraction) -> str:
+    return f"${x.numerator // x.denominator:,}.{round((x - x.numerator // x.denominator) * 100):02d}"
+
+
+def at_bet(wager: Wager, bet: Fraction) -> Wager:
+    """The wager at a bet of ``bet`` dollars, each pay with a vigorish charged as §627a.12(c) rounds it."""
+    tables = {}
+    changed = False
+    for tid, table in wager.paytables.items():
+        pays = dict(table.pays)
+        for oid, pay in table.pays.items():
+            terms = vigorish_terms(pay.text)
+            if terms is None:
+                continue
+            gross, rate = terms
+            won = bet * gross
+            charged = vigorish(won, rate=rate)
+            pays[oid] = Pay(f"{pay.text}, {_money(charged)} on {_money(won)} won (rounded up to 25¢)", "to",
+                            (won - charged) / bet)
+            changed = True
+        tables[tid] = replace(table, pays=pays)
+    if not changed:
+        raise ExactOddsError(f"wager {wager.id!r} charges no vigorish: a bet size changes nothing")
+    note = (f"A ${bet} bet: the vigorish on each win is rounded up to a multiple of 25¢ as 627a.12(c) "
+            "allows (per winning wager).")
+    return replace(wager, paytables=tables, reading=f"{wager.reading} {note}" if wager.reading else note,
+                   parameters={**wager.parameters})
+
+
+@dataclass(frozen=True)
+class VigorishRow:
+    bet: Fraction
+    won: Fraction
+    exact_vigorish: Fraction
+    charged: Fraction
+    house_edge: Fraction
+    unrounded_edge: Fraction
+
+    @property
+    def difference(self) -> Fraction:
+        """What the rounding adds to the house edge."""
+        return self.house_edge - self.unrounded_edge
+
+
+@dataclass(frozen=True)
+class VigorishTable(Results[VigorishRow]):
+    """The Banker's exact edge at each bet size, the vigorish rounded up to 25¢."""
+
+    wager: Wager
+    shoe: Shoe
+    results: tuple[VigorishRow, ...]
+    paytable: str | None = None
+
+    def to_dataframe(self) -> Any:
+        return dataframe([{"bet": float(r.bet), "bet_exact": r.bet, "vigorish": float(r.charged),
+                        "vigorish_unrounded": float(r.exact_vigorish), "house_edge": float(r.house_edge),
+                        "house_edge_exact": r.house_edge, "added_by_rounding": float(r.difference),
+                        "shoe": self.shoe.describe()} for r in self.results])
+
+    def report(self) -> Report:
+        """The bet sizes as a table; CSV one row per bet, the edge beside its exact twin."""
+        shown = (Column("bet", "Bet", "decimal", 2, prefix="$"),
+                 Column("vigorish_unrounded", "5% of the win", "decimal", 4, prefix="$"),
+                 Column("vigorish", "Vigorish charged", "decimal", 2, prefix="$"),
+                 Column("house_edge", "House edge", "percent", 4),
+                 Column("added_by_rounding", "Added by rounding", "percent", 4))
+        tidy = (Column("bet", kind="decimal", places=2), Column("vigorish_unrounded", kind="decimal", places=4),
+                Column("vigorish", kind="decimal", places=2), Column("house_edge", kind="decimal", places=10, twin=True),
+                Column("added_by_rounding", kind="decimal", places=10))
+        rows = tuple((r.bet, r.exact_vigorish, r.charged, r.house_edge, r.difference) for r in self.results)
+        title = (f"{self.wager.name} at each bet size, {self.shoe.describe()}: the vigorish rounded up to a "
+                 f"multiple of 25¢ (§627a.12(c)); unrounded edge {percent(self.results[0].unrounded_edge, 4)}")
+        return Report("vigorish", tables=(Table(shown, rows, title=title),), tidy=Table(tidy, rows), data=self.data())
+
+    def data(self) -> dict[str, Any]:
+        """The table as plain data with exact values (the JSON document)."""
+        return {"wager": self.wager.id, "paytable": self.paytable, "section": "627a.12(c)",
+                "shoe": self.shoe.to_dict(),
+                "rows": [{"bet": exact(r.bet), "won": exact(r.won), "vigorish_unrounded": exact(r.exact_vigorish),
+                          "vigorish": exact(r.charged), "house_edge": exact(r.house_edge),
+                          "added_by_rounding": exact(r.difference)} for r in self.results]}
+
+
+def vigorish_table(shoe: Shoe, bets: Iterable[Fraction | int] = COMMON_BETS, *, wager: Wager | None = None,
+                   paytable: str | None = None) -> VigorishTable:
+    """The exact edge of ``wager`` (the Banker by default) at each bet size, off the top of ``shoe``."""
+    from exactodds.analyses.pricing import expected_return
+    from exactodds.engine.distribution import deal
+    from exactodds.wagers.catalogue import load_catalogue
+
+    w = wager if wager is not None else load_catalogue()["banker"]
+    if paytable is None:
+        paytable = next((tid for tid, t in w.paytables.items()
+                         if any(vigorish_terms(p.text) for p in t.pays.values())), None)
+        if paytable is None:
+            raise ExactOddsError(f"wager {w.id!r} charges no vigorish")
+    dist = deal(shoe)
+    base = -expected_return(w, w.paytable(paytable), dist)
+    rows: list[VigorishRow] = []
+    for raw in bets:
+        bet = Fraction(raw)
+        priced = at_bet(w, bet)
+        gross, rate = _terms(w, paytable)
+        won = bet * gross
+        rows.append(VigorishRow(bet, won, won * rate, vigorish(won, rate=rate),
+                                -expected_return(priced, priced.paytable(paytable), dist), base))
+    if not rows:
+        raise ExactOddsError("--bets: give at least one bet size")
+    return VigorishTable(w, shoe, tuple(rows), w.paytable(paytable).id)
+
+
+@dataclass(frozen=True)
+class VigorishTables(Results[VigorishTable]):
+    """Several wagers' vigorish tables: one renders as itself; several as each table in turn (text,
+    Markdown, HTML), one CSV with the wager and paytable first, or JSON ``{"kind": "vigorish", "tables": [...]}``."""
+
+    results: tuple[VigorishTable, ...]
+
+    def report(self) -> Report:
+        reports = [t.report() for t in self.results]
+        return merge(reports, kind="vigorish", keys=(Column("wager"), Column("paytable")),
+                     key_values=[(t.wager.id, t.paytable or "") for t in self.results],
+                     data={"tables": [{"exactodds": __version__, "kind": "vigorish", **t.data()}
+                                      for t in self.results]})
+
+
+def _terms(w: Wager, paytable: str) -> tuple[Fraction, Fraction]:
+    found: Sequence[tuple[Fraction, Fraction]] = [t for p in w.paytable(paytable).pays.values()
+                                                  if (t := vigorish_terms(p.text)) is not None]
+    if not found:
+        raise ExactOddsError(f"wager {w.id!r} charges no vigorish")
+    return found[0]

@@ -1,0 +1,80 @@
+"""Documents: return-to-player certificates (built, rendered as Markdown, HTML and PDF, signed and
+verified), the baseline tables, and plots for notebooks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+# Each name is imported from its module when first used, so importing one module of this layer
+# does not import the others.
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "certificate": [
+        "build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
+        "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES", "MAX_WAGERS",
+        "MAX_PAYTABLES", "MAX_TABLES", "LIMITS"
+    ],
+    "pages": ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID"],
+    "plots": [
+        "edge_by_decks", "outcome_probabilities", "progressive_return", "removal_effect", "effects_bars",
+        "edge_by_penetration"
+    ],
+    "signing": [
+        "canonical", "keygen", "sign", "check_signature", "load_public_key", "key_id", "check_name", "name_problem",
+        "ALGORITHM", "NAME_LIMIT"
+    ],
+    "tables": ["write_tables", "table_texts"],
+})
+
+if TYPE_CHECKING:  # what a type checker and an IDE see
+    from exactodds.documents.certificate import (
+        FORMAT,
+        LIMITS,
+        MAX_BYTES,
+        MAX_PAYTABLES,
+        MAX_SHOES,
+        MAX_TABLES,
+        MAX_WAGERS,
+        PARTIES,
+        build,
+        catalogue_with,
+        check_limits,
+        priced_tables,
+        provenance,
+        select_for_certificate,
+        shoes_from_options,
+        verify,
+        write_atomically,
+    )
+    from exactodds.documents.pages import (
+        ATTACHMENT,
+        SCRIPT_ID,
+        pdf_differs,
+        read_document,
+        render_html,
+        render_markdown,
+        write_pdf,
+    )
+    from exactodds.documents.plots import (
+        edge_by_decks,
+        edge_by_penetration,
+        effects_bars,
+        outcome_probabilities,
+        progressive_return,
+        removal_effect,
+    )
+    from exactodds.documents.signing import (
+        ALGORITHM,
+        NAME_LIMIT,
+        canonical,
+        check_name,
+        check_signature,
+        key_id,
+        keygen,
+        load_public_key,
+        name_problem,
+        sign,
+    )
+    from exactodds.documents.tables import table_texts, write_tables

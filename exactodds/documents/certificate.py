@@ -1,0 +1,563 @@
+"""Return-to-player certificates: exact, reproducible, verifiable, signed.
+
+A certificate is one JSON document (format ``exactodds-certificate/2``). Its
+*content* — the inputs, the date of issue, the parties, the assumptions, the
+rounding policy and every exact result — determines its certificate number
+(from the SHA-256 of its RFC 8785 canonical form). Its *provenance* names the
+package version and the source commit fixed when the package was built, and the
+SHA-256 of the rules and of each data file. A signature (Ed25519, see
+:mod:`exactodds.documents.signing`) may follow. HTML, PDF and Markdown are renderings of
+the same content (:mod:`exactodds.documents`); the HTML and the PDF carry the JSON
+inside them.
+
+:func:`verify` is strict: it refuses duplicate keys, unknown keys and wrong
+types as malformed (:class:`~exactodds.errors.ExactOddsError`); it recomputes
+every figure from the stated inputs and names the first that differs; it
+compares the provenance with the running package.
+
+Counts (combinations, sequences) are written as decimal strings: they exceed
+the integers a JSON reader that uses doubles keeps exactly, and RFC 8785 allows
+no others.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from exactodds import cache
+from exactodds.analyses.pricing import WagerResult
+from exactodds.errors import ExactOddsError
+from exactodds.files import write_atomically
+from exactodds.game import rules
+from exactodds.game.shoe import Shoe, parse_card_list
+from exactodds.render.report import exact
+from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
+
+__all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
+           "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
+           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS"]
+
+FORMAT = "exactodds-certificate/2"
+#: The most users' data files one certificate carries.
+MAX_FILES = 16
+#: The largest certificate file verify reads (JSON, HTML or PDF): room for every data file at its largest.
+MAX_BYTES = 64 << 20
+#: The most shoes, wagers and (wager, paytable) pairs one certificate prices, and shoes × pairs: the tables
+#: priced. Together they keep building and verifying a certificate within minutes (the whole catalogue, 88
+#: tables, on one shoe takes seconds), and ``certificate`` refuses what ``verify`` would.
+MAX_SHOES = 16
+MAX_WAGERS = 256
+MAX_PAYTABLES = 512
+MAX_TABLES = 2048
+#: The limits in words, for the one-line error.
+LIMITS = (f"a certificate holds at most {MAX_SHOES} shoes, {MAX_WAGERS} wagers, {MAX_PAYTABLES} wager paytables, "
+          f"{MAX_TABLES:,} priced tables (shoes × paytables) and {MAX_BYTES >> 20} MiB")
+#: The people a certificate names on its cover (blank signature lines where not given).
+PARTIES = ("issuer", "prepared_by", "approved_by")
+
+ASSUMPTIONS = [
+    "Pennsylvania Minibaccarat rules: point values per §627a.6, initial deal per §627a.8(c), third cards per "
+    "§627a.9 and §627a.10 with the Banker's Table 1 as printed.",
+    "Figures are 'off the top' of the stated shoe: the round is dealt from the shoe exactly as composed, "
+    "with no cards burned and no cut card.",
+    "Every round is weighted by the number of ordered 6-card sequences of the shoe that produce it "
+    "(the convention of published tables); a round that uses fewer than six cards counts every way "
+    "the unread cards could follow.",
+    "Commission, push and settlement rules are those of each wager's cited section and stated reading; "
+    "pays are printed as the regulation writes them and converted exactly ('N to 1' pays N and returns "
+    "the wager; 'N for 1' returns N in all).",
+    "All figures are exact rational numbers; decimals are rounded for reading only.",
+]
+
+DECIMALS = ("Decimals are rounded half-even from the exact fractions: probabilities to 10 places, returns per "
+            "unit wagered to 8 places, percentages to 4 places, standard deviations to 4 places. Exact fractions "
+            "are in the appendix and in the embedded JSON.")
+
+_TOP = ("format", "title", "certificate_number", "issued", "parties", "inputs", "assumptions", "rounding",
+        "results", "provenance")
+_PROVENANCE = {"exactodds_version", "source_commit", "source_modified", "data_sha256", "content_sha256"}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def data_hashes() -> dict[str, str]:
+    """SHA-256 of the drawing rules and of every shipped data file."""
+    from exactodds.documents.signing import canonical
+
+    base = resources.files("exactodds") / "data"
+    hashes = {"rules.TABLE_1": _sha256(canonical({str(k): v for k, v in rules.TABLE_1.items()})),
+              "rules.py": _sha256(inspect.getsource(rules).encode("utf-8"))}
+    for name in (*DATA_FILES, "meters.toml"):
+        hashes[f"data/{name}"] = _sha256((base / name).read_bytes())
+    return hashes
+
+
+def provenance() -> dict[str, Any]:
+    """The running package: its version, and the source commit fixed when it was built.
+
+    The commit comes from ``exactodds/_build.py``, which ``setup.py`` writes when a
+    wheel is built from a git checkout; it is never read from a git repository that
+    happens to surround the installed files. An editable install has none.
+    """
+    from exactodds._version import __version__
+
+    try:
+        built = importlib.import_module("._build", "exactodds")
+        commit, modified = getattr(built, "SOURCE_COMMIT", None), getattr(built, "SOURCE_MODIFIED", None)
+    except ImportError:
+        commit, modified = None, None
+    return {"exactodds_version": __version__, "source_commit": commit, "source_modified": modified,
+            "data_sha256": data_hashes()}
+
+
+def select_for_certificate(catalogue: Catalogue, *, wagers: Sequence[str] = (), paytables: Sequence[str] = (),
+                           sections: Sequence[str] = (), everything: bool = False) -> list[tuple[str, str]]:
+    """(wager id, paytable id) pairs, in the order named, each once: every ``WAGER:PAYTABLE`` of
+    ``wagers``, every paytable of a bare ``WAGER`` (or those of ``paytables`` it has), every wager
+    citing one of ``sections``, or with ``everything`` the whole catalogue. A name that matches
+    nothing is an error."""
+    if everything == bool(wagers or sections):
+        raise ExactOddsError("name the wagers (--wager WAGER[:PAYTABLE] or --section, each repeatable) or give --all")
+    bare = [spec for spec in wagers if ":" not in spec]
+    if paytables and not bare:
+        raise ExactOddsError("--paytable goes with a bare --wager WAGER (or write --wager WAGER:PAYTABLE)")
+    pairs: list[tuple[str, str]] = []
+    used: set[str] = set()
+    for spec in wagers:
+        wid, colon, table = spec.strip().partition(":")
+        if not wid or (colon and not table.strip()):
+            raise ExactOddsError(f"--wager {spec!r}: write WAGER or WAGER:PAYTABLE (see 'exactodds list')")
+        try:
+            w = catalogue[wid]
+            if colon:
+                tables = [w.paytable(table.strip()).id]
+            elif paytables:
+                tables = [w.paytable(p).id for p in paytables if p.lower() in (t.lower() for t in w.paytables)]
+                used.update(t.lower() for t in tables)
+                tables = tables or [w.paytable(paytables[0]).id]      # none of them: the error names a near miss
+            else:
+                tables = list(w.paytables)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--wager {spec!r}: {exc}") from None
+        pairs += [(w.id, t) for t in tables]
+    if missing := [p for p in paytables if p.lower() not in used]:
+        raise ExactOddsError(f"--paytable {missing[0]!r}: no bare --wager has it")
+    for section in sections:
+        wanted = section.lstrip("§").strip()
+        ids = [w.id for w in catalogue.values() if wanted and any(
+            part.strip().lstrip("§").startswith(wanted) for part in w.section.replace(";", ",").split(","))]
+        if not ids:
+            raise ExactOddsError(f"--section: no wager cites section {section!r} (see 'exactodds list')")
+        pairs += [(i, t) for i in ids for t in catalogue[i].paytables]
+    if everything:
+        pairs = [(w.id, t) for w in catalogue.values() for t in w.paytables]
+    return list(dict.fromkeys(pairs))
+
+
+def _files(files: Sequence[Any], where: str) -> list[dict[str, str]]:
+    """Users' data files as a certificate records them: a name, the SHA-256 of the text and the text."""
+    if len(files) > MAX_FILES:
+        raise ExactOddsError(f"{where}: at most {MAX_FILES} data files, got {len(files)}")
+    out = []
+    for i, f in enumerate(files):
+        if not isinstance(f, dict) or set(f) != {"name", "text"} or not all(isinstance(v, str) for v in f.values()):
+            raise ExactOddsError(f"{where}[{i}]: a data file is {{'name': ..., 'text': ...}}")
+        _check_text(f["name"], f"{where}[{i}].name")
+        try:
+            data = f["text"].encode("utf-8")
+        except UnicodeEncodeError:
+            raise ExactOddsError(f"{where}[{i}] ({f['name']}): not UTF-8 text") from None
+        if len(data) > MAX_FILE_BYTES:
+            raise ExactOddsError(f"{where}[{i}] ({f['name']}): larger than {MAX_FILE_BYTES:,} bytes, "
+                                 "the most a wager data file may hold")
+        out.append({"name": f["name"], "sha256": _sha256(data), "text": f["text"]})
+    return out
+
+
+def check_limits(shoes: int, selection: Sequence[tuple[str, str]], where: str = "", *,
+                 options: bool = False) -> None:
+    """Refuse a certificate of more shoes, wagers or paytables than :data:`LIMITS` allow (one line);
+    with ``options`` the message names the command's options that chose them."""
+    wagers = len({w for w, _ in selection})
+    chosen = " (--wager, --section, --all)" if options else ""
+    for count, most, what in ((shoes, MAX_SHOES, "shoes" + (" (--decks)" if options else "")),
+                              (wagers, MAX_WAGERS, "wagers" + chosen),
+                              (len(selection), MAX_PAYTABLES, "wager paytables" + chosen),
+                              (shoes * len(selection), MAX_TABLES, "priced tables (shoes × paytables)")):
+        if count > most:
+            raise ExactOddsError(f"{where}{count:,} {what}, more than the {most:,} allowed ({LIMITS}): "
+                                 "split it into several certificates")
+
+
+def priced_tables(document: Any) -> int:
+    """The tables a certificate prices (shoes × wager paytables), 0 if it does not say."""
+    inputs = document.get("inputs") if isinstance(document, dict) else None
+    if not isinstance(inputs, dict):
+        return 0
+    shoes, selection = inputs.get("shoes"), inputs.get("selection")
+    return len(shoes) * len(selection) if isinstance(shoes, list) and isinstance(selection, list) else 0
+
+
+def catalogue_with(files: Sequence[Any]) -> Catalogue:
+    """The shipped catalogue with the wagers and paytables of users' data files ({'name', 'text'}) added."""
+    from exactodds.analyses.analysis import load_text
+
+    cat = load_catalogue()
+    for f in _files(files, "files"):
+        cat = cat.merged(load_text(f["text"], source=f["name"]))
+    return cat
+
+
+def _shoe_from_inputs(spec: Any) -> Shoe:
+    if not isinstance(spec, dict) or set(spec) != {"decks", "remove"}:
+        raise ExactOddsError("malformed certificate: each of inputs.shoes needs exactly 'decks' and 'remove'")
+    decks, remove = spec["decks"], spec["remove"]
+    if isinstance(decks, bool) or not isinstance(decks, int) or not isinstance(remove, list) or not all(
+            isinstance(c, str) for c in remove):
+        raise ExactOddsError("malformed certificate: inputs.shoes: 'decks' is a whole number, 'remove' a list of cards")
+    shoe = Shoe.decks(decks)
+    return shoe.remove(*parse_card_list(",".join(remove), where="inputs.shoes.remove")) if remove else shoe
+
+
+def _shoe_dict(shoe: Shoe) -> dict[str, Any]:
+    d = shoe.to_dict()
+    d["sequences"] = str(d["sequences"])          # beyond a double's exact integers
+    return d
+
+
+def _wager_block(r: WagerResult) -> dict[str, Any]:
+    w, t = r.wager, r.paytable
+    rows = [{"id": ln.id, "outcome": ln.name, "pays": ln.pay.text, "net": exact(ln.net),
+             "combinations": str(ln.combinations), "probability": exact(ln.probability),
+             "return": exact(ln.contribution)}
+            for ln in r.lines]
+    totals = {"combinations": str(sum(ln.combinations for ln in r.lines)),
+              "probability": exact(sum((ln.probability for ln in r.lines), Fraction(0))),
+              "return": exact(r.expected_return)}
+    block: dict[str, Any] = {
+        "wager": w.id, "name": w.name, "game": w.game, "section": w.section, "paytable": t.id,
+        "paytable_section": t.section, "reading": w.reading, "reading_id": w.reading_id,
+        "parameters": {k: list(v) if isinstance(v, tuple) else v for k, v in w.parameters.items()},
+        "outcomes": rows, "totals": totals,
+    }
+    push = r.push_frequency
+    loss = sum((ln.probability for ln in r.lines if ln.pay.kind == "lose"), Fraction(0))
+    top_line = max((ln for ln in r.lines if ln.id != "lose" and ln.combinations),
+                   key=lambda ln: w.rank(t, ln.id), default=None)
+    top = None if top_line is None else {
+        "outcome": top_line.name, "pays": top_line.pay.text, "probability": exact(top_line.probability)}
+    summary: dict[str, Any] = {"hit_frequency": exact(r.hit_frequency), "push_frequency": exact(push),
+                               "loss_frequency": exact(loss), "top_award": top}
+    if not r.symbolic:
+        summary |= {"expected_return": exact(r.expected_return), "house_edge": exact(r.house_edge),
+                    "rtp": exact(r.return_to_player),
+                    "edge_excluding_pushes": exact(r.house_edge / (1 - push)) if push < 1 else None,
+                    "variance": exact(r.variance)}
+        block["summary"] = summary
+        return block
+    from exactodds.analyses.progressive import load_meters, progressive_analysis
+
+    block["summary"] = summary
+    a = progressive_analysis(r, load_meters()[0].get((w.id, t.id)))
+    meters = {}
+    for symbol, p in a.coefficients.items():
+        m: dict[str, Any] = {"top_award": a.top_lines.get(symbol), "probability": exact(p)}
+        try:
+            m["break_even_units"] = exact(a.break_even(symbol))
+            if a.minimum_wager is not None:
+                m["break_even_dollars"] = exact(a.break_even(symbol) * a.minimum_wager)
+        except ExactOddsError as exc:
+            m["break_even_note"] = str(exc)
+        meters[symbol] = m
+    block["progressive"] = {
+        "expected_return": str(a.expression),
+        "terms": [{"meters": list(mono), "coefficient": exact(c)} for mono, c in a.expression.terms()],
+        "fixed_return": exact(a.fixed_return), "units": "each J is the meter divided by the wager",
+        "meters": meters, "minimum_wager": exact(a.minimum_wager) if a.minimum_wager else None}
+    return block
+
+
+def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
+    from exactodds.documents.signing import check_name
+
+    check_name(value, where, optional=optional)
+
+
+def _issued(value: str | None) -> str:
+    if value is None:
+        return dt.datetime.now(dt.timezone.utc).date().isoformat()
+    import re
+
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ExactOddsError(f"--issued: a date is written YYYY-MM-DD, got {value!r}")
+    try:
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        raise ExactOddsError(f"--issued: {value!r} is not a date") from None
+    if not 2000 <= day.year <= 2999:
+        raise ExactOddsError(f"--issued: {value!r} is not a plausible date of issue")
+    return day.isoformat()
+
+
+def certificate_number(content: dict[str, Any]) -> str:
+    """The number derived from the exact content: 'EO-' and 12 hex digits of its canonical SHA-256."""
+    from exactodds.documents.signing import canonical
+
+    digest = _sha256(canonical(content)).upper()
+    return f"EO-{digest[0:4]}-{digest[4:8]}-{digest[8:12]}"
+
+
+@cache.disabled()          # what is signed is computed from the rules and data files, never read from the disk cache
+def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str]],
+          catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None,
+          issued: str | None = None, parties: dict[str, str | None] | None = None,
+          files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None
+          ) -> dict[str, Any]:
+    """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
+
+    ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
+    the vigorish rounded up to 25¢ as §627a.12(c) allows. ``issued`` is the date of
+    issue (today by default); ``parties`` names the issuer, preparer and approver.
+    ``files`` are users' data files ({'name': ..., 'text': ...}) whose wagers and
+    paytables join the catalogue; the certificate carries each one's text and
+    SHA-256, so that :func:`verify` needs nothing else. ``progress`` is called with (tables
+    priced, tables in all) after each table. At most :data:`LIMITS` are priced.
+    """
+    from exactodds.analyses.analysis import analyze
+    from exactodds.documents.signing import canonical
+
+    if not selection:
+        raise ExactOddsError("a certificate needs at least one wager")
+    if not shoes:
+        raise ExactOddsError("a certificate needs at least one shoe")
+    check_limits(len(shoes), selection, "certificate too large: ", options=True)
+    named = {p: None for p in PARTIES} | dict(parties or {})
+    if set(named) != set(PARTIES):
+        raise ExactOddsError(f"parties are {', '.join(PARTIES)}")
+    for key, value in named.items():
+        _check_text(value, f"--{key.replace('_', '-')}", optional=True)
+    if files and catalogue is not None:
+        raise ExactOddsError("give a certificate users' data files or a catalogue, not both")
+    recorded = _files(files, "files")
+    cat = catalogue if catalogue is not None else catalogue_with(files) if files else load_catalogue()
+    if bet is not None:
+        from exactodds.analyses.vigorish import at_bet, parse_dollars
+        from exactodds.wagers.pays import vigorish_terms
+
+        dollars = parse_dollars(bet, where="--bet")
+        charged = {wid for wid, _ in selection
+                   if any(vigorish_terms(p.text) for t in cat[wid].paytables.values() for p in t.pays.values())}
+        if not charged:
+            raise ExactOddsError("--bet: no selected wager charges a vigorish")
+        cat = Catalogue([at_bet(cat[w], dollars) if w in charged else cat[w] for w in cat])
+    results: list[dict[str, Any]] = []
+    total = len(shoes) * len(selection)
+    for spec in shoes:
+        shoe = _shoe_from_inputs(spec)
+        blocks = []
+        for wid, tid in selection:
+            (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
+            blocks.append(_wager_block(r))
+            if progress is not None:
+                progress(len(results) * len(selection) + len(blocks), total)
+        results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
+    wagers = list(dict.fromkeys(w for w, _ in selection))
+    if title is not None and not title.strip():
+        raise ExactOddsError("--title: an empty title")
+    title = title or ("Return-to-player certificate: " + ", ".join(cat[w].name for w in wagers[:3])
+                      + (f" and {len(wagers) - 3} more" if len(wagers) > 3 else ""))
+    _check_text(title, "--title")
+    content = {
+        "format": FORMAT,
+        "title": title,
+        "issued": _issued(issued),
+        "parties": named,
+        "inputs": {"shoes": [dict(s) for s in shoes],
+                   "selection": [{"wager": w, "paytable": t} for w, t in selection],
+                   **({"bet": str(bet)} if bet is not None else {}),
+                   **({"files": recorded} if recorded else {})},
+        "assumptions": ASSUMPTIONS,
+        "rounding": DECIMALS,
+        "results": results,
+    }
+    number = certificate_number(content)
+    document = {k: content[k] for k in ("format", "title")} | {"certificate_number": number} | {
+        k: content[k] for k in ("issued", "parties", "inputs", "assumptions", "rounding", "results")}
+    stated = {k: v for k, v in document.items()}
+    return document | {"provenance": provenance() | {"content_sha256": _sha256(canonical(stated))}}
+
+
+# -- verification ---------------------------------------------------------------------------
+
+_KIND = {str: "text", int: "a whole number", bool: "true or false", list: "a list", dict: "an object",
+         type(None): "null", float: "a number"}
+
+
+def _compare(stated: Any, fresh: Any, path: str) -> str | None:
+    """The first path where ``stated`` differs in value from ``fresh``; a different shape is malformed."""
+    containers = (dict, list)
+    if type(stated) is not type(fresh) and (
+            not (stated is None or fresh is None) or isinstance(stated, containers) or isinstance(fresh, containers)):
+        raise ExactOddsError(f"malformed certificate: {path or 'the document'} must be "
+                             f"{_KIND.get(type(fresh), type(fresh).__name__)}, not "
+                             f"{_KIND.get(type(stated), type(stated).__name__)}")
+    if isinstance(fresh, dict) and isinstance(stated, dict):
+        if unknown := [k for k in stated if k not in fresh]:
+            raise ExactOddsError(f"malformed certificate: unknown key {unknown[0]!r} in {path or 'the document'}")
+        if missing := [k for k in fresh if k not in stated]:
+            raise ExactOddsError(f"malformed certificate: no {missing[0]!r} in {path or 'the document'}")
+        for k in fresh:
+            d = _compare(stated[k], fresh[k], f"{path}.{k}" if path else k)
+            if d:
+                return d
+        return None
+    if isinstance(fresh, list) and isinstance(stated, list):
+        if len(stated) != len(fresh):
+            return f"{path} (length {len(stated)} vs {len(fresh)})"
+        for i, (x, y) in enumerate(zip(stated, fresh)):
+            d = _compare(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    return None if stated == fresh else path
+
+
+def _inputs(document: dict[str, Any]) -> dict[str, Any]:
+    """The stated inputs, checked for shape before anything is recomputed from them."""
+    inputs = document["inputs"]
+    if not isinstance(inputs, dict) or not {"shoes", "selection"} <= set(inputs) <= {"shoes", "selection", "bet",
+                                                                                      "files"}:
+        raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection' and optionally 'bet' and 'files'")
+    shoes, selection = inputs["shoes"], inputs["selection"]
+    if not isinstance(shoes, list) or not shoes:
+        raise ExactOddsError("malformed certificate: inputs.shoes must list at least one shoe")
+    if not isinstance(selection, list) or not selection:
+        raise ExactOddsError("malformed certificate: it prices no wager (inputs.selection is empty)")
+    for s in selection:
+        if not isinstance(s, dict) or set(s) != {"wager", "paytable"} or not all(isinstance(v, str) for v in s.values()):
+            raise ExactOddsError("malformed certificate: each of inputs.selection is {'wager': ..., 'paytable': ...}")
+    check_limits(len(shoes), [(s["wager"], s["paytable"]) for s in selection], "certificate too large: ")
+    if "bet" in inputs and not isinstance(inputs["bet"], str):
+        raise ExactOddsError("malformed certificate: inputs.bet must be text")
+    files = inputs.get("files", [])
+    if "files" in inputs and (not isinstance(files, list) or not files or not all(
+            isinstance(f, dict) and set(f) == {"name", "sha256", "text"} and isinstance(f["sha256"], str)
+            and re.fullmatch("[0-9a-f]{64}", f["sha256"]) for f in files)):
+        raise ExactOddsError("malformed certificate: inputs.files lists data files, each exactly "
+                             "{'name': ..., 'sha256': 64 hex digits, 'text': ...}")
+    _files([{"name": f["name"], "text": f["text"]} for f in files], "malformed certificate: inputs.files")
+    parties = document["parties"]
+    if not isinstance(parties, dict) or set(parties) != set(PARTIES):
+        raise ExactOddsError(f"malformed certificate: parties hold exactly {', '.join(PARTIES)}")
+    for key in ("title", "issued"):
+        if not isinstance(document[key], str):
+            raise ExactOddsError(f"malformed certificate: {key} must be text")
+    _check_text(document["title"], "malformed certificate: title")
+    for key, value in parties.items():
+        _check_text(value, f"malformed certificate: parties.{key}", optional=True)
+    return {"shoes": shoes, "selection": [(s["wager"], s["paytable"]) for s in selection],
+            "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties,
+            "files": [{"name": f["name"], "text": f["text"]} for f in files]}
+
+
+def _changed_file(document: dict[str, Any]) -> str | None:
+    """The first embedded data file whose text does not have its stated SHA-256, if any."""
+    for i, f in enumerate(document["inputs"].get("files", [])):
+        if _sha256(f["text"].encode("utf-8")) != f["sha256"]:
+            return (f"inputs.files[{i}] ({f['name']!r}): the embedded text does not have the stated SHA-256 "
+                    "(the text or the digest was changed after the certificate was made)")
+    return None
+
+
+@cache.disabled()          # every figure recomputed from the rules and data files, none read from the disk cache
+def verify(document: Any, *, public_key: Any | None = None, allow_other_version: bool = False,
+           progress: Callable[[int, int], None] | None = None) -> tuple[bool, str]:
+    """Recompute a certificate: (True, what was verified) or (False, the first failure).
+
+    A malformed certificate, or one beyond :data:`LIMITS`, raises :class:`ExactOddsError`
+    before anything is recomputed. ``public_key`` (an Ed25519 public key) must have
+    signed it; ``allow_other_version`` accepts a certificate made by another version
+    of the package or other data, if every figure still matches. ``progress`` is
+    called as :func:`build` calls it.
+    """
+    from exactodds.documents.signing import canonical, check_signature
+
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        found = document.get("format") if isinstance(document, dict) else None
+        hint = " (made by an older exactodds: build it again)" if isinstance(found, str) and \
+            found.startswith("exactodds-certificate/") else ""
+        raise ExactOddsError(f"not an exactodds certificate (format must be {FORMAT!r}){hint}")
+    if unknown := [k for k in document if k not in (*_TOP, "signature")]:
+        raise ExactOddsError(f"malformed certificate: unknown key {unknown[0]!r}")
+    if missing := [k for k in _TOP if k not in document]:
+        raise ExactOddsError(f"malformed certificate: no {missing[0]!r}")
+    given = _inputs(document)
+    if changed := _changed_file(document):
+        return False, changed
+    fresh = build(**given, progress=progress)
+    stated = {k: v for k, v in document.items() if k not in ("provenance", "signature")}
+    diff = _compare(stated, {k: v for k, v in fresh.items() if k != "provenance"}, "")
+    if diff == "certificate_number":
+        return False, ("value differs at certificate_number: it is derived from the whole content (a changed "
+                       "title, date, party or figure changes it)")
+    if diff:
+        return False, f"value differs at {diff}"
+    prov = document["provenance"]
+    if not isinstance(prov, dict) or set(prov) != _PROVENANCE:
+        raise ExactOddsError(f"malformed certificate: provenance holds exactly {', '.join(sorted(_PROVENANCE))}")
+    for key, kinds in (("exactodds_version", (str,)), ("source_commit", (str, type(None))),
+                       ("source_modified", (bool, type(None))), ("content_sha256", (str,)), ("data_sha256", (dict,))):
+        if not isinstance(prov[key], kinds):
+            raise ExactOddsError(f"malformed certificate: provenance.{key} has the wrong type")
+    if prov["content_sha256"] != _sha256(canonical(stated)):
+        return False, "content_sha256 does not match the certificate's content"
+    here = fresh["provenance"]
+    other = [f"{k} {prov[k]!r} (this package: {here[k]!r})" for k in ("exactodds_version", "source_commit")
+             if prov[k] != here[k]]
+    if not isinstance(prov["data_sha256"], dict):
+        raise ExactOddsError("malformed certificate: provenance.data_sha256 must be an object")
+    other += [f"{name!r} changed" for name in sorted(set(prov["data_sha256"]) | set(here["data_sha256"]))
+              if prov["data_sha256"].get(name) != here["data_sha256"].get(name)]
+    if prov["source_modified"] != here["source_modified"] and prov["source_commit"] == here["source_commit"]:
+        other.append("source_modified differs")
+    if other and not allow_other_version:
+        return False, ("made by another version of the package or other data: " + "; ".join(other)
+                       + " (--allow-other-version accepts it if every figure matches)")
+    signed_ok, signed = check_signature(document, public_key)
+    if not signed_ok:
+        return False, signed
+    n = sum(len(r["wagers"]) for r in document["results"])
+    note = f"; provenance differs, accepted: {'; '.join(other)}" if other else ""
+    note = _files_note(document) + note
+    return True, (f"verified {document['certificate_number']}: {n} priced wager tables match exactly; "
+                  f"{signed}{note}")
+
+
+def _files_note(document: dict[str, Any]) -> str:
+    files = document["inputs"].get("files", [])
+    return "".join(f"; data file {f['name']!r} matches its SHA-256 {f['sha256'][:16]}…" for f in files)
+
+
+# -- files -----------------------------------------------------------------------------------
+
+def shoes_from_options(decks: Iterable[int], remove: str | None) -> list[dict[str, Any]]:
+    """Shoe inputs as the certificate states them (checked now, recomputed by verify)."""
+    cards = [str(c) for c in parse_card_list(remove, where="--remove")] if remove else []
+    specs = [{"decks": d, "remove": cards} for d in decks]
+    for spec in specs:
+        try:
+            _shoe_from_inputs(spec)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--decks/--remove: {exc}") from None
+    return specs

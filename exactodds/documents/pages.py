@@ -1,0 +1,615 @@
+"""Certificates as documents a lab files: HTML and PDF from one Jinja2 template, Markdown, and reading
+any of them back.
+
+The HTML carries the exact JSON certificate in a ``<script type="application/json"
+id="exactodds-certificate">`` block and the PDF as an attached file
+(``exactodds-certificate.json``), so one file carries its own proof:
+``exactodds verify`` accepts the JSON, the HTML or the PDF. Print CSS gives the
+PDF a running header with the certificate number and a "page N of M" footer.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+from fractions import Fraction
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from exactodds.documents.certificate import LIMITS, MAX_BYTES
+from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
+from exactodds.files import signals_held, temporary_folder
+from exactodds.render.report import decimal, percent
+
+__all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID"]
+
+ATTACHMENT = "exactodds-certificate.json"
+SCRIPT_ID = "exactodds-certificate"
+_LABELS = {"issuer": "Issued by", "prepared_by": "Prepared by", "approved_by": "Approved by"}
+
+
+def _environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("exactodds", "templates"),
+                             autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
+                             trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return env
+
+
+def _fr(text: Any) -> Fraction:
+    return Fraction(str(text))
+
+
+def _mathml_number(value: Fraction) -> str:
+    """An exact fraction typeset as MathML: a stacked fraction, or a whole number."""
+    sign = "<mo>−</mo>" if value < 0 else ""
+    v = abs(value)
+    if v.denominator == 1:
+        return f"<math>{sign}<mn>{v.numerator:,}</mn></math>"
+    return f"<math>{sign}<mfrac><mn>{v.numerator:,}</mn><mn>{v.denominator:,}</mn></mfrac></math>"
+
+
+def _mathml_formula(terms: list[dict[str, Any]], *, lhs: bool = True) -> str:
+    """A progressive's expected return, a polynomial in its meters, typeset as MathML."""
+    import html
+
+    parts = []
+    for i, term in enumerate(terms):
+        c = _fr(term["coefficient"])
+        op = ("<mo>−</mo>" if c < 0 else "") if i == 0 else ("<mo>−</mo>" if c < 0 else "<mo>+</mo>")
+        c = abs(c)
+        coefficient = f"<mn>{c.numerator:,}</mn>" if c.denominator == 1 else \
+            f"<mfrac><mn>{c.numerator:,}</mn><mn>{c.denominator:,}</mn></mfrac>"
+        meters = "".join(
+            (f"<msub><mi>{html.escape(m.split('_', 1)[0])}</mi><mtext>{html.escape(m.split('_', 1)[1])}</mtext></msub>"
+             if "_" in m else f"<mi>{html.escape(m)}</mi>") for m in term["meters"])
+        product = coefficient if not meters else (coefficient + "<mo>&#x2062;</mo>" + meters
+                                                  if c != 1 else meters)
+        parts.append(op + product)
+    if not lhs:
+        return "<math>" + "".join(parts) + "</math>"
+    return "<math display='block'><mi>E</mi><mo>=</mo>" + "".join(parts) + "</math>"
+
+
+_TERM = re.compile(r"^(?:(\d+)\*)?([A-Za-z][A-Za-z0-9_]*)(?:/(\d+))?$|^(\d+)(?:/(\d+))?$")
+
+
+def _form_terms(text: str) -> list[dict[str, Any]] | None:
+    """The terms of an exact polynomial as :class:`~exactodds.wagers.forms.Form` prints it
+    (``28*J_mega/65889135 - 28/65889135``), or None if ``text`` is not one."""
+    terms = []
+    for sign, body in re.findall(r"(^-?|\s[+-]\s)([^\s]+)", text.strip()):
+        m = _TERM.match(body)
+        if m is None:
+            return None
+        negative = sign.strip() == "-"
+        if m.group(2):
+            c = Fraction(int(m.group(1) or 1), int(m.group(3) or 1))
+            meters = [m.group(2)]
+        else:
+            c = Fraction(int(m.group(4)), int(m.group(5) or 1))
+            meters = []
+        terms.append({"coefficient": str(-c if negative else c), "meters": meters})
+    return terms or None
+
+
+def _grouped(text: str) -> str:
+    """``'879252.98'`` → ``'879,252.98'``."""
+    whole, dot, frac = text.partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    return f"{sign}{int(whole.lstrip('-')):,}{dot}{frac}"
+
+
+def _odds(p: Fraction) -> str:
+    return "never" if p == 0 else f"1 in {_grouped(decimal(1 / p, 1))}"
+
+
+def _view(cert: dict[str, Any]) -> dict[str, Any]:
+    """Everything the templates print, formatted once here from the exact values."""
+    prov = cert["provenance"]
+    summary, sections, appendix = [], [], []
+    for res in cert["results"]:
+        shoe = res["shoe"]["description"]
+        wagers = []
+        for b in res["wagers"]:
+            s = b["summary"]
+            top = s.get("top_award")
+            progressive = b.get("progressive")
+            summary.append({
+                "name": b["name"], "section": b["section"], "paytable": b["paytable"], "shoe": shoe,
+                "rtp": "see the formula" if progressive else percent(_fr(s["rtp"]), 4),
+                "rtp_exact": "" if progressive else s["rtp"],
+                "edge": "meter-dependent" if progressive else percent(_fr(s["house_edge"]), 4),
+                "edge_exact": "" if progressive else s["house_edge"],
+                "hit": percent(_fr(s["hit_frequency"]), 4),
+                "sd": "—" if progressive else f"{float(_fr(s['variance'])) ** 0.5:.4f}",
+                "top": "—" if top is None else f"{top['outcome']}: {_odds(_fr(top['probability']))}",
+            })
+            rows = [{"outcome": o["outcome"], "pays": o["pays"], "combinations": f"{int(o['combinations']):,}",
+                     "probability": decimal(_fr(o["probability"]), 10), "probability_exact": o["probability"],
+                     "ret": _signed(o["return"]), "ret_math": _return_math(o["return"])} for o in b["outcomes"]]
+            t = b["totals"]
+            total = {"combinations": f"{int(t['combinations']):,}", "probability": decimal(_fr(t["probability"]), 10),
+                     "ret": _signed(t["return"])}
+            facts = [("Hit frequency", percent(_fr(s["hit_frequency"]), 4)),
+                     ("Push frequency", percent(_fr(s["push_frequency"]), 4)),
+                     ("Loss frequency", percent(_fr(s["loss_frequency"]), 4))]
+            if not progressive:
+                facts = [("Return to player", percent(_fr(s["rtp"]), 4)),
+                         ("House edge (hold)", percent(_fr(s["house_edge"]), 4))] + (
+                    [("Edge with pushes excluded", percent(_fr(s["edge_excluding_pushes"]), 4))]
+                    if s.get("edge_excluding_pushes") is not None else []) + facts + [
+                    ("Variance", decimal(_fr(s["variance"]), 8)),
+                    ("Standard deviation", f"{float(_fr(s['variance'])) ** 0.5:.4f}")]
+                for label, key in (("Expected return", "expected_return"), ("House edge", "house_edge"),
+                                   ("Variance", "variance"), ("Hit frequency", "hit_frequency")):
+                    appendix.append({"shoe": shoe, "wager": b["name"], "paytable": b["paytable"], "quantity": label,
+                                     "math": _mathml_number(_fr(s[key])), "text": s[key]})
+            meters = []
+            if progressive:
+                facts.append(("Fixed awards alone (every meter at 0)", _signed(progressive["fixed_return"])))
+                for sym, m in progressive["meters"].items():
+                    be = m.get("break_even_units")
+                    meters.append({"symbol": sym, "award": m["top_award"], "odds": _odds(_fr(m["probability"])),
+                                   "break_even": "—" if be is None else f"{_grouped(decimal(_fr(be), 2))} wagers" + (
+                                       f" = ${_grouped(decimal(_fr(m['break_even_dollars']), 2))} on a "
+                                       f"${decimal(_fr(progressive['minimum_wager']), 2)} wager"
+                                       if "break_even_dollars" in m and progressive.get("minimum_wager") else ""),
+                                   "note": m.get("break_even_note", "")})
+                appendix.append({"shoe": shoe, "wager": b["name"], "paytable": b["paytable"],
+                                 "quantity": "Expected return (J: meter ÷ wager)",
+                                 "math": _mathml_formula(progressive["terms"]), "text": progressive["expected_return"]})
+            wagers.append({"name": b["name"], "game": b["game"], "section": b["section"], "paytable": b["paytable"],
+                           "paytable_section": b["paytable_section"], "reading": b["reading"], "rows": rows,
+                           "total": total, "facts": facts, "meters": meters,
+                           "formula": _mathml_formula(progressive["terms"]) if progressive else None,
+                           "formula_text": progressive["expected_return"] if progressive else None})
+        sections.append({"shoe": shoe, "sequences": f"{int(res['shoe']['sequences']):,}", "wagers": wagers})
+    signature = cert.get("signature")
+    commit = prov["source_commit"]
+    return {
+        "title": cert["title"], "number": cert["certificate_number"], "issued": cert["issued"],
+        "parties": [(_LABELS[k], v) for k, v in cert["parties"].items()],
+        "shoes": [res["shoe"]["description"] for res in cert["results"]],
+        "bet": cert["inputs"].get("bet"),
+        "files": [(f["name"], f["sha256"]) for f in cert["inputs"].get("files", [])],
+        "version": prov["exactodds_version"],
+        "commit": ("not recorded (not a built package)" if commit is None
+                   else commit + (" (built from a modified tree)" if prov["source_modified"] else "")),
+        "summary": summary, "sections": sections, "appendix": appendix,
+        "assumptions": cert["assumptions"], "rounding": cert["rounding"],
+        "data_sha256": sorted(prov["data_sha256"].items()), "content_sha256": prov["content_sha256"],
+        "signature": signature,
+        # inert inside <script type="application/json">: no '<', '>' or '&' left to end it or open a comment
+        "json": json.dumps(cert, indent=1, ensure_ascii=False).replace("<", "\\u003c").replace(
+            ">", "\\u003e").replace("&", "\\u0026"),
+    }
+
+
+def _return_math(value: str) -> str | None:
+    """A progressive line's return (a polynomial in its meter) as MathML; None for a number."""
+    try:
+        _fr(value)
+        return None
+    except (ValueError, ZeroDivisionError):
+        terms = _form_terms(value)
+        return None if terms is None else _mathml_formula(terms, lhs=False)
+
+
+def _signed(value: Any) -> str:
+    try:
+        text = decimal(_fr(value), 8)
+    except (ValueError, ZeroDivisionError):
+        return str(value)
+    return text if text.startswith("-") else "+" + text
+
+
+def render_html(cert: dict[str, Any]) -> str:
+    """One self-contained, printable HTML file: cover page, summary, tables, appendix, embedded JSON."""
+    return str(_environment().get_template("certificate.html.j2").render(**_view(cert)))
+
+
+def render_markdown(cert: dict[str, Any]) -> str:
+    """The certificate as Markdown (same content; exact fractions as text)."""
+    return str(_environment().get_template("certificate.md.j2").render(**_view(cert)))
+
+
+def _chromium(missing: str) -> str:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        raise ExactOddsError(missing)
+    return browser
+
+
+_NO_CHROMIUM = ("--format pdf needs Debian's chromium (apt-get install chromium); "
+                "or write --format html and print it")
+
+
+def _run_chromium(cmd: list[str], profile: Path) -> None:
+    """Run Chromium in a process group of its own, its TMPDIR the folder that holds ``profile``; however it
+    ends (done, failed, timed out, or exactodds stopped by Ctrl-C or SIGTERM) the whole group, its helper
+    processes too, is gone before its folders are removed, and its own temporary folder with them (made in
+    that folder: a folder made just before a signal, before its profile names it, goes too), so nothing of
+    it is left behind."""
+    env = dict(os.environ, TMPDIR=str(profile.parent))
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True, env=env)
+    try:
+        _, err = proc.communicate(timeout=300)
+    finally:
+        with signals_held():
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)      # helpers that outlive it, or all of it if stopped
+            except OSError:
+                pass
+            proc.wait()
+            _remove_chromium_folder(profile)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, cmd[0], stderr=err)
+
+
+def _remove_chromium_folder(profile: Path) -> None:
+    """The temporary folder a stopped Chromium leaves in TMPDIR (its profile's Singleton links point there)."""
+    for name in ("SingletonSocket", "SingletonCookie"):
+        try:
+            folder = Path(os.readlink(profile / name)).parent
+        except OSError:
+            continue
+        if folder.name.startswith("org.chromium.Chromium."):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
+               dates: tuple[str, str] | None = None) -> bytes:
+    """The PDF exactodds writes for ``cert``: headless Chromium's print of its HTML, the JSON attached and
+    the metadata set. ``dates`` (creation, modification) replace the print's own, the only part of it that
+    changes from one print to the next."""
+    from pypdf import PdfReader, PdfWriter
+
+    browser = _chromium(missing)
+    with temporary_folder() as tmp:
+        page = Path(tmp) / "certificate.html"
+        page.write_text(render_html(cert), encoding="utf-8")
+        pdf = Path(tmp) / "certificate.pdf"
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp}/profile",
+               "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri()]
+        try:
+            _run_chromium(cmd, Path(tmp) / "profile")
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ExactOddsError(f"{where}: chromium could not print the PDF ({exc})") from None
+        if not pdf.exists() or pdf.read_bytes()[:4] != b"%PDF":
+            raise ExactOddsError(f"{where}: chromium produced no PDF")
+        writer = PdfWriter(clone_from=PdfReader(pdf))
+        writer.add_attachment(ATTACHMENT, json.dumps(cert, indent=1, ensure_ascii=False).encode("utf-8"))
+        writer.add_metadata({"/Title": f"{cert['certificate_number']} — {cert['title']}",
+                             "/Subject": "Return-to-player certificate", "/Creator": "exactodds"})
+        if dates is not None:
+            writer.add_metadata({"/CreationDate": dates[0], "/ModDate": dates[1]})
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+
+
+def write_pdf(cert: dict[str, Any], path: str) -> None:
+    """Print the HTML certificate to PDF with headless Chromium and attach the JSON (written atomically)."""
+    from exactodds.documents.certificate import write_atomically
+
+    write_atomically(path, _print_pdf(cert, where=f"--output {path}"))
+
+
+# -- checking a PDF against the rendering of its certificate -----------------------------------
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
+_PAGE = re.compile(r"page \d+ of \d+")
+_DATE = re.compile(r"D:\d{14}(?:Z|[+-]\d{2}'\d{2}')")          # as Chromium dates its print
+_PRINTED = "the printed pages differ from the attached certificate"
+_NEVER = "which exactodds never writes"
+
+
+def _figures(text: str) -> set[str]:
+    return set(_NUMBER.findall(_PAGE.sub(" ", text)))
+
+
+def _shown(name: Any) -> str:
+    """A PDF name or key from the file, printed so that it can only read as itself."""
+    text = str(name)
+    return text if re.fullmatch(r"/?[A-Za-z0-9_.+-]{1,40}", text) else repr(text)
+
+
+def _held(cert: dict[str, Any]) -> set[str]:
+    """The figures the certificate's rendering shows."""
+    return _figures(re.sub(r"<[^>]+>", " ", render_html(cert)).replace("&amp;", "&"))
+
+
+def _page_text_differs(page: Any, i: int, n: int, number: str, expected: set[str]) -> str | None:
+    """What the text of page ``i`` of ``n`` shows that the certificate's rendering does not: a missing
+    certificate number or page number, or a figure the certificate does not hold."""
+    text = page.extract_text() or ""
+    if i > 1 and number not in text:
+        return f"page {i} does not carry certificate number {number}"
+    if f"page {i} of {n}" not in text:
+        return f"page {i} is not numbered 'page {i} of {n}'"
+    stray = sorted(_figures(text) - expected)
+    if stray:
+        return f"page {i} shows {stray[0]!r}, which the attached certificate does not hold"
+    return None
+
+
+def _revisions(raw: bytes) -> int:
+    """How many revisions the file holds: each ends in its own ``startxref``; exactodds writes one."""
+    return len(re.findall(rb"(?:^|[\r\n])startxref[\s]", raw))
+
+
+def _annotations(page: Any) -> list[Any]:
+    found = page.get("/Annots")
+    return [] if found is None else [a.get_object() for a in found.get_object()]
+
+
+def _foreign(raw: bytes, reader: Any) -> str | None:
+    """What the file holds that exactodds' writer never puts in a PDF, whatever Chromium printed it:
+    an incremental update, a form, an action, JavaScript, another attachment, an annotation other than a link."""
+    revisions = _revisions(raw)
+    if revisions > 1 or "/Prev" in reader.trailer:
+        return (f"the PDF was changed after it was written: an incremental update ({max(revisions, 2)} revisions, "
+                "each with its own xref section and trailer)")
+    root = reader.trailer["/Root"]
+    for key, what in (("/AcroForm", "a form field (AcroForm)"), ("/OpenAction", "an OpenAction"),
+                      ("/AA", "document actions (/AA)")):
+        if key in root:
+            return f"the PDF holds {what}, {_NEVER}"
+    if "/JavaScript" in (root.get("/Names") or {}):
+        return f"the PDF holds JavaScript (/Names /JavaScript), {_NEVER}"
+    others = sorted(name for name in reader.attachments if name != ATTACHMENT)
+    if others:
+        return f"the PDF holds another attached file, {others[0]!r}"
+    for i, page in enumerate(reader.pages, start=1):
+        for annotation in _annotations(page):
+            kind = annotation.get("/Subtype")
+            if kind == "/Widget" or "/FT" in annotation:
+                return f"page {i} holds a form field ({_shown(kind)} annotation), {_NEVER}"
+            if kind != "/Link":
+                return f"page {i} holds an annotation ({_shown(kind)}), {_NEVER}"
+        if "/AA" in page:
+            return f"page {i} holds page actions (/AA), {_NEVER}"
+    return None
+
+
+def _difference(got: Any, want: Any, path: str, seen: set[tuple[int, int]]) -> str | None:
+    """The first place (keys and indexes from ``path``) where two PDF objects differ, or None.
+    Page parents are not followed; an object pair already being compared counts as equal."""
+    from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
+
+    if isinstance(got, IndirectObject) and isinstance(want, IndirectObject):
+        if (got.idnum, want.idnum) in seen:
+            return None
+        seen.add((got.idnum, want.idnum))
+    got = got.get_object() if isinstance(got, IndirectObject) else got
+    want = want.get_object() if isinstance(want, IndirectObject) else want
+    if isinstance(got, DictionaryObject) and isinstance(want, DictionaryObject):
+        if isinstance(got, StreamObject) != isinstance(want, StreamObject):
+            return path
+        for key in [k for k in dict.fromkeys([*want, *got]) if k != "/Parent"]:
+            if key not in got or key not in want:
+                return f"{path}/{_shown(key).lstrip('/')}"
+            found = _difference(got.raw_get(key), want.raw_get(key), f"{path}/{_shown(key).lstrip('/')}", seen)
+            if found:
+                return found
+        if isinstance(got, StreamObject) and isinstance(want, StreamObject) and got.get_data() != want.get_data():
+            return f"{path} (its stream)"
+        return None
+    if isinstance(got, ArrayObject) and isinstance(want, ArrayObject):
+        if len(got) != len(want):
+            return f"{path} ({len(got)} items, not {len(want)})"
+        for k, (a, b) in enumerate(zip(got, want)):
+            found = _difference(a, b, f"{path}[{k}]", seen)
+            if found:
+                return found
+        return None
+    return None if type(got) is type(want) and got == want else path
+
+
+def _streams(page: Any) -> list[Any]:
+    contents = page.get("/Contents")
+    if contents is None:
+        return []
+    contents = contents.get_object()
+    return [c.get_object() for c in contents] if isinstance(contents, list) else [contents]
+
+
+def _xobjects(page: Any) -> set[str]:
+    resources = page.get("/Resources")
+    found = resources.get_object().get("/XObject") if resources is not None else None
+    return set() if found is None else {str(k) for k in found.get_object()}
+
+
+def _page_differs(i: int, n: int, got: Any, want: Any, cert: dict[str, Any]) -> str | None:
+    """How page ``i`` of the file differs from page ``i`` of the fresh print, or None."""
+    links, printed = len(_annotations(got)), len(_annotations(want))
+    if links != printed:
+        return f"page {i} holds {links} link annotations where the rendering holds {printed}"
+    streams, rendered = _streams(got), _streams(want)
+    if len(streams) != len(rendered):
+        return (f"page {i} has {len(streams)} content streams where the rendering has {len(rendered)}"
+                + (" (an extra content stream)" if len(streams) > len(rendered) else ""))
+    extra = sorted(_xobjects(got) - _xobjects(want))
+    if extra:
+        return f"page {i} draws an XObject ({_shown(extra[0])}) that the rendering does not hold"
+    if b"".join(s.get_data() for s in streams) != b"".join(s.get_data() for s in rendered):
+        return _page_text_differs(got, i, n, cert["certificate_number"], _held(cert)) or (
+            f"page {i} is not the page the certificate prints (its content stream differs)")
+    found = _difference(got, want, f"page {i} ", set())
+    return None if found is None else f"page {i} is not the page the certificate prints ({found.strip()} differs)"
+
+
+def _reader(data: bytes) -> Any:
+    import logging
+
+    from pypdf import PdfReader
+
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
+    return PdfReader(io.BytesIO(data))
+
+
+def _dates(reader: Any) -> tuple[str, str] | None:
+    """The file's creation and modification dates, if they are dates as Chromium writes them."""
+    info = reader.trailer.get("/Info")
+    info = {} if info is None else info.get_object()
+    dates = tuple(str(info.get(k, "")) for k in ("/CreationDate", "/ModDate"))
+    return (dates[0], dates[1]) if all(_DATE.fullmatch(d) for d in dates) else None
+
+
+def _named(raw: bytes, reader: Any, expected: bytes, cert: dict[str, Any]) -> str:
+    """What makes the file differ from ``expected``, the fresh print of its certificate."""
+    fresh = _reader(expected)
+    producers = [str((r.metadata or {}).get("/Producer")) for r in (reader, fresh)]
+    hint = "" if producers[0] == producers[1] else (
+        f" (the file was printed by {producers[0]!r}, this machine's chromium prints {producers[1]!r}: "
+        "verify it where that chromium is installed)")
+    got, want = reader.pages, fresh.pages
+    if len(got) != len(want):
+        return (f"{_PRINTED}: {len(got)} pages where the certificate prints on {len(want)} "
+                f"(a page added or taken out){hint}")
+    for i, (page, printed) in enumerate(zip(got, want), start=1):
+        found = _page_differs(i, len(got), page, printed, cert)
+        if found:
+            return f"{_PRINTED}: {found}{hint}"
+    seen: set[tuple[int, int]] = set()
+    for key, part in (("/Root", "catalog"), ("/Info", "document information")):
+        found = _difference(reader.trailer.get(key), fresh.trailer.get(key), f"its {part} ", seen)
+        if found:
+            return f"the PDF is not what exactodds writes for the attached certificate: {found.strip()} differs{hint}"
+    if raw.startswith(expected):
+        return f"{len(raw) - len(expected):,} bytes were added after the end of the PDF"
+    at = next((k for k, (a, b) in enumerate(zip(raw, expected)) if a != b), min(len(raw), len(expected)))
+    return f"the PDF is not byte for byte what exactodds writes for the attached certificate (from byte {at:,}){hint}"
+
+
+def pdf_differs(path: str, cert: dict[str, Any]) -> str | None:
+    """Why the PDF at ``path`` is not exactly what exactodds writes for ``cert`` (the certificate attached
+    to it), or None if it is.
+
+    exactodds' PDF is a function of the certificate alone, once the dates of the print are set: the same
+    Chromium with the same fonts prints the same bytes, and the writer that attaches the JSON adds nothing
+    else. So the file must equal, byte for byte, a fresh print of its certificate carrying the file's own
+    dates. Anything else fails, named: an incremental update, a form, an action, JavaScript, an annotation
+    (found without Chromium), then a page added or taken out, a replaced page, an extra content stream or
+    XObject, a figure the certificate does not hold.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        reader = _reader(raw)
+        found = _foreign(raw, reader)
+        if found is None and not (shutil.which("chromium") or shutil.which("chromium-browser")):
+            n, number, held = len(reader.pages), cert["certificate_number"], _held(cert)
+            found = next((f"{_PRINTED}: {d}" for i, page in enumerate(reader.pages, start=1)
+                          if (d := _page_text_differs(page, i, n, number, held))), None)
+        dates = _dates(reader)
+    except Exception as exc:     # anything pypdf meets in a file exactodds did not write
+        return f"the PDF's structure is not what exactodds writes ({type(exc).__name__}: it cannot be read)"
+    if found:
+        return found
+    expected = _print_pdf(cert, where=path, dates=dates, missing=(
+        f"{path}: verifying a PDF needs Debian's chromium (apt-get install chromium) to print its certificate "
+        "again and compare the pages; or verify the certificate as JSON or HTML"))
+    if raw == expected:
+        return None
+    try:
+        return _named(raw, reader, expected, cert)
+    except Exception as exc:     # the file differs all the same; say so even if it cannot be taken apart
+        return f"the PDF is not what exactodds writes for the attached certificate ({type(exc).__name__})"
+
+
+# -- reading a certificate back ------------------------------------------------------------------
+
+def _strict_json(text: str, where: str) -> Any:
+    """JSON with every duplicated key refused (a person reads the first, a parser keeps the last)."""
+    def no_constant(name: str) -> Any:
+        raise ExactOddsError(f"{where}: {name} is not JSON")
+
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys, parse_constant=no_constant)
+    except DuplicateKey as exc:
+        raise ExactOddsError(f"{where}: duplicate key {exc.key!r}: the certificate is malformed") from None
+    except json.JSONDecodeError as exc:
+        raise ExactOddsError(f"{where}: not a JSON certificate ({exc})") from None
+    except RecursionError:
+        raise ExactOddsError(f"{where}: nested too deeply to be a certificate") from None
+
+
+class _Script(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.inside, self.found, self.text = False, 0, ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "script" and a.get("id") == SCRIPT_ID and a.get("type") == "application/json":
+            self.inside = True
+            self.found += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self.inside = False
+
+    def handle_data(self, data: str) -> None:
+        if self.inside:
+            self.text += data
+
+
+def read_document(path: str) -> tuple[Any, str, str | None]:
+    """(the certificate, its kind 'json' / 'html' / 'pdf', the HTML text if HTML) from a file."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)                       # never more than the limit into memory
+    except OSError as exc:
+        raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_BYTES:
+        raise ExactOddsError(f"{path}: certificate too large: more than {MAX_BYTES:,} bytes ({LIMITS})")
+    if raw[:4] == b"%PDF":
+        import logging
+
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+
+        logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
+        try:
+            attachments = PdfReader(path).attachments
+        except (PdfReadError, ValueError, KeyError, OSError) as exc:
+            raise ExactOddsError(f"{path}: an unreadable PDF ({exc})") from None
+        found = attachments.get(ATTACHMENT, [])
+        if len(found) != 1:
+            raise ExactOddsError(f"{path}: a PDF without exactly one attached {ATTACHMENT}")
+        if len(found[0]) > MAX_BYTES:
+            raise ExactOddsError(f"{path}: the attached {ATTACHMENT} is larger than {MAX_BYTES:,} bytes ({LIMITS})")
+        try:
+            text = found[0].decode("utf-8")
+        except UnicodeDecodeError:
+            raise ExactOddsError(f"{path}: the attached {ATTACHMENT} is not UTF-8 text") from None
+        return _strict_json(text, f"{path} ({ATTACHMENT})"), "pdf", None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ExactOddsError(f"{path}: neither JSON, HTML nor PDF (not UTF-8 text)") from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise ExactOddsError(f"{path}: an empty file, not a certificate")
+    if text.lstrip()[:1] in ("{", "["):
+        return _strict_json(text, path), "json", None
+    parser = _Script()
+    parser.feed(text)
+    if parser.found != 1:
+        raise ExactOddsError(f"{path}: not a certificate: neither JSON, nor HTML or PDF from exactodds with the "
+                             "certificate embedded (a Markdown certificate is for reading: verify its JSON, HTML or PDF)")
+    return _strict_json(parser.text, f"{path} (embedded certificate)"), "html", text

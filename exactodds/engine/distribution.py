@@ -1,0 +1,141 @@
+"""The exact distribution of rounds off the top of a shoe.
+
+:func:`deal` returns a :class:`RoundDistribution`: counts are computed when a
+wager reads them, each from the shoe-independent table it needs — the
+multiset tables of :mod:`exactodds.engine.multiset` (point values, and ranks and
+suits of single cards), the identity categories of every card dealt, or the
+quadratic forms of the four initial cards (:mod:`exactodds.engine.identity`) — and
+kept for the next wager that reads the same table.
+
+>>> dist = deal(Shoe.decks(8))
+>>> main = dist.main_game()
+>>> main["banker"], main["player"], main["tie"]
+(2292252566437888, 2230518282592256, 475627426473216)
+
+The recursive, memoized walk in :mod:`exactodds.engine.walk` and the per-round
+weights of :mod:`exactodds.engine.roundtable` reach the same numbers by other routes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from exactodds.engine.modular import crt, primes_for
+from exactodds.engine.multiset import EVERY_SUIT, Varies, compile_table
+from exactodds.engine.roundtable import POINT_NAMES, RoundTable, round_table, round_weights
+from exactodds.game.shoe import CARDS_PER_ROUND, Shoe, int64_safe
+
+__all__ = ["RoundDistribution", "deal", "round_table", "round_weights", "POINT_NAMES"]
+
+
+@dataclass(frozen=True, eq=False)
+class RoundDistribution:
+    """The exact distribution of rounds off the top of one shoe, counted as wagers read it.
+
+    Every count is a number of ordered 6-card sequences of the shoe; each table's
+    counts add up to :attr:`total`, the shoe's :attr:`~exactodds.game.shoe.Shoe.sequences`.
+    :attr:`weights` gives the same distribution round by round (the slower per-round
+    route of :mod:`exactodds.engine.roundtable`).
+    """
+
+    shoe: Shoe
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def total(self) -> int:
+        return self.shoe.sequences
+
+    @property
+    def table(self) -> RoundTable:
+        return round_table()
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Each value-level round's number of ordered 6-card sequences (computed on first use)."""
+        if "weights" not in self._cache:
+            self._cache["weights"] = round_weights(self.shoe)
+        return self._cache["weights"]  # type: ignore[no-any-return]
+
+    def table_counts(self, names: tuple[str, ...], told: str = EVERY_SUIT,
+                     varies: Varies | None = None) -> np.ndarray:
+        """Counts per key of the multiset table of ``names`` telling suits apart as ``told``, compiled
+        for the wagers ``varies`` names if given (see :mod:`exactodds.engine.multiset`)."""
+        key = ("multiset", names, told, varies)
+        if key not in self._cache:
+            self._cache[key] = compile_table(names, told=told, varies=varies).counts(self.shoe)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def point_counts(self) -> dict[tuple[int, ...], int]:
+        """Counts keyed by (player total, banker total, player cards, banker cards)."""
+        names = tuple(sorted(POINT_NAMES))
+        where = [names.index(n) for n in POINT_NAMES]
+        keys = compile_table(names).keys
+        return {tuple(k[i] for i in where): int(n) for k, n in zip(keys, self.table_counts(names))}
+
+    def every_card_counts(self, names: tuple[str, ...], *, what: str = "this wager") -> np.ndarray:
+        """Counts per (key of the value-level table of ``names``, category of every card dealt):
+        ``(keys, 6)``, categories as in :data:`exactodds.engine.identity.ALL_CARD_CATEGORIES`.
+
+        The value multisets of the table are split into identity categories by
+        per-suit and per-rank falling factorials (:func:`exactodds.engine.identity.all_card_categories`).
+        """
+        cache_key = ("every card", names)
+        if cache_key not in self._cache:
+            table = compile_table(names)
+            values, read = table.value_multiplicities()
+            n = self.shoe.size
+            tail = [math.perm(n - k, CARDS_PER_ROUND - k) for k in range(CARDS_PER_ROUND + 1)]
+            if int64_safe(n):
+                per_multiset = self._categories(values, what, None) * np.array(tail, dtype=np.int64)[read][:, None]
+                out = np.add.reduceat(per_multiset[table.entry_multiset] * table.entry_orderings[:, None],
+                                      table.key_starts, axis=0)
+            else:                   # past the int64 bound: modulo primes, rebuilt exactly
+                primes = primes_for(self.total, bits=31)
+                residues = []
+                for p in primes:
+                    per = self._categories(values, what, p) * (np.array(tail, dtype=object) % p).astype(np.int64)[read][:, None] % p
+                    sums = np.add.reduceat(per[table.entry_multiset] * (table.entry_orderings % p)[:, None] % p,
+                                           table.key_starts, axis=0)
+                    residues.append(sums % p)
+                out = crt(residues, primes)
+            if int(out.sum()) != self.total:     # an invariant of the counting
+                raise table.inconsistent(f"counts by {', '.join(names)} and every card do not add up to the "
+                                         "shoe's sequences")
+            self._cache[cache_key] = out
+        return self._cache[cache_key]  # type: ignore[no-any-return]
+
+    def _categories(self, values: np.ndarray, what: str, modulus: int | None) -> np.ndarray:
+        """Identity categories per value multiset, shared by every table of the same multisets."""
+        from exactodds.engine.identity import all_card_categories
+
+        key = ("categories", values.tobytes(), modulus)
+        if key not in self._cache:
+            self._cache[key] = all_card_categories(self.shoe, values, what=what, modulus=modulus)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def initial_counts(self, needs_player: tuple[str, ...], needs_banker: tuple[str, ...],
+                       *, what: str = "this wager") -> dict[tuple[Any, ...], int]:
+        """Counts per (Player, Banker) attributes of the four initial cards (see identity)."""
+        cache_key = ("initial", needs_player, needs_banker)
+        if cache_key not in self._cache:
+            from exactodds.engine.identity import initial_counts
+
+            self._cache[cache_key] = initial_counts(self.shoe, needs_player=needs_player,
+                                                    needs_banker=needs_banker, what=what)
+        return self._cache[cache_key]  # type: ignore[no-any-return]
+
+    def main_game(self) -> dict[str, int]:
+        """Banker wins, Player wins and ties (§627a.7(a)(1)–(3))."""
+        out = {"banker": 0, "player": 0, "tie": 0}
+        for (p, b, _pc, _bc), n in self.point_counts().items():
+            out["banker" if b > p else "player" if p > b else "tie"] += n
+        return out
+
+
+def deal(shoe: Shoe) -> RoundDistribution:
+    """The exact distribution of rounds off the top of ``shoe`` (counted when read)."""
+    return RoundDistribution(shoe)

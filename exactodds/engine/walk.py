@@ -1,0 +1,949 @@
+"""A second route to the same numbers: a recursive walk, memoized on the shoe.
+
+Depth-first, one card at a time, the walk deals P1, B1, P2, B2 and any third
+cards from the remaining value counts, following :mod:`exactodds.game.rules`. The
+rest of a round depends only on the remaining counts and the round's state so
+far, so each sub-result is memoized on exactly that — not on the order in
+which the cards came. It uses Python integers only (no NumPy, no bound on the
+shoe) and shares nothing with :mod:`exactodds.engine` but the drawing rules,
+which makes agreement between the two a check of the counting in each.
+
+Every wager is walked the same way (:class:`WalkDistribution`): the cards are
+counted per class of the cards the wager tells apart, given what it has read so
+far — point values for the drawing rules, a rank or suit at the positions it
+reads, the first card of a hand until the second settles a pair, the suit of
+the first card while every card so far shares it — and each finished round is
+settled by the wager's own conditions. The classes merge as the wager reads
+less, so the memo stays small.
+
+A wager that reads of a card, besides point values, only the rank or suit at
+single positions (a suit of the Banker's third card, three red sevens, a
+three-card poker hand) would be walked by value and suit from the first card
+on. It is dealt by point value alone instead, and each finished round is split
+by the ranks or suits at the positions it reads, weighted by the chance of
+drawing them among the cards of their values: the count of rounds does not
+depend on the order in which their cards are read (exchangeability; see
+:class:`_LazyWalk`). The weights are fractions; every total is checked to be a
+whole number.
+
+>>> counts = walk(Shoe.decks(1))
+>>> sum(n for (p, b, _, _), n in counts.items() if b > p)
+6737232640
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import re
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, cast
+
+from exactodds.errors import ExactOddsError
+from exactodds.game.cards import Card
+from exactodds.game.rules import banker_draws, is_natural, player_draws
+from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
+from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, point_row
+
+if TYPE_CHECKING:
+    from exactodds.wagers.catalogue import Paytable, Wager
+
+__all__ = ["walk", "WalkDistribution"]
+
+Key = tuple[int, int, int, int]     # player total, banker total, player cards, banker cards
+Counts = tuple[int, ...]
+
+
+def walk(shoe: Shoe) -> dict[Key, int]:
+    """Counts per (player total, banker total, player cards, banker cards)."""
+    return dict(_walk(shoe.value_counts))
+
+
+@functools.lru_cache(maxsize=64)
+def _walk(value_counts: Counts) -> tuple[tuple[Key, int], ...]:
+    """Counts per (player total, banker total, player cards, banker cards)."""
+    size = sum(value_counts)
+
+    @functools.cache
+    def step(counts: Counts, state: State) -> tuple[tuple[Key, int], ...]:
+        """Sequences that finish the round from ``state`` (the unread cards included)."""
+        hand = _next_hand(state)
+        pt, pn, bt, bn, _ = state
+        if hand is None:                          # the round is over: count the unread cards
+            used = pn + bn
+            return (((pt, bt, pn, bn), math.perm(size - used, CARDS_PER_ROUND - used)),)
+        out: defaultdict[Key, int] = defaultdict(int)
+        for v, c in enumerate(counts):
+            if c == 0:
+                continue
+            rest = counts[:v] + (c - 1,) + counts[v + 1:]
+            for key, n in step(rest, _dealt(state, hand, v)):
+                out[key] += c * n
+        return tuple(out.items())
+
+    return step(value_counts, (0, 0, 0, 0, -1))
+
+
+#: (player total, player cards, banker total, banker cards, player's third card or -1)
+State = tuple[int, int, int, int, int]
+
+
+def _dealt(state: State, hand: str, v: int) -> State:
+    """The round's state once ``hand`` ('player' or 'banker') is dealt a card worth ``v`` points."""
+    pt, pn, bt, bn, px = state
+    if hand == "player":
+        return (pt + v) % 10, pn + 1, bt, bn, v if pn == 2 else -1
+    return pt, pn, (bt + v) % 10, bn + 1, px
+
+
+def _next_card(counts: Counts, state: State) -> tuple[str, int, int]:
+    """Who is dealt the next card, the index of that card in the hand, and the ways to draw the unread
+    cards of the round after it (were it the last card read)."""
+    hand = _next_hand(state)
+    assert hand is not None
+    _pt, pn, _bt, bn, _px = state
+    return hand, (pn if hand == "player" else bn), math.perm(sum(counts) - 1, CARDS_PER_ROUND - pn - bn - 1)
+
+
+def _next_hand(state: State) -> str | None:
+    """Which hand takes the next card (§627a.8(c), §627a.9(c), §627a.10), or None."""
+    pt, pn, bt, bn, px = state
+    if pn < 2 or bn < 2:
+        return "player" if pn == bn else "banker"
+    if pn == 2 and bn == 2:
+        if is_natural(pt) or is_natural(bt):                 # §627a.10(a)
+            return None
+        if player_draws(pt):                                 # §627a.10(b)
+            return "player"
+        return "banker" if banker_draws(bt, None) else None  # §627a.10(c)(1)
+    if pn == 3 and bn == 2:
+        return "banker" if banker_draws(bt, px) else None    # §627a.10(c)(2)
+    return None
+
+
+
+# -- every wager: the walk over the card classes a wager tells apart ---------------------------
+#
+# A card is an identity (rank 1-13, suit letter). At each node of the walk the remaining cards
+# are counted per *class*: cards that agree on their point value and on everything the wager
+# can still read of the cards to come, given what it has seen (a summary per tracker below).
+# Dealing a class of count c multiplies the ways by c. When a summary changes, the classes
+# merge (never split); every merge is checked against every identity, so a representative of a
+# class always gives exactly what the wager reads of each card in it.
+
+Identity = tuple[int, str]
+Spec = tuple[Any, ...]
+
+_SUITS = ("s", "h", "d", "c")
+_SYMBOL = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+#: The 52 identities in :attr:`Card.index` order.
+_IDENTITIES: tuple[Identity, ...] = tuple((c.rank.value, c.suit.value) for c in map(Card.from_index, range(52)))
+_PENDING = None
+_BROKEN = "*"
+
+
+def _points(rank: int) -> int:
+    return rank if rank <= 9 else 0
+
+
+def _colour(suit: str) -> str:
+    return "red" if suit in ("h", "d") else "black"
+
+
+def _hand_attribute(name: str, a: Identity, b: Identity) -> object:
+    """One attribute of a hand's first two cards ``a`` and ``b`` (the features of
+    :data:`exactodds.wagers.outcomes.INITIAL_FEATURES`, written out here card by card)."""
+    (ra, sa), (rb, sb) = a, b
+    if name == "pair":
+        if ra != rb:
+            return "none"
+        return "perfect" if sa == sb else "coloured" if _colour(sa) == _colour(sb) else "mixed"
+    if name == "suited":
+        return sa == sb
+    if name == "royal_match":
+        return sa == sb and {ra, rb} == {12, 13}
+    if name == "royal_9":
+        if {ra, rb} & {9} and {ra, rb} & {11, 12, 13} and ra != rb:
+            return "suited" if sa == sb else "unsuited"
+        return "none"
+    if name == "king_9":
+        if {ra, rb} != {9, 13}:
+            return ""
+        king, nine = (sa, sb) if ra == 13 else (sb, sa)
+        return f"K{_SYMBOL[king]}9{_SYMBOL[nine]}"
+    if name == "nines":
+        return "".join(sorted(s for r, s in (a, b) if r == 9))
+    raise ExactOddsError(f"unknown hand attribute {name!r}")
+
+
+@functools.cache
+def _first_classes(attrs: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[Identity, ...]]:
+    """Classes of a hand's first card: two cards are alike when, with any second card, they give
+    the same attributes ``attrs``. (class of each identity, a representative of each class)."""
+    seen: dict[tuple[object, ...], int] = {}
+    reps: list[Identity] = []
+    of: list[int] = []
+    for a in _IDENTITIES:
+        sig = tuple(_hand_attribute(n, a, b) for b in _IDENTITIES for n in attrs)
+        if sig not in seen:
+            seen[sig] = len(reps)
+            reps.append(a)
+        of.append(seen[sig])
+    return tuple(of), tuple(reps)
+
+
+def _component(spec: Spec, card: Identity) -> Hashable:
+    """What a tracker with need ``spec`` reads of ``card``."""
+    rank, suit = card
+    kind = spec[0]
+    if kind == "rank":
+        return rank
+    if kind == "suit":
+        return suit
+    if kind == "colour":
+        return _colour(suit)
+    if kind == "is":                                   # ('is', attribute, value): equal to it or not
+        return _component((spec[1],), card) == spec[2]
+    if kind == "hand-first":                           # a hand's first card and, for any, its second
+        of, reps = _first_classes(spec[1])
+        return (of[_IDENTITIES.index(card)],
+                tuple(tuple(_hand_attribute(n, r, card) for n in spec[1]) for r in reps))
+    if kind == "hand-second":                          # the second card, the first's class known
+        rep = _first_classes(spec[1])[1][spec[2]]
+        return tuple(_hand_attribute(n, rep, card) for n in spec[1])
+    raise ExactOddsError(f"unknown need {spec!r}")
+
+
+@dataclass(frozen=True)
+class _Partition:
+    labels: tuple[tuple[Hashable, ...], ...]     # per class: (point value, *what each tracker reads)
+    of: tuple[int, ...]                           # the class of each identity
+
+
+@functools.cache
+def _partition(specs: tuple[Spec | None, ...]) -> _Partition:
+    seen: dict[tuple[Hashable, ...], int] = {}
+    of = []
+    for card in _IDENTITIES:
+        label = (_points(card[0]), *(None if s is None else _component(s, card) for s in specs))
+        of.append(seen.setdefault(label, len(seen)))
+    return _Partition(tuple(seen), tuple(of))
+
+
+@functools.cache
+def _merge(finer: tuple[Spec | None, ...], coarser: tuple[Spec | None, ...]) -> tuple[int, ...]:
+    """The class of ``coarser`` each class of ``finer`` falls into (checked for every identity)."""
+    a, b = _partition(finer), _partition(coarser)
+    into: dict[int, int] = {}
+    for i in range(52):
+        if into.setdefault(a.of[i], b.of[i]) != b.of[i]:
+            raise ExactOddsError(f"internal: the walk would split a class ({finer!r} -> {coarser!r})")
+    return tuple(into[k] for k in range(len(a.labels)))
+
+
+class _Tracker:
+    """What a wager reads of the cards as they come: a summary, its need, its features."""
+
+    start: Hashable = _PENDING
+
+    def need(self, s: Any) -> Spec | None:
+        return None
+
+    def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
+        return s
+
+    def done(self, s: Any) -> bool:
+        """Whether the summary can no longer change."""
+        return False
+
+    def features(self, s: Any, row: dict[str, object]) -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _Card(_Tracker):
+    """The value, rank or suit of the card at one position (k: 0-2 in the hand)."""
+
+    hand: str
+    k: int
+    attr: str
+
+    def need(self, s: Any) -> Spec | None:
+        return (self.attr,) if s is _PENDING and self.attr != "value" else None
+
+    def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
+        if hand != self.hand or k != self.k:
+            return s
+        return value if self.attr == "value" else seen
+
+    def done(self, s: Any) -> bool:
+        return s is not _PENDING
+
+    def features(self, s: Any, row: dict[str, object]) -> None:
+        missing = "" if self.attr == "suit" else -1
+        row[f"{self.hand}_{self.attr}_{self.k + 1}"] = missing if s is _PENDING else s
+
+
+@dataclass(frozen=True)
+class _TwoCardTotal(_Tracker):
+    hand: str
+    start: Hashable = (0, 0)                              # (total, cards)
+
+    def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
+        return ((s[0] + value) % 10, s[1] + 1) if hand == self.hand and k < 2 else s
+
+    def done(self, s: Any) -> bool:
+        return s[1] == 2  # type: ignore[no-any-return]
+
+    def features(self, s: Any, row: dict[str, object]) -> None:
+        row[f"{self.hand}_two_card_total"] = s[0]
+
+
+@dataclass(frozen=True)
+class _Count(_Tracker):
+    """Cards of one point value dealt in the round."""
+
+    value: int
+    start: Hashable = 0
+
+    def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
+        return s + (value == self.value)
+
+    def features(self, s: Any, row: dict[str, object]) -> None:
+        row[f"count_{self.value}"] = s
+
+
+@dataclass(frozen=True)
+class _Every(_Tracker):
+    """One suit, colour or rank for every card dealt: the first card's, until a card differs."""
+
+    attr: str
+
+    def need(self, s: Any) -> Spec | None:
+        if s is _PENDING:
+            return (self.attr,)
+        return None if s == _BROKEN else ("is", self.attr, s)
+
+    def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
+        if s is _PENDING:
+            return seen
+        return s if s != _BROKEN and seen else _BROKEN
+
+    def done(self, s: Any) -> bool:
+        return s == _BROKEN
+
+    def features(self, s: Any, row: dict[str, object]) -> None:
+        row[f"same_{self.attr}"] = s != _BROKEN
+
+
+@dataclass(frozen=True)
+class _Hand(_Tracker):
+    """Attributes of a hand's first two cards: the first card's class, then the attributes."""
+
+    hand: str
+    attrs: tuple[str, ...]
+
+    def need(self, s: Any) -> Spec | None:
+        if s is _PENDING:
+            return ("hand-first", self.attrs)
+        return ("hand-second", self.attrs, s[1]) if s[0] == "first" else None
+
+    def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
+        if hand != self.hand or k > 1:
+            return s
+        return ("first", seen[0]) if k == 0 else ("both", seen)
+
+    def done(self, s: Any) -> bool:
+        return s is not _PENDING and s[0] == "both"
+
+    def features(self, s: Any, row: dict[str, object]) -> None:
+        for name, value in zip(self.attrs, s[1]):
+            row[f"{self.hand}_{name}"] = value
+
+
+_HAND_ATTRS = ("pair", "suited", "royal_match", "royal_9", "king_9", "nines")
+_POSITION = re.compile(r"^(player|banker)_(value|rank|suit)_([123])$")
+
+
+def _trackers(features: frozenset[str]) -> tuple[_Tracker, ...]:
+    """The trackers that give the features ``features`` of a round (point features come from the
+    round's state)."""
+    out: list[_Tracker] = []
+    hand_attrs: dict[str, set[str]] = {"player": set(), "banker": set()}
+    for name in sorted(features):
+        if name in POINT_FEATURES or name in DERIVED:
+            continue
+        if m := _POSITION.match(name):
+            out.append(_Card(m[1], int(m[3]) - 1, m[2]))
+        elif name.endswith("_two_card_total") and name.split("_")[0] in hand_attrs:
+            out.append(_TwoCardTotal(name.split("_")[0]))
+        elif name.startswith("count_") and name[6:].isdigit() and len(name) == 7:
+            out.append(_Count(int(name[6:])))
+        elif name in ("same_suit", "same_colour", "same_rank"):
+            out.append(_Every(name[5:]))
+        elif name in ("nines", "nines_same_suit", "nine_of_diamonds"):
+            hand_attrs["player"].add("nines")
+            hand_attrs["banker"].add("nines")
+        elif (hand := name.partition("_")[0]) in hand_attrs and name.partition("_")[2] in _HAND_ATTRS:
+            hand_attrs[hand].add(name.partition("_")[2])
+        else:
+            raise ExactOddsError(f"the walk does not know feature {name!r}")
+    for hand, attrs in hand_attrs.items():
+        if attrs:
+            out.append(_Hand(hand, tuple(a for a in _HAND_ATTRS if a in attrs)))
+    return tuple(out)
+
+
+def _row(point: Key, trackers: tuple[_Tracker, ...], summary: tuple[Any, ...]) -> dict[str, object]:
+    """The features of one finished round (``point``: totals and cards of each hand)."""
+    row = point_row(point)
+    for t, s in zip(trackers, summary):
+        t.features(s, row)
+    if "player_nines" in row and "banker_nines" in row:
+        suits = str(row["player_nines"]) + str(row["banker_nines"])
+        row["nines"] = len(suits)
+        row["nines_same_suit"] = len(suits) >= 2 and len(set(suits)) == 1
+        row["nine_of_diamonds"] = suits.count("d")
+    return row
+
+
+def _root_counts(shoe: Shoe, specs: tuple[Spec | None, ...], what: str) -> tuple[int, ...]:
+    """The shoe's cards per class."""
+    part = _partition(specs)
+    counts = [0] * len(part.labels)
+    if shoe.card_counts is not None:
+        for i, n in enumerate(shoe.card_counts):
+            counts[part.of[i]] += n
+        return tuple(counts)
+    for r, n in enumerate(shoe.rank_counts):              # suits unknown: only whole ranks can be told apart
+        classes = {part.of[4 * r + j] for j in range(4)}
+        if len(classes) > 1:
+            raise ExactOddsError(f"{what} reads suits, but the shoe's suits are unknown (cards were given by "
+                                 "rank only); give removed cards with their suits, e.g. 9h")
+        counts[classes.pop()] += n
+    return tuple(counts)
+
+
+class _Frozen:
+    """Stands for a summary that can no longer change, in the memo of a walk over point values."""
+
+    def __repr__(self) -> str:
+        return "frozen"
+
+
+_FROZEN = _Frozen()
+Result = tuple[tuple[tuple[int, ...], int], ...]
+
+
+class _Walk:
+    """One walk of a shoe for wagers that read the same cards: counts per tuple of each wager's
+    outcome hits (a bit per outcome whose condition holds)."""
+
+    def __init__(self, trackers: tuple[_Tracker, ...], wagers: Sequence[Wager],
+                 classes: Mapping[Key, Key] | None = None):
+        self.trackers = trackers
+        self.wagers = tuple(wagers)
+        #: each finished round's (totals, cards) to the one standing for it (else: all or nothing, by ``points``)
+        self.classes = classes
+        self.rows: dict[tuple[int, ...], dict[str, object]] = {}      # a round of each hit tuple
+        #: whether the wagers read the totals or card counts of the hands (else one key stands for all)
+        self.points = any(w.features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)) for w in wagers)
+        self._leaves: dict[tuple[Key, tuple[Any, ...]], tuple[int, ...]] = {}
+        self._memo: dict[tuple[Counts, State, tuple[Any, ...]], Result] = {}
+        self._tails: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]] = {}
+        self._moves: dict[tuple[Any, ...], tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]] = {}
+
+    def _specs(self, summary: tuple[Any, ...]) -> tuple[Spec | None, ...]:
+        return tuple(t.need(s) for t, s in zip(self.trackers, summary))
+
+    def _point(self, state: State) -> Key:
+        """What the wagers read of a finished round's state."""
+        pt, pn, bt, bn, _ = state
+        if self.classes is not None:
+            return self.classes[(pt, bt, pn, bn)]
+        return (pt, bt, pn, bn) if self.points else (0, 0, 2, 2)
+
+    def _hits(self, point: Key, summary: tuple[Any, ...]) -> tuple[int, ...]:
+        key = (point, summary)
+        if key not in self._leaves:
+            row = _row(point, self.trackers, summary)
+            hits = tuple(sum(1 << k for k, o in enumerate(w.outcomes) if o.condition(row, w.parameters))
+                         for w in self.wagers)
+            self.rows.setdefault(hits, row)
+            self._leaves[key] = hits
+        return self._leaves[key]
+
+    def run(self, shoe: Shoe, what: str) -> dict[tuple[int, ...], int]:
+        summary = tuple(t.start for t in self.trackers)
+        counts = _root_counts(shoe, self._specs(summary), what)
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        for hits, n in self._enter(counts, (0, 0, 0, 0, -1), summary):
+            out[hits] += n
+        return dict(out)
+
+    def _enter(self, counts: Counts, state: State, summary: tuple[Any, ...]) -> Result:
+        """:meth:`_step`, or once the wagers read nothing but point values of the cards to come,
+        :meth:`_tail` with the summaries that can no longer change left out of its memo."""
+        if any(self._specs(summary)):
+            return self._step(counts, state, summary)
+        live = tuple(_FROZEN if t.done(s) else s for t, s in zip(self.trackers, summary))
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        for (point, last), n in self._tail(counts, state, live):
+            full = tuple(s if x is _FROZEN else x for s, x in zip(summary, last))
+            out[self._hits(point, full)] += n
+        return tuple(out.items())
+
+    def _move(self, summary: tuple[Any, ...], hand: str, k: int, i: int
+              ) -> tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]:
+        """Dealing class ``i`` to ``hand`` as its card ``k``: (point value, the summary after it, how
+        the classes merge then or None, how many classes there are then)."""
+        key = (summary, hand, k, i)
+        move = self._moves.get(key)
+        if move is None:
+            specs = tuple(None if s is _FROZEN else t.need(s) for t, s in zip(self.trackers, summary))
+            label = _partition(specs).labels[i]
+            v = label[0]
+            assert isinstance(v, int)
+            after = tuple(s if s is _FROZEN else t.update(s, label[j + 1], v, hand, k)
+                          for j, (t, s) in enumerate(zip(self.trackers, summary)))
+            then = tuple(None if s is _FROZEN else t.need(s) for t, s in zip(self.trackers, after))
+            merge = _merge(specs, then) if then != specs else None
+            move = self._moves[key] = (v, after, merge, len(_partition(then).labels))
+        return move
+
+    def _step(self, counts: Counts, state: State, summary: tuple[Any, ...]) -> Result:
+        """Counts per hit tuple of the sequences that finish the round from here (the unread
+        cards included)."""
+        key = (counts, state, summary)
+        done = self._memo.get(key)
+        if done is not None:
+            return done
+        hand, k, tail = _next_card(counts, state)
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        for i, c in enumerate(counts):
+            if c == 0:
+                continue
+            v, after, merge, width = self._move(summary, hand, k, i)
+            nxt = _dealt(state, hand, v)
+            if _next_hand(nxt) is None:                   # the round is over: the unread cards follow
+                out[self._hits(self._point(nxt), after)] += c * tail
+                continue
+            rest = list(counts)
+            rest[i] -= 1
+            if merge is not None:                         # classes merge as the wager reads less
+                merged = [0] * width
+                for j, into in enumerate(merge):
+                    merged[into] += rest[j]
+                rest = merged
+            for hits, n in self._enter(tuple(rest), nxt, after):
+                out[hits] += c * n
+        result = tuple(out.items())
+        self._memo[key] = result
+        return result
+
+    def _tail(self, counts: Counts, state: State, live: tuple[Any, ...]
+              ) -> tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]:
+        """The rest of the round over point values only: counts per (what the wagers read of the
+        final state, the final summaries, frozen ones left as they are)."""
+        key = (counts, state, live)
+        done = self._tails.get(key)
+        if done is not None:
+            return done
+        hand, k, tail = _next_card(counts, state)
+        out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
+        for i, c in enumerate(counts):
+            if c == 0:
+                continue
+            v, after, merge, _width = self._move(live, hand, k, i)
+            assert merge is None
+            nxt = _dealt(state, hand, v)
+            if _next_hand(nxt) is None:
+                out[(self._point(nxt), after)] += c * tail
+                continue
+            rest = counts[:i] + (c - 1,) + counts[i + 1:]
+            for end, n in self._tail(rest, nxt, after):
+                out[end] += c * n
+        result = tuple(out.items())
+        self._tails[key] = result
+        return result
+
+
+# -- wagers that read single positions: point values, and a rank or suit only where read -------
+#
+# Exchangeability: how many ordered rounds show a given set of observations does not depend on
+# the order in which they are made. When the cards at some positions are read in full (by point
+# value and by the rank and/or suit the wagers read there, a *component*) and the rest by point
+# value only, the count of rounds is
+#
+#     prod over components g of (m_g)_(k_g)  *  prod over values v of (n_v - f_v)_(c_v)
+#
+# (falling factorials; m_g cards of component g in the shoe, k_g of them read; n_v cards of value
+# v, f_v of them read in full and c_v by value only). As (n_v)_(f_v + c_v) = (n_v)_(f_v) (n_v -
+# f_v)_(c_v), that is the count of the round by point values alone times
+#
+#     Q = prod over values v of  prod over components g of v (m_g)_(k_g) / (n_v)_(f_v),
+#
+# the chance that the f_v cards of value v read in full show these components, drawn from the n_v
+# cards of value v; Q depends on the positions read only. So when the wagers read of a card no
+# more than its point value except the rank or suit at single positions, the shoe is dealt by point
+# value alone (10 counts, the round's state, the values at the positions read: a few thousand
+# states), and each finished round is split by the components at its positions read, with the
+# weights Q (:func:`_split_weight`). This holds because the views are nested (a value, then its
+# components). Every total is checked to be a whole number, and all to add up to the shoe's
+# sequences.
+#
+# A round is split only at the positions its hits can depend on: for each class of finished round
+# (what the wagers read of the totals and cards, and of the other trackers), every assignment of
+# components is tried, and a position whose component alone never changes the hits is not read
+# (then together they change nothing either: the assignments are connected by single changes). A
+# Suited Dragon 7 or Panda 8 reads the Banker's three suits on a Dragon 7, the Player's on a Panda
+# 8 and none otherwise, and one walk is made for each set of positions read, carrying the values
+# at those positions only. When no condition names a suit, the hits do not change when the suits
+# are renamed, so a round is settled with its suits renamed in order of appearance.
+
+Position = tuple[str, int]                   # (hand, index of the card in it, 0-2)
+Component = tuple[int | None, str | None]     # (rank, suit) of a card, None where not read
+Split = dict[int, dict[Component, int]]       # the shoe's cards of each point value per component
+
+_START: State = (0, 0, 0, 0, -1)
+#: The most assignments of components tried to find the positions a class of rounds depends on
+#: (beyond it, every position dealt is read: more work, the same counts).
+_DEPENDENCE_BUDGET = 5_000
+
+
+@functools.cache
+def _point_classes(features: frozenset[str], third: tuple[bool, bool]) -> dict[Key, Key]:
+    """Each finished round's (player total, banker total, player cards, banker cards) to the first
+    one with the same point features ``features`` and, where ``third`` says the wagers read the
+    player's or the banker's third card, the same number of cards in that hand."""
+    read = sorted(features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)))
+    seen: dict[tuple[object, ...], Key] = {}
+    out: dict[Key, Key] = {}
+    for pn, bn, pt, bt in itertools.product((2, 3), (2, 3), range(10), range(10)):
+        key = (pt, bt, pn, bn)
+        row = point_row(key)
+        sig = (pn if third[0] else 0, bn if third[1] else 0, *(row[f] for f in read))
+        out[key] = seen.setdefault(sig, key)
+    return out
+
+
+@functools.cache
+def _transitions(state: State) -> tuple[str, int, tuple[tuple[State, bool], ...]]:
+    """Who takes the next card, its index in the hand, and for each point value the state after it
+    and whether the round is then over."""
+    hand = _next_hand(state)
+    assert hand is not None
+    after = tuple(_dealt(state, hand, v) for v in range(10))
+    return hand, state[1] if hand == "player" else state[3], tuple((s, _next_hand(s) is None) for s in after)
+
+
+def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...]) -> dict[tuple[Key, tuple[Any, ...]], int]:
+    """Counts per (what the wagers read of the final state, the final summaries) of the rounds dealt
+    by point value, for trackers that read nothing else of a card: forward, one card at a time, each
+    distinct (counts, state, summaries) carried once with the ways to reach it. Once no summary can
+    change, the rest of the round is walked backwards, memoized on (counts, state) alone."""
+    value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
+    size = sum(counts)
+    finished: dict[tuple[Counts, State], tuple[tuple[Key, int], ...]] = {}
+
+    def finish(left: Counts, state: State) -> tuple[tuple[Key, int], ...]:
+        """Ways per (what the wagers read of) the final state, from ``state`` on."""
+        done = finished.get((left, state))
+        if done is None:
+            ways: defaultdict[Key, int] = defaultdict(int)
+            _hand, _k, nexts = _transitions(state)
+            tail = math.perm(sum(left) - 1, CARDS_PER_ROUND - state[1] - state[3] - 1)
+            for i, c in enumerate(left):
+                if c:
+                    nxt, over = nexts[value[i]]
+                    if over:
+                        ways[walk._point(nxt)] += c * tail
+                    else:
+                        for point, n in finish(left[:i] + (c - 1,) + left[i + 1:], nxt):
+                            ways[point] += c * n
+            done = finished[(left, state)] = tuple(ways.items())
+        return done
+
+    layer: dict[tuple[Counts, State, tuple[Any, ...]], int] = {(counts, _START, summary): 1}
+    out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
+    moves: dict[tuple[tuple[Any, ...], str, int], tuple[tuple[Any, ...], ...]] = {}
+    dealt = 0
+    while layer:
+        tail = math.perm(size - dealt - 1, CARDS_PER_ROUND - dealt - 1)   # the unread cards, if the round ends
+        after_card: defaultdict[tuple[Counts, State, tuple[Any, ...]], int] = defaultdict(int)
+        for (left, state, seen), ways in layer.items():
+            if all(t.done(s) for t, s in zip(walk.trackers, seen)):
+                for point, n in finish(left, state):
+                    out[(point, seen)] += ways * n
+                continue
+            hand, k, nexts = _transitions(state)
+            afters = moves.get((seen, hand, k))
+            if afters is None:
+                afters = moves[(seen, hand, k)] = tuple(walk._move(seen, hand, k, i)[1] for i in range(len(left)))
+            for i, c in enumerate(left):
+                if c:
+                    nxt, over = nexts[value[i]]
+                    if over:
+                        out[(walk._point(nxt), afters[i])] += ways * c * tail
+                    else:
+                        after_card[(left[:i] + (c - 1,) + left[i + 1:], nxt, afters[i])] += ways * c
+        layer, dealt = after_card, dealt + 1
+    return dict(out)
+
+
+def _read_split(shoe: Shoe, by_rank: bool, by_suit: bool, what: str) -> Split:
+    """The shoe's cards of each point value per component read (rank, suit or both), with counts."""
+    per: defaultdict[int, dict[Component, int]] = defaultdict(dict)
+    if shoe.card_counts is not None:
+        for (rank, suit), n in zip(_IDENTITIES, shoe.card_counts):
+            c = (rank if by_rank else None, suit if by_suit else None)
+            per[_points(rank)][c] = per[_points(rank)].get(c, 0) + n
+    elif by_suit:
+        raise ExactOddsError(f"{what} reads suits, but the shoe's suits are unknown (cards were given by "
+                             "rank only); give removed cards with their suits, e.g. 9h")
+    else:
+        for rank, n in enumerate(shoe.rank_counts, start=1):
+            c = (rank if by_rank else None, None)
+            per[_points(rank)][c] = per[_points(rank)].get(c, 0) + n
+    return {v: {c: n for c, n in cs.items() if n} for v, cs in per.items()}
+
+
+def _split_weight(values: Sequence[int], seen: Sequence[Component], split: Split) -> tuple[int, int]:
+    """The chance that cards of point values ``values``, read in full, show the components ``seen``
+    (drawn without replacement from the cards of each value of ``split``), as (numerator, denominator).
+
+    Two decks: both cards worth 7 read as spades, 2/8 * 1/7 = 1/28 (the second has one spade left
+    among seven); a card worth 7 and one worth 0, 2/8 * 8/32 = 1/16 (independent), however the rest
+    of the round went.
+
+    >>> two = _read_split(Shoe.decks(2), False, True, "a test")
+    >>> _split_weight([7, 7], [(None, "s"), (None, "s")], two)
+    (2, 56)
+    >>> _split_weight([7, 0], [(None, "s"), (None, "s")], two)
+    (16, 256)
+    """
+    num = den = 1
+    used: dict[object, int] = {}
+    for v, c in zip(values, seen):
+        cards = split.get(v, {})
+        num *= cards.get(c, 0) - used.get((v, c), 0)
+        den *= sum(cards.values()) - used.get(v, 0)
+        used[(v, c)] = used.get((v, c), 0) + 1
+        used[v] = used.get(v, 0) + 1
+    return num, den
+
+
+class _LazyWalk:
+    """One walk for wagers that read of a card, besides point values (two-card totals, counts), only
+    the rank or suit at single positions: the shoe is dealt by point value, and each finished round
+    split by the components at the positions read (see above). Holds nothing of a shoe."""
+
+    def __init__(self, trackers: tuple[_Tracker, ...], wagers: Sequence[Wager]):
+        self.trackers = trackers
+        self.fine = {i: t for i, t in enumerate(trackers) if isinstance(t, _Card) and t.attr != "value"}
+        self.coarse = tuple(t for i, t in enumerate(trackers) if i not in self.fine)
+        reads: defaultdict[Position, set[str]] = defaultdict(set)
+        for t in self.fine.values():
+            assert isinstance(t, _Card)
+            reads[(t.hand, t.k)].add(t.attr)
+        #: the positions read (in deal order within each hand), and what is read at each
+        self.positions = tuple(sorted(reads))
+        self.reads = tuple(frozenset(reads[p]) for p in self.positions)
+        self.by_rank = any("rank" in a for a in self.reads)
+        self.by_suit = any("suit" in a for a in self.reads)
+        named = frozenset().union(*(w.texts for w in wagers))
+        self.renamable = self.by_suit and not any(t & frozenset(_SUITS) for t in named)
+        features = frozenset().union(*(w.features for w in wagers))
+        self.classes = _point_classes(features, (("player", 2) in reads, ("banker", 2) in reads))
+        self.settler = _Walk(trackers, wagers, self.classes)     # the hits of a finished round
+        self.rows = self.settler.rows
+        self._settled: dict[tuple[Key, tuple[Any, ...], tuple[Component | None, ...]], tuple[int, ...]] = {}
+        self._depends: dict[tuple[Key, tuple[Any, ...]], tuple[int, ...]] = {}
+
+    @staticmethod
+    def fits(trackers: tuple[_Tracker, ...]) -> bool:
+        """Whether wagers with these trackers read a rank or suit, and only at single positions."""
+        return (any(isinstance(t, _Card) and t.attr != "value" for t in trackers)
+                and all(isinstance(t, (_Card, _TwoCardTotal, _Count)) for t in trackers))
+
+    def _dealt(self, point: Key) -> tuple[int, ...]:
+        """The positions read (their indices) that are dealt a card in a round of this class."""
+        _pt, _bt, pn, bn = point
+        return tuple(j for j, (hand, k) in enumerate(self.positions) if k < (pn if hand == "player" else bn))
+
+    def _alphabet(self, j: int) -> list[Component]:
+        """Every component the trackers at the ``j``-th position read can see."""
+        ranks = range(1, 14) if "rank" in self.reads[j] else (None,)
+        suits = _SUITS if "suit" in self.reads[j] else (None,)
+        return list(itertools.product(ranks, suits))
+
+    def _hits(self, point: Key, coarse: tuple[Any, ...], seen: tuple[Component | None, ...]) -> tuple[int, ...]:
+        """The hits of a round: ``coarse`` the summaries of the other trackers, ``seen`` the component
+        at each position read (None where no card is dealt)."""
+        if self.renamable:                                  # the suits renamed in order of appearance
+            names: dict[str | None, str | None] = {None: None}
+            for c in seen:
+                if c is not None and c[1] not in names:
+                    names[c[1]] = _SUITS[len(names) - 1]
+            seen = tuple(c if c is None else (c[0], names[c[1]]) for c in seen)
+        key = (point, coarse, seen)
+        hits = self._settled.get(key)
+        if hits is None:
+            at = dict(zip(self.positions, seen))
+            summary: list[Any] = []
+            rest = iter(coarse)
+            for i, t in enumerate(self.trackers):
+                if i not in self.fine:
+                    summary.append(next(rest))
+                    continue
+                assert isinstance(t, _Card)
+                c = at[(t.hand, t.k)]
+                summary.append(_PENDING if c is None else c[0] if t.attr == "rank" else c[1])
+            hits = self._settled[key] = self.settler._hits(point, tuple(summary))
+        return hits
+
+    def _unread(self, point: Key) -> list[Component | None]:
+        """A component at each position read that is dealt, None at the others."""
+        dealt = self._dealt(point)
+        return [self._alphabet(j)[0] if j in dealt else None for j in range(len(self.positions))]
+
+    def _depends_on(self, point: Key, coarse: tuple[Any, ...]) -> tuple[int, ...]:
+        """The positions (indices) whose component can change the hits of a round of this class: found
+        by trying every assignment where there are few, else every position dealt."""
+        key = (point, coarse)
+        if key not in self._depends:
+            dealt = self._dealt(point)
+            alphabets = [self._alphabet(j) for j in dealt]
+            if math.prod(map(len, alphabets)) > _DEPENDENCE_BUDGET:
+                self._depends[key] = dealt
+            else:
+                seen = self._unread(point)
+                table = {}
+                for a in itertools.product(*alphabets):
+                    for j, c in zip(dealt, a):
+                        seen[j] = c
+                    table[a] = self._hits(point, coarse, tuple(seen))
+                self._depends[key] = tuple(
+                    j for x, j in enumerate(dealt)
+                    if any(h != table[a[:x] + (alphabets[x][0],) + a[x + 1:]] for a, h in table.items()))
+        return self._depends[key]
+
+    def run(self, shoe: Shoe, what: str) -> dict[tuple[int, ...], int]:
+        """Counts per hit tuple of the rounds of ``shoe`` (each ordered 6-card sequence once)."""
+        split = _read_split(shoe, self.by_rank, self.by_suit, what)
+        counts = _root_counts(shoe, (None,) * len(self.coarse), what)
+        start = tuple(t.start for t in self.coarse)
+        out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        reading: set[tuple[int, ...]] = set()
+        for (point, coarse), n in _by_value(_Walk(self.coarse, (), self.classes), counts, start).items():
+            if read := self._depends_on(point, coarse):
+                reading.add(read)
+            else:
+                out[self._hits(point, coarse, tuple(self._unread(point)))] += n
+        parts: defaultdict[tuple[tuple[int, ...], int], int] = defaultdict(int)    # (hits, denominator): numerator
+        for read in sorted(reading):
+            at = tuple(_Card(*self.positions[j], "value") for j in read)
+            walk = _Walk(self.coarse + at, (), self.classes)
+            for (point, summary), n in _by_value(walk, counts, start + tuple(t.start for t in at)).items():
+                coarse, values = summary[:len(self.coarse)], summary[len(self.coarse):]
+                if self._depends_on(point, coarse) == read:
+                    self._split(point, coarse, read, values, n, split, parts)
+        total: defaultdict[tuple[int, ...], Fraction] = defaultdict(Fraction)
+        for (hits, den), num in parts.items():
+            total[hits] += Fraction(num, den)
+        for hits, x in total.items():
+            if x.denominator != 1:
+                raise ExactOddsError(f"internal: the walk of {what} counted {x} rounds, not a whole number")
+            out[hits] += int(x)
+        if sum(out.values()) != shoe.sequences:
+            raise ExactOddsError(f"internal: the walk of {what} counted {sum(out.values())} rounds, "
+                                 f"not the shoe's {shoe.sequences}")
+        return dict(out)
+
+    def _split(self, point: Key, coarse: tuple[Any, ...], read: tuple[int, ...], values: tuple[int, ...],
+               n: int, split: Split, parts: defaultdict[tuple[tuple[int, ...], int], int]) -> None:
+        """Add the ``n`` rounds by point value (``values`` at the positions ``read``) to ``parts``,
+        split by the components at those positions (numerators over one denominator)."""
+        seen = self._unread(point)
+        for choice in itertools.product(*(split[v] for v in values)):
+            num, den = _split_weight(values, choice, split)
+            if num:
+                for j, c in zip(read, choice):
+                    seen[j] = c
+                parts[(self._hits(point, coarse, tuple(seen)), den)] += n * num
+
+
+_LAZY: dict[tuple[object, ...], _LazyWalk] = {}
+
+
+def _lazy_walk(trackers: tuple[_Tracker, ...], wagers: Sequence[Wager]) -> _LazyWalk:
+    """A :class:`_LazyWalk` for these wagers, kept with the rounds it has settled for the next shoe
+    (the last 16 kept)."""
+    key = (trackers, tuple(_wager_key(w) for w in wagers))
+    if key not in _LAZY:
+        if len(_LAZY) >= 16:
+            del _LAZY[next(iter(_LAZY))]
+        _LAZY[key] = _LazyWalk(trackers, wagers)
+    return _LAZY[key]
+
+
+def _wager_key(wager: Wager) -> tuple[object, ...]:
+    """What a wager's hits depend on: its conditions and parameters."""
+    return (tuple(o.condition.text for o in wager.outcomes), repr(sorted(wager.parameters.items())))
+
+
+class WalkDistribution:
+    """The second route: counts per settled outcome by the walk (see :meth:`outcome_counts`).
+
+    >>> from exactodds.wagers import load_catalogue
+    >>> hm = load_catalogue()["house-money"]
+    >>> d = WalkDistribution(Shoe.decks(1))
+    >>> sum(d.outcome_counts(hm, hm.paytable("standard")).values()) == Shoe.decks(1).sequences
+    True
+    """
+
+    def __init__(self, shoe: Shoe):
+        self.shoe = shoe
+        self.total = shoe.sequences
+        self._hits: dict[tuple[object, ...], tuple[dict[tuple[int, ...], int], int, _Walk | _LazyWalk]] = {}
+
+    def point_counts(self) -> dict[Key, int]:
+        return walk(self.shoe)
+
+    def prepare(self, wagers: Iterable[Wager]) -> None:
+        """Walk the shoe once for each group of ``wagers`` that read the same cards."""
+        groups: defaultdict[tuple[_Tracker, ...], list[Wager]] = defaultdict(list)
+        for w in wagers:
+            key = _wager_key(w)
+            if key not in self._hits and all(_wager_key(x) != key for x in groups[_trackers(w.features)]):
+                groups[_trackers(w.features)].append(w)
+        for trackers, members in groups.items():
+            if not members:
+                continue
+            what = f"wager {members[0].id!r} (§{members[0].section})"
+            run: _Walk | _LazyWalk = (_lazy_walk(trackers, members) if _LazyWalk.fits(trackers)
+                                      else _Walk(trackers, members))
+            hits = run.run(self.shoe, what)
+            for k, w in enumerate(members):
+                self._hits[_wager_key(w)] = (hits, k, run)
+
+    def outcome_counts(self, wager: Wager, paytable: Paytable) -> dict[int, int]:
+        """Ordered 6-card sequences per settled outcome: the index of the outcome in
+        ``wager.outcomes``, or -1 for a loss (settled by :meth:`Wager.settle_row`)."""
+        key = _wager_key(wager)
+        if key not in self._hits:
+            self.prepare([wager])
+        hits, k, run = self._hits[key]
+        index = {o.id: j for j, o in enumerate(wager.outcomes)}
+        settled: dict[int, int] = {}
+        paid: dict[int, int] = {}
+        for h, n in hits.items():
+            if h[k] not in paid:
+                oid = wager.settle_row(run.rows[h], paytable)
+                paid[h[k]] = -1 if oid is None else index[oid]
+            settled[paid[h[k]]] = settled.get(paid[h[k]], 0) + n
+        return settled

@@ -1,0 +1,791 @@
+"""Check a simulator's output against the exact distribution.
+
+Input is per-round records (CSV or JSON Lines, see :func:`read_records`) or
+aggregated outcome counts per wager (JSON, see :func:`read_counts`). For every
+wager and paytable checked, three tests compare the observed rounds with the
+exact probabilities off the top of the stated shoe:
+
+* a chi-square goodness-of-fit over the wager's outcomes, rare outcomes pooled
+  until every bin expects at least 5 rounds;
+* a z-test of the observed mean return against the exact return, with the
+  exact variance (wagers with a fixed paytable);
+* an exact two-sided binomial test of the top award's count.
+
+When the records carry the simulator's own settlement (a column
+``WAGER:PAYTABLE`` holding the outcome id it paid), every round's settlement is
+also recomputed from its cards, and any disagreement is flagged outright.
+p-values are adjusted for testing many wagers at once (Holm); a test is
+flagged when its adjusted p-value is below ``alpha``.
+
+Exact probabilities describe rounds dealt off the top of a full shoe. A
+simulator that deals shoes to a cut card draws from depleted shoes, which
+shifts the distribution slightly (the cut-card effect, measured in
+``notebooks/``); with very large samples that shift itself becomes detectable.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from exactodds.analyses.pricing import WagerResult, price
+from exactodds.errors import ExactOddsError, read_json
+from exactodds.game.cards import Card
+from exactodds.game.shoe import Shoe
+from exactodds.simulation.roundclasses import RoundHistogram
+from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, load_catalogue
+from exactodds.wagers.outcomes import VALUE_LEVEL
+
+__all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "Tally", "check", "check_files",
+           "check_counts", "tally_chunk", "tally_file"]
+
+from exactodds.simulation.recordio import CARD_COLUMNS  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Records:
+    """Rounds read from a file: card indices (-1 none), line numbers, reported settlements."""
+
+    player: np.ndarray
+    banker: np.ndarray
+    lines: np.ndarray
+    settled: dict[str, np.ndarray] = field(default_factory=dict)
+    invalid: tuple[tuple[int, str], ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.player)
+
+
+# -- reading ----------------------------------------------------------------------
+
+def read_records(path: str | Path, *, lenient: bool = False, fmt: str | None = None) -> Records:
+    """All the rounds of a file, directory or glob of shards, in memory (see :mod:`exactodds.simulation.recordio`).
+
+    A record that cannot be read, or a round that breaks the drawing rules, is
+    an error naming its line — or, with ``lenient``, is listed in
+    :attr:`Records.invalid` and left out. For files too large to hold, use
+    :func:`check_files`, which reads them in chunks.
+    """
+    from exactodds.simulation.recordio import expand_sources, read_chunks
+
+    players, bankers, lines = [], [], []
+    settled: dict[str, list[np.ndarray]] = {}
+    invalid: list[tuple[int, str]] = []
+    total = 0
+    for source in expand_sources(str(path)):
+        for chunk in read_chunks(source, fmt=fmt):
+            good, problems, _, _ = _valid(chunk, decks=None)
+            problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
+            if problems and not lenient:
+                src, line, what = problems[0]
+                raise ExactOddsError(f"{src}:{line}: {what}")
+            invalid += [(line, what) for _, line, what in problems]
+            players.append(chunk.player[good])
+            bankers.append(chunk.banker[good])
+            lines.append(chunk.lines[good])
+            for name, (codes, values) in chunk.settled.items():
+                settled.setdefault(name, []).append(np.array(values, dtype=str)[codes[good]])
+            total += int(good.sum())
+    if not total:
+        raise ExactOddsError(f"{path}: no readable rounds")
+    return Records(np.concatenate(players), np.concatenate(bankers), np.concatenate(lines),
+                   {k: np.concatenate(v) for k, v in settled.items()}, tuple(sorted(invalid)))
+
+
+def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str, int, str]], np.ndarray, np.ndarray]:
+    """Which rounds of a chunk can be checked, what is wrong with the others (source, line, problem),
+    and the value codes of the rounds with their bincount over the checkable ones
+    (:mod:`exactodds.simulation.roundclasses`): the drawing rules are checked once per value code."""
+    from exactodds.simulation.roundclasses import VALUE_SPACE, breaks_rules, value_codes
+
+    player, banker, lines = chunk.player, chunk.banker, chunk.lines
+    cards = chunk.cards
+    problems: list[tuple[str, int, str]] = []
+    column = [cards[:, j] for j in range(6)]
+    unreadable = np.minimum(np.minimum(np.minimum(column[0], column[1]), np.minimum(column[2], column[3])),
+                            np.minimum(column[4], column[5])) == -2
+    for i in np.flatnonzero(unreadable)[:1000]:
+        fields = [CARD_COLUMNS[j] for j, c in enumerate(cards[i]) if c == -2]
+        problems.append((chunk.source, chunk.line(int(lines[i])), f"unreadable card in field(s) {', '.join(fields)}"))
+    missing = (np.minimum(np.minimum(column[0], column[1]), np.minimum(column[3], column[4])) < 0) & ~unreadable
+    for i in np.flatnonzero(missing)[:1000]:
+        problems.append((chunk.source, chunk.line(int(lines[i])), "a hand is missing one of its first two cards"))
+    ok = ~(unreadable | missing)
+    if decks is not None and decks < 6:                  # six cards a round: more copies only below 6 decks
+        ordered = np.sort(cards, axis=1)
+        same = (ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)
+        run = np.zeros(len(cards), dtype=np.int64)
+        longest = np.zeros(len(cards), dtype=np.int64)
+        for k in range(same.shape[1]):
+            run = np.where(same[:, k], run + 1, 0)
+            longest = np.maximum(longest, run)
+        too_many = ok & (longest + 1 > decks)
+        for i in np.flatnonzero(too_many)[:1000]:
+            problems.append((chunk.source, chunk.line(int(lines[i])), f"deals {int(longest[i]) + 1} copies of one card from a "
+                             f"shoe of {decks} deck{'s' if decks > 1 else ''} (Player {_show(player[i])}, "
+                             f"Banker {_show(banker[i])})"))
+        ok &= ~too_many
+    codes = value_codes(cards)
+    rule_breaks = breaks_rules(codes) & ok
+    if rule_breaks.any():
+        for i in np.flatnonzero(rule_breaks)[:1000]:
+            problems.append((chunk.source, chunk.line(int(lines[i])), "third cards break the drawing rules of §627a.10 "
+                             f"(Player {_show(player[i])}, Banker {_show(banker[i])})"))
+        ok &= ~rule_breaks
+    counts = np.bincount(codes if ok.all() else codes[ok], minlength=VALUE_SPACE)
+    return ok, problems, codes, counts
+
+
+def _show(cards: np.ndarray) -> str:
+    return " ".join(str(Card.from_index(int(c))) for c in cards if c >= 0)
+
+
+#: The largest count a counts file may state (far beyond any simulation: a thousand trillion rounds).
+MAX_COUNT = 10**15
+
+
+def read_counts(path: str | Path) -> dict[str, Any]:
+    """Aggregated counts: ``{"rounds": N, "decks": D, "wagers": {"WAGER:PAYTABLE": {"outcome": n, ..., "lose": n}}}``.
+
+    ``rounds`` and ``decks`` are optional; every wager's counts must add up to the
+    same number of rounds (``rounds`` where it is stated).
+    """
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("wagers"), dict):
+        raise ExactOddsError(f"{path}: expected an object with 'wagers' (see 'exactodds check-sim --help')")
+    if extra := set(data) - {"rounds", "decks", "wagers"}:
+        raise ExactOddsError(f"{path}: unknown key {sorted(extra)[0]!r} (keys: rounds, decks, wagers)")
+    for key in ("rounds", "decks"):
+        if key in data:
+            v = data[key]
+            limit = MAX_COUNT if key == "rounds" else 10**7
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= limit:
+                raise ExactOddsError(f"{path}: {key!r} must be a whole number from 1 to {limit:,}, got {json.dumps(v)}")
+    return data
+
+
+# -- statistics -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TestRow:
+    """One test of one wager and paytable."""
+
+    __test__ = False                     # not a pytest test class
+
+    wager: str
+    paytable: str
+    test: str
+    statistic: float
+    p_value: float
+    adjusted: float = math.nan
+    flagged: bool = False
+    detail: str = ""
+
+
+def _rounds(n: int, what: str) -> str:
+    """``1 round``, ``2,500 rounds``."""
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    rounds: int
+    alpha: float
+    rows: tuple[TestRow, ...]
+    observed: dict[str, dict[str, tuple[int, float]]]      # wager:paytable -> outcome -> (observed, expected)
+    invalid: tuple[tuple[int, str], ...] = ()
+    invalid_count: int = 0
+    first_invalid: str = ""                                  # the first, as SOURCE:LINE: problem
+
+    @property
+    def flagged(self) -> list[TestRow]:
+        return [r for r in self.rows if r.flagged]
+
+    @property
+    def ok(self) -> bool:
+        return not self.flagged and not self.invalid
+
+    def __str__(self) -> str:
+        return render(self, "text", verbose=True)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head = "<tr><th>wager:paytable</th><th>test</th><th>statistic</th><th>p</th><th>adjusted p</th><th></th><th>detail</th></tr>"
+        body = "".join(
+            f"<tr><td>{html.escape(r.wager)}:{html.escape(r.paytable)}</td><td>{html.escape(r.test)}</td>"
+            f"<td>{r.statistic:.4g}</td><td>{r.p_value:.3g}</td><td>{r.adjusted:.3g}</td>"
+            f"<td>{'<b>FLAG</b>' if r.flagged else ''}</td><td>{html.escape(r.detail)}</td></tr>" for r in self.rows)
+        verdict = "OK — nothing flagged" if self.ok else f"FLAGGED — {len(self.flagged)} tests"
+        return (f"<p><b>check-sim:</b> {self.rounds:,} rounds, alpha {self.alpha} (Holm): {verdict}</p>"
+                f"<table>{head}{body}</table>")
+
+    def to_dataframe(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame([r.__dict__ for r in self.rows])
+
+
+def _pooled_chi_square(observed: Sequence[int], expected: Sequence[float]) -> tuple[float, int]:
+    """Chi-square with bins of expected count below 5 pooled (smallest first); returns (stat, df)."""
+    bins = sorted(zip(expected, observed))
+    merged: list[list[float]] = []
+    pool_e, pool_o = 0.0, 0.0
+    for e, o in bins:
+        if pool_e + e < 5 or (pool_e and pool_e < 5):
+            pool_e, pool_o = pool_e + e, pool_o + o
+            if pool_e >= 5:
+                merged.append([pool_e, pool_o])
+                pool_e = pool_o = 0.0
+        else:
+            merged.append([e, o])
+    if pool_e:
+        if merged:
+            merged[0][0] += pool_e
+            merged[0][1] += pool_o
+        else:
+            merged.append([pool_e, pool_o])
+    stat = sum((o - e) ** 2 / e for e, o in merged if e > 0)
+    return stat, len(merged) - 1
+
+
+def _binomial_p(k: int, n: int, p: float) -> float:
+    """Exact two-sided binomial test p-value (the outcomes no more likely than ``k``), computed as
+    scipy's ``binomtest`` does (agreeing to about 1e-5 of the p-value), from scipy.special alone:
+    scipy.stats takes seconds to import."""
+    from scipy.special import bdtr, bdtrc, gammaln
+
+    if p <= 0 or p >= 1:
+        return 1.0 if (p <= 0 and k == 0) or (p >= 1 and k == n) else 0.0
+
+    def logpmf(x: float) -> float:
+        return float(gammaln(n + 1) - gammaln(x + 1) - gammaln(n - x + 1) + x * math.log(p) + (n - x) * math.log1p(-p))
+
+    if k == n * p:
+        return 1.0
+    d = logpmf(k) + math.log1p(1e-7)                  # scipy's relative tolerance for ties
+    if k < n * p:                                     # the upper tail: the first x >= n·p with pmf <= pmf(k)
+        lo, hi = math.ceil(n * p), n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if logpmf(mid) <= d:
+                hi = mid
+            else:
+                lo = mid + 1
+        upper = float(bdtrc(lo - 1, n, p)) if logpmf(lo) <= d else 0.0
+        return min(1.0, float(bdtr(k, n, p)) + upper)
+    lo, hi = 0, math.floor(n * p)                     # the lower tail: the last x <= n·p with pmf <= pmf(k)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if logpmf(mid) <= d:
+            lo = mid
+        else:
+            hi = mid - 1
+    lower = float(bdtr(lo, n, p)) if logpmf(lo) <= d else 0.0
+    return min(1.0, lower + float(bdtrc(k - 1, n, p)))
+
+
+def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[TestRow]:
+    from scipy.special import chdtrc, ndtr
+
+    wager, table = key.split(":", 1)
+    ids = [ln.id for ln in r.lines]
+    observed = [int(counts.get(i, 0)) for i in ids]
+    expected = [float(ln.probability) * n for ln in r.lines]
+    rows = []
+    stat, df = _pooled_chi_square(observed, expected)
+    if df >= 1:
+        rows.append(TestRow(wager, table, "chi-square", stat, float(chdtrc(df, stat)), detail=f"df {df}"))
+    if not r.symbolic:
+        nets = [float(ln.net) for ln in r.lines]
+        mean = sum(o * v for o, v in zip(observed, nets)) / n
+        sd = math.sqrt(float(r.variance) / n)
+        if sd > 0:
+            z = (mean - float(r.expected_return)) / sd
+            rows.append(TestRow(wager, table, "z return", z, float(2 * ndtr(-abs(z))),
+                                detail=f"mean {mean:+.6f} vs exact {float(r.expected_return):+.6f}"))
+    tops = [ln for ln in r.lines if ln.pay.symbolic] or sorted(
+        (ln for ln in r.lines if ln.id != "lose"), key=lambda ln: ln.net, reverse=True)
+    if tops and tops[0].probability > 0:
+        top = tops[0]
+        k = int(counts.get(top.id, 0))
+        p = _binomial_p(k, n, float(top.probability))
+        rows.append(TestRow(wager, table, "binomial top", float(k), p,
+                            detail=f"{top.name}: {k} vs {float(top.probability) * n:.2f} expected"))
+    return rows
+
+
+def _holm(rows: list[TestRow], alpha: float) -> list[TestRow]:
+    order = sorted(range(len(rows)), key=lambda i: rows[i].p_value)
+    m = len(rows)
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * rows[i].p_value))
+        adjusted[i] = running
+    return [TestRow(r.wager, r.paytable, r.test, r.statistic, r.p_value, adjusted[i],
+                    r.flagged or adjusted[i] < alpha, r.detail) for i, r in enumerate(rows)]
+
+
+def _pairs(catalogue: Catalogue, wagers: Iterable[str] | None) -> list[tuple[Wager, str]]:
+    if wagers:
+        from exactodds.analyses.analysis import priced_pairs
+
+        return priced_pairs(catalogue, list(wagers), where="--wager")
+    return [(w, t) for w in catalogue.values() for t in w.paytables]
+
+
+@dataclass
+class Tally:
+    """What checking needs from a set of rounds: exact counts, added up chunk by chunk (a map-reduce).
+
+    Rounds are counted by class (:class:`~exactodds.simulation.roundclasses.RoundHistogram`) and settled
+    once per class at the end; a counts file's outcome counts are held as given.
+    """
+
+    rounds: int = 0
+    histogram: RoundHistogram = field(default_factory=RoundHistogram)
+    counts: dict[str, np.ndarray] = field(default_factory=dict)        # given counts: key -> per outcome, 'lose' last
+    reported: dict[str, np.ndarray] = field(default_factory=dict)      # the simulator's own, 'other' last
+    mismatches: dict[str, int] = field(default_factory=dict)
+    first_mismatch: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)
+    invalid: list[tuple[str, int, str]] = field(default_factory=list)   # the first 1000
+    invalid_count: int = 0
+    columns: frozenset[str] | None = None       # the settlement columns of the first chunk read
+
+    def add(self, other: Tally) -> Tally:
+        if self.columns is None:
+            self.columns = other.columns
+        self.rounds += other.rounds
+        self.histogram.merge(other.histogram)
+        for mine, theirs in ((self.counts, other.counts), (self.reported, other.reported)):
+            for k, v in theirs.items():
+                mine[k] = mine[k] + v if k in mine else v.copy()
+        for k, n in other.mismatches.items():
+            self.mismatches[k] = self.mismatches.get(k, 0) + n
+        for k, first in other.first_mismatch.items():
+            self.first_mismatch.setdefault(k, first)
+        self.invalid = (self.invalid + other.invalid)[:1000]
+        self.invalid_count += other.invalid_count
+        return self
+
+    def outcome_counts(self, pairs: Sequence[tuple[Wager, str]]) -> dict[str, np.ndarray]:
+        """Rounds per outcome ('lose' last) of every (wager, paytable): given, or settled class by class."""
+        from exactodds.analyses.pricing import table_signature
+        from exactodds.engine.columns import value_columns
+        from exactodds.engine.multiset import codes
+        from exactodds.simulation.roundclasses import decode_digits, distinct, histogram_kind
+        from exactodds.simulation.rounds import features, round_keys, settle_rounds
+
+        out = {f"{w.id}:{tid}": self.counts[f"{w.id}:{tid}"] for w, tid in pairs if f"{w.id}:{tid}" in self.counts}
+        by_signature: dict[Any, list[tuple[Wager, str]]] = {}
+        for w, tid in pairs:
+            if f"{w.id}:{tid}" not in out:
+                by_signature.setdefault(table_signature(w), []).append((w, tid))
+        value_level = [s for s in by_signature if histogram_kind(s) in ("values", "flagged")]
+        base = np.zeros(0, dtype=np.int64)
+        if value_level:                                  # the point-value features of each value code, once
+            present = self.histogram.classes(("multiset", ()), every=True).codes
+            assert present is not None
+            base = present
+            value_cols = value_columns(decode_digits(base), sorted({n for s in value_level for n in s[1]}))
+        shared: dict[str, Any] = {}                      # per histogram: its classes
+        described: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = {}      # and their features
+        for sig, group in by_signature.items():
+            kind = histogram_kind(sig)
+            if kind not in shared or kind == "other":         # by value code: every class, seen or not,
+                shared[kind] = self.histogram.classes(sig, every=True)   # so memory does not grow with rounds
+            classes = shared[kind]
+            if kind in ("values", "flagged"):            # the classes of the point-value features read, ...
+                assert classes.codes is not None
+                _, by_values = distinct(codes([value_cols[n] for n in sig[1]]))
+                keys = by_values[np.searchsorted(base, classes.codes)] if kind == "flagged" else by_values
+                if kind == "flagged":                     # ... and the all-same flags
+                    assert classes.flags is not None
+                    keys = keys * 8 + classes.flags
+                first, inverse = distinct(keys)
+                rounds = classes.rounds(first)
+                cols = features(rounds[:, :3], rounds[:, 3:])
+            else:                                        # every class's features, once per histogram
+                whose = "initial" if kind == "initial" else repr(sig)
+                if whose not in described:
+                    every = classes.rounds(np.arange(len(classes.counts)))
+                    described[whose] = (every, features(every[:, :3], every[:, 3:]))
+                every, every_cols = described[whose]
+                first, inverse = distinct(round_keys(every[:, :3], every[:, 3:], sig))
+                cols = {name: column[first] for name, column in every_cols.items()}
+            per_class = np.zeros(len(first), dtype=np.int64)
+            np.add.at(per_class, inverse, classes.counts)
+            for w, tid in group:
+                assign = settle_rounds(w, w.paytables[tid], cols)
+                total = np.zeros(len(w.outcomes) + 1, dtype=np.int64)
+                np.add.at(total, np.where(assign < 0, len(w.outcomes), assign), per_class)
+                out[f"{w.id}:{tid}"] = total
+        return out
+
+
+def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool,
+                into: Tally | None = None, signatures: Sequence[tuple[Any, ...]] | None = None) -> Tally:
+    """Count one chunk of rounds for every (wager, paytable): the map step of a check (added
+    to ``into`` when given, which is then returned). ``signatures``: the pairs' table
+    signatures, when already known."""
+    from exactodds.analyses.pricing import table_signature
+    from exactodds.simulation.roundclasses import histogram_kind, settlement_groups
+    from exactodds.simulation.rounds import settle_rounds
+
+    good, problems, codes, value_counts = _valid(chunk, decks=decks)
+    problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
+    if problems and not lenient:
+        src, line, what = problems[0]
+        raise ExactOddsError(f"{src}:{line}: {what}")
+    everything = bool(good.all())
+    cards = chunk.cards if everything else chunk.cards[good]
+    player, banker = cards[:, :3], cards[:, 3:]
+    lines = chunk.lines if everything else chunk.lines[good]
+    t = Tally() if into is None else into
+    t.rounds += len(player)
+    t.invalid = (t.invalid + problems[:1000])[:1000]
+    t.invalid_count += len(chunk.invalid) + int((~good).sum())     # problems lists only the first of each kind
+    if signatures is None:
+        signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
+    if len(player):
+        t.histogram.add(cards, kinds={histogram_kind(s) for s in signatures}, signatures=signatures,
+                        value_counts=value_counts, codes=codes if everything else codes[good])
+    groups: dict[Any, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+    cache: dict[str, Any] = {}
+    for w, tid in pairs:                               # the simulator's own settlements
+        key = f"{w.id}:{tid}"
+        if key not in chunk.settled or not len(player):
+            continue
+        ids = [o.id for o in w.outcomes] + ["lose"]
+        sig = table_signature(w)
+        if sig not in groups:
+            groups[sig] = settlement_groups(player, banker, sig, cache)
+        inverse, cols = groups[sig]
+        assign = settle_rounds(w, w.paytables[tid], cols)                  # per group of rounds, -1 a loss
+        ours = np.where(assign < 0, len(ids) - 1, assign)                  # per group: the outcome we pay
+        codes_paid, values = chunk.settled[key]
+        paid_codes = codes_paid if everything else codes_paid[good]       # per round: the value written
+        index = {i: k for k, i in enumerate(ids)}
+        value_id = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)   # -2: no outcome
+        width = len(value_id)
+        if len(ours) * width <= len(paid_codes):         # few groups: rounds by (group, value written)
+            by_group = np.bincount(inverse * width + paid_codes, minlength=len(ours) * width).reshape(-1, width)
+            written = by_group.sum(axis=0)
+            wrong = int(by_group[value_id[None, :] != ours[:, None]].sum())
+        else:                                            # about a group a round: round by round
+            written = np.bincount(paid_codes, minlength=width)
+            wrong = int(np.count_nonzero(value_id[paid_codes] != ours[inverse]))
+        if not lenient and written[value_id == -2].any():     # not a settlement at all: bad input
+            i = int(np.argmax(value_id[paid_codes] == -2))
+            raise ExactOddsError(f"{chunk.source}:{chunk.line(int(lines[i]))}: settlement column {key!r}: "
+                                 f"{values[int(paid_codes[i])]!r} is not an outcome of {w.id} "
+                                 f"({', '.join(ids)})")
+        t.mismatches[key] = t.mismatches.get(key, 0) + wrong
+        if wrong and key not in t.first_mismatch:        # the first round that differs, found only now
+            i = int(np.argmax(value_id[paid_codes] != ours[inverse]))
+            t.first_mismatch[key] = (chunk.source, chunk.line(int(lines[i])), values[int(paid_codes[i])],
+                                     ids[int(ours[inverse[i]])])
+        reported = np.zeros(len(ids) + 1, dtype=np.int64)                  # rounds per outcome written
+        np.add.at(reported, np.where(value_id < 0, len(ids), value_id), written)
+        t.reported[key] = t.reported[key] + reported if key in t.reported else reported
+    return t
+
+
+def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]],
+                         source: str = "records") -> None:
+    for name in names:
+        wid, _, table = name.partition(":")
+        if wid not in cat or table not in cat[wid].paytables:
+            near = did_you_mean(name, [f"{w}:{p}" for w in cat for p in cat[w].paytables])
+            raise ExactOddsError(f"{source}: settlement column {name!r}: no such wager:paytable{near} "
+                                 "(see 'exactodds list')")
+        if not any(w.id == wid and t == table for w, t in pairs):
+            pairs.append((cat[wid], table))
+
+
+def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float) -> CheckResult:
+    """The tests of a check, from its counts (the reduce step's last part)."""
+    from exactodds.engine.distribution import deal
+
+    if not 0 < alpha < 1:
+        raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
+    n = t.rounds
+    if n == 0:
+        raise ExactOddsError("no valid rounds to check")
+    dist = deal(Shoe.decks(decks))
+    rows: list[TestRow] = []
+    observed: dict[str, dict[str, tuple[int, float]]] = {}
+    tallied = t.outcome_counts(pairs)
+    for w, tid in pairs:
+        r = price(w, w.paytables[tid], dist)
+        ids = [o.id for o in w.outcomes] + ["lose"]
+        key = f"{w.id}:{tid}"
+        counts = dict(zip(ids, tallied[key].tolist()))
+        rows += _tests(key, r, counts, n)
+        observed[key] = {ln.name: (int(counts.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
+        if key in t.reported:
+            wrong = t.mismatches.get(key, 0)
+            if wrong:
+                src, line, paid, ours = t.first_mismatch[key]
+                rows.append(TestRow(w.id, tid, "settlement", float(wrong), 0.0, 0.0, True,
+                                    f"{_rounds(wrong, 'round')} settled differently; first at {src}:{line}: "
+                                    f"paid {paid!r}, the cards say {ours!r}"))
+            else:
+                rows.append(TestRow(w.id, tid, "settlement", 0.0, 1.0, 1.0, False, "every round settled as its cards say"))
+            rep = dict(zip(ids, t.reported[key][:-1].tolist()))
+            observed[key + " (as reported)"] = {ln.name: (int(rep.get(ln.id, 0)), float(ln.probability) * n)
+                                                for ln in r.lines}
+            rows += [TestRow(x.wager, x.paytable, "reported " + x.test, x.statistic, x.p_value, detail=x.detail)
+                     for x in _tests(key, r, rep, n)]
+    invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
+    first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
+    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first)
+
+
+def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
+          catalogue: Catalogue | None = None) -> CheckResult:
+    """Compare per-round records held in memory with the exact distribution off the top of ``decks`` decks."""
+    from exactodds.simulation.recordio import Chunk
+
+    cat = catalogue if catalogue is not None else load_catalogue()
+    pairs = _pairs(cat, wagers)
+    _check_settled_names(records.settled, cat, pairs)
+    settled = {}
+    for name, values in records.settled.items():
+        distinct, codes = np.unique(np.asarray(values).astype(str), return_inverse=True)
+        settled[name] = (codes.ravel().astype(np.int64), [str(v) for v in distinct])
+    chunk = Chunk(np.asarray(records.player), np.asarray(records.banker), np.asarray(records.lines), "records",
+                  settled)
+    t = tally_chunk(chunk, pairs, decks=decks, lenient=True)
+    t.invalid = [("records", line, what) for line, what in records.invalid] + t.invalid
+    t.invalid_count += len(records.invalid)
+    return result_from_tally(t, pairs, decks=decks, alpha=alpha)
+
+
+def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool,
+               fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None,
+               chunks: Iterator[Any] | None = None, settled: frozenset[str] | None = None) -> Tally:
+    """Read one file in chunks and count it (the unit of work of a check on a cluster).
+
+    With ``catalogue``, the settlement columns of the first chunk are checked against it and
+    added to ``pairs`` before anything is counted (standard input can be read only once).
+    ``chunks``: the file's chunks, when its reading has already begun. ``settled``: the
+    settlement columns every chunk must have (those of a data set's first shard).
+    """
+    from exactodds.analyses.pricing import table_signature
+    from exactodds.simulation.recordio import read_ahead, read_chunks
+
+    total = Tally()
+    signatures = None
+    if chunks is None:
+        chunks = read_chunks(source, fmt=fmt) if source == "-" else read_ahead.of(source, fmt=fmt)
+    try:
+        for chunk in chunks:
+            if catalogue is not None:
+                _check_settled_names(chunk.settled, catalogue, pairs, source)
+                catalogue = None
+            if total.columns is None:
+                total.columns = frozenset(chunk.settled)
+                if settled is not None and total.columns != settled:
+                    raise ExactOddsError(f"{source}: settlement columns {', '.join(sorted(total.columns)) or 'none'}"
+                                         f", but the first shard has {', '.join(sorted(settled)) or 'none'}")
+            if signatures is None:
+                signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
+            tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures)
+            if progress is not None:
+                progress(len(chunk))
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    return total
+
+
+def _import_in_background(name: str) -> None:
+    """Start importing a slow module on a thread; a later ``import`` waits for it to finish."""
+    import importlib
+    import threading
+
+    def run() -> None:
+        try:
+            importlib.import_module(name)
+        except Exception:                                # noqa: BLE001 - the real import reports it
+            pass
+
+    threading.Thread(target=run, name=f"exactodds-import-{name}", daemon=True).start()
+
+
+def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
+                lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
+                scheduler: Any = None, progress: Any = None) -> CheckResult:
+    """Check a file, a directory or a glob of shards (or several of these, read as one data set)
+    in chunks, in bounded memory.
+
+    Without ``scheduler`` the files are counted here, one after another; with it
+    (a Dask scheduler address or a ``dask.distributed.Client``), each file is
+    counted on the cluster and the counts are added up here.
+    """
+    from exactodds.simulation.recordio import expand_sources, read_ahead, read_chunks
+
+    if not 0 < alpha < 1:
+        raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
+    _import_in_background("scipy.special")              # the tests' distributions, loaded while counting
+    specs = [source] if isinstance(source, str) else list(source)
+    if len(specs) > 1 and "-" in specs:
+        raise ExactOddsError("standard input ('-') is read alone, not with other sources")
+    files = [f for spec in specs for f in expand_sources(spec)]
+    source = " ".join(specs)
+    ahead = None
+    if scheduler is None and files[0] != "-":          # reading starts now (standard input: when counted)
+        ahead = read_ahead.of(files[0], fmt=fmt)
+    try:
+        cat = catalogue if catalogue is not None else load_catalogue()
+        pairs = _pairs(cat, wagers)
+    except BaseException:
+        if ahead is not None:
+            ahead.close()
+        raise
+    total = Tally()
+    if scheduler is None:
+        for k, f in enumerate(files):                    # the first chunk's settlement columns checked first
+            total.add(tally_file(f, pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
+                                 catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None,
+                                 settled=total.columns if k else None))
+    else:
+        first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
+        if first is not None:
+            _check_settled_names(first.settled, cat, pairs, files[0])
+        for part in _on_dask(files, pairs, decks=decks, lenient=lenient, fmt=fmt, scheduler=scheduler,
+                             settled=frozenset(first.settled) if first is not None else frozenset()):
+            total.add(part)
+            if progress is not None:
+                progress(part.rounds + part.invalid_count)
+    if total.rounds == 0:
+        raise ExactOddsError(f"{source}: no valid rounds to check"
+                             + (f" ({total.invalid_count:,} invalid)" if total.invalid_count else ""))
+    return result_from_tally(total, pairs, decks=decks, alpha=alpha)
+
+
+def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
+             scheduler: Any, settled: frozenset[str]) -> Iterable[Tally]:
+    """Count each file on the cluster; the counts come back to be added up here."""
+    from exactodds.simulation.cluster import dask_client
+
+    if "-" in files:
+        raise ExactOddsError("--scheduler reads files the workers can open, not standard input")
+    with dask_client(scheduler) as (client, as_completed):
+        futures = [client.submit(tally_file, f, list(pairs), decks=decks, lenient=lenient, fmt=fmt, settled=settled,
+                                 pure=False) for f in files]
+        for f in as_completed(futures):
+            yield f.result()
+
+
+def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01,
+                 catalogue: Catalogue | None = None, wagers: Iterable[str] | None = None) -> CheckResult:
+    """Compare aggregated outcome counts per wager with the exact distribution (only those of
+    ``wagers``, ``WAGER`` or ``WAGER:PAYTABLE``, if given: each must be counted in ``data``)."""
+    cat = catalogue if catalogue is not None else load_catalogue()
+    stated = data.get("rounds")
+    pairs: list[tuple[Wager, str]] = []
+    t = Tally()
+    total = None
+    items = list(data["wagers"].items())
+    if wagers:
+        from exactodds.analyses.analysis import priced_pairs
+
+        keep: list[str] = []
+        for spec in wagers:
+            keys = [f"{w.id}:{p}" for w, p in priced_pairs(cat, [spec], where="--wager")]
+            counted = [k for k in keys if k in data["wagers"]]
+            if not counted or (":" in spec and len(counted) < len(keys)):
+                raise ExactOddsError(f"--wager {spec!r}: not in the counts file (it counts "
+                                     f"{', '.join(data['wagers']) or 'nothing'})")
+            keep += [k for k in counted if k not in keep]
+        items = [(k, data["wagers"][k]) for k in keep]
+    for key, counts in items:
+        wid, _, table = key.partition(":")
+        if wid not in cat or table not in cat[wid].paytables:
+            near = did_you_mean(key, [f"{w}:{p}" for w in cat for p in cat[w].paytables])
+            raise ExactOddsError(f"wagers.{key}: no such wager:paytable{near} (see 'exactodds list')")
+        w = cat[wid]
+        ids = [o.id for o in w.outcomes] + ["lose"]
+        if not isinstance(counts, dict):
+            raise ExactOddsError(f"wagers.{key}: counts must map outcome ids ({', '.join(ids)}) to whole numbers")
+        for k, v in counts.items():
+            if k not in ids:
+                raise ExactOddsError(f"wagers.{key}.{k}: no such outcome (outcomes: {', '.join(ids)})")
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_COUNT:
+                raise ExactOddsError(f"wagers.{key}.{k}: a count is a whole number from 0 to {MAX_COUNT:,}, "
+                                     f"got {json.dumps(v)}")
+        n = sum(counts.values())
+        if stated is not None and n != stated:
+            raise ExactOddsError(f"wagers.{key}: the counts add up to {n:,} rounds, not the stated {stated:,}")
+        if total is not None and n != total:
+            raise ExactOddsError(f"wagers.{key}: {n:,} rounds, but other wagers have {total:,}")
+        total = n
+        pairs.append((w, table))
+        t.counts[key] = np.array([counts.get(i, 0) for i in ids], dtype=np.int64)
+    if not total:
+        raise ExactOddsError("no rounds to check: every count is 0" if data["wagers"] else "no wagers to check")
+    t.rounds = total
+    return result_from_tally(t, pairs, decks=decks, alpha=alpha)
+
+
+def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
+    """The check as text or JSON. Each flagged wager's observed-against-expected table is printed
+    once, from the counts its flagged tests used (the simulator's own settlement for 'reported' tests)."""
+    from exactodds.render.tables import grid
+
+    if fmt == "json":
+        from exactodds._version import __version__
+
+        return json.dumps({
+            "exactodds": __version__, "rounds": result.rounds, "alpha": result.alpha, "ok": result.ok,
+            "invalid_rounds": result.invalid_count,
+            "invalid": [{"line": ln, "problem": what} for ln, what in result.invalid],
+            "tests": [{"wager": r.wager, "paytable": r.paytable, "test": r.test, "statistic": r.statistic,
+                       "p_value": r.p_value, "adjusted_p_value": r.adjusted, "flagged": r.flagged,
+                       "detail": r.detail} for r in result.rows],
+            "observed": {k: {o: {"observed": ob, "expected": ex} for o, (ob, ex) in v.items()}
+                         for k, v in result.observed.items()},
+        }, indent=2, ensure_ascii=False) + "\n"
+    if fmt in ("csv", "markdown", "html"):                 # every test, one row each
+        rows = [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.6g}", f"{r.p_value:.6g}", f"{r.adjusted:.6g}",
+                 "FLAG" if r.flagged else "", r.detail] for r in result.rows]
+        table = grid(["wager", "test", "statistic", "p_value", "adjusted_p_value", "flagged", "detail"], rows, fmt)
+        left_out = result.invalid_count or len(result.invalid)
+        verdict = (f"check-sim: {result.rounds:,} rounds, alpha {result.alpha} (Holm): "
+                   + ("OK — nothing flagged" if result.ok else f"FLAGGED — {len(result.flagged)} tests")
+                   + (f", {_rounds(left_out, 'invalid round')} left out (first: {result.first_invalid})"
+                      if result.invalid else ""))
+        if fmt == "csv":
+            return table
+        return f"<p>{verdict}</p>\n{table}\n" if fmt == "html" else f"**{verdict}**\n\n{table}\n"
+    shown = result.rows if verbose else (result.flagged or [])
+    out = [f"check-sim: {result.rounds:,} rounds, {len(result.rows)} tests, Holm-adjusted at alpha {result.alpha}"]
+    if result.invalid:
+        out.append(f"{_rounds(result.invalid_count or len(result.invalid), 'invalid round')} left out; "
+                   f"first: {result.first_invalid}")
+    if shown:
+        out.append(grid(["Wager:paytable", "Test", "Statistic", "p", "Adjusted p", "Flag", "Detail"],
+                        [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.4g}", f"{r.p_value:.3g}",
+                          f"{r.adjusted:.3g}", "FLAG" if r.flagged else "", r.detail] for r in shown], "text"))
+    tables: list[str] = []
+    for r in result.flagged:
+        key = f"{r.wager}:{r.paytable}" + (" (as reported)" if r.test.startswith("reported ") else "")
+        if key in tables or key not in result.observed or r.test == "settlement":
+            continue
+        tables.append(key)
+        out.append(f"\nObserved against expected, {key}:")
+        out.append(grid(["Outcome", "Observed", "Expected"],
+                        [[name, f"{ob:,}", f"{ex:,.1f}"] for name, (ob, ex) in result.observed[key].items()], "text"))
+    out.append("result: " + ("OK — nothing flagged" if result.ok else
+                             f"FLAGGED — {len(result.flagged)} tests" + (", invalid rounds" if result.invalid else "")))
+    return "\n".join(out) + "\n"

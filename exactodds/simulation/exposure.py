@@ -1,0 +1,527 @@
+"""Exposure to counting: real shoes dealt at random, the exact edge before every round.
+
+Shoes are dealt as the reference simulator deals them (§627a.5: shuffle, burn,
+cover card ``cut`` cards from the end; the last hand of §627a.9(e)). Before each
+round the wager's **exact** expected return is computed on the cards a player has
+not seen — every card but the exposed burn card and the cards of earlier rounds.
+(The face-down burn cards are unseen: leaving them in changes nothing, for the
+same reason the effects of removal sum to zero; the alternative, the edge on the
+cards physically left in the shoe, is not what any player can know.) A running
+count of the seen cards is kept beside it, and its true count (per 52 unseen
+cards, rounded down).
+
+Every shoe is shuffled from its own seed, ``(seed, shoe number)``, and every
+total is an exact sum, so a run gives the same numbers however its shoes are
+split into batches and wherever the batches run: in this process, on the local
+cores, or on a Dask cluster (``scheduler``).
+
+>>> x = exposure([("dragon-7-insurance", "standard")], shoes=2, seed=1)
+>>> r = x[0]
+>>> r.shoes, r.rounds, r.rounds == sum(row[0] for row in r.by_penetration.values())
+(2, 164, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from exactodds.analyses.counting import Count
+from exactodds.analyses.pricing import expected_return
+from exactodds.engine.distribution import deal
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe
+from exactodds.render.tables import (
+    SIGN_CONVENTION,
+    Column,
+    Report,
+    Results,
+    Table,
+    dataframe,
+    decimal,
+    exact,
+    percent,
+)
+from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
+
+__all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureSpec", "TC_RANGE"]
+
+#: True counts are binned by their floor and clamped to this range (both ends inclusive).
+TC_RANGE = (-20, 30)
+#: Penetration bins: cards seen per 1/PEN_BINS of the shoe.
+PEN_BINS = 10
+#: The most local worker processes a run starts (more belong on a cluster: ``scheduler``).
+MAX_WORKERS = 64
+
+
+@dataclass(frozen=True)
+class ExposureSpec:
+    """Everything a batch needs, picklable: the wagers, the shoe, the counts, the seed."""
+
+    pairs: tuple[tuple[Wager, str], ...]
+    decks: int
+    cut: int
+    seed: int
+    tags: tuple[tuple[int, ...], ...]           # per pair: the tag of each of the 52 cards
+
+
+@dataclass
+class Tally:
+    """Exact sums over the rounds of some shoes, for one wager; tallies add up."""
+
+    shoes: int = 0
+    rounds: int = 0
+    sum_edge: Fraction = Fraction(0)
+    advantage_rounds: int = 0
+    sum_advantage: Fraction = Fraction(0)          # Σ edge over the rounds with a player advantage
+    realized_advantage: Fraction = Fraction(0)     # Σ net result of those rounds, as dealt
+    sum_sq_shoe_advantage: Fraction = Fraction(0)  # Σ over shoes of (Σ advantage edges in the shoe)²
+    # true count bin -> [rounds, Σ edge, rounds with advantage, Σ realized net]
+    by_tc: dict[int, list[Any]] = field(default_factory=dict)
+    # threshold -> Σ over shoes of (Σ edges of rounds at or above it)²
+    sum_sq_threshold: dict[int, Fraction] = field(default_factory=dict)
+    # penetration bin -> [rounds, Σ edge, rounds with advantage, min edge, max edge]
+    by_penetration: dict[int, list[Any]] = field(default_factory=dict)
+    # (penetration bin, edge percent floor) -> rounds
+    histogram: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def add(self, other: Tally) -> Tally:
+        self.shoes += other.shoes
+        self.rounds += other.rounds
+        self.sum_edge += other.sum_edge
+        self.advantage_rounds += other.advantage_rounds
+        self.sum_advantage += other.sum_advantage
+        self.realized_advantage += other.realized_advantage
+        self.sum_sq_shoe_advantage += other.sum_sq_shoe_advantage
+        for k, row in other.by_tc.items():
+            mine = self.by_tc.setdefault(k, [0, Fraction(0), 0, Fraction(0)])
+            for i in range(4):
+                mine[i] += row[i]
+        for t, v in other.sum_sq_threshold.items():
+            self.sum_sq_threshold[t] = self.sum_sq_threshold.get(t, Fraction(0)) + v
+        for k, row in other.by_penetration.items():
+            if k not in self.by_penetration:
+                self.by_penetration[k] = list(row)
+                continue
+            mine = self.by_penetration[k]
+            mine[0] += row[0]
+            mine[1] += row[1]
+            mine[2] += row[2]
+            mine[3] = min(mine[3], row[3])
+            mine[4] = max(mine[4], row[4])
+        for cell, n in other.histogram.items():
+            self.histogram[cell] = self.histogram.get(cell, 0) + n
+        return self
+
+
+def _shuffled(decks: int, seed: int, first: int, stop: int) -> np.ndarray:
+    """Shoes ``first`` to ``stop - 1`` of a run, each shuffled by its own generator (seed, shoe number)."""
+    cards = np.repeat(np.arange(52, dtype=np.int16), decks)
+    return np.stack([np.random.default_rng([seed, i]).permutation(cards) for i in range(first, stop)])
+
+
+def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
+    """Deal shoes ``first`` to ``stop - 1`` of the run and tally every wager (the unit of work)."""
+    from exactodds.simulation.rounds import settle_many
+    from exactodds.simulation.simulate import deal_shoes
+
+    stack = _shuffled(spec.decks, spec.seed, first, stop)
+    size = stack.shape[1]
+    player, banker, shoe_row, _burned = deal_shoes(stack, cut=spec.cut)
+    n = len(player)
+    dealt = np.zeros((n, 52), dtype=np.int64)
+    for hand in (player, banker):
+        for k in range(3):
+            present = hand[:, k] >= 0
+            np.add.at(dealt, (np.flatnonzero(present), hand[present, k]), 1)
+    seen = np.zeros((n, 52), dtype=np.int64)              # cards seen before each round
+    starts = np.flatnonzero(np.r_[True, shoe_row[1:] != shoe_row[:-1]])
+    bounds = list(zip(starts, np.r_[starts[1:], n]))
+    for a, b in bounds:
+        before = np.cumsum(dealt[a:b], axis=0) - dealt[a:b]
+        before[:, stack[shoe_row[a], 0]] += 1              # the exposed burn card (§627a.5(f))
+        seen[a:b] = before
+    unseen = spec.decks - seen
+    unseen_total = size - seen.sum(axis=1)
+    settled = settle_many([(w, w.paytable(t)) for w, t in spec.pairs], player, banker)
+    tallies = [Tally(shoes=stop - first) for _ in spec.pairs]
+    nets = [[w.paytable(t).pays[o.id].net for o in w.outcomes] for w, t in spec.pairs]
+    tags = [np.array(t, dtype=np.int64) for t in spec.tags]
+    running = [seen @ t for t in tags]
+    ranks = unseen.reshape(n, 13, 4).sum(axis=2)
+    edges: list[list[Fraction]] = [[] for _ in spec.pairs]
+    for i in range(n):
+        shoe = Shoe(tuple(ranks[i].tolist()), tuple(unseen[i].tolist()), "unseen cards")
+        dist = deal(shoe)
+        for j, (w, t) in enumerate(spec.pairs):
+            edges[j].append(expected_return(w, w.paytable(t), dist))
+    for j in range(len(spec.pairs)):
+        tally, e = tallies[j], edges[j]
+        tc = [max(TC_RANGE[0], min(TC_RANGE[1], (int(rc) * 52) // int(u)))
+              for rc, u in zip(running[j], unseen_total)]
+        net = [Fraction(-1) if k < 0 else nets[j][k] for k in settled[j].tolist()]
+        pen = [min(PEN_BINS - 1, (size - int(u)) * PEN_BINS // size) for u in unseen_total]
+        tally.rounds = n
+        tally.sum_edge = sum(e, Fraction(0))
+        for i in range(n):
+            row = tally.by_tc.setdefault(tc[i], [0, Fraction(0), 0, Fraction(0)])
+            row[0] += 1
+            row[1] += e[i]
+            row[3] += net[i]
+            p = tally.by_penetration.setdefault(pen[i], [0, Fraction(0), 0, e[i], e[i]])
+            p[0] += 1
+            p[1] += e[i]
+            p[3] = min(p[3], e[i])
+            p[4] = max(p[4], e[i])
+            cell = (pen[i], math.floor(e[i] * 100))
+            tally.histogram[cell] = tally.histogram.get(cell, 0) + 1
+            if e[i] > 0:
+                tally.advantage_rounds += 1
+                tally.sum_advantage += e[i]
+                tally.realized_advantage += net[i]
+                row[2] += 1
+                p[2] += 1
+        for a, b in bounds:
+            shoe_win = sum((x for x in e[a:b] if x > 0), Fraction(0))
+            tally.sum_sq_shoe_advantage += shoe_win * shoe_win
+            for threshold in range(TC_RANGE[0], TC_RANGE[1] + 1):
+                w_t = sum((x for x, c in zip(e[a:b], tc[a:b]) if c >= threshold), Fraction(0))
+                if w_t:
+                    tally.sum_sq_threshold[threshold] = tally.sum_sq_threshold.get(threshold, Fraction(0)) + w_t * w_t
+    return tallies
+
+
+@dataclass(frozen=True)
+class WagerExposure:
+    """What counting does to one wager over a run of shoes: exact sums, and the figures read from them."""
+
+    wager: Wager
+    paytable: Paytable
+    decks: int
+    cut: int
+    seed: int
+    count: Count
+    tally: Tally
+
+    @property
+    def shoes(self) -> int:
+        return self.tally.shoes
+
+    @property
+    def rounds(self) -> int:
+        return self.tally.rounds
+
+    @property
+    def by_penetration(self) -> dict[int, list[Any]]:
+        return self.tally.by_penetration
+
+    @property
+    def mean_edge(self) -> Fraction:
+        """The player's exact expected return averaged over every round dealt (positive: the player
+        wins; the name is kept from before the sign convention, see :attr:`mean_player_expected_return`)."""
+        return self.tally.sum_edge / self.rounds
+
+    @property
+    def mean_player_expected_return(self) -> Fraction:
+        """The player's exact expected return averaged over every round dealt (positive: the player wins)."""
+        return self.mean_edge
+
+    @property
+    def advantage_share(self) -> Fraction:
+        """The share of rounds in which the wager favours the player."""
+        return Fraction(self.tally.advantage_rounds, self.rounds)
+
+    @property
+    def perfect_per_100(self) -> Fraction:
+        """Expected win per 100 rounds dealt, betting one unit on exactly the rounds with an advantage."""
+        return 100 * self.tally.sum_advantage / self.rounds
+
+    @property
+    def perfect_per_shoe(self) -> Fraction:
+        return self.tally.sum_advantage / self.shoes
+
+    @property
+    def perfect_per_shoe_se(self) -> float:
+        """Standard error of :attr:`perfect_per_shoe` over the shoes of the run (for printing)."""
+        return _se(self.tally.sum_sq_shoe_advantage, self.tally.sum_advantage, self.shoes)
+
+    @property
+    def realized_per_shoe(self) -> Fraction:
+        """What those bets actually won in the shoes dealt (a check on the exact expectation)."""
+        return self.tally.realized_advantage / self.shoes
+
+    def thresholds(self) -> list[dict[str, Any]]:
+        """Betting one unit whenever the true count is at least T: one row per T."""
+        rows = []
+        bins = self.tally.by_tc
+        for t in range(TC_RANGE[0], TC_RANGE[1] + 1):
+            inside = [row for k, row in bins.items() if k >= t]
+            bet = sum(r[0] for r in inside)
+            if not bet:
+                continue
+            edge = sum((r[1] for r in inside), Fraction(0))
+            rows.append({"threshold": t, "rounds_bet": bet, "share_bet": Fraction(bet, self.rounds),
+                         "mean_edge": edge / bet, "advantage_share": Fraction(sum(r[2] for r in inside), bet),
+                         "win_per_100": 100 * edge / self.rounds, "win_per_shoe": edge / self.shoes,
+                         "win_per_shoe_se": _se(self.tally.sum_sq_threshold.get(t, Fraction(0)), edge, self.shoes),
+                         "realized_per_shoe": sum((r[3] for r in inside), Fraction(0)) / self.shoes})
+        return rows
+
+    def best_threshold(self) -> dict[str, Any] | None:
+        """The threshold with the largest expected win (None if no threshold wins)."""
+        rows = [r for r in self.thresholds() if r["win_per_100"] > 0]
+        return max(rows, key=lambda r: (r["win_per_100"], r["threshold"])) if rows else None
+
+    def penetration(self) -> list[dict[str, Any]]:
+        """Edge against penetration: per tenth of the shoe seen, rounds, mean, spread, advantage share."""
+        out = []
+        for k in sorted(self.tally.by_penetration):
+            n, s, adv, lo, hi = self.tally.by_penetration[k]
+            out.append({"seen_from": Fraction(k, PEN_BINS), "seen_to": Fraction(k + 1, PEN_BINS), "rounds": n,
+                        "mean_edge": s / n, "advantage_share": Fraction(adv, n), "min_edge": lo, "max_edge": hi,
+                        "decile_1_edge": self._quantile(k, Fraction(1, 10)),
+                        "decile_9_edge": self._quantile(k, Fraction(9, 10))})
+        return out
+
+    def _quantile(self, pen_bin: int, q: Fraction) -> Fraction:
+        """The edge below which a share ``q`` of the bin's rounds lie, to the 1% bin (its upper end)."""
+        bins = sorted((e, n) for (p, e), n in self.tally.histogram.items() if p == pen_bin)
+        total = sum(n for _, n in bins)
+        seen = 0
+        for e, n in bins:
+            seen += n
+            if seen >= q * total:
+                return Fraction(e + 1, 100)
+        return Fraction(bins[-1][0] + 1, 100)
+
+    def summary(self) -> dict[str, Any]:
+        best = self.best_threshold()
+        return {"wager": self.wager.id, "paytable": self.paytable.id, "section": self.wager.section,
+                "shoes": self.shoes, "rounds": self.rounds, "mean_edge": self.mean_edge,
+                "mean_player_expected_return": self.mean_edge,
+                "advantage_share": self.advantage_share, "perfect_win_per_100": self.perfect_per_100,
+                "perfect_win_per_shoe": self.perfect_per_shoe, "perfect_win_per_shoe_se": self.perfect_per_shoe_se,
+                "realized_perfect_per_shoe": self.realized_per_shoe,
+                "best_threshold": None if best is None else best["threshold"],
+                "count_win_per_100": None if best is None else best["win_per_100"],
+                "count_win_per_shoe": None if best is None else best["win_per_shoe"],
+                "betting_correlation": self.count.betting_correlation}
+
+
+def _se(sum_sq: Fraction, total: Fraction, shoes: int) -> float:
+    if shoes < 2:
+        return float("nan")
+    mean = total / shoes
+    var = (sum_sq - shoes * mean * mean) / (shoes - 1)
+    return math.sqrt(max(float(var), 0.0) / shoes)
+
+
+@dataclass(frozen=True)
+class Exposure(Results[WagerExposure]):
+    """An exposure run over several wagers; renders as text, JSON, CSV, Markdown or HTML."""
+
+    results: tuple[WagerExposure, ...]
+
+    def __repr__(self) -> str:
+        first = self.results[0] if self.results else None
+        run = f"{first.shoes:,} shoes of {first.decks} decks, seed {first.seed}" if first else "no run"
+        return f"<Exposure of {len(self.results)} wager table(s): {run}>"
+
+    def to_dataframe(self) -> Any:
+        """One row per wager: float columns, with the exact values beside them (``*_exact``)."""
+        rows = []
+        for r in self.results:
+            row: dict[str, Any] = {"decks": r.decks, "cut": r.cut, "seed": r.seed}
+            for k, v in r.summary().items():
+                row[k] = float(v) if isinstance(v, Fraction) else v
+                if isinstance(v, Fraction):
+                    row[k + "_exact"] = v
+            rows.append(row)
+        return dataframe(rows)
+
+    def thresholds_dataframe(self) -> Any:
+        return dataframe([{"wager": r.wager.id, "paytable": r.paytable.id,
+                        **{k: float(v) if isinstance(v, Fraction) else v for k, v in row.items()}}
+                       for r in self.results for row in r.thresholds()])
+
+    def penetration_dataframe(self) -> Any:
+        return dataframe([{"wager": r.wager.id, "paytable": r.paytable.id,
+                        **{k: float(v) if isinstance(v, Fraction) else v for k, v in row.items()}}
+                       for r in self.results for row in r.penetration()])
+
+    def report(self) -> Report:
+        """Per wager: the run's figures, betting by the count, the player's expected return against
+        penetration; CSV one row per wager and true-count threshold."""
+        def plain(v: Any) -> Any:
+            return exact(v) if isinstance(v, Fraction) else v
+
+        tidy = Table(_TIDY, tuple((r.wager.id, r.paytable.id, r.decks, r.cut, r.seed, r.shoes, r.rounds,
+                                   row["threshold"], row["rounds_bet"], row["share_bet"], row["mean_edge"],
+                                   row["mean_edge"], row["win_per_100"], row["win_per_shoe"])
+                                  for r in self.results for row in r.thresholds()))
+        data = {"player_expected_return": _MEANING,
+                "edge": _MEANING,                   # the old name of the key above, kept one release
+                "wagers": [{**{k: plain(v) for k, v in r.summary().items()},
+                            "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
+                            "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
+                            "penetration": [{k: plain(v) for k, v in row.items()} for row in r.penetration()]}
+                           for r in self.results]}
+        return Report("exposure", tables=tuple(t for r in self.results for t in _tables(r)), tidy=tidy, data=data,
+                      notes=(f"Sign convention: {SIGN_CONVENTION}.",))
+
+
+_MEANING = "the player's exact expected return per unit on the cards not yet seen, before each round"
+
+_TIDY = (Column("wager"), Column("paytable"), Column("decks", kind="int"), Column("cut", kind="int"),
+         Column("seed", kind="int"), Column("shoes", kind="int"), Column("rounds", kind="int"),
+         Column("threshold", kind="int"), Column("rounds_bet", kind="int"),
+         Column("share_bet", kind="decimal", places=6),
+         Column("mean_edge", kind="decimal", places=6),             # the old name, kept one release
+         Column("mean_player_expected_return", kind="decimal", places=6),
+         Column("win_per_100", kind="decimal", places=6), Column("win_per_shoe", kind="decimal", places=6, twin=True))
+
+_THRESHOLDS = (Column("threshold", "True count ≥"), Column("rounds_bet", "Rounds bet", "int"),
+               Column("share_bet", "Share", "percent", 2),
+               Column("mean_player_expected_return", "Player's expected return", "percent", 3),
+               Column("advantage_share", "Advantage share", "percent", 2),
+               Column("win_per_100", "Win /100 rounds", "decimal", 4), Column("win_per_shoe", "Win /shoe", "decimal", 4))
+
+_PENETRATION = (Column("seen", "Shoe seen"), Column("rounds", "Rounds", "int"),
+                Column("mean_player_expected_return", "Player's expected return", "percent", 3),
+                Column("advantage_share", "Advantage share", "percent", 2),
+                Column("min_player_expected_return", "Lowest", "percent", 2),
+                Column("max_player_expected_return", "Highest", "percent", 2))
+
+
+def _tables(r: WagerExposure) -> tuple[Table, ...]:
+    title = (f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}: {_n(r.shoes, 'shoe')} of "
+             f"{_n(r.decks, 'deck')}, "
+             f"cover card {r.cut} from the end, seed {r.seed}; {r.rounds:,} rounds")
+    best = r.best_threshold()
+    lines = (
+        f"Player's expected return, exact, averaged over the rounds dealt: {percent(r.mean_edge, 4)}",
+        f"Rounds with a player advantage: {percent(r.advantage_share, 3)}",
+        f"Perfect information (bet 1 unit on exactly those rounds): {decimal(r.perfect_per_100, 4)} units per "
+        f"100 rounds, {decimal(r.perfect_per_shoe, 4)} per shoe expected (standard error {_pm(r.perfect_per_shoe_se)}); "
+        f"won as dealt in these shoes: {decimal(r.realized_per_shoe, 4)} per shoe",
+        f"{r.count}",
+        ("Count: no threshold wins" if best is None else
+         f"Count at its best threshold (true count >= {best['threshold']}): {decimal(best['win_per_100'], 4)} units "
+         f"per 100 rounds, {decimal(best['win_per_shoe'], 4)} per shoe (standard error {_pm(best['win_per_shoe_se'])}), "
+         f"betting {percent(best['share_bet'], 2)} of rounds"),
+    )
+    # the table printed stops where fewer than 0.5% of rounds are bet; JSON and CSV hold every threshold
+    th_rows = tuple((f"{row['threshold']:+d}", row["rounds_bet"], row["share_bet"], row["mean_edge"],
+                     row["advantage_share"], row["win_per_100"], row["win_per_shoe"]) for row in r.thresholds()
+                    if row["threshold"] >= -2 and row["share_bet"] >= Fraction(1, 200))
+    pen_rows = tuple((f"{percent(row['seen_from'], 0)}–{percent(row['seen_to'], 0)}", row["rounds"], row["mean_edge"],
+                      row["advantage_share"], row["min_edge"], row["max_edge"]) for row in r.penetration())
+    return (Table((), (), title=title, notes=lines), Table(_THRESHOLDS, th_rows, title="Betting by the count"),
+            Table(_PENETRATION, pen_rows, title="The player's expected return against penetration"))
+
+
+def _pm(se: float) -> str:
+    return "n/a with one shoe" if math.isnan(se) else f"{se:.4f}"
+
+
+def _n(k: int, word: str) -> str:
+    return f"{k:,} {word}" + ("" if k == 1 else "s")
+
+
+def _batches(shoes: int, batch: int) -> list[tuple[int, int]]:
+    return [(a, min(a + batch, shoes)) for a in range(0, shoes, batch)]
+
+
+def exposure(
+    pairs: Iterable[tuple[Wager | str, Paytable | str]],
+    *,
+    shoes: int,
+    seed: int,
+    decks: int = 8,
+    cut: int = 14,
+    tags: dict[str, int] | None = None,
+    catalogue: Catalogue | None = None,
+    batch: int = 25,
+    workers: int = 1,
+    scheduler: Any = None,
+    progress: Callable[[int], None] | None = None,
+) -> Exposure:
+    """Deal ``shoes`` shoes and tally the exact edge and the count of each wager before every round.
+
+    ``workers`` > 1 runs the batches on that many local processes; ``scheduler``
+    (a Dask scheduler address, or a ``dask.distributed.Client``) runs them on a
+    Dask cluster. ``progress`` is called with the number of shoes done.
+    """
+    from exactodds.analyses.eor import effects_of_removal, resolve_pairs
+
+    cat = catalogue if catalogue is not None else load_catalogue()
+    resolved = resolve_pairs(pairs, cat)
+    for w, t in resolved:
+        if any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered):
+            raise ExactOddsError(f"wager {w.id!r} ({t.id}) pays a progressive meter; exposure needs fixed pays "
+                                 "(see 'exactodds progressive' for the return at a meter)")
+    _check_run(shoes=shoes, seed=seed, decks=decks, cut=cut, batch=batch, workers=workers)
+    counts = [r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags)]
+    spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
+                        tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts))
+    totals = [Tally() for _ in resolved]
+    done = 0
+
+    def collect(part: list[Tally], size: int) -> None:
+        nonlocal done
+        for total, p in zip(totals, part):
+            total.add(p)
+        done += size
+        if progress is not None:
+            progress(done)
+
+    work = _batches(shoes, batch)
+    if scheduler is not None:
+        _on_dask(spec, work, scheduler, collect)
+    elif workers > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=min(workers, len(work))) as pool:
+            futures = {pool.submit(exposure_batch, spec, a, b): b - a for a, b in work}
+            for f in as_completed(futures):
+                collect(f.result(), futures[f])
+    else:
+        for a, b in work:
+            collect(exposure_batch(spec, a, b), b - a)
+    return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally)  # type: ignore[arg-type]
+                          for (w, t), c, tally in zip(resolved, counts, totals)))
+
+
+def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
+             collect: Callable[[list[Tally], int], None]) -> None:
+    """Run the batches on a Dask cluster and reduce them here as they finish."""
+    from exactodds.simulation.cluster import dask_client
+
+    with dask_client(scheduler) as (client, as_completed):
+        spec_future = client.scatter(spec, broadcast=True)
+        futures = [client.submit(exposure_batch, spec_future, a, b, pure=False) for a, b in work]
+        sizes = {f.key: b - a for f, (a, b) in zip(futures, work)}
+        for f in as_completed(futures):
+            collect(f.result(), sizes[f.key])
+
+
+def _check_run(*, shoes: int, seed: int, decks: int, cut: int, batch: int, workers: int) -> None:
+    checks = [
+        (isinstance(shoes, int) and 1 <= shoes <= 10**8, f"--shoes must be a whole number from 1 to 10^8, got {shoes!r}"),
+        (isinstance(seed, int) and 0 <= seed < 2**63, f"--seed must be a whole number from 0 to 2^63 - 1, got {seed!r}"),
+        (isinstance(decks, int) and 1 <= decks <= 100, f"--decks must be a whole number from 1 to 100, got {decks!r}"),
+        (isinstance(batch, int) and batch >= 1, f"--batch must be at least 1, got {batch!r}"),
+        (isinstance(workers, int) and 1 <= workers <= MAX_WORKERS,
+         f"--workers must be from 1 to {MAX_WORKERS} local processes (use --scheduler for more), got {workers!r}"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise ExactOddsError(message)
+    if not 14 <= cut <= 52 * decks - 20:
+        raise ExactOddsError(f"--cut: the cover card goes at least 14 cards from the end (§627a.5(d)) and "
+                             f"leaves 20 to deal, got {cut}")
