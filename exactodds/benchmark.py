@@ -23,6 +23,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +31,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+import exactodds
+from exactodds import extras
+from exactodds.analyses.analysis import analyze
+from exactodds.analyses.eor import effects_of_removal
+from exactodds.analyses.pricing import expected_return
+from exactodds.engine.distribution import deal
+from exactodds.engine.roundtable import _factors, round_table, round_weights
+from exactodds.game.shoe import Shoe
+from exactodds.simulation.exposure import exposure
+from exactodds.wagers.catalogue import load_catalogue
 
 PYTHON = sys.executable
 DEPLETED = ("5s", "5s", "9h", "Kc", "2d", "7d", "Qs")
@@ -193,7 +205,6 @@ int main(int argc, char **argv) {
 
 def _c_reference(factors: np.ndarray, outcome: np.ndarray, passes: int) -> tuple[float, tuple[int, ...]] | str:
     """(median ms per pass, (banker, player, tie)) of the C loop, or why it could not run."""
-    from exactodds.engine.roundtable import round_table
 
     gcc = shutil.which("gcc")
     if gcc is None:
@@ -218,9 +229,6 @@ def _c_reference(factors: np.ndarray, outcome: np.ndarray, passes: int) -> tuple
 def _editable() -> bool:
     """Whether exactodds is imported from a source tree (an editable install) rather than
     from the interpreter's site-packages."""
-    import sysconfig
-
-    import exactodds
 
     site = Path(sysconfig.get_paths()["purelib"]).resolve()
     return site not in Path(exactodds.__file__).resolve().parents
@@ -301,11 +309,6 @@ _OWN_CHILD = _PEAK_MB + (
 
 
 def main() -> None:
-    from exactodds.analyses.analysis import analyze
-    from exactodds.engine.distribution import deal
-    from exactodds.engine.roundtable import _factors, round_table, round_weights
-    from exactodds.game.shoe import Shoe
-    from exactodds.wagers.catalogue import load_catalogue
 
     started = time.perf_counter()
     print(f"exactodds benchmark: Python {platform.python_version()}, NumPy {np.__version__}, "
@@ -467,11 +470,6 @@ def _side_bets() -> None:
 
 def _counting(cat: Any) -> None:
     """7. Effects of removal of the whole catalogue, one exact edge on a depleted shoe, exposure runs."""
-    from exactodds.analyses.eor import effects_of_removal
-    from exactodds.analyses.pricing import expected_return
-    from exactodds.engine.distribution import deal
-    from exactodds.game.shoe import Shoe
-    from exactodds.simulation.exposure import exposure
 
     print("\n7. Counting: effects of removal, the exposure loop's exact edge, exposure runs (8 decks)")
     pairs = [(cat[w], t) for w in cat for t in cat[w].paytables]
@@ -531,8 +529,7 @@ def _records() -> None:
             rate = 3_000_000 / wall / 1e6
             _row(f"simulate 3,000,000 rounds to {fmt}, median of 3", f"{rate:.2f} M rounds/s, {_mb(peak)}",
                  f">= {target} M/s", rate >= target)
-        import pyarrow.parquet as pq
-
+        pq = extras.load("pyarrow.parquet")
         plain = str(Path(tmp, "r.parquet"))
         t = time.perf_counter()
         table = pq.read_table(plain)

@@ -3,6 +3,7 @@ and its warnings."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,6 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def read_json(path: str | Path, *, what: str = "JSON") -> Any:
     """Read a JSON file, or raise :class:`ExactOddsError` naming the file and the problem (a key given
     twice in an object is one: a person reads the first, a parser keeps the last)."""
-    import json
 
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=unique_keys)

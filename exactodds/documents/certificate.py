@@ -34,13 +34,19 @@ from pathlib import Path
 from typing import Any
 
 from exactodds import cache
+from exactodds._version import __version__
+from exactodds.analyses.analysis import analyze, load_text
 from exactodds.analyses.pricing import WagerResult
+from exactodds.analyses.progressive import load_meters, progressive_analysis
+from exactodds.analyses.vigorish import at_bet, parse_dollars
+from exactodds.documents.signing import canonical, check_name, check_signature
 from exactodds.errors import ExactOddsError
 from exactodds.files import write_atomically
 from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
 from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
+from exactodds.wagers.pays import vigorish_terms
 
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
@@ -93,7 +99,6 @@ def _sha256(data: bytes) -> str:
 
 def data_hashes() -> dict[str, str]:
     """SHA-256 of the drawing rules and of every shipped data file."""
-    from exactodds.documents.signing import canonical
 
     base = resources.files("exactodds") / "data"
     hashes = {"rules.TABLE_1": _sha256(canonical({str(k): v for k, v in rules.TABLE_1.items()})),
@@ -110,7 +115,6 @@ def provenance() -> dict[str, Any]:
     wheel is built from a git checkout; it is never read from a git repository that
     happens to surround the installed files. An editable install has none.
     """
-    from exactodds._version import __version__
 
     try:
         built = importlib.import_module("._build", "exactodds")
@@ -211,7 +215,6 @@ def priced_tables(document: Any) -> int:
 
 def catalogue_with(files: Sequence[Any]) -> Catalogue:
     """The shipped catalogue with the wagers and paytables of users' data files ({'name', 'text'}) added."""
-    from exactodds.analyses.analysis import load_text
 
     cat = load_catalogue()
     for f in _files(files, "files"):
@@ -266,7 +269,6 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
                     "variance": exact(r.variance)}
         block["summary"] = summary
         return block
-    from exactodds.analyses.progressive import load_meters, progressive_analysis
 
     block["summary"] = summary
     a = progressive_analysis(r, load_meters()[0].get((w.id, t.id)))
@@ -289,7 +291,6 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
 
 
 def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
-    from exactodds.documents.signing import check_name
 
     check_name(value, where, optional=optional)
 
@@ -297,7 +298,6 @@ def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
 def _issued(value: str | None) -> str:
     if value is None:
         return dt.datetime.now(dt.timezone.utc).date().isoformat()
-    import re
 
     if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         raise ExactOddsError(f"--issued: a date is written YYYY-MM-DD, got {value!r}")
@@ -312,7 +312,6 @@ def _issued(value: str | None) -> str:
 
 def certificate_number(content: dict[str, Any]) -> str:
     """The number derived from the exact content: 'EO-' and 12 hex digits of its canonical SHA-256."""
-    from exactodds.documents.signing import canonical
 
     digest = _sha256(canonical(content)).upper()
     return f"EO-{digest[0:4]}-{digest[4:8]}-{digest[8:12]}"
@@ -334,8 +333,6 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     SHA-256, so that :func:`verify` needs nothing else. ``progress`` is called with (tables
     priced, tables in all) after each table. At most :data:`LIMITS` are priced.
     """
-    from exactodds.analyses.analysis import analyze
-    from exactodds.documents.signing import canonical
 
     if not selection:
         raise ExactOddsError("a certificate needs at least one wager")
@@ -352,8 +349,6 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     recorded = _files(files, "files")
     cat = catalogue if catalogue is not None else catalogue_with(files) if files else load_catalogue()
     if bet is not None:
-        from exactodds.analyses.vigorish import at_bet, parse_dollars
-        from exactodds.wagers.pays import vigorish_terms
 
         dollars = parse_dollars(bet, where="--bet")
         charged = {wid for wid, _ in selection
@@ -491,7 +486,6 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
     of the package or other data, if every figure still matches. ``progress`` is
     called as :func:`build` calls it.
     """
-    from exactodds.documents.signing import canonical, check_signature
 
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         found = document.get("format") if isinstance(document, dict) else None

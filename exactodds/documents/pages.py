@@ -10,8 +10,10 @@ PDF a running header with the certificate number and a "page N of M" footer.
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -22,7 +24,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from exactodds.documents.certificate import LIMITS, MAX_BYTES
+from pypdf import PdfReader, PdfWriter
+from pypdf.errors import PdfReadError
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
+
+from exactodds import extras
+from exactodds.documents.certificate import LIMITS, MAX_BYTES, write_atomically
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
@@ -35,8 +42,7 @@ _LABELS = {"issuer": "Issued by", "prepared_by": "Prepared by", "approved_by": "
 
 
 def _environment() -> Any:
-    import jinja2
-
+    jinja2 = extras.load("jinja2")
     env = jinja2.Environment(loader=jinja2.PackageLoader("exactodds", "templates"),
                              autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
                              trim_blocks=True, lstrip_blocks=True,
@@ -59,7 +65,6 @@ def _mathml_number(value: Fraction) -> str:
 
 def _mathml_formula(terms: list[dict[str, Any]], *, lhs: bool = True) -> str:
     """A progressive's expected return, a polynomial in its meters, typeset as MathML."""
-    import html
 
     parts = []
     for i, term in enumerate(terms):
@@ -272,7 +277,6 @@ def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
     """The PDF exactodds writes for ``cert``: headless Chromium's print of its HTML, the JSON attached and
     the metadata set. ``dates`` (creation, modification) replace the print's own, the only part of it that
     changes from one print to the next."""
-    from pypdf import PdfReader, PdfWriter
 
     browser = _chromium(missing)
     with temporary_folder() as tmp:
@@ -301,7 +305,6 @@ def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
 
 def write_pdf(cert: dict[str, Any], path: str) -> None:
     """Print the HTML certificate to PDF with headless Chromium and attach the JSON (written atomically)."""
-    from exactodds.documents.certificate import write_atomically
 
     write_atomically(path, _print_pdf(cert, where=f"--output {path}"))
 
@@ -386,7 +389,6 @@ def _foreign(raw: bytes, reader: Any) -> str | None:
 def _difference(got: Any, want: Any, path: str, seen: set[tuple[int, int]]) -> str | None:
     """The first place (keys and indexes from ``path``) where two PDF objects differ, or None.
     Page parents are not followed; an object pair already being compared counts as equal."""
-    from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
     if isinstance(got, IndirectObject) and isinstance(want, IndirectObject):
         if (got.idnum, want.idnum) in seen:
@@ -451,9 +453,6 @@ def _page_differs(i: int, n: int, got: Any, want: Any, cert: dict[str, Any]) -> 
 
 
 def _reader(data: bytes) -> Any:
-    import logging
-
-    from pypdf import PdfReader
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
     return PdfReader(io.BytesIO(data))
@@ -578,10 +577,6 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
     if len(raw) > MAX_BYTES:
         raise ExactOddsError(f"{path}: certificate too large: more than {MAX_BYTES:,} bytes ({LIMITS})")
     if raw[:4] == b"%PDF":
-        import logging
-
-        from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
 
         logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
         try:

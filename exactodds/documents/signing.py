@@ -20,6 +20,11 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import rfc8785
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
 from exactodds.errors import ExactOddsError
 
 __all__ = ["canonical", "keygen", "sign", "check_signature", "load_public_key", "key_id", "check_name",
@@ -77,7 +82,6 @@ def check_name(value: object, where: str, *, optional: bool = False, limit: int 
 
 def canonical(document: Any) -> bytes:
     """The RFC 8785 canonical JSON of ``document`` (whole numbers must fit a double exactly)."""
-    import rfc8785
 
     try:
         return bytes(rfc8785.dumps(document))
@@ -95,8 +99,6 @@ def keygen(prefix: str | os.PathLike[str]) -> tuple[Path, Path]:
 
     Existing files are never overwritten.
     """
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     private_path, public_path = Path(prefix), Path(f"{prefix}.pub")
     for path in (private_path, public_path):
@@ -131,8 +133,6 @@ def _read(path: str | os.PathLike[str], what: str) -> bytes:
 
 
 def _private_key(path: str | os.PathLike[str]) -> Any:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     try:
         key = serialization.load_pem_private_key(_read(path, "--sign"), password=None)
@@ -145,8 +145,6 @@ def _private_key(path: str | os.PathLike[str]) -> Any:
 
 def load_public_key(path: str | os.PathLike[str]) -> Any:
     """An Ed25519 public key from a PEM file (as ``exactodds keygen`` writes it)."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
         key = serialization.load_pem_public_key(_read(path, "--public-key"))
@@ -158,7 +156,6 @@ def load_public_key(path: str | os.PathLike[str]) -> Any:
 
 
 def _raw(public_key: Any) -> bytes:
-    from cryptography.hazmat.primitives import serialization
 
     return bytes(public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
 
@@ -181,8 +178,6 @@ def sign(document: dict[str, Any], private_key_path: str | os.PathLike[str], *, 
 def check_signature(document: dict[str, Any], trusted: Any | None) -> tuple[bool, str]:
     """(valid, what it says): the signature block against the document, and against ``trusted``
     (a public key) when one is given."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     block = document.get("signature")
     if block is None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from exactodds.engine.identity import all_card_categories, initial_counts
 from exactodds.engine.modular import crt, primes_for
 from exactodds.engine.multiset import EVERY_SUIT, Varies, compile_table
 from exactodds.engine.roundtable import POINT_NAMES, RoundTable, round_table, round_weights
@@ -110,7 +111,6 @@ class RoundDistribution:
 
     def _categories(self, values: np.ndarray, what: str, modulus: int | None) -> np.ndarray:
         """Identity categories per value multiset, shared by every table of the same multisets."""
-        from exactodds.engine.identity import all_card_categories
 
         key = ("categories", values.tobytes(), modulus)
         if key not in self._cache:
@@ -122,7 +122,6 @@ class RoundDistribution:
         """Counts per (Player, Banker) attributes of the four initial cards (see identity)."""
         cache_key = ("initial", needs_player, needs_banker)
         if cache_key not in self._cache:
-            from exactodds.engine.identity import initial_counts
 
             self._cache[cache_key] = initial_counts(self.shoe, needs_player=needs_player,
                                                     needs_banker=needs_banker, what=what)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from exactodds import extras
 from exactodds.errors import ExactOddsError
 
 __all__ = ["dask_client"]
@@ -19,10 +20,8 @@ __all__ = ["dask_client"]
 @contextmanager
 def dask_client(scheduler: Any) -> Iterator[tuple[Any, Any]]:
     """(client, as_completed) for a scheduler address or an existing ``dask.distributed.Client``."""
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError:
-        raise ExactOddsError("--scheduler needs Dask: pip install 'exactodds[cluster]'") from None
+    distributed = extras.load("dask.distributed")
+    Client, as_completed = distributed.Client, distributed.as_completed
     own = not isinstance(scheduler, Client)
     try:
         client = Client(scheduler, timeout="5s") if own else scheduler

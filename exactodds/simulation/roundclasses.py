@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from exactodds.simulation.rounds import POINTS, features, round_keys, settle_rounds, window_draws
+from exactodds.analyses.pricing import table_signature
+from exactodds.simulation.rounds import POINTS, _hand_codes, features, round_keys, settle_rounds, window_draws
 from exactodds.wagers.outcomes import VALUE_LEVEL
 
 __all__ = ["VALUE_SPACE", "value_codes", "decode_digits", "decode_values", "all_same_flags", "initial_codes", "breaks_rules",
@@ -102,7 +103,6 @@ def all_same_flags(cards: np.ndarray) -> np.ndarray:
 @functools.cache
 def _hands() -> tuple[np.ndarray, int, np.ndarray]:
     """(hand class of each ordered pair of cards, flattened; how many classes; one pair of each class)."""
-    from exactodds.simulation.rounds import _hand_codes
 
     hand = _hand_codes()
     count = int(hand.max()) + 1
@@ -361,7 +361,6 @@ def settle_grouped(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker:
     :func:`settlement_groups` (each group settled once)."""
     if not pairs:
         return                                    # nothing to settle: the pricing module is not imported
-    from exactodds.analyses.pricing import table_signature
 
     cache: dict[str, Any] = {}
     groups: dict[tuple[Any, ...], tuple[np.ndarray, dict[str, np.ndarray]]] = {}

@@ -20,7 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from exactodds.analyses.pricing import assign_outcomes, table_signature
 from exactodds.engine.columns import identity_columns, value_columns
+from exactodds.engine.identity import _all_attributes
+from exactodds.engine.multiset import codes
 from exactodds.game.cards import Card
 from exactodds.game.rules import BANKER_DRAW_MATRIX, PLAYER_STOOD
 from exactodds.wagers.outcomes import DERIVED, KNOWN_FEATURES, POINT_FEATURES, VALUE_LEVEL
@@ -109,7 +112,6 @@ def features(player: np.ndarray, banker: np.ndarray, names: frozenset[str] | Non
 @functools.cache
 def _hand_codes() -> np.ndarray:
     """A code per ordered pair of identities: equal codes, equal :func:`hand_attributes`."""
-    from exactodds.engine.identity import _all_attributes
 
     seen: dict[tuple[object, ...], int] = {}
     return np.array([seen.setdefault(a, len(seen)) for a in _all_attributes()], dtype=np.int64).reshape(52, 52)
@@ -118,7 +120,6 @@ def _hand_codes() -> np.ndarray:
 def round_keys(player: np.ndarray, banker: np.ndarray, signature: tuple[Any, ...]) -> np.ndarray:
     """An integer per round such that rounds with equal keys settle alike for every wager
     of ``signature`` (see :func:`exactodds.analyses.pricing.table_signature`)."""
-    from exactodds.engine.multiset import codes
 
     if signature[0] == "initial":
         hand = _hand_codes()
@@ -136,7 +137,6 @@ def settle_many(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np
 def settle_iter(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np.ndarray
                 ) -> Iterator[tuple[tuple[Any, Any], np.ndarray]]:
     """Like :func:`settle_many`, one (pair, settlement) at a time, so only one is held in memory."""
-    from exactodds.analyses.pricing import table_signature
 
     groups: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = {}
     for wager, paytable in pairs:
@@ -151,7 +151,6 @@ def settle_iter(pairs: Sequence[tuple[Any, Any]], player: np.ndarray, banker: np
 
 def settle_rounds(wager: Any, paytable: Any, cols: Mapping[str, np.ndarray]) -> np.ndarray:
     """For each round, the index of the outcome the wager is paid as, or -1 for a loss."""
-    from exactodds.analyses.pricing import assign_outcomes
 
     n = len(next(iter(cols.values())))
     masks = np.stack([o.condition.mask(cols, n, wager.parameters) for o in wager.outcomes])

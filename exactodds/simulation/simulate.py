@@ -23,15 +23,20 @@ Player third card X; ``"with-replacement"`` deals each card from a full shoe.
 from __future__ import annotations
 
 import functools
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from exactodds import extras
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
+from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, arrow_strings, dictionary_column
+from exactodds.simulation.roundclasses import settle_grouped
 from exactodds.simulation.rounds import _DRAW, POINTS, deal_from, window_draws
 
 __all__ = ["SimulatedRounds", "simulate", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"]
@@ -179,8 +184,6 @@ def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe
             p, b = deal_from(drawn, draw_table=table)
             yield SimulatedRounds(p, b, np.zeros(len(drawn), dtype=np.int64), mode, faults)
         return
-    from collections import deque
-    from concurrent.futures import Future, ThreadPoolExecutor
 
     deal = functools.partial(_deal_batch, cards=cards, seed=seed, cut=cut, table=table, faults=faults)
     expected = _batch_shoes(len(cards)) * (len(cards) - cut) / 5          # rounds a batch deals, about
@@ -319,11 +322,7 @@ _TOKENS = [f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in 
 def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()) -> Any:
     """Rounds as a pyarrow Table in the check-sim schema (cards and settlements dictionary-encoded;
     only ``player3`` and ``banker3`` may be null)."""
-    import pyarrow as pa
-
-    from exactodds.simulation.recordio import CARD_COLUMNS, arrow_strings, dictionary_column
-    from exactodds.simulation.roundclasses import settle_grouped
-
+    pa = extras.load("pyarrow")
     tokens = arrow_strings(_TOKENS)
     columns = [dictionary_column(hand[:, k], tokens) for hand in (rounds.player, rounds.banker) for k in range(3)]
     names = list(CARD_COLUMNS)
@@ -344,7 +343,6 @@ def write_records(rounds: SimulatedRounds, path: str, *, fmt: str = "csv",
                   settle: Iterable[tuple[object, object]] = ()) -> int:
     """Write per-round records in the check-sim schema (see :mod:`exactodds.simulation.recordio`); returns the number
     written. CSV columns ``player1,...,banker3`` then one ``WAGER:PAYTABLE`` column per settled wager."""
-    from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter
 
     pairs = list(settle)
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]   # type: ignore[attr-defined]

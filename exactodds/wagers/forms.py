@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from exactodds import extras
+
 __all__ = ["Form"]
 
 Monomial = tuple[str, ...]          # meter names, sorted, repeated for powers; () is the constant
@@ -135,8 +137,7 @@ class Form:
 
     def to_sympy(self) -> Any:
         """The same polynomial as a sympy expression (meters as positive symbols)."""
-        import sympy
-
+        sympy = extras.load("sympy")
         out = sympy.Integer(0)
         for m, c in self._terms.items():
             term = sympy.Rational(c.numerator, c.denominator)
