@@ -47,6 +47,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
+from exactodds._version import __version__
 from exactodds.errors import ExactOddsWarning
 
 __all__ = ["CacheWarning", "SUBFOLDER", "cache_dir", "code_version", "load", "save", "reject", "discard",
@@ -92,7 +93,6 @@ def cache_dir() -> Path | None:
 @functools.cache
 def code_version() -> str:
     """A short hash of the package version and of the source of ``SOURCES``."""
-    from exactodds._version import __version__
 
     h = hashlib.sha256(__version__.encode())
     package = Path(__file__).parent

@@ -27,6 +27,7 @@ LIBRARIES: dict[str, str | None] = {
     **dict.fromkeys(("scipy.special", "scipy.stats"), None),
     "sympy": None,
     "jinja2": None,
+    "jsonschema": None,
     "tabulate": None,
     "pandas": "notebooks",
     "matplotlib.pyplot": "notebooks",

@@ -12,13 +12,29 @@ self-verifying HTML file.
 
 from __future__ import annotations
 
+import errno
 import json
 import secrets
 import socket
 from fractions import Fraction
+from importlib import resources
 from typing import Any
 
+from flask import Flask, Response, g, jsonify, render_template, request
+from waitress.channel import HTTPChannel
+from waitress.server import create_server
+from waitress.task import ErrorTask
+from werkzeug.exceptions import HTTPException
+
+from exactodds.analyses.analysis import analyze, priced_pairs
+from exactodds.analyses.pricing import expected_return
+from exactodds.documents.certificate import build, catalogue_with
+from exactodds.documents.pages import render_html
+from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError, unique_keys
+from exactodds.game.shoe import Shoe, parse_card_list
+from exactodds.render.report import percent, result_html
+from exactodds.wagers.catalogue import load_catalogue
 
 __all__ = ["create_app", "edges", "listen"]
 
@@ -35,7 +51,6 @@ DEFAULT_WAGERS = ("dragon-7-insurance:standard", "panda-8-insurance:standard", "
 
 
 def _shoe(decks: Any, removed: Any) -> Any:
-    from exactodds.game.shoe import Shoe, parse_card_list
 
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= 100:
         raise ExactOddsError(f"decks must be a whole number from 1 to 100, got {decks!r}")
@@ -49,7 +64,6 @@ def _shoe(decks: Any, removed: Any) -> Any:
 
 def choices(catalogue: Any = None) -> list[dict[str, str]]:
     """Every wager and paytable with fixed pays (a progressive's edge needs its meter)."""
-    from exactodds.wagers.catalogue import load_catalogue
 
     cat = catalogue if catalogue is not None else load_catalogue()
     out = []
@@ -64,11 +78,6 @@ def choices(catalogue: Any = None) -> list[dict[str, str]]:
 def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = None) -> dict[str, Any]:
     """The player's exact expected return of each ``WAGER:PAYTABLE`` on the shoe less ``removed`` (positive:
     the wager favours the player; the sign convention of docs/formats.md)."""
-    from exactodds.analyses.analysis import priced_pairs
-    from exactodds.analyses.pricing import expected_return
-    from exactodds.engine.distribution import deal
-    from exactodds.render.report import percent
-    from exactodds.wagers.catalogue import load_catalogue
 
     shoe = _shoe(decks, removed)
     if not isinstance(keys, list) or not keys or len(keys) > MAX_WAGERS:
@@ -94,16 +103,6 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
                files: list[dict[str, str]] | None = None) -> Any:
     """The Flask application of the live shoe page: ``wagers`` (``WAGER:PAYTABLE``) are shown at first;
     ``files`` (users' data files, ``{'name': ..., 'text': ...}``) add their wagers and paytables."""
-    try:
-        from flask import Flask, Response, g, jsonify, render_template, request
-        from werkzeug.exceptions import HTTPException
-    except ImportError:
-        raise ExactOddsError("exactodds serve needs Flask: pip install flask") from None
-    from importlib import resources
-
-    from exactodds.analyses.analysis import priced_pairs
-    from exactodds.documents.certificate import catalogue_with
-
     files = list(files or [])
     cat = catalogue_with(files)
     offered = choices(cat)
@@ -185,8 +184,6 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.get("/table/<wager>/<paytable>")
     def table(wager: str, paytable: str) -> Any:
-        from exactodds.analyses.analysis import analyze
-        from exactodds.render.report import result_html
 
         n, removed = _query()
         r = analyze(_shoe(n, removed), wagers=[f"{wager}:{paytable}"], catalogue=cat)[0]
@@ -195,8 +192,6 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.get("/certificate/<wager>/<paytable>")
     def certificate(wager: str, paytable: str) -> Any:
-        from exactodds.documents.certificate import build
-        from exactodds.documents.pages import render_html
 
         n, removed = _query()
         _shoe(n, removed)
@@ -225,7 +220,6 @@ def _too_large() -> str:
 
 def _error(message: str, status: int) -> Any:
     """A JSON error of one line."""
-    from flask import jsonify
 
     return jsonify({"error": " ".join(message.split())}), status
 
@@ -233,12 +227,6 @@ def _error(message: str, status: int) -> Any:
 def listen(app: Any, host: str, port: int) -> Any:
     """A production WSGI server (waitress) for ``app`` bound to ``host``:``port``, not yet serving
     (``.run()`` serves); a bad address is an error naming ``--host`` or ``--port``."""
-    import errno
-
-    try:
-        from waitress.server import create_server
-    except ImportError:
-        raise ExactOddsError("exactodds serve needs waitress: pip install waitress") from None
     try:
         socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as exc:
@@ -262,8 +250,6 @@ def listen(app: Any, host: str, port: int) -> Any:
 def _channel() -> Any:
     """waitress's connection, answering what waitress refuses itself (a body over the limit, a malformed
     request) as the application does: one JSON line, with the security headers."""
-    from waitress.channel import HTTPChannel
-    from waitress.task import ErrorTask
 
     class OneLineError(ErrorTask):                               # type: ignore[misc]
         def execute(self) -> None:

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactodds.errors import ExactOddsError
+from exactodds.game.cards import Card, Rank, parse_card_or_rank
 
 __all__ = ["Count", "suggest_tags", "betting_correlation_squared", "parse_tags", "RANKS", "CARDS"]
 
@@ -207,7 +208,6 @@ def parse_tags(text: str, *, where: str = "--tags") -> dict[str, int]:
     >>> parse_tags("4=-1, 8=+2, t=1")
     {'4': -1, '8': 2, '10': 1}
     """
-    from exactodds.game.cards import Card, Rank, parse_card_or_rank
 
     out: dict[str, int] = {}
     for part in (p.strip() for p in text.split(",")):

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.counting import Count, suggest_tags
 from exactodds.analyses.pricing import expected_return
+from exactodds.analyses.progressive import load_meters
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card, Rank
@@ -235,7 +237,6 @@ def _meters(wager: Wager, paytable: Paytable, base: Any, given: dict[str, Fracti
 
 def _reseed_meters(wager: Wager, paytable: Paytable, base: Any) -> dict[str, Fraction] | None:
     """The meters of a progressive at their reseed, in units of the minimum wager, if all are known."""
-    from exactodds.analyses.progressive import load_meters
 
     spec = load_meters()[0].get((wager.id, paytable.id))
     if spec is None or spec.minimum_wager is None:
@@ -257,7 +258,6 @@ def resolve_pairs(pairs: Iterable[tuple[Wager | str, Paytable | str] | str],
     resolved: list[tuple[Wager, Paytable]] = []
     for item in pairs:
         if isinstance(item, str):
-            from exactodds.analyses.analysis import priced_pairs
 
             resolved.extend((w, w.paytable(t)) for w, t in priced_pairs(cat, [item], where="wager"))
             continue

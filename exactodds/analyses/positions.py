@@ -31,8 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from exactodds.analyses.eor import resolve_pairs
 from exactodds.analyses.pricing import LOSE, assign_outcomes, counts_for, feature_table, signature_for
+from exactodds.analyses.progressive import load_meters, mystery_return
+from exactodds.analyses.vigorish import parse_dollars
 from exactodds.engine.distribution import deal
+from exactodds.engine.identity import _labels
 from exactodds.errors import ExactOddsError, InconsistentCounts
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import (
@@ -45,7 +49,7 @@ from exactodds.render.tables import (
     decimal,
     exact,
 )
-from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, did_you_mean
+from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, did_you_mean, load_catalogue
 
 __all__ = ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE", "JOINT_ROWS"]
 
@@ -214,7 +218,6 @@ def parse_stake(text: str, *, where: str = "stake") -> tuple[str, str | None, Fr
     wid, colon, table = spec.partition(":")
     if not wid:
         raise ExactOddsError(f"{where} {text!r}: write WAGER[:PAYTABLE][=STAKE], e.g. banker:standard=25")
-    from exactodds.analyses.vigorish import parse_dollars
 
     return wid.strip(), (table.strip() or None) if colon else None, parse_dollars(raw, where=f"{where} {text!r}")
 
@@ -233,7 +236,6 @@ def position(
     adds the long-run expected value of must-hit-by configurations (§631b.6) per
     round, for a position that qualifies for them.
     """
-    from exactodds.analyses.eor import resolve_pairs
 
     chosen = [parse_stake(x) if isinstance(x, str) else x for x in stakes]   # 'WAGER[:PAYTABLE][=STAKE]' too
     if not chosen:
@@ -317,7 +319,6 @@ class _Tables:
         if signature in self.read:
             return len(feature_table(signature))
         if signature[0] == "initial":
-            from exactodds.engine.identity import _labels
 
             return len(_labels(signature[1])[1]) * len(_labels(signature[2])[1])
         return None
@@ -345,7 +346,6 @@ class _Tables:
 
 
 def _first(w: Wager | str, catalogue: Catalogue | None) -> str:
-    from exactodds.wagers.catalogue import load_catalogue
 
     wager = (catalogue if catalogue is not None else load_catalogue())[w] if isinstance(w, str) else w
     return next(iter(wager.paytables))
@@ -366,7 +366,6 @@ def _mystery(configurations: Sequence[str], pairs: Sequence[tuple[Wager, Paytabl
     """Expected dollars per round of each must-hit-by configuration the position qualifies for (§631b.6(c)(1))."""
     if not configurations:
         return ()
-    from exactodds.analyses.progressive import load_meters, mystery_return
 
     specs = load_meters()[1]
     out = []

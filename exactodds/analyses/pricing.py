@@ -28,6 +28,7 @@ import numpy as np
 from exactodds import cache
 from exactodds.engine import bounds
 from exactodds.engine.distribution import RoundDistribution
+from exactodds.engine.identity import ALL_CARD_CATEGORIES, _labels
 from exactodds.engine.multiset import (
     EVERY_SUIT,
     Varies,
@@ -264,7 +265,6 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
             _with_derived(cols)
         return FeatureTable(table.keys, cols, table.names)
     if kind == "round":
-        from exactodds.engine.identity import ALL_CARD_CATEGORIES
 
         table = compile_table(signature[1])
         bounds.check(bounds.round_estimate(table.names, keys=len(table.keys)))
@@ -274,7 +274,6 @@ def feature_table(signature: tuple[Any, ...]) -> FeatureTable:
         for i, n in enumerate(("same_rank", "same_suit", "same_colour")):
             cols[n] = np.tile(np.array([c[i] for c in cats], dtype=bool), len(table.keys))
         return FeatureTable(keys, _with_derived(cols), table.names + ("same_rank", "same_suit", "same_colour"))
-    from exactodds.engine.identity import _labels
 
     needs_p, needs_b = signature[1], signature[2]
     bounds.check(bounds.initial_estimate(len(_labels(needs_p)[1]), len(_labels(needs_b)[1])))

@@ -53,10 +53,11 @@ from typing import Any
 
 import numpy as np
 
+from exactodds import extras
 from exactodds.analyses.pricing import WagerResult
 from exactodds.errors import ExactOddsError
 from exactodds.render.report import mystery_report, progressive_report
-from exactodds.render.tables import Describes, Report
+from exactodds.render.tables import Describes, Report, dataframe
 from exactodds.wagers.pays import parse_amount
 
 __all__ = [
@@ -170,8 +171,7 @@ def load_meters() -> tuple[dict[tuple[str, str], ProgressiveSpec], dict[str, Mys
 
 
 def _fraction(x: Any) -> Fraction:
-    import sympy
-
+    sympy = extras.load("sympy")
     r = sympy.nsimplify(x) if not isinstance(x, (sympy.Rational, int)) else sympy.Rational(x)
     return Fraction(int(r.p), int(r.q))
 
@@ -198,7 +198,6 @@ class ProgressiveAnalysis(Describes):
     def to_dataframe(self) -> Any:
         """One row per meter: the probability of its top award, its coefficient in the return and the
         break-even meter (units of the wager), floats beside exact twins."""
-        from exactodds.render.tables import dataframe
 
         rows = []
         for symbol, p in self.coefficients.items():
@@ -242,8 +241,7 @@ class ProgressiveAnalysis(Describes):
 
         Other meters are held at ``others`` or, by default, at their reseed.
         """
-        import sympy
-
+        sympy = extras.load("sympy")
         others = dict(others or {})
         for s in self.coefficients:
             if s != symbol and s not in others:

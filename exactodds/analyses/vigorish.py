@@ -21,10 +21,12 @@ from fractions import Fraction
 from typing import Any
 
 from exactodds._version import __version__
+from exactodds.analyses.pricing import expected_return
+from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Report, Results, Table, dataframe, exact, merge, percent
-from exactodds.wagers.catalogue import Wager
+from exactodds.wagers.catalogue import Wager, load_catalogue
 from exactodds.wagers.pays import Pay, parse_amount, vigorish_terms
 
 __all__ = ["vigorish", "at_bet", "parse_dollars", "VigorishTable", "VigorishTables", "vigorish_table", "QUARTER",
@@ -137,9 +139,6 @@ class VigorishTable(Results[VigorishRow]):
 def vigorish_table(shoe: Shoe, bets: Iterable[Fraction | int] = COMMON_BETS, *, wager: Wager | None = None,
                    paytable: str | None = None) -> VigorishTable:
     """The exact edge of ``wager`` (the Banker by default) at each bet size, off the top of ``shoe``."""
-    from exactodds.analyses.pricing import expected_return
-    from exactodds.engine.distribution import deal
-    from exactodds.wagers.catalogue import load_catalogue
 
     w = wager if wager is not None else load_catalogue()["banker"]
     if paytable is None:

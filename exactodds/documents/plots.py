@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any
 
+from exactodds import extras
 from exactodds.analyses.analysis import analyze
 from exactodds.analyses.eor import PER, effects_of_removal
 from exactodds.analyses.pricing import WagerResult
@@ -34,8 +35,7 @@ def _axes(ax: Any) -> Any:
     if ax is not None:
         return ax
     try:
-        # matplotlib is imported here, the one place, when a plot is first drawn without an ``ax``.
-        import matplotlib.pyplot as plt
+        plt = extras.load("matplotlib.pyplot")
     except ImportError:
         raise ExactOddsError("plots need matplotlib: pip install 'exactodds[notebooks]'") from None
     return plt.subplots(figsize=(7, 4))[1]

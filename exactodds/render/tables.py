@@ -29,6 +29,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 from typing import Any, Generic, Literal, TypeVar
 
+from exactodds import extras
 from exactodds._version import __version__
 from exactodds.errors import ExactOddsError
 
@@ -228,9 +229,7 @@ GRID_FORMATS = {"text": "simple", "markdown": "pipe", "html": "html"}
 
 
 def _tabulate(head: Sequence[str], rows: Sequence[Sequence[Any]], tablefmt: str, align: Sequence[str]) -> str:
-    # tabulate is imported here, the one place, when a table is first drawn (not at start-up).
-    from tabulate import tabulate
-
+    tabulate = extras.load("tabulate").tabulate
     return str(tabulate(rows, headers=list(head), tablefmt=tablefmt, disable_numparse=True, colalign=tuple(align)))
 
 
@@ -328,9 +327,7 @@ def render_json(report: Report) -> str:
 
 
 def _environment() -> Any:
-    # jinja2 is imported here, the one place, when HTML is first asked for (not at start-up).
-    import jinja2
-
+    jinja2 = extras.load("jinja2")
     return jinja2.Environment(loader=jinja2.PackageLoader("exactodds", "templates"), autoescape=True,
                               trim_blocks=True, lstrip_blocks=True)
 
@@ -412,8 +409,7 @@ class Results(Describes, Sequence[T], Generic[T]):
 def dataframe(rows: list[dict[str, Any]]) -> Any:
     """``rows`` as a pandas DataFrame (pandas comes with the 'notebooks' extra)."""
     try:
-        # pandas is imported here, the one place, only when a DataFrame is asked for.
-        import pandas as pd
+        pd = extras.load("pandas")
     except ImportError:
         raise ExactOddsError("to_dataframe() needs pandas: pip install 'exactodds[notebooks]'") from None
     return pd.DataFrame(rows)

@@ -25,8 +25,11 @@ shifts the distribution slightly (the cut-card effect, measured in
 
 from __future__ import annotations
 
+import html
+import importlib
 import json
 import math
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,18 +37,43 @@ from typing import Any
 
 import numpy as np
 
-from exactodds.analyses.pricing import WagerResult, price
+from exactodds import extras
+from exactodds._version import __version__
+from exactodds.analyses.analysis import priced_pairs
+from exactodds.analyses.pricing import WagerResult, price, table_signature
+from exactodds.engine.columns import value_columns
+from exactodds.engine.distribution import deal
+from exactodds.engine.multiset import codes
 from exactodds.errors import ExactOddsError, read_json
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
-from exactodds.simulation.roundclasses import RoundHistogram
+from exactodds.render.tables import grid
+from exactodds.simulation.cluster import dask_client
+from exactodds.simulation.recordio import (
+    CARD_COLUMNS,
+    Chunk,
+    expand_sources,
+    read_ahead,
+    read_chunks,
+)
+from exactodds.simulation.roundclasses import (
+    VALUE_SPACE,
+    RoundHistogram,
+    breaks_rules,
+    decode_digits,
+    distinct,
+    histogram_kind,
+    settlement_groups,
+    value_codes,
+)
+from exactodds.simulation.rounds import features, round_keys, settle_rounds
 from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, load_catalogue
 from exactodds.wagers.outcomes import VALUE_LEVEL
 
 __all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "Tally", "check", "check_files",
            "check_counts", "tally_chunk", "tally_file"]
 
-from exactodds.simulation.recordio import CARD_COLUMNS  # noqa: E402
+
 
 
 @dataclass(frozen=True)
@@ -72,7 +100,6 @@ def read_records(path: str | Path, *, lenient: bool = False, fmt: str | None = N
     :attr:`Records.invalid` and left out. For files too large to hold, use
     :func:`check_files`, which reads them in chunks.
     """
-    from exactodds.simulation.recordio import expand_sources, read_chunks
 
     players, bankers, lines = [], [], []
     settled: dict[str, list[np.ndarray]] = {}
@@ -102,7 +129,6 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
     """Which rounds of a chunk can be checked, what is wrong with the others (source, line, problem),
     and the value codes of the rounds with their bincount over the checkable ones
     (:mod:`exactodds.simulation.roundclasses`): the drawing rules are checked once per value code."""
-    from exactodds.simulation.roundclasses import VALUE_SPACE, breaks_rules, value_codes
 
     player, banker, lines = chunk.player, chunk.banker, chunk.lines
     cards = chunk.cards
@@ -215,7 +241,6 @@ class CheckResult:
         return render(self, "text", verbose=True)
 
     def _repr_html_(self) -> str:
-        import html
 
         head = "<tr><th>wager:paytable</th><th>test</th><th>statistic</th><th>p</th><th>adjusted p</th><th></th><th>detail</th></tr>"
         body = "".join(
@@ -227,8 +252,7 @@ class CheckResult:
                 f"<table>{head}{body}</table>")
 
     def to_dataframe(self) -> Any:
-        import pandas as pd
-
+        pd = extras.load("pandas")
         return pd.DataFrame([r.__dict__ for r in self.rows])
 
 
@@ -335,7 +359,6 @@ def _holm(rows: list[TestRow], alpha: float) -> list[TestRow]:
 
 def _pairs(catalogue: Catalogue, wagers: Iterable[str] | None) -> list[tuple[Wager, str]]:
     if wagers:
-        from exactodds.analyses.analysis import priced_pairs
 
         return priced_pairs(catalogue, list(wagers), where="--wager")
     return [(w, t) for w in catalogue.values() for t in w.paytables]
@@ -377,11 +400,6 @@ class Tally:
 
     def outcome_counts(self, pairs: Sequence[tuple[Wager, str]]) -> dict[str, np.ndarray]:
         """Rounds per outcome ('lose' last) of every (wager, paytable): given, or settled class by class."""
-        from exactodds.analyses.pricing import table_signature
-        from exactodds.engine.columns import value_columns
-        from exactodds.engine.multiset import codes
-        from exactodds.simulation.roundclasses import decode_digits, distinct, histogram_kind
-        from exactodds.simulation.rounds import features, round_keys, settle_rounds
 
         out = {f"{w.id}:{tid}": self.counts[f"{w.id}:{tid}"] for w, tid in pairs if f"{w.id}:{tid}" in self.counts}
         by_signature: dict[Any, list[tuple[Wager, str]]] = {}
@@ -435,9 +453,6 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     """Count one chunk of rounds for every (wager, paytable): the map step of a check (added
     to ``into`` when given, which is then returned). ``signatures``: the pairs' table
     signatures, when already known."""
-    from exactodds.analyses.pricing import table_signature
-    from exactodds.simulation.roundclasses import histogram_kind, settlement_groups
-    from exactodds.simulation.rounds import settle_rounds
 
     good, problems, codes, value_counts = _valid(chunk, decks=decks)
     problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
@@ -512,7 +527,6 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
 
 def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float) -> CheckResult:
     """The tests of a check, from its counts (the reduce step's last part)."""
-    from exactodds.engine.distribution import deal
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
@@ -552,7 +566,6 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
 def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
           catalogue: Catalogue | None = None) -> CheckResult:
     """Compare per-round records held in memory with the exact distribution off the top of ``decks`` decks."""
-    from exactodds.simulation.recordio import Chunk
 
     cat = catalogue if catalogue is not None else load_catalogue()
     pairs = _pairs(cat, wagers)
@@ -579,8 +592,6 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     ``chunks``: the file's chunks, when its reading has already begun. ``settled``: the
     settlement columns every chunk must have (those of a data set's first shard).
     """
-    from exactodds.analyses.pricing import table_signature
-    from exactodds.simulation.recordio import read_ahead, read_chunks
 
     total = Tally()
     signatures = None
@@ -610,8 +621,6 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
 
 def _import_in_background(name: str) -> None:
     """Start importing a slow module on a thread; a later ``import`` waits for it to finish."""
-    import importlib
-    import threading
 
     def run() -> None:
         try:
@@ -632,7 +641,6 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
     (a Dask scheduler address or a ``dask.distributed.Client``), each file is
     counted on the cluster and the counts are added up here.
     """
-    from exactodds.simulation.recordio import expand_sources, read_ahead, read_chunks
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
@@ -676,7 +684,6 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
 def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
              scheduler: Any, settled: frozenset[str]) -> Iterable[Tally]:
     """Count each file on the cluster; the counts come back to be added up here."""
-    from exactodds.simulation.cluster import dask_client
 
     if "-" in files:
         raise ExactOddsError("--scheduler reads files the workers can open, not standard input")
@@ -698,7 +705,6 @@ def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01
     total = None
     items = list(data["wagers"].items())
     if wagers:
-        from exactodds.analyses.analysis import priced_pairs
 
         keep: list[str] = []
         for spec in wagers:
@@ -741,10 +747,8 @@ def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01
 def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
     """The check as text or JSON. Each flagged wager's observed-against-expected table is printed
     once, from the counts its flagged tests used (the simulator's own settlement for 'reported' tests)."""
-    from exactodds.render.tables import grid
 
     if fmt == "json":
-        from exactodds._version import __version__
 
         return json.dumps({
             "exactodds": __version__, "rounds": result.rounds, "alpha": result.alpha, "ok": result.ok,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from exactodds.analyses.counting import Count
+from exactodds.analyses.eor import effects_of_removal, resolve_pairs
 from exactodds.analyses.pricing import expected_return
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
@@ -47,6 +49,9 @@ from exactodds.render.tables import (
     exact,
     percent,
 )
+from exactodds.simulation.cluster import dask_client
+from exactodds.simulation.rounds import settle_many
+from exactodds.simulation.simulate import deal_shoes
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
 
 __all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureSpec", "TC_RANGE"]
@@ -127,8 +132,6 @@ def _shuffled(decks: int, seed: int, first: int, stop: int) -> np.ndarray:
 
 def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     """Deal shoes ``first`` to ``stop - 1`` of the run and tally every wager (the unit of work)."""
-    from exactodds.simulation.rounds import settle_many
-    from exactodds.simulation.simulate import deal_shoes
 
     stack = _shuffled(spec.decks, spec.seed, first, stop)
     size = stack.shape[1]
@@ -457,7 +460,6 @@ def exposure(
     (a Dask scheduler address, or a ``dask.distributed.Client``) runs them on a
     Dask cluster. ``progress`` is called with the number of shoes done.
     """
-    from exactodds.analyses.eor import effects_of_removal, resolve_pairs
 
     cat = catalogue if catalogue is not None else load_catalogue()
     resolved = resolve_pairs(pairs, cat)
@@ -484,7 +486,6 @@ def exposure(
     if scheduler is not None:
         _on_dask(spec, work, scheduler, collect)
     elif workers > 1:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
 
         with ProcessPoolExecutor(max_workers=min(workers, len(work))) as pool:
             futures = {pool.submit(exposure_batch, spec, a, b): b - a for a, b in work}
@@ -500,7 +501,6 @@ def exposure(
 def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
              collect: Callable[[list[Tally], int], None]) -> None:
     """Run the batches on a Dask cluster and reduce them here as they finish."""
-    from exactodds.simulation.cluster import dask_client
 
     with dask_client(scheduler) as (client, as_completed):
         spec_future = client.scatter(spec, broadcast=True)

@@ -31,6 +31,7 @@ import io
 import itertools
 import json
 import os
+import queue
 import sys
 import tempfile
 import threading
@@ -41,7 +42,9 @@ from typing import Any, BinaryIO, cast
 
 import numpy as np
 
+from exactodds import extras
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
+from exactodds.files import check_output, cleanup_on_signals, mode_for, signals_held
 from exactodds.game.cards import Card
 
 __all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
@@ -111,8 +114,7 @@ def _card_index(token: str) -> int:
 
 def arrow_strings(values: Sequence[str]) -> Any:
     """A pyarrow string array built from its buffers (``pa.array`` on Python objects would import pandas)."""
-    import pyarrow as pa
-
+    pa = extras.load("pyarrow")
     data = [v.encode("utf-8") for v in values]
     offsets = np.zeros(len(data) + 1, dtype=np.int32)
     np.cumsum([len(d) for d in data], out=offsets[1:])
@@ -121,8 +123,7 @@ def arrow_strings(values: Sequence[str]) -> Any:
 
 def dictionary_column(codes: np.ndarray, dictionary: Any) -> Any:
     """``codes`` (a negative code: null) as a dictionary-encoded pyarrow column over ``dictionary``."""
-    import pyarrow as pa
-
+    pa = extras.load("pyarrow")
     missing = codes < 0
     validity = pa.py_buffer(np.packbits(~missing, bitorder="little")) if missing.any() else None
     return pa.DictionaryArray.from_buffers(pa.dictionary(pa.int8(), pa.string()), len(codes),
@@ -183,8 +184,7 @@ def _check_compression(path: str, suffixes: list[str]) -> None:
 
 
 def _stream(path: str, compression: str | None) -> Any:
-    import pyarrow as pa
-
+    pa = extras.load("pyarrow")
     try:
         return pa.input_stream(path, compression=compression)
     except (OSError, pa.ArrowException) as exc:
@@ -221,7 +221,6 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
     _END = object()
 
     def __init__(self, chunks: Iterator[Chunk], depth: int = 2, stop: threading.Event | None = None):
-        import queue
 
         self._ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
         self._stop = stop if stop is not None else threading.Event()
@@ -236,7 +235,6 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
         return cls(read_chunks(path, fmt=fmt, stop=stop), stop=stop)
 
     def _put(self, item: Any) -> bool:
-        import queue
 
         while not self._stop.is_set():
             try:
@@ -296,8 +294,7 @@ def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
     Dictionary-encoded columns (what Parquet and the CSV reader give here) are read
     straight from their buffers; others are dictionary-encoded first.
     """
-    import pyarrow as pa
-
+    pa = extras.load("pyarrow")
     if isinstance(column, pa.ChunkedArray):
         parts = [_decode(c) for c in column.chunks] or [(np.zeros(0, dtype=np.intp), [])]
         if len(parts) == 1:
@@ -312,8 +309,7 @@ def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
     if pa.types.is_null(column.type):
         return np.zeros(len(column), dtype=np.intp), [None]
     if not pa.types.is_dictionary(column.type):
-        import pyarrow.compute as pc
-
+        pc = extras.load("pyarrow.compute")
         column = pc.dictionary_encode(column)
     indices = column.indices
     n, offset = len(indices), indices.offset
@@ -439,9 +435,8 @@ def _csv(path: str, compression: str | None, rows: int, stop: threading.Event | 
     nothing of pyarrow's reads or calls back into Python later). A block it refuses (a wrong
     number of fields, a stray quote) is read again with the csv module, which names each record's
     line: malformed ones are listed (an error unless ``--lenient``)."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
+    pa = extras.load("pyarrow")
+    pcsv = extras.load("pyarrow.csv")
     source = _Lines(path, compression, stop)
     try:
         first = next(source, None)
@@ -520,8 +515,7 @@ def _csv_by_line(path: str, piece: bytes, first: int, extra: list[str], ncols: i
 
 def _rows_chunk(path: str, fields: list[list[str]], lines: list[int], invalid: list[tuple[str, int, str]],
                 extra: list[str]) -> Chunk:
-    import pyarrow as pa
-
+    pa = extras.load("pyarrow")
     columns = list(zip(*fields)) if fields else [()] * (6 + len(extra))
     cards = _cards([pa.array(list(c), pa.string()) for c in columns[:6]]) if fields else np.zeros((0, 6), np.int16)
     settled = {}
@@ -536,8 +530,7 @@ def _first_line(exc: Exception) -> str:
 
 
 def _csv_chunk(path: str, tables: list[Any], extra: list[str], lines: list[np.ndarray]) -> Chunk:
-    import pyarrow as pa
-
+    pa = extras.load("pyarrow")
     table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
     cards = _cards([table.column(i) for i in range(6)])
     settled = {name: _decode(table.column(6 + k)) for k, name in enumerate(extra)}
@@ -548,8 +541,7 @@ def _csv_chunk(path: str, tables: list[Any], extra: list[str], lines: list[np.nd
 def _parquet_batches(pf: Any, rows: int, path: str) -> Iterator[Any]:
     """The file's records about ``rows`` at a time, small row groups gathered together. A reader
     per row group: one reader over a whole file held more and more memory (pyarrow 26)."""
-    import pyarrow as pa
-
+    pa = extras.load("pyarrow")
     pending: list[Any] = []
     size = 0
     meta = pf.metadata
@@ -577,9 +569,8 @@ def _parquet_batches(pf: Any, rows: int, path: str) -> Iterator[Any]:
 
 def _longest_value(batch: Any) -> int:
     """The length in bytes of the longest text value of a batch of Parquet records."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    pa = extras.load("pyarrow")
+    pc = extras.load("pyarrow.compute")
     longest = 0
     arrays = [a for c in batch.columns for a in (c.chunks if isinstance(c, pa.ChunkedArray) else [c])]
     for column in arrays:
@@ -592,9 +583,8 @@ def _longest_value(batch: Any) -> int:
 
 
 def _parquet(path: str, rows: int) -> Iterator[Chunk]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+    pa = extras.load("pyarrow")
+    pq = extras.load("pyarrow.parquet")
     try:
         pf = pq.ParquetFile(path)
         names = pf.schema_arrow.names
@@ -781,13 +771,11 @@ class RecordWriter:
         self.rows = 0
 
     def __enter__(self) -> RecordWriter:
-        import pyarrow as pa
-
+        pa = extras.load("pyarrow")
         if self.path == "-":
             self._raw: BinaryIO = sys.stdout.buffer
             self._sink = pa.PythonFile(self._raw, mode="w")
             return self
-        from exactodds.files import check_output, cleanup_on_signals, signals_held
 
         target = check_output(self.path)
         self._target = target
@@ -816,9 +804,8 @@ class RecordWriter:
 
     def write(self, table: Any) -> None:
         """Write one chunk (a pyarrow Table with :attr:`columns`)."""
-        import pyarrow.csv as pcsv
-        import pyarrow.parquet as pq
-
+        pcsv = extras.load("pyarrow.csv")
+        pq = extras.load("pyarrow.parquet")
         if self.fmt == "parquet":
             if self._writer is None:
                 self._writer = pq.ParquetWriter(self._sink, table.schema, compression="snappy",
@@ -844,8 +831,6 @@ class RecordWriter:
                 if self.path != "-":
                     self._sink.close()
                     if self._tmp is not None:
-                        from exactodds.files import mode_for
-
                         os.chmod(self._tmp, mode_for(self._target))
                         os.replace(self._tmp, self._target)
                         self._tmp = None

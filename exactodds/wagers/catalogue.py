@@ -17,10 +17,12 @@ must be mutually exclusive; that is checked when the file loads.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
 import re
+import tomllib
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -234,7 +236,6 @@ class Wager:
 
 def _did_you_mean(name: str, known: Iterable[str]) -> str:
     """``": did you mean 'banker'?"`` for a near miss, else nothing."""
-    import difflib
 
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -471,7 +472,6 @@ def _read_toml(text: str, *, source: str, cached: bool = False) -> dict[str, Any
             if isinstance(parsed, dict):
                 return parsed
             cache.reject("toml", key, "holds no parsed data file")
-    import tomllib  # only where no parse is cached
 
     try:
         data = tomllib.loads(text)
