@@ -285,6 +285,8 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
     ids = [ln.id for ln in r.lines]
     observed = [int(counts.get(i, 0)) for i in ids]
     expected = [float(ln.probability) * n for ln in r.lines]
+    if sum(observed) != n:                  # every round is on one line (the chi-square needs it)
+        raise ExactOddsError(f"{key}: the outcome counts add up to {sum(observed):,} rounds, not {n:,}")
     rows = []
     chi = _chi_square(observed, expected)
     if chi is not None:
@@ -728,6 +730,9 @@ def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_COUNT:
                 raise ExactOddsError(f"wagers.{key}.{k}: a count is a whole number from 0 to {MAX_COUNT:,}, "
                                      f"got {json.dumps(v)}")
+            if v and k != "lose" and not w.paytables[table].pays[k].offered:
+                raise ExactOddsError(f"wagers.{key}.{k}: paytable {table!r} does not offer {k!r} (N/A): "
+                                     "its rounds lose the wager, count them as 'lose'")
         n = sum(counts.values())
         if stated is not None and n != stated:
             raise ExactOddsError(f"wagers.{key}: the counts add up to {n:,} rounds, not the stated {stated:,}")

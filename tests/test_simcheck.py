@@ -474,3 +474,19 @@ def test_f8b_json_lines_with_colons_and_spacing_read_as_before(tmp_path: Path) -
     path.write_text("\n".join(records) + "\n")
     chunks = list(read_chunks(str(path)))
     assert sum(len(c.lines) for c in chunks) == 2 and not any(c.invalid for c in chunks)
+
+
+def test_counts_of_an_outcome_the_paytable_does_not_offer_are_refused(tmp_path: Path) -> None:
+    """Lucky Six's standard paytable does not offer the six tie (N/A): such rounds lose the wager, so
+    counting them apart would leave them on no line of the exact distribution (the chi-square's totals
+    would disagree, and the mean return would be wrong). A zero count is fine."""
+    path = tmp_path / "counts.json"
+    counts = {"two_card_6": 30, "three_card_6": 20, "six_tie": 5, "lose": 945}
+    path.write_text(json.dumps({"rounds": 1000, "wagers": {"lucky-six:standard": counts}}))
+    code, out, err = run("check-sim", str(path), "--counts", "--quiet")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "wagers.lucky-six:standard.six_tie: paytable 'standard' does not offer 'six_tie' (N/A)" in err
+    path.write_text(json.dumps({"rounds": 1000, "wagers": {"lucky-six:standard": {**counts, "six_tie": 0,
+                                                                                   "lose": 950}}}))
+    code, out, err = run("check-sim", str(path), "--counts", "--quiet")
+    assert code == 0, err
