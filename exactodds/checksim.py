@@ -256,8 +256,9 @@ def _pooled_bins(observed: Sequence[int], expected: Sequence[float]) -> tuple[li
 
 
 def _scipy_stats() -> Any:
-    """scipy.stats, imported here only: it takes about a second to load, so pricing never pays for it
-    and check-sim starts loading it on a thread while the records are counted (see check_files)."""
+    """scipy.stats, imported here only, once the rounds are counted: it takes about a second to load,
+    so pricing never pays for it. Not loaded on a thread while counting: a SIGTERM that came
+    meanwhile waited for that import to finish before the process could end (up to 2 s, loaded)."""
     import scipy.stats
 
     return scipy.stats
@@ -614,20 +615,6 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     return total
 
 
-def _import_in_background(name: str) -> None:
-    """Start importing a slow module on a thread; a later ``import`` waits for it to finish."""
-    import importlib
-    import threading
-
-    def run() -> None:
-        try:
-            importlib.import_module(name)
-        except Exception:                                # noqa: BLE001 - the real import reports it
-            pass
-
-    threading.Thread(target=run, name=f"exactodds-import-{name}", daemon=True).start()
-
-
 def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
                 lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
                 scheduler: Any = None, progress: Any = None) -> CheckResult:
@@ -642,7 +629,6 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
-    _import_in_background("scipy.stats")                # the tests' distributions, loaded while counting
     specs = [source] if isinstance(source, str) else list(source)
     if len(specs) > 1 and "-" in specs:
         raise ExactOddsError("standard input ('-') is read alone, not with other sources")
