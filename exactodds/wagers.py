@@ -5,7 +5,9 @@ lists its outcomes (a name and a condition on the round's features, see
 :mod:`exactodds.outcomes`) and its paytables (a letter or name, as the
 regulation gives it, with a pay per outcome). Any round that meets no outcome
 loses the wager. Unless a wager says ``settle = "highest"``, its outcomes
-must be mutually exclusive; that is checked when the file loads.
+must be mutually exclusive; that is checked when the file loads. The shape of a
+file (its tables, keys and the type of each value) is checked, when its TOML is
+parsed, against the JSON Schema shipped beside the data (:data:`SCHEMA_FILE`).
 
 >>> cat = load_catalogue()
 >>> w = cat["dragon-bonus-player"]
@@ -454,7 +456,7 @@ def validate_file(data: Mapping[str, Any], *, source: str) -> None:
     the wager, its outcome or paytable and the key (the first problem, in the order the file is read)."""
     errors = list(_schema_validator().iter_errors(data))
     if errors:
-        first = min(errors, key=lambda e: _reading_order(e, data))
+        first = min(errors, key=_reading_order)
         raise ExactOddsError(_schema_message(first, data, source))
 
 
@@ -478,7 +480,7 @@ def _subject(error: Any, instance: Any) -> str | None:
     return None
 
 
-def _reading_order(error: Any, data: Any) -> tuple[int, ...]:
+def _reading_order(error: Any) -> tuple[int, ...]:
     steps = [k if isinstance(k, int) else _key_rank(k) for k in error.absolute_path]
     subject = _subject(error, error.instance)
     return (*steps, -1 if subject is None else _key_rank(subject))
