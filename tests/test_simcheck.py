@@ -490,3 +490,21 @@ def test_counts_of_an_outcome_the_paytable_does_not_offer_are_refused(tmp_path: 
                                                                                    "lose": 950}}}))
     code, out, err = run("check-sim", str(path), "--counts", "--quiet")
     assert code == 0, err
+
+
+def test_a_simulators_settlement_naming_no_outcome_is_flagged_and_its_chi_square_still_made(tmp_path: Path) -> None:
+    """--lenient: rounds the simulator paid as an outcome the wager does not have are on none of its
+    lines; the settlement test flags them, and the chi-square of the reported counts is over the
+    rounds that are on its lines (scipy refuses totals that disagree)."""
+    path = tmp_path / "settled.csv"
+    code, _, err = run("simulate", "--rounds", "3000", "--seed", "5", "--mode", "fresh", "--settle", "tie:8-to-1",
+                       "--quiet", "--output", str(path))
+    assert code == 0, err
+    lines = path.read_text().splitlines()
+    changed = [ln[:-len("lose")] + "Lose" if i and i < 40 and ln.endswith(",lose") else ln for i, ln in enumerate(lines)]
+    wrong = sum(a != b for a, b in zip(lines, changed))
+    assert wrong > 10
+    path.write_text("\n".join(changed) + "\n")
+    code, out, err = run("check-sim", str(path), "--lenient", "--wager", "tie:8-to-1", "--verbose", "--quiet")
+    assert code == 1 and err == "", err
+    assert f"{wrong} rounds settled differently" in out and "reported chi-square" in out
