@@ -1,8 +1,9 @@
 """The on-disk cache of shoe-independent tables and parsed data files: it can only make things faster.
 
 The user names a directory — ``$EXACTODDS_CACHE_DIR`` if set (``off`` turns the
-cache off), else ``$XDG_CACHE_HOME/exactodds``, else ``~/.cache/exactodds`` — and
-the cache keeps its files in its own subfolder of it, ``exactodds-cache-v1``
+cache off), else the platform's user cache directory for exactodds
+(``platformdirs.user_cache_dir``: ``$XDG_CACHE_HOME/exactodds``, else
+``~/.cache/exactodds`` on Linux) — and the cache keeps its files in its own subfolder of it, ``exactodds-cache-v1``
 (``SUBFOLDER``). What it guarantees:
 
 * A file is used only if it carries the SHA-256 digest of its arrays, its kind,
@@ -15,8 +16,9 @@ the cache keeps its files in its own subfolder of it, ``exactodds-cache-v1``
   figure is made of them; where they do not, the table is discarded and the error
   is one line (``InconsistentCounts``).
 * The digest is keyed (HMAC-SHA-256) with a secret of the user's own, kept
-  outside the cache in ``$XDG_CONFIG_HOME/exactodds/cache.key`` (else
-  ``~/.config/exactodds/cache.key``), readable by the user only and made on first
+  outside the cache in ``cache.key`` in the platform's user configuration directory
+  for exactodds (``platformdirs.user_config_dir``: ``$XDG_CONFIG_HOME/exactodds``,
+  else ``~/.config/exactodds`` on Linux), readable by the user only and made on first
   use. So a file written into a shared cache directory by anyone without that
   key — another user, a copied cache, an edit with a recomputed plain digest — is
   never used. Where no key can be read or made, the cache is off. The key guards
@@ -46,6 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
+import platformdirs
 
 from exactodds._version import __version__
 from exactodds.errors import ExactOddsWarning
@@ -86,8 +89,7 @@ def cache_dir() -> Path | None:
     env = os.environ.get("EXACTODDS_CACHE_DIR")
     if env is not None:
         return None if env.strip().lower() in ("", "off", "0", "none") else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "exactodds"
+    return Path(platformdirs.user_cache_dir("exactodds", appauthor=False))
 
 
 @functools.cache
@@ -112,8 +114,7 @@ def _path(kind: str, key: str) -> Path | None:
 @functools.cache
 def _secret() -> bytes | None:
     """The user's own key for the cache's digests (made on first use, readable by the user only), or None."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    path = Path(base) / "exactodds" / "cache.key"
+    path = Path(platformdirs.user_config_dir("exactodds", appauthor=False)) / "cache.key"
     try:
         data = path.read_bytes()
     except FileNotFoundError:

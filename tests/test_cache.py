@@ -81,3 +81,24 @@ def test_an_unwritable_or_disabled_cache_is_passed_over(tmp_path: Path, monkeypa
         assert compile_table(NAMES).keys
     assert cache.cache_dir() is None
     _table.cache_clear()
+
+
+def test_without_a_setting_the_cache_and_its_key_live_in_the_platforms_user_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No EXACTODDS_CACHE_DIR: the cache is in the user cache folder, its key in the user
+    configuration folder (on Linux, the XDG folders, else ~/.cache and ~/.config)."""
+    monkeypatch.delenv("EXACTODDS_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "caches"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert cache.cache_dir() == tmp_path / "caches" / "exactodds"
+    cache._secret.cache_clear()
+    try:
+        assert cache._secret() is not None
+        key = tmp_path / "config" / "exactodds" / "cache.key"
+        assert key.stat().st_size == 32 and key.stat().st_mode & 0o077 == 0
+        for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        assert cache.cache_dir() == tmp_path / "home" / ".cache" / "exactodds"
+    finally:
+        cache._secret.cache_clear()

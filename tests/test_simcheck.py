@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -236,16 +238,66 @@ def test_lenient_lists_a_truncated_line(tmp_path: Path) -> None:
     assert len(records) == 1 and records.invalid == ((3, "expected 6 fields, found 4 (a truncated or malformed line)"),)
 
 
-def test_the_binomial_test_agrees_with_scipy() -> None:
-    """check-sim computes the exact two-sided binomial test without importing scipy.stats (slow to load)."""
-    from scipy import stats
+def _binomial_pmf(x: int, n: int, p: Fraction) -> Fraction:
+    return math.comb(n, x) * p ** x * (1 - p) ** (n - x)
 
+
+@pytest.mark.parametrize("n, p", [(1, Fraction(3, 10)), (10, Fraction(11, 20)), (12, Fraction(1, 2)),
+                                  (30, Fraction(1, 10)), (40, Fraction(1, 97))])
+def test_the_binomial_test_is_the_exact_sum_over_outcomes_no_more_likely(n: int, p: Fraction) -> None:
+    """The two-sided p-value is the probability, summed exactly, of every count no more likely than k."""
     from exactodds.simulation.checksim import _binomial_p
 
-    for n, p in [(1, 0.3), (10, 0.55), (50, 0.1), (1000, 0.01), (100_000, 1e-4), (3_000_000, 1e-4), (3_000_000, 0.3)]:
-        for k in sorted({0, 1, int(n * p) - 2, int(n * p), int(n * p) + 1, int(n * p * 1.5), n} & set(range(n + 1))):
-            want = stats.binomtest(k, n, p).pvalue
-            assert _binomial_p(k, n, p) == pytest.approx(want, rel=1e-4, abs=1e-300), (n, p, k)
+    for k in range(n + 1):
+        here = _binomial_pmf(k, n, p)
+        want = sum((q for x in range(n + 1) if (q := _binomial_pmf(x, n, p)) <= here * (1 + Fraction(1, 10**7))),
+                   Fraction(0))
+        assert _binomial_p(k, n, float(p)) == pytest.approx(float(min(want, Fraction(1))), rel=1e-9), (n, p, k)
+
+
+def test_the_chi_square_pools_small_bins_and_sums_pearson_terms() -> None:
+    """Bins expecting fewer than 5 rounds are pooled; the statistic is Pearson's and its tail the
+    chi-square distribution's (for 2 degrees of freedom, exactly exp(-x/2))."""
+    from exactodds.simulation.checksim import _chi_square
+
+    observed = [52, 44, 3, 1]                           # 100 rounds
+    expected = [50.0, 45.0, 3.0, 2.0]                   # the last two pool into a bin expecting 5
+    got = _chi_square(observed, expected)
+    assert got is not None
+    stat, df, p = got
+    want = Fraction(2 ** 2, 50) + Fraction(1 ** 2, 45) + Fraction(1 ** 2, 5)
+    assert df == 2 and stat == pytest.approx(float(want), rel=1e-12)
+    assert p == pytest.approx(math.exp(-float(want) / 2), rel=1e-9)
+    assert _chi_square([3, 1], [2.0, 2.0]) is None      # one pooled bin: nothing to test
+
+
+def _holm_rejections(p_values: list[Fraction], alpha: Fraction) -> set[int]:
+    """Holm's procedure as defined: step down the sorted p-values, rejecting while the i-th smallest
+    (i from 0) is below alpha / (m - i)."""
+    m = len(p_values)
+    rejected: set[int] = set()
+    for i, j in enumerate(sorted(range(m), key=lambda j: p_values[j])):
+        if p_values[j] >= alpha / (m - i):
+            break
+        rejected.add(j)
+    return rejected
+
+
+def test_holm_adjusted_p_values_reject_what_the_step_down_procedure_rejects() -> None:
+    """At every level, the tests whose adjusted p-value is below it are those Holm's procedure rejects."""
+    import random
+
+    from exactodds.simulation.checksim import holm_adjusted
+
+    rng = random.Random(27)
+    for m in (1, 2, 3, 5, 8):
+        for _ in range(40):
+            ps = [Fraction(rng.choice([1, 2, 5, 10, 30, 200, 1000]), 1000) for _ in range(m)]
+            adjusted = holm_adjusted(ps)
+            assert all(0 <= a <= 1 and a >= q for a, q in zip(adjusted, ps))
+            levels = {Fraction(1, 100), Fraction(1, 20), *ps, *(q * k for q in ps for k in range(1, m + 1))}
+            for alpha in sorted(a for a in levels if a < 1):              # --alpha is below 1
+                assert {j for j, a in enumerate(adjusted) if a < alpha} == _holm_rejections(ps, alpha), (ps, alpha)
 
 
 @pytest.fixture(scope="module")
@@ -423,3 +475,37 @@ def test_f8b_json_lines_with_colons_and_spacing_read_as_before(tmp_path: Path) -
     path.write_text("\n".join(records) + "\n")
     chunks = list(read_chunks(str(path)))
     assert sum(len(c.lines) for c in chunks) == 2 and not any(c.invalid for c in chunks)
+
+
+def test_counts_of_an_outcome_the_paytable_does_not_offer_are_refused(tmp_path: Path) -> None:
+    """Lucky Six's standard paytable does not offer the six tie (N/A): such rounds lose the wager, so
+    counting them apart would leave them on no line of the exact distribution (the chi-square's totals
+    would disagree, and the mean return would be wrong). A zero count is fine."""
+    path = tmp_path / "counts.json"
+    counts = {"two_card_6": 30, "three_card_6": 20, "six_tie": 5, "lose": 945}
+    path.write_text(json.dumps({"rounds": 1000, "wagers": {"lucky-six:standard": counts}}))
+    code, out, err = run("check-sim", str(path), "--counts", "--quiet")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "wagers.lucky-six:standard.six_tie: paytable 'standard' does not offer 'six_tie' (N/A)" in err
+    path.write_text(json.dumps({"rounds": 1000, "wagers": {"lucky-six:standard": {**counts, "six_tie": 0,
+                                                                                   "lose": 950}}}))
+    code, out, err = run("check-sim", str(path), "--counts", "--quiet")
+    assert code == 0, err
+
+
+def test_a_simulators_settlement_naming_no_outcome_is_flagged_and_its_chi_square_still_made(tmp_path: Path) -> None:
+    """--lenient: rounds the simulator paid as an outcome the wager does not have are on none of its
+    lines; the settlement test flags them, and the chi-square of the reported counts is over the
+    rounds that are on its lines (scipy refuses totals that disagree)."""
+    path = tmp_path / "settled.csv"
+    code, _, err = run("simulate", "--rounds", "3000", "--seed", "5", "--mode", "fresh", "--settle", "tie:8-to-1",
+                       "--quiet", "--output", str(path))
+    assert code == 0, err
+    lines = path.read_text().splitlines()
+    changed = [ln[:-len("lose")] + "Lose" if i and i < 40 and ln.endswith(",lose") else ln for i, ln in enumerate(lines)]
+    wrong = sum(a != b for a, b in zip(lines, changed))
+    assert wrong > 10
+    path.write_text("\n".join(changed) + "\n")
+    code, out, err = run("check-sim", str(path), "--lenient", "--wager", "tie:8-to-1", "--verbose", "--quiet")
+    assert code == 1 and err == "", err
+    assert f"{wrong} rounds settled differently" in out and "reported chi-square" in out

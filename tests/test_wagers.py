@@ -186,3 +186,98 @@ def test_i26_an_id_the_command_line_cannot_name_is_refused(where: str, toml: str
     message = str(caught.value)
     assert "\n" not in message and "cannot name: use letters, digits and - _ . $" in message, message
     assert f"{where} #1" in message or where == "wager", message
+
+
+ALT = '  [[wager.alternative]]\n  id = "r"\n  reading = "r"\n'
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (('section = "627b', 'colour = "red"\nsection = "627b'), "wager 'my-lucky-six': unknown key 'colour'"),
+    (('section = "627b', 'settle = "most"\nsection = "627b'),
+     "wager 'my-lucky-six': settle must be 'exclusive' or 'highest', got 'most'"),
+    (('id = "six"', 'id = " lose "'), "wager 'my-lucky-six': outcome 'lose': outcome id 'lose' is reserved"),
+    (('  name = "Banker wins with 6"\n', '  colour = 1\n  name = "Banker wins with 6"\n'),
+     "wager 'my-lucky-six': outcome 'six': unknown key 'colour'"),
+    (('when = "banker_wins and banker == 6"', 'when = 6'),
+     "wager 'my-lucky-six': outcome 'six': a condition must be text in quotes, got 6"),
+    (('"15 to 1"', '15'), "wager 'my-lucky-six': paytable 'X': outcome 'six': a pay must be text such as '30 to 1'"),
+    (('id = "X"', 'id = "X"\n  award_basis = "by"'),
+     "wager 'my-lucky-six': paytable 'X': award_basis must be 'to' or 'for', got 'by'"),
+    (('pays = { six = "15 to 1" }', 'pays = {}'), "wager 'my-lucky-six': paytable 'X': no pays"),
+    (('id = "X"', 'id = "X Y"'), "wager 'my-lucky-six': paytable #1: 'id' 'X Y' holds ' ' at position 2"),
+    (('name = "Lucky Six, house paytable"', 'name = 6'), "wager 'my-lucky-six': missing or empty 'name'"),
+    (('id = "my-lucky-six"', 'id = "my:six"'), "wager #1: 'id' 'my:six' holds ':' at position 3"),
+    (('[[wager]]', 'title = 6\n[[wager]]'), "'title' must be text, got 6"),
+    (('section = "627b', 'game = 6\nsection = "627b'), "wager 'my-lucky-six': game must be text, got 6"),
+    (('pays = { six = "15 to 1" }\n', 'pays = { six = "15 to 1" }\n' + ALT + '  rank_meters = { X = { m = -1 } }\n'),
+     "wager 'my-lucky-six': alternative 'r': rank_meters.X.m must be a whole number of wagers >= 0"),
+    (('pays = { six = "15 to 1" }\n', 'pays = { six = "15 to 1" }\n' + ALT + '  rank_meters = { X = { m = 1.0 } }\n'),
+     "wager 'my-lucky-six': alternative 'r': rank_meters.X.m must be a whole number of wagers >= 0"),
+    (('pays = { six = "15 to 1" }\n', 'pays = { six = "15 to 1" }\n' + ALT + '  when = "tie"\n'),
+     "wager 'my-lucky-six': alternative 'r': give 'when' (outcome id -> condition), 'pays', 'award_basis'"),
+])
+def test_the_schema_refuses_a_file_with_the_loaders_one_line(tmp_path: Path, change: tuple[str, str],
+                                                             message: str) -> None:
+    """What the shipped JSON Schema refuses is named as the loader names it: file, wager, outcome or
+    paytable, key."""
+    path = write(tmp_path, GOOD.replace(*change))
+    with pytest.raises(ExactOddsError) as exc:
+        load_file(path)
+    assert str(exc.value).startswith(f"{path}: ") and message in str(exc.value), str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[[paytable]]\nid = "z"\npays = { tie = "7 to 1" }\n', "paytable #1: a [[paytable]] names the 'wager' it is for"),
+    ('[[paytable]]\nid = "a:b"\nsection = "test"\npays = { tie = "2 to 1" }\n',            # the fuzzer's find
+     "paytable #1: a [[paytable]] names the 'wager' it is for"),
+    ('paytable = [5]\n', "paytable #1: a [[paytable]] names the 'wager' it is for"),
+    ('[[paytable]]\nwager = "tie"\nid = "z"\npays = { tie = 7 }\n',
+     "wager 'tie': paytable 'z': outcome 'tie': a pay must be text such as '30 to 1', got 7"),
+    ('[[paytable]]\nwager = "tie"\nid = "z"\ncolour = 1\npays = { tie = "7 to 1" }\n',
+     "wager 'tie': paytable 'z': unknown key 'colour'"),
+    ('colour = 1\n[[paytable]]\nwager = "tie"\nid = "z"\npays = { tie = "7 to 1" }\n', "unknown top-level key 'colour'"),
+    ('title = "only a title"\n', "no [[wager]] entries (or [[paytable]] entries for wagers of the catalogue)"),
+])
+def test_a_paytable_for_a_catalogue_wager_is_checked_by_the_schema_at_load(tmp_path: Path, text: str,
+                                                                          message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ExactOddsError) as exc:
+        load_file(path)
+    assert str(exc.value) == f"{path}: {message}"
+
+
+def test_the_first_problem_in_reading_order_is_named(tmp_path: Path) -> None:
+    """Of several problems the first named is the first met reading the file: the first wager's, and
+    in a table its id before its other keys."""
+    second = GOOD.replace('id = "my-lucky-six"', 'id = "b:c"')
+    path = write(tmp_path, GOOD.replace('"15 to 1"', '15') + second)
+    with pytest.raises(ExactOddsError, match=r"wager 'my-lucky-six': paytable 'X': outcome 'six': a pay must be"):
+        load_file(path)
+    path = write(tmp_path, GOOD.replace('id = "my-lucky-six"', 'id = "a:b"\ncolour = 1'))
+    with pytest.raises(ExactOddsError, match=r"wager #1: 'id' 'a:b' holds ':'"):
+        load_file(path)
+
+
+def test_numbers_where_ids_and_sections_of_paytables_are_text_are_read_as_text(tmp_path: Path) -> None:
+    cat = load_file(write(tmp_path, GOOD.replace('id = "X"', 'id = 7\n  section = 5')))
+    assert list(cat["my-lucky-six"].paytables) == ["7"] and cat["my-lucky-six"].paytables["7"].section == "5"
+
+
+def test_a_catalogue_read_back_from_the_disk_cache_does_not_load_jsonschema(tmp_path: Path) -> None:
+    """jsonschema validates a data file when its TOML is parsed; a warm start reads the shipped
+    catalogue parsed from the cache and never imports it (the cold start stays light)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    probe = ("import runpy, sys\nsys.argv = ['exactodds', 'analyze', '--decks', '8']\n"
+             "try:\n    runpy.run_module('exactodds.cli', run_name='__main__')\nexcept SystemExit as exc:\n"
+             "    assert not exc.code, exc.code\n"
+             "print('jsonschema' in sys.modules, file=sys.stderr)\n")
+    env = dict(os.environ, EXACTODDS_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(root))
+    loaded = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=600)
+              for _ in range(2)]
+    assert [r.returncode for r in loaded] == [0, 0], loaded[0].stderr
+    assert [r.stderr.strip().splitlines()[-1] for r in loaded] == ["True", "False"]     # parsed, then cached

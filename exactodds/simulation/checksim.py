@@ -26,10 +26,8 @@ shifts the distribution slightly (the cut-card effect, measured in
 from __future__ import annotations
 
 import html
-import importlib
 import json
 import math
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,7 +66,6 @@ from exactodds.simulation.roundclasses import (
 )
 from exactodds.simulation.rounds import features, round_keys, settle_rounds
 from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, load_catalogue
-from exactodds.wagers.outcomes import VALUE_LEVEL
 
 __all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "Tally", "check", "check_files",
            "check_counts", "tally_chunk", "tally_file"]
@@ -256,8 +253,9 @@ class CheckResult:
         return pd.DataFrame([r.__dict__ for r in self.rows])
 
 
-def _pooled_chi_square(observed: Sequence[int], expected: Sequence[float]) -> tuple[float, int]:
-    """Chi-square with bins of expected count below 5 pooled (smallest first); returns (stat, df)."""
+def _pooled_bins(observed: Sequence[int], expected: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Observed and expected counts with bins expecting fewer than 5 rounds pooled (smallest first),
+    so that every bin of the chi-square expects at least 5 (unless all of them together expect fewer)."""
     bins = sorted(zip(expected, observed))
     merged: list[list[float]] = []
     pool_e, pool_o = 0.0, 0.0
@@ -275,64 +273,53 @@ def _pooled_chi_square(observed: Sequence[int], expected: Sequence[float]) -> tu
             merged[0][1] += pool_o
         else:
             merged.append([pool_e, pool_o])
-    stat = sum((o - e) ** 2 / e for e, o in merged if e > 0)
-    return stat, len(merged) - 1
+    return [o for _, o in merged], [e for e, _ in merged]
+
+
+def _scipy_stats() -> Any:
+    """scipy.stats, loaded once the rounds are counted: it takes about a second to load, so pricing
+    never pays for it. Not loaded on a thread while counting: a SIGTERM that came meanwhile waited
+    for that import to finish before the process could end (up to 2 s, loaded)."""
+    return extras.load("scipy.stats")
+
+
+def _chi_square(observed: Sequence[int], expected: Sequence[float]) -> tuple[float, int, float] | None:
+    """Pearson's chi-square goodness-of-fit over the pooled bins: (statistic, degrees of freedom,
+    p-value), or None when pooling leaves a single bin."""
+    pooled_observed, pooled_expected = _pooled_bins(observed, expected)
+    df = len(pooled_expected) - 1
+    if df < 1:
+        return None
+    chi = _scipy_stats().chisquare(pooled_observed, pooled_expected)
+    return float(chi.statistic), df, float(chi.pvalue)
 
 
 def _binomial_p(k: int, n: int, p: float) -> float:
-    """Exact two-sided binomial test p-value (the outcomes no more likely than ``k``), computed as
-    scipy's ``binomtest`` does (agreeing to about 1e-5 of the p-value), from scipy.special alone:
-    scipy.stats takes seconds to import."""
-    from scipy.special import bdtr, bdtrc, gammaln
-
-    if p <= 0 or p >= 1:
-        return 1.0 if (p <= 0 and k == 0) or (p >= 1 and k == n) else 0.0
-
-    def logpmf(x: float) -> float:
-        return float(gammaln(n + 1) - gammaln(x + 1) - gammaln(n - x + 1) + x * math.log(p) + (n - x) * math.log1p(-p))
-
-    if k == n * p:
-        return 1.0
-    d = logpmf(k) + math.log1p(1e-7)                  # scipy's relative tolerance for ties
-    if k < n * p:                                     # the upper tail: the first x >= n·p with pmf <= pmf(k)
-        lo, hi = math.ceil(n * p), n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if logpmf(mid) <= d:
-                hi = mid
-            else:
-                lo = mid + 1
-        upper = float(bdtrc(lo - 1, n, p)) if logpmf(lo) <= d else 0.0
-        return min(1.0, float(bdtr(k, n, p)) + upper)
-    lo, hi = 0, math.floor(n * p)                     # the lower tail: the last x <= n·p with pmf <= pmf(k)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if logpmf(mid) <= d:
-            lo = mid
-        else:
-            hi = mid - 1
-    lower = float(bdtr(lo, n, p)) if logpmf(lo) <= d else 0.0
-    return min(1.0, lower + float(bdtrc(k - 1, n, p)))
+    """The exact two-sided binomial test's p-value of ``k`` successes in ``n`` rounds of chance ``p``."""
+    return float(_scipy_stats().binomtest(k, n, p).pvalue)
 
 
 def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[TestRow]:
-    from scipy.special import chdtrc, ndtr
-
+    stats = _scipy_stats()
     wager, table = key.split(":", 1)
     ids = [ln.id for ln in r.lines]
     observed = [int(counts.get(i, 0)) for i in ids]
-    expected = [float(ln.probability) * n for ln in r.lines]
     rows = []
-    stat, df = _pooled_chi_square(observed, expected)
-    if df >= 1:
-        rows.append(TestRow(wager, table, "chi-square", stat, float(chdtrc(df, stat)), detail=f"df {df}"))
+    # The rounds on the wager's lines: all n, but for a simulator's own settlement (--lenient) that paid
+    # an outcome the wager does not have (flagged by the settlement test); the chi-square needs the
+    # observed and expected totals to agree.
+    on_lines = sum(observed)
+    chi = _chi_square(observed, [float(ln.probability) * on_lines for ln in r.lines])
+    if chi is not None:
+        stat, df, p_chi = chi
+        rows.append(TestRow(wager, table, "chi-square", stat, p_chi, detail=f"df {df}"))
     if not r.symbolic:
         nets = [float(ln.net) for ln in r.lines]
         mean = sum(o * v for o, v in zip(observed, nets)) / n
         sd = math.sqrt(float(r.variance) / n)
         if sd > 0:
             z = (mean - float(r.expected_return)) / sd
-            rows.append(TestRow(wager, table, "z return", z, float(2 * ndtr(-abs(z))),
+            rows.append(TestRow(wager, table, "z return", z, float(2 * stats.norm.sf(abs(z))),
                                 detail=f"mean {mean:+.6f} vs exact {float(r.expected_return):+.6f}"))
     tops = [ln for ln in r.lines if ln.pay.symbolic] or sorted(
         (ln for ln in r.lines if ln.id != "lose"), key=lambda ln: ln.net, reverse=True)
@@ -345,14 +332,30 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
     return rows
 
 
-def _holm(rows: list[TestRow], alpha: float) -> list[TestRow]:
-    order = sorted(range(len(rows)), key=lambda i: rows[i].p_value)
-    m = len(rows)
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given.
+
+    The i-th smallest of m p-values is multiplied by m - i + 1 (i from 1), capped at 1, and made
+    non-decreasing in that order; a test is rejected at ``alpha`` when its adjusted p-value is below
+    it. This is ``statsmodels.stats.multitest.multipletests(method="holm")``; scipy, a dependency
+    already, has only Benjamini-Hochberg/Yekutieli (``false_discovery_control``), a different
+    procedure, and statsmodels would add itself, pandas and patsy (about 130 MB) and a further
+    second of imports to every check for these eight lines (a test checks them against
+    statsmodels' definition, step by step).
+    """
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    m = len(p_values)
     adjusted = [0.0] * m
     running = 0.0
     for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * rows[i].p_value))
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
         adjusted[i] = running
+    return adjusted
+
+
+def _holm(rows: list[TestRow], alpha: float) -> list[TestRow]:
+    """The rows with their Holm-adjusted p-values, flagged when one is below ``alpha``."""
+    adjusted = holm_adjusted([r.p_value for r in rows])
     return [TestRow(r.wager, r.paytable, r.test, r.statistic, r.p_value, adjusted[i],
                     r.flagged or adjusted[i] < alpha, r.detail) for i, r in enumerate(rows)]
 
@@ -619,18 +622,6 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     return total
 
 
-def _import_in_background(name: str) -> None:
-    """Start importing a slow module on a thread; a later ``import`` waits for it to finish."""
-
-    def run() -> None:
-        try:
-            importlib.import_module(name)
-        except Exception:                                # noqa: BLE001 - the real import reports it
-            pass
-
-    threading.Thread(target=run, name=f"exactodds-import-{name}", daemon=True).start()
-
-
 def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
                 lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
                 scheduler: Any = None, progress: Any = None) -> CheckResult:
@@ -644,7 +635,6 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
-    _import_in_background("scipy.special")              # the tests' distributions, loaded while counting
     specs = [source] if isinstance(source, str) else list(source)
     if len(specs) > 1 and "-" in specs:
         raise ExactOddsError("standard input ('-') is read alone, not with other sources")
@@ -730,6 +720,9 @@ def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_COUNT:
                 raise ExactOddsError(f"wagers.{key}.{k}: a count is a whole number from 0 to {MAX_COUNT:,}, "
                                      f"got {json.dumps(v)}")
+            if v and k != "lose" and not w.paytables[table].pays[k].offered:
+                raise ExactOddsError(f"wagers.{key}.{k}: paytable {table!r} does not offer {k!r} (N/A): "
+                                     "its rounds lose the wager, count them as 'lose'")
         n = sum(counts.values())
         if stated is not None and n != stated:
             raise ExactOddsError(f"wagers.{key}: the counts add up to {n:,} rounds, not the stated {stated:,}")

@@ -19,6 +19,20 @@ Memory is bounded whatever the input: text is read (and decompressed) a block
 of whole lines at a time, a CSV or JSON Lines record is one line of at most
 :data:`MAX_RECORD_BYTES` (64 KiB; a longer line is an error naming it), and a
 chunk holds at most :data:`CHUNK_ROWS` records read from at most 8 MiB of text.
+
+Why not ``pyarrow.dataset`` (issue 27): its scanner reads CSV and JSON in
+batches of its own size on its own threads, with no line numbers, so neither
+the 64 KiB line limit with errors naming file and line, nor reading on the
+caller's thread (SIGTERM stops within 0.5 s) would hold. For Parquet, the
+size guard runs on each row group's metadata before it is read
+(``pyarrow.parquet.ParquetFile``), which the scanner does not offer either.
+For discovery alone it would list a directory by the same rule as
+:func:`expand_sources` (names starting ``.`` or ``_`` are not data, its
+``selector_ignore_prefixes``) at the price of importing it (about 1 to 2.5 s
+here, on top of ``pyarrow.csv``), and it has no globs. Decompression already
+goes through pyarrow's codecs (``pyarrow.input_stream``); only the choice of
+codec by extension is ours (``pyarrow.Codec.detect`` knows no ``.zstd`` and
+fails with a TypeError on a name it does not know).
 """
 
 from __future__ import annotations
