@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from exactodds import ExactOddsError, Shoe, deal, load_file, multiset, price
+from exactodds import ExactOddsError, Shoe, deal, load_file, price
 from exactodds.analyses.pricing import table_signature
+from exactodds.engine import multiset
 from exactodds.game.cards import Card
 from exactodds.game.rules import play
 
