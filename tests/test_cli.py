@@ -226,3 +226,37 @@ def test_i26_tables_decks_and_certificate_bet_name_their_option(tmp_path: Path) 
     code, out, err = run("certificate", "--wager", "banker", "--bet", "-5", "--output", str(tmp_path / "c.md"))
     assert code == 2 and err.startswith("exactodds: error: --bet: a bet must be above $0")
     assert not (tmp_path / "c.md").exists()
+
+
+def test_list_features_and_tables_render_one_report_in_every_format(tmp_path: Path) -> None:
+    """Issue 27, one rendering path: `list`, `features` and `tables` print the same rows in every format,
+    keeping the JSON keys and CSV columns of the release before."""
+    _, out, _ = run("list", "--format", "json")
+    wagers = json.loads(out)["wagers"]
+    code, out, _ = run("list", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and list(rows[0]) == ["id", "name", "game", "section", "paytables", "alternatives", "source"]
+    assert [(r["id"], r["section"], r["paytables"].split(), r["alternatives"].split()) for r in rows] == [
+        (w["id"], w["section"], w["paytables"], w["alternatives"]) for w in wagers]
+    for fmt in ("text", "markdown", "html"):
+        code, shown, _ = run("list", "--format", fmt)
+        assert code == 0 and all(w["id"] in shown and f"§{w['section']}" in shown for w in wagers)
+        assert "A, B, C" in shown and "mixed-7s-as-3-card (implausible)" in shown
+
+    _, out, _ = run("features", "--format", "json")
+    data = json.loads(out)
+    assert data["kind"] == "features" and data["version"] == data["exactodds"]
+    code, out, _ = run("features", "--format", "csv")
+    assert code == 0 and list(csv.DictReader(io.StringIO(out))) == data["features"]
+    groups = list(dict.fromkeys(f["group"] for f in data["features"]))
+    code, out, _ = run("features", "--format", "markdown")
+    assert code == 0 and [ln for ln in out.splitlines() if ln.startswith("### ")] == [f"### {g} features" for g in groups]
+    code, out, _ = run("features")
+    assert code == 0 and all(f"{g} features" in out for g in groups)
+    assert all(f["name"] in out and f["meaning"] in out for f in data["features"])
+
+    written = [str(tmp_path / "8-decks.csv"), str(tmp_path / "8-decks.md")]
+    code, out, _ = run("tables", "--wager", "tie:8-to-1", "--output-dir", str(tmp_path), "--format", "csv")
+    assert code == 0 and out.splitlines() == ["file", *written]
+    code, out, _ = run("tables", "--wager", "tie:8-to-1", "--output-dir", str(tmp_path))
+    assert code == 0 and out.splitlines()[2:] == written

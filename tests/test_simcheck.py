@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
 import math
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,7 +18,7 @@ from click.testing import CliRunner
 from exactodds import load_catalogue
 from exactodds.cli import cli
 from exactodds.game.cards import Card
-from exactodds.simulation.checksim import check, read_records
+from exactodds.simulation.checksim import check, check_counts, read_records
 from exactodds.simulation.recordio import read_chunks
 from exactodds.simulation.rounds import invalid_rounds
 from exactodds.simulation.simulate import deal_shoes, shuffled_shoes, simulate, simulate_chunks, write_records
@@ -509,3 +512,47 @@ def test_a_simulators_settlement_naming_no_outcome_is_flagged_and_its_chi_square
     code, out, err = run("check-sim", str(path), "--lenient", "--wager", "tie:8-to-1", "--verbose", "--quiet")
     assert code == 1 and err == "", err
     assert f"{wrong} rounds settled differently" in out and "reported chi-square" in out
+def test_check_sim_renders_one_report_in_every_format(tmp_path: Path) -> None:
+    """Issue 27, one rendering path: the tests and the flagged wager's observed-against-expected table are
+    the same rows in text, Markdown, HTML, CSV and JSON; p-values keep their significant digits."""
+    counts = tmp_path / "counts.json"
+    counts.write_text(json.dumps({"decks": 8, "wagers": {
+        "banker:standard": {"banker_wins": 4000, "tie": 1500, "lose": 4500},
+        "tie:8-to-1": {"tie": 952, "lose": 9048}}}))
+    code, out, _ = run("check-sim", str(counts), "--counts", "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and data["kind"] == "check-sim" and data["rounds"] == 10_000 and not data["ok"]
+    flagged = [t for t in data["tests"] if t["flagged"]]
+    passed = [t for t in data["tests"] if not t["flagged"]]
+    assert flagged and passed and {t["wager"] for t in flagged} == {"banker"}
+    assert data["observed"]["banker:standard"]["Tie"] == {"observed": 1500, "expected": pytest.approx(951.56, abs=0.01)}
+
+    code, out, _ = run("check-sim", str(counts), "--counts", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 1
+    assert list(rows[0]) == ["wager", "test", "statistic", "p_value", "adjusted_p_value", "flagged", "detail"]
+    assert [(r["wager"], r["test"], r["flagged"]) for r in rows] == [
+        (f"{t['wager']}:{t['paytable']}", t["test"], "FLAG" if t["flagged"] else "") for t in data["tests"]]
+    assert [float(r["p_value"]) for r in rows] == [t["p_value"] for t in data["tests"]]      # every digit
+
+    for fmt in ("text", "markdown", "html"):
+        code, shown, _ = run("check-sim", str(counts), "--counts", "--format", fmt)
+        assert code == 1 and "10,000 rounds" in shown and "FLAGGED — 3 tests" in shown
+        assert "Observed against expected, banker:standard" in shown and "4,586.0" in shown
+        assert all(f"{t['p_value']:.3g}" in shown and t["detail"] in shown for t in flagged)
+        assert not any(t["detail"] in shown for t in passed)                  # the flagged tests only ...
+        _, every, _ = run("check-sim", str(counts), "--counts", "--format", fmt, "--verbose")
+        assert all(t["detail"] in every for t in data["tests"])               # ... or every one
+        assert "Observed against expected, tie:8-to-1" not in every
+    assert "<td" in shown and "<table" in shown
+
+
+def test_a_check_shows_itself_in_jupyter_with_every_test_escaped() -> None:
+    result = check_counts({"wagers": {"tie:8-to-1": {"tie": 952, "lose": 9048}}})
+    page = result._repr_html_()
+    assert page.count("<tr>") == 1 + len(result.rows) and "tie:8-to-1" in page and "OK — nothing flagged" in page
+    assert str(result).startswith("check-sim: 10,000 rounds, 3 tests, Holm-adjusted at alpha 0.01\n")
+    odd = replace(result, rows=(replace(result.rows[0], detail="<b>bold</b> & more"),) + result.rows[1:])
+    assert "&lt;b&gt;bold&lt;/b&gt; &amp; more" in odd._repr_html_() and "<b>bold" not in odd._repr_html_()
+    df = result.to_dataframe()
+    assert list(df["test"]) == [r.test for r in result.rows] and list(df["p_value"]) == [r.p_value for r in result.rows]

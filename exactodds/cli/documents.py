@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from exactodds.documents.signing import keygen as make_keys
 from exactodds.documents.tables import write_tables
 from exactodds.errors import ExactOddsError
 from exactodds.files import check_output
-from exactodds.render.tables import grid
+from exactodds.render.tables import Column, Report, Table, render_report, write_csv
 
 #: The columns of a certificate's CSV form: one row per shoe, wager paytable and outcome, exact values.
 CERTIFICATE_COLUMNS = ("certificate_number", "shoe", "wager", "paytable", "outcome_id", "outcome", "pays", "net",
@@ -42,20 +41,22 @@ CERTIFICATE_COLUMNS = ("certificate_number", "shoe", "wager", "paytable", "outco
 
 def certificate_csv(cert: dict[str, Any]) -> str:
     """The certificate's priced outcomes as CSV (exact fractions, as in its JSON)."""
-    buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
-    out.writerow(CERTIFICATE_COLUMNS)
-    for result in cert["results"]:
-        for block in result["wagers"]:
-            for row in block["outcomes"]:
-                out.writerow([cert["certificate_number"], result["shoe"]["description"], block["wager"],
-                              block["paytable"], row["id"], row["outcome"], row["pays"], row["net"],
-                              row["combinations"], row["probability"], row["return"]])
-    return buf.getvalue()
+    return write_csv(CERTIFICATE_COLUMNS, [
+        [cert["certificate_number"], result["shoe"]["description"], block["wager"], block["paytable"], row["id"],
+         row["outcome"], row["pays"], row["net"], row["combinations"], row["probability"], row["return"]]
+        for result in cert["results"] for block in result["wagers"] for row in block["outcomes"]])
 
 
-_RENDER = {"json": lambda c: json.dumps(c, indent=2, ensure_ascii=False) + "\n", "html": render_html,
-           "markdown": render_markdown, "text": render_markdown, "csv": certificate_csv}
+def certificate_json(cert: dict[str, Any]) -> str:
+    """The certificate itself, the document verify reads (not a report of it: its keys are its format's)."""
+    return json.dumps(cert, indent=2, ensure_ascii=False) + "\n"
+
+
+#: The renderer of each format of a certificate (a document: Jinja2 templates in documents/pages.py, not a
+#: tidy Report); pdf is printed from the HTML and written by write_pdf.
+CERTIFICATE_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "json": certificate_json, "html": render_html, "markdown": render_markdown, "text": render_markdown,
+    "csv": certificate_csv}
 
 
 @command()
@@ -115,7 +116,7 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         write_pdf(cert, output)  # type: ignore[arg-type]
         click.echo(f"wrote {output}: {done}, pdf", err=True)
         return
-    text = _RENDER[fmt](cert)
+    text = CERTIFICATE_RENDERERS[fmt](cert)
     if output is None:
         click.echo(text, nl=False)
     else:
@@ -191,12 +192,7 @@ def tables(output_dir: str, decks: tuple[int, ...], wagers: tuple[str, ...], pay
         options.shoe(n, None)
     cat = options.catalogue(paytables_files)
     paths = write_tables(output_dir, decks, catalogue=cat, wagers=wagers)
-    if fmt == "text":
-        for path in paths:
-            click.echo(path)
-        return
     written = [str(p) for p in paths]
-    if fmt == "json":
-        click.echo(json.dumps({"written": written}, indent=2, ensure_ascii=False))
-    else:
-        click.echo(grid(["file"], [[p] for p in written], fmt, align=["left"]), nl=fmt != "csv")
+    report = Report("tables", tables=(Table((Column("file", "Written"),), tuple((p,) for p in written)),),
+                    data={"written": written})
+    click.echo(render_report(report, fmt), nl=False)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from typing import Any
 
 import click
@@ -17,7 +14,7 @@ from exactodds.cli import options
 from exactodds.cli.core import command
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card
-from exactodds.render.tables import grid
+from exactodds.render.tables import Column, Report, Table, render_report
 from exactodds.wagers.catalogue import Catalogue
 from exactodds.wagers.outcomes import vocabulary
 from exactodds.wagers.pays import vigorish_terms
@@ -145,6 +142,14 @@ def _parameter_value(raw: str) -> object:
     return one(raw)
 
 
+#: ``list``: as shown (the names are in CSV and JSON: with them a line is too wide for a terminal),
+#: and as CSV gives it (paytables and alternatives space-separated).
+_WAGERS = (Column("id", "Wager"), Column("section", "Section"), Column("paytables", "Paytables"),
+           Column("alternatives", "Alternatives"))
+_WAGERS_TIDY = (Column("id"), Column("name"), Column("game"), Column("section"), Column("paytables"),
+                Column("alternatives"), Column("source"))
+
+
 @command(name="list")
 @options.paytables
 @options.result_format
@@ -159,29 +164,13 @@ def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
          "implausible_alternatives": {a.id: a.implausible for a in w.alternatives.values() if a.implausible}}
         for w in cat.values()
     ]
-    if fmt == "json":
-        click.echo(json.dumps({"exactodds": __version__, "kind": "catalogue", "wagers": rows}, indent=2,
-                              ensure_ascii=False))
-        return
-    if fmt == "csv":
-        buf = io.StringIO()
-        out = csv.writer(buf, lineterminator="\n")
-        out.writerow(["id", "name", "game", "section", "paytables", "alternatives", "source"])
-        for r in rows:
-            out.writerow([r["id"], r["name"], r["game"], r["section"], " ".join(r["paytables"]),
-                          " ".join(r["alternatives"]), r["source"]])
-        click.echo(buf.getvalue(), nl=False)
-        return
-    if fmt in ("markdown", "html"):
-        click.echo(grid(["id", "wager", "section", "paytables", "alternatives"],
-                        [[r["id"], r["name"], f"§{r['section']}", ", ".join(r["paytables"]),
-                          ", ".join(r["alternatives"])] for r in rows], fmt))
-        return
-    width = max(len(r["id"]) for r in rows)
-    for r in rows:
-        names = [a + (" (implausible)" if a in r["implausible_alternatives"] else "") for a in r["alternatives"]]
-        alt = f"  [alternatives: {', '.join(names)}]" if names else ""
-        click.echo(f"{r['id']:<{width}}  §{r['section']}  paytables: {', '.join(r['paytables'])}{alt}")
+    shown = tuple((r["id"], f"§{r['section']}", ", ".join(r["paytables"]),
+                   ", ".join(a + (" (implausible)" if a in r["implausible_alternatives"] else "")
+                             for a in r["alternatives"])) for r in rows)
+    tidy = tuple((r["id"], r["name"], r["game"], r["section"], " ".join(r["paytables"]), " ".join(r["alternatives"]),
+                  r["source"]) for r in rows)
+    report = Report("catalogue", tables=(Table(_WAGERS, shown),), tidy=Table(_WAGERS_TIDY, tidy), data={"wagers": rows})
+    click.echo(render_report(report, fmt), nl=False)
 
 
 @command()
@@ -193,31 +182,19 @@ def check(paths: tuple[str, ...]) -> None:
         click.echo(f"{path}: {len(mine)} wager(s) checked against every possible round")
 
 
+_FEATURES = (Column("name", "Feature"), Column("type", "Type"), Column("meaning", "Meaning"))
+_FEATURES_TIDY = (Column("name"), Column("type"), Column("group"), Column("meaning"))
+
+
 @command()
 @options.result_format
 def features(fmt: str) -> None:
     """Every feature a condition in a paytable file can read, with its meaning."""
     rows = vocabulary()
-    if fmt == "json":
-        click.echo(json.dumps({"version": __version__, "features": rows}, indent=2, ensure_ascii=False))
-    elif fmt == "csv":
-        buf = io.StringIO()
-        out = csv.DictWriter(buf, fieldnames=["name", "type", "group", "meaning"], lineterminator="\n")
-        out.writeheader()
-        out.writerows(rows)
-        click.echo(buf.getvalue(), nl=False)
-    elif fmt == "markdown":
-        click.echo("| feature | type | group | meaning |\n|---|---|---|---|")
-        for r in rows:
-            click.echo(f"| `{r['name']}` | {r['type']} | {r['group']} | {r['meaning']} |")
-    elif fmt == "html":
-        click.echo(grid(["feature", "type", "group", "meaning"],
-                        [[r["name"], r["type"], r["group"], r["meaning"]] for r in rows], fmt, align=["left"] * 4))
-    else:
-        width = max(len(r["name"]) for r in rows)
-        group = None
-        for r in rows:
-            if r["group"] != group:
-                group = r["group"]
-                click.echo(("" if r is rows[0] else "\n") + f"{group} features:")
-            click.echo(f"  {r['name']:<{width}}  {r['type']:<6}  {r['meaning']}")
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    tables = tuple(Table(_FEATURES, tuple((r["name"], r["type"], r["meaning"]) for r in rows if r["group"] == g),
+                         title=f"{g} features") for g in groups)
+    tidy = Table(_FEATURES_TIDY, tuple((r["name"], r["type"], r["group"], r["meaning"]) for r in rows))
+    # "version": the key of the previous release, beside the "exactodds" every JSON document carries
+    report = Report("features", tables=tables, tidy=tidy, data={"version": __version__, "features": rows})
+    click.echo(render_report(report, fmt), nl=False)

@@ -25,7 +25,6 @@ shifts the distribution slightly (the cut-card effect, measured in
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -36,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from exactodds import extras
-from exactodds._version import __version__
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.pricing import WagerResult, price, table_signature
 from exactodds.engine.columns import value_columns
@@ -45,7 +43,7 @@ from exactodds.engine.multiset import codes
 from exactodds.errors import ExactOddsError, read_json
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
-from exactodds.render.tables import grid
+from exactodds.render.tables import Column, Describes, Report, Table, dataframe, render_report
 from exactodds.simulation.cluster import dask_client
 from exactodds.simulation.recordio import (
     CARD_COLUMNS,
@@ -217,7 +215,28 @@ def _rounds(n: int, what: str) -> str:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class _Significant(Column):
+    """A float shown to ``places`` significant digits: p-values span many orders of magnitude."""
+
+    def show(self, value: Any) -> str:
+        return self.empty if value is None or value == "" else f"{float(value):.{self.places}g}"
+
+
+#: The tests, one row each: CSV columns by ``key`` (the wager column holds WAGER:PAYTABLE), text by label.
+_TESTS = (Column("wager", "Wager:paytable"), Column("test", "Test"),
+          _Significant("statistic", "Statistic", "float", places=4), _Significant("p_value", "p", "float", places=3),
+          _Significant("adjusted_p_value", "Adjusted p", "float", places=3), Column("flagged", "Flag"),
+          Column("detail", "Detail"))
+
+#: A flagged wager's rounds per outcome against the exact expectation.
+_OBSERVED = (Column("outcome", "Outcome"), Column("observed", "Observed", "int"),
+             Column("expected", "Expected", "float", places=1))
+
+
+@dataclass(frozen=True)
+class CheckResult(Describes):
+    """The tests of a check, Holm-adjusted; ``str()`` and Jupyter show every test, ``render`` the flagged ones."""
+
     rounds: int
     alpha: float
     rows: tuple[TestRow, ...]
@@ -234,23 +253,50 @@ class CheckResult:
     def ok(self) -> bool:
         return not self.flagged and not self.invalid
 
-    def __str__(self) -> str:
-        return render(self, "text", verbose=True)
+    def verdict(self) -> str:
+        """``OK — nothing flagged``, or what was flagged."""
+        if self.ok:
+            return "OK — nothing flagged"
+        return "FLAGGED — " + ", ".join(([_rounds(len(self.flagged), "test")] if self.flagged else [])
+                                        + (["invalid rounds"] if self.invalid else []))
 
-    def _repr_html_(self) -> str:
-
-        head = "<tr><th>wager:paytable</th><th>test</th><th>statistic</th><th>p</th><th>adjusted p</th><th></th><th>detail</th></tr>"
-        body = "".join(
-            f"<tr><td>{html.escape(r.wager)}:{html.escape(r.paytable)}</td><td>{html.escape(r.test)}</td>"
-            f"<td>{r.statistic:.4g}</td><td>{r.p_value:.3g}</td><td>{r.adjusted:.3g}</td>"
-            f"<td>{'<b>FLAG</b>' if r.flagged else ''}</td><td>{html.escape(r.detail)}</td></tr>" for r in self.rows)
-        verdict = "OK — nothing flagged" if self.ok else f"FLAGGED — {len(self.flagged)} tests"
-        return (f"<p><b>check-sim:</b> {self.rounds:,} rounds, alpha {self.alpha} (Holm): {verdict}</p>"
-                f"<table>{head}{body}</table>")
+    def report(self, *, verbose: bool = True) -> Report:
+        """The headline (rounds, alpha, verdict), the tests (every one if ``verbose``, else the flagged
+        ones; CSV always every one) and each flagged wager's observed-against-expected table, once, from
+        the counts its flagged tests used (the simulator's own settlement for 'reported' tests)."""
+        headline: dict[str, str] = {}
+        if self.invalid:
+            headline["Invalid rounds"] = (f"{_rounds(self.invalid_count or len(self.invalid), 'invalid round')} "
+                                          f"left out (first: {self.first_invalid})")
+        headline["Result"] = self.verdict()
+        every = Table(_TESTS, tuple((f"{r.wager}:{r.paytable}", r.test, r.statistic, r.p_value, r.adjusted,
+                                       "FLAG" if r.flagged else "", r.detail) for r in self.rows))
+        shown = every if verbose else Table(_TESTS, tuple(row for row in every.rows if row[5]))
+        tables = [shown] if shown.rows else []
+        keys: list[str] = []
+        for r in self.flagged:
+            key = f"{r.wager}:{r.paytable}" + (" (as reported)" if r.test.startswith("reported ") else "")
+            if key in keys or key not in self.observed or r.test == "settlement":
+                continue
+            keys.append(key)
+            tables.append(Table(_OBSERVED, tuple((name, ob, ex) for name, (ob, ex) in self.observed[key].items()),
+                                title=f"Observed against expected, {key}"))
+        data = {
+            "rounds": self.rounds, "alpha": self.alpha, "ok": self.ok, "invalid_rounds": self.invalid_count,
+            "invalid": [{"line": ln, "problem": what} for ln, what in self.invalid],
+            "tests": [{"wager": r.wager, "paytable": r.paytable, "test": r.test, "statistic": r.statistic,
+                       "p_value": r.p_value, "adjusted_p_value": r.adjusted, "flagged": r.flagged,
+                       "detail": r.detail} for r in self.rows],
+            "observed": {k: {o: {"observed": ob, "expected": ex} for o, (ob, ex) in v.items()}
+                         for k, v in self.observed.items()},
+        }
+        return Report("check-sim", title=f"check-sim: {self.rounds:,} rounds, {_rounds(len(self.rows), 'test')}, "
+                                         f"Holm-adjusted at alpha {self.alpha}",
+                      headline=headline, tables=tuple(tables), tidy=every, data=data)
 
     def to_dataframe(self) -> Any:
-        pd = extras.load("pandas")
-        return pd.DataFrame([r.__dict__ for r in self.rows])
+        """One row per test (wager, paytable, test, statistic, p_value, adjusted, flagged, detail)."""
+        return dataframe([dict(r.__dict__) for r in self.rows])
 
 
 def _pooled_bins(observed: Sequence[int], expected: Sequence[float]) -> tuple[list[float], list[float]]:
@@ -738,51 +784,6 @@ def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01
 
 
 def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
-    """The check as text or JSON. Each flagged wager's observed-against-expected table is printed
-    once, from the counts its flagged tests used (the simulator's own settlement for 'reported' tests)."""
-
-    if fmt == "json":
-
-        return json.dumps({
-            "exactodds": __version__, "rounds": result.rounds, "alpha": result.alpha, "ok": result.ok,
-            "invalid_rounds": result.invalid_count,
-            "invalid": [{"line": ln, "problem": what} for ln, what in result.invalid],
-            "tests": [{"wager": r.wager, "paytable": r.paytable, "test": r.test, "statistic": r.statistic,
-                       "p_value": r.p_value, "adjusted_p_value": r.adjusted, "flagged": r.flagged,
-                       "detail": r.detail} for r in result.rows],
-            "observed": {k: {o: {"observed": ob, "expected": ex} for o, (ob, ex) in v.items()}
-                         for k, v in result.observed.items()},
-        }, indent=2, ensure_ascii=False) + "\n"
-    if fmt in ("csv", "markdown", "html"):                 # every test, one row each
-        rows = [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.6g}", f"{r.p_value:.6g}", f"{r.adjusted:.6g}",
-                 "FLAG" if r.flagged else "", r.detail] for r in result.rows]
-        table = grid(["wager", "test", "statistic", "p_value", "adjusted_p_value", "flagged", "detail"], rows, fmt)
-        left_out = result.invalid_count or len(result.invalid)
-        verdict = (f"check-sim: {result.rounds:,} rounds, alpha {result.alpha} (Holm): "
-                   + ("OK — nothing flagged" if result.ok else f"FLAGGED — {len(result.flagged)} tests")
-                   + (f", {_rounds(left_out, 'invalid round')} left out (first: {result.first_invalid})"
-                      if result.invalid else ""))
-        if fmt == "csv":
-            return table
-        return f"<p>{verdict}</p>\n{table}\n" if fmt == "html" else f"**{verdict}**\n\n{table}\n"
-    shown = result.rows if verbose else (result.flagged or [])
-    out = [f"check-sim: {result.rounds:,} rounds, {len(result.rows)} tests, Holm-adjusted at alpha {result.alpha}"]
-    if result.invalid:
-        out.append(f"{_rounds(result.invalid_count or len(result.invalid), 'invalid round')} left out; "
-                   f"first: {result.first_invalid}")
-    if shown:
-        out.append(grid(["Wager:paytable", "Test", "Statistic", "p", "Adjusted p", "Flag", "Detail"],
-                        [[f"{r.wager}:{r.paytable}", r.test, f"{r.statistic:.4g}", f"{r.p_value:.3g}",
-                          f"{r.adjusted:.3g}", "FLAG" if r.flagged else "", r.detail] for r in shown], "text"))
-    tables: list[str] = []
-    for r in result.flagged:
-        key = f"{r.wager}:{r.paytable}" + (" (as reported)" if r.test.startswith("reported ") else "")
-        if key in tables or key not in result.observed or r.test == "settlement":
-            continue
-        tables.append(key)
-        out.append(f"\nObserved against expected, {key}:")
-        out.append(grid(["Outcome", "Observed", "Expected"],
-                        [[name, f"{ob:,}", f"{ex:,.1f}"] for name, (ob, ex) in result.observed[key].items()], "text"))
-    out.append("result: " + ("OK — nothing flagged" if result.ok else
-                             f"FLAGGED — {len(result.flagged)} tests" + (", invalid rounds" if result.invalid else "")))
-    return "\n".join(out) + "\n"
+    """The check in ``fmt`` (text, Markdown, CSV, JSON or HTML; see :meth:`CheckResult.report`):
+    the flagged tests, or every one if ``verbose``."""
+    return render_report(result.report(verbose=verbose), fmt)
