@@ -24,6 +24,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PdfReadError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
@@ -54,13 +55,20 @@ def _fr(text: Any) -> Fraction:
     return Fraction(str(text))
 
 
+#: MathML pieces: Markup.format escapes every value it is given, so no text reaches the page unescaped.
+_MINUS, _PLUS, _TIMES = Markup("<mo>−</mo>"), Markup("<mo>+</mo>"), Markup("<mo>&#x2062;</mo>")
+_MN, _FRACTION = Markup("<mn>{:,}</mn>"), Markup("<mfrac><mn>{:,}</mn><mn>{:,}</mn></mfrac>")
+_METER, _SUBSCRIPTED = Markup("<mi>{}</mi>"), Markup("<msub><mi>{}</mi><mtext>{}</mtext></msub>")
+
+
+def _mathml_magnitude(v: Fraction) -> Markup:
+    return _MN.format(v.numerator) if v.denominator == 1 else _FRACTION.format(v.numerator, v.denominator)
+
+
 def _mathml_number(value: Fraction) -> str:
     """An exact fraction typeset as MathML: a stacked fraction, or a whole number."""
-    sign = "<mo>−</mo>" if value < 0 else ""
-    v = abs(value)
-    if v.denominator == 1:
-        return f"<math>{sign}<mn>{v.numerator:,}</mn></math>"
-    return f"<math>{sign}<mfrac><mn>{v.numerator:,}</mn><mn>{v.denominator:,}</mn></mfrac></math>"
+    sign = _MINUS if value < 0 else Markup("")
+    return str(Markup("<math>{}{}</math>").format(sign, _mathml_magnitude(abs(value))))
 
 
 def _mathml_formula(terms: list[dict[str, Any]], *, lhs: bool = True) -> str:
@@ -69,19 +77,17 @@ def _mathml_formula(terms: list[dict[str, Any]], *, lhs: bool = True) -> str:
     parts = []
     for i, term in enumerate(terms):
         c = _fr(term["coefficient"])
-        op = ("<mo>−</mo>" if c < 0 else "") if i == 0 else ("<mo>−</mo>" if c < 0 else "<mo>+</mo>")
+        op = (_MINUS if c < 0 else Markup("")) if i == 0 else (_MINUS if c < 0 else _PLUS)
         c = abs(c)
-        coefficient = f"<mn>{c.numerator:,}</mn>" if c.denominator == 1 else \
-            f"<mfrac><mn>{c.numerator:,}</mn><mn>{c.denominator:,}</mn></mfrac>"
-        meters = "".join(
-            (f"<msub><mi>{html.escape(m.split('_', 1)[0])}</mi><mtext>{html.escape(m.split('_', 1)[1])}</mtext></msub>"
-             if "_" in m else f"<mi>{html.escape(m)}</mi>") for m in term["meters"])
-        product = coefficient if not meters else (coefficient + "<mo>&#x2062;</mo>" + meters
-                                                  if c != 1 else meters)
+        meters = Markup("").join(_SUBSCRIPTED.format(*m.split("_", 1)) if "_" in m else _METER.format(m)
+                                 for m in term["meters"])
+        coefficient = _mathml_magnitude(c)
+        product = coefficient if not meters else (coefficient + _TIMES + meters if c != 1 else meters)
         parts.append(op + product)
+    body = Markup("").join(parts)
     if not lhs:
-        return "<math>" + "".join(parts) + "</math>"
-    return "<math display='block'><mi>E</mi><mo>=</mo>" + "".join(parts) + "</math>"
+        return str(Markup("<math>{}</math>").format(body))
+    return str(Markup("<math display='block'><mi>E</mi><mo>=</mo>{}</math>").format(body))
 
 
 _TERM = re.compile(r"^(?:(\d+)\*)?([A-Za-z][A-Za-z0-9_]*)(?:/(\d+))?$|^(\d+)(?:/(\d+))?$")
