@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -21,10 +18,10 @@ from exactodds.documents.certificate import (
 )
 from exactodds.documents.certificate import verify as verify_certificate
 from exactodds.documents.pages import (
+    CERTIFICATE_RENDERERS,
     pdf_differs,
     read_document,
     render_html,
-    render_markdown,
     write_pdf,
 )
 from exactodds.documents.signing import check_name, load_public_key, sign
@@ -32,31 +29,9 @@ from exactodds.documents.signing import keygen as make_keys
 from exactodds.documents.tables import write_tables
 from exactodds.errors import ExactOddsError
 from exactodds.files import check_output
-from exactodds.render.tables import Column, Report, Table, render_report, write_csv
+from exactodds.render.tables import Column, Report, Table, render_report
 
 #: The columns of a certificate's CSV form: one row per shoe, wager paytable and outcome, exact values.
-CERTIFICATE_COLUMNS = ("certificate_number", "shoe", "wager", "paytable", "outcome_id", "outcome", "pays", "net",
-                       "combinations", "probability", "return")
-
-
-def certificate_csv(cert: dict[str, Any]) -> str:
-    """The certificate's priced outcomes as CSV (exact fractions, as in its JSON)."""
-    return write_csv(CERTIFICATE_COLUMNS, [
-        [cert["certificate_number"], result["shoe"]["description"], block["wager"], block["paytable"], row["id"],
-         row["outcome"], row["pays"], row["net"], row["combinations"], row["probability"], row["return"]]
-        for result in cert["results"] for block in result["wagers"] for row in block["outcomes"]])
-
-
-def certificate_json(cert: dict[str, Any]) -> str:
-    """The certificate itself, the document verify reads (not a report of it: its keys are its format's)."""
-    return json.dumps(cert, indent=2, ensure_ascii=False) + "\n"
-
-
-#: The renderer of each format of a certificate (a document: Jinja2 templates in documents/pages.py, not a
-#: tidy Report); pdf is printed from the HTML and written by write_pdf.
-CERTIFICATE_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "json": certificate_json, "html": render_html, "markdown": render_markdown, "text": render_markdown,
-    "csv": certificate_csv}
 
 
 @command()

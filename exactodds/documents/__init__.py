@@ -16,7 +16,10 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES", "MAX_WAGERS",
         "MAX_PAYTABLES", "MAX_TABLES", "LIMITS"
     ],
-    "pages": ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID"],
+    "pages": [
+        "render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
+        "CERTIFICATE_RENDERERS", "certificate_csv", "certificate_json"
+    ],
     "plots": [
         "edge_by_decks", "outcome_probabilities", "progressive_return", "removal_effect", "effects_bars",
         "edge_by_penetration"
@@ -50,7 +53,10 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     )
     from exactodds.documents.pages import (
         ATTACHMENT,
+        CERTIFICATE_RENDERERS,
         SCRIPT_ID,
+        certificate_csv,
+        certificate_json,
         pdf_differs,
         read_document,
         render_html,

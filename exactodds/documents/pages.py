@@ -10,7 +10,6 @@ PDF a running header with the certificate number and a "page N of M" footer.
 
 from __future__ import annotations
 
-import html
 import io
 import json
 import logging
@@ -19,6 +18,7 @@ import re
 import shutil
 import signal
 import subprocess
+from collections.abc import Callable
 from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
@@ -34,8 +34,10 @@ from exactodds.documents.certificate import LIMITS, MAX_BYTES, write_atomically
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
+from exactodds.render.tables import write_csv
 
-__all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID"]
+__all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
+           "CERTIFICATE_RENDERERS", "certificate_csv", "certificate_json"]
 
 ATTACHMENT = "exactodds-certificate.json"
 SCRIPT_ID = "exactodds-certificate"
@@ -614,3 +616,29 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
         raise ExactOddsError(f"{path}: not a certificate: neither JSON, nor HTML or PDF from exactodds with the "
                              "certificate embedded (a Markdown certificate is for reading: verify its JSON, HTML or PDF)")
     return _strict_json(parser.text, f"{path} (embedded certificate)"), "html", text
+
+
+# -- every format of a certificate, by name ------------------------------------------------------
+
+CERTIFICATE_COLUMNS = ("certificate_number", "shoe", "wager", "paytable", "outcome_id", "outcome", "pays", "net",
+                       "combinations", "probability", "return")
+
+
+def certificate_csv(cert: dict[str, Any]) -> str:
+    """The certificate's priced outcomes as CSV (exact fractions, as in its JSON)."""
+    return write_csv(CERTIFICATE_COLUMNS, [
+        [cert["certificate_number"], result["shoe"]["description"], block["wager"], block["paytable"], row["id"],
+         row["outcome"], row["pays"], row["net"], row["combinations"], row["probability"], row["return"]]
+        for result in cert["results"] for block in result["wagers"] for row in block["outcomes"]])
+
+
+def certificate_json(cert: dict[str, Any]) -> str:
+    """The certificate itself, the document verify reads (not a report of it: its keys are its format's)."""
+    return json.dumps(cert, indent=2, ensure_ascii=False) + "\n"
+
+
+#: The renderer of each format of a certificate (a document: Jinja2 templates above, not a
+#: tidy Report); pdf is printed from the HTML and written by write_pdf.
+CERTIFICATE_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "json": certificate_json, "html": render_html, "markdown": render_markdown, "text": render_markdown,
+    "csv": certificate_csv}
