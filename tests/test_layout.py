@@ -28,7 +28,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "exactodds"
 
 #: Layer -> its height; a module may import only from its own height or below.
 LAYERS = {
-    "errors": 0, "files": 0, "cache": 0, "extras": 0, "_version": 0,
+    "errors": 0, "files": 0, "cache": 0, "extras": 0, "_version": 0, "_build": 0,
     "game": 1, "render": 2, "wagers": 3, "engine": 4, "analyses": 5, "simulation": 6, "documents": 7,
     "cli": 8, "serve": 8, "benchmark": 8, "__init__": 8, "__main__": 8,
 }
