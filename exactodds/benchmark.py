@@ -164,20 +164,31 @@ def _mb(mb: float) -> str:
 
 # -- reference A: a plain C loop over the value-level rounds ------------------------
 
-_C_SOURCE = r"""
+#: What both C references share: the median of the timed passes and the counts, printed on one line.
+_C_PRELUDE = r"""
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-/* usage: ref FILE PASSES. FILE holds n (int64), gather (6 x n int32, row-major),
-   outcome (n int8: 0 Banker wins, 1 Player wins, 2 tie) and the 76 factors (int64).
-   Prints the median microseconds of one pass and the three counts. */
-
 static int by_value(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
+
+static int report(double *us, long passes, const int64_t *count) {
+    qsort(us, passes, sizeof *us, by_value);
+    printf("%.3f %lld %lld %lld\n", us[passes / 2], (long long)count[0], (long long)count[1],
+           (long long)count[2]);
+    return 0;
+}
+"""
+
+_C_SOURCE = _C_PRELUDE + r"""
+
+/* usage: ref FILE PASSES. FILE holds n (int64), gather (6 x n int32, row-major),
+   outcome (n int8: 0 Banker wins, 1 Player wins, 2 tie) and the 76 factors (int64).
+   Prints the median microseconds of one pass and the three counts. */
 
 int main(int argc, char **argv) {
     if (argc != 3) return 2;
@@ -205,10 +216,7 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         us[r] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
     }
-    qsort(us, passes, sizeof *us, by_value);
-    printf("%.3f %lld %lld %lld\n", us[passes / 2], (long long)count[0], (long long)count[1],
-           (long long)count[2]);
-    return 0;
+    return report(us, passes, count);
 }
 """
 
@@ -256,11 +264,7 @@ def _c_reference(factors: np.ndarray, outcome: np.ndarray, passes: int) -> tuple
 
 # -- reference C: a plain C loop over the same multiset table ---------------------------
 
-_C_TABLE_SOURCE = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+_C_TABLE_SOURCE = _C_PRELUDE + r"""
 
 /* usage: ref FILE PASSES. FILE holds (int64 each) m multisets, k factors, e entries; then
    gather (6 x m int32, row-major: each multiset's six factor indices), factors (k int64),
@@ -270,11 +274,6 @@ _C_TABLE_SOURCE = r"""
    of weight x orderings. Every count of a shoe of up to 8 decks is below 2^53: int64 is exact
    (the caller compares the counts with exactodds' exact ones).
    Prints the median microseconds of one pass and the three counts. */
-
-static int by_value(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv) {
     if (argc != 3) return 2;
@@ -311,10 +310,7 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         us[r] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
     }
-    qsort(us, passes, sizeof *us, by_value);
-    printf("%.3f %lld %lld %lld\n", us[passes / 2], (long long)count[0], (long long)count[1],
-           (long long)count[2]);
-    return 0;
+    return report(us, passes, count);
 }
 """
 
