@@ -405,6 +405,8 @@ def _shorten(text: str, limit: int = 160) -> str:
 
 def _has_comment(text: str) -> bool:
     """Whether Python would read part of ``text`` as a comment ('#' outside a quoted value)."""
+    if "#" not in text:                          # no comment possible: spare the tokenizer (and its start-up)
+        return False
     try:
         return any(t.type == tokenize.COMMENT for t in tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
