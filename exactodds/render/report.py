@@ -202,8 +202,12 @@ def analysis_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = 
     tidy = Table(_TIDY_OUTCOMES, tuple(_keys(shoe, r) + (ln.id, ln.name, ln.pay.text, ln.net, ln.combinations,
                                                           ln.probability, ln.contribution)
                                        for r in results for ln in r.lines))
-    data = analysis_dict(shoe, results, route=route)
-    del data["exactodds"]
+
+    def data() -> dict[str, Any]:                  # the JSON document, built only when JSON is asked for
+        body = analysis_dict(shoe, results, route=route)
+        del body["exactodds"]
+        return body
+
     return Report("analysis", headline={"Shoe": f"{shoe.describe()}; {shoe.sequences:,} ordered 6-card sequences"},
                   tables=tuple(result_table(r) for r in results), tidy=tidy, data=data)
 

@@ -210,7 +210,8 @@ class Report:
 
     ``tidy``: the table CSV prints (one row per observation; the first table if not given).
     ``no_tidy``: why there is no tidy table (CSV is refused with it). ``data``: the JSON document
-    (exact values as ``exact()`` gives them); built from the headline and tables if not given.
+    (exact values as ``exact()`` gives them), or a function that builds it when JSON is asked for;
+    built from the headline and tables if not given.
     """
 
     kind: str
@@ -219,7 +220,7 @@ class Report:
     tables: tuple[Table, ...] = ()
     notes: tuple[str, ...] = ()
     tidy: Table | None = None
-    data: Mapping[str, Any] | None = None
+    data: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None
     no_tidy: str = ""
 
 
@@ -318,7 +319,7 @@ def _json_table(t: Table) -> dict[str, Any]:
 def render_json(report: Report) -> str:
     """JSON: ``{"exactodds": version, "kind": ..., ...}`` with exact values as ints and ``"p/q"`` strings."""
     if report.data is not None:
-        body = dict(report.data)
+        body = dict(report.data() if callable(report.data) else report.data)
     else:
         body = {k: exact(v.value if isinstance(v, Figure) else v) for k, v in report.headline.items()}
         body["tables"] = [_json_table(t) for t in report.tables]
