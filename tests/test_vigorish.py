@@ -9,11 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from exactodds.analyses.analysis import analyze
-from exactodds.analyses.vigorish import at_bet, parse_dollars, vigorish, vigorish_table
+from exactodds.analyses.vigorish import vigorish_table
 from exactodds.cli import cli
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
+from exactodds.wagers.bet_size import at_bet, parse_dollars, vigorish
 from exactodds.wagers.catalogue import load_catalogue
 
 SHOE = Shoe.decks(8)

@@ -25,9 +25,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "MeterSpec", "ProgressiveSpec", "MysterySpec", "ProgressiveAnalysis", "MysteryReturn", "load_meters",
         "progressive_analysis", "mystery_return", "long_run_return", "parse_rate"
     ],
-    "vigorish": [
-        "at_bet", "parse_dollars", "VigorishTable", "VigorishTables", "vigorish_table", "QUARTER", "COMMON_BETS"
-    ],
+    "vigorish": ["VigorishTable", "VigorishTables", "vigorish_table", "COMMON_BETS"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
@@ -75,12 +73,4 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         parse_rate,
         progressive_analysis,
     )
-    from exactodds.analyses.vigorish import (
-        COMMON_BETS,
-        QUARTER,
-        VigorishTable,
-        VigorishTables,
-        at_bet,
-        parse_dollars,
-        vigorish_table,
-    )
+    from exactodds.analyses.vigorish import COMMON_BETS, VigorishTable, VigorishTables, vigorish_table

@@ -34,7 +34,6 @@ import numpy as np
 from exactodds.analyses.eor import resolve_pairs
 from exactodds.analyses.pricing import LOSE, assign_outcomes, counts_for, feature_table, signature_for
 from exactodds.analyses.progressive import load_meters, mystery_return
-from exactodds.analyses.vigorish import parse_dollars
 from exactodds.engine.distribution import deal
 from exactodds.engine.identity import _labels
 from exactodds.errors import ExactOddsError, InconsistentCounts
@@ -49,6 +48,7 @@ from exactodds.render.tables import (
     decimal,
     exact,
 )
+from exactodds.wagers.bet_size import parse_dollars
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, did_you_mean, load_catalogue
 
 __all__ = ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE", "JOINT_ROWS"]

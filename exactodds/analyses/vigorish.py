@@ -1,22 +1,12 @@
-"""The Banker's vigorish at a bet size, rounded as §627a.12(c) allows.
+"""The Banker's vigorish over many bet sizes: what the 25¢ rounding of §627a.12(c) adds to the house edge.
 
-§627a.12(c): the vigorish is 5% of the amount won, and "the certificate holder
-may round off the vigorish to 25¢ or the next highest multiple of 25¢". Read
-here as rounding *up* each winning wager's vigorish to a multiple of 25¢ (a
-vigorish that is already one is unchanged); the catalogue's Banker wager, with
-no bet size, prices the 5% unrounded. Where the vigorish is tracked and
-collected later (§627a.12(d)(2)), a casino that rounds the accumulated total
-instead of each win charges less; that is not priced here.
-
->>> vigorish(Fraction(7)), vigorish(Fraction(1)), vigorish(Fraction(20))
-(Fraction(1, 2), Fraction(1, 4), Fraction(1, 1))
+The rounding itself, and a wager priced at one bet size, are :mod:`exactodds.wagers.bet_size`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -25,61 +15,24 @@ from exactodds.analyses.pricing import expected_return
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
-from exactodds.render.tables import Column, Report, Results, Table, dataframe, exact, merge, percent
+from exactodds.render.tables import (
+    Column,
+    Report,
+    Results,
+    Table,
+    dataframe,
+    exact,
+    merge,
+    percent,
+)
+from exactodds.wagers.bet_size import at_bet, vigorish
 from exactodds.wagers.catalogue import Wager, load_catalogue
-from exactodds.wagers.pays import Pay, parse_amount, vigorish_terms
+from exactodds.wagers.pays import vigorish_terms
 
-__all__ = ["vigorish", "at_bet", "parse_dollars", "VigorishTable", "VigorishTables", "vigorish_table", "QUARTER",
-           "COMMON_BETS"]
+__all__ = ["VigorishTable", "VigorishTables", "vigorish_table", "COMMON_BETS"]
 
-#: The rounding step of §627a.12(c).
-QUARTER = Fraction(1, 4)
 #: The bet sizes of the default table: every dollar to $25, then the multiples of $5 to $100.
 COMMON_BETS = tuple(range(1, 26)) + tuple(range(30, 101, 5))
-
-
-def vigorish(won: Fraction, *, rate: Fraction = Fraction(5, 100), step: Fraction = QUARTER) -> Fraction:
-    """The vigorish on ``won`` dollars won: ``rate`` of it, rounded up to a multiple of ``step``."""
-    return math.ceil(won * rate / step) * step
-
-
-def parse_dollars(raw: object, *, where: str) -> Fraction:
-    """A bet in dollars: ``7``, ``7.50``, ``$12`` → an exact amount above zero (at most $1,000,000,000)."""
-    value = parse_amount(raw, where=where, what="a dollar amount")
-    if not 0 < value <= 10**9:
-        raise ExactOddsError(f"{where}: a bet must be above $0 and at most $1,000,000,000, got {raw!r}")
-    if (value * 100).denominator != 1:
-        raise ExactOddsError(f"{where}: a bet is a whole number of cents, got {raw!r}")
-    return value
-
-
-def _money(x: Fraction) -> str:
-    return f"${x.numerator // x.denominator:,}.{round((x - x.numerator // x.denominator) * 100):02d}"
-
-
-def at_bet(wager: Wager, bet: Fraction) -> Wager:
-    """The wager at a bet of ``bet`` dollars, each pay with a vigorish charged as §627a.12(c) rounds it."""
-    tables = {}
-    changed = False
-    for tid, table in wager.paytables.items():
-        pays = dict(table.pays)
-        for oid, pay in table.pays.items():
-            terms = vigorish_terms(pay.text)
-            if terms is None:
-                continue
-            gross, rate = terms
-            won = bet * gross
-            charged = vigorish(won, rate=rate)
-            pays[oid] = Pay(f"{pay.text}, {_money(charged)} on {_money(won)} won (rounded up to 25¢)", "to",
-                            (won - charged) / bet)
-            changed = True
-        tables[tid] = replace(table, pays=pays)
-    if not changed:
-        raise ExactOddsError(f"wager {wager.id!r} charges no vigorish: a bet size changes nothing")
-    note = (f"A ${bet} bet: the vigorish on each win is rounded up to a multiple of 25¢ as 627a.12(c) "
-            "allows (per winning wager).")
-    return replace(wager, paytables=tables, reading=f"{wager.reading} {note}" if wager.reading else note,
-                   parameters={**wager.parameters})
 
 
 @dataclass(frozen=True)

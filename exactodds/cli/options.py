@@ -16,10 +16,10 @@ from typing import Any
 import click
 
 from exactodds.analyses.analysis import load_text
-from exactodds.analyses.vigorish import parse_dollars
 from exactodds.cli.core import deprecated
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe, parse_card_list
+from exactodds.wagers.bet_size import parse_dollars
 from exactodds.wagers.catalogue import Catalogue, did_you_mean, file_text, load_catalogue
 
 #: The formats of a printed result, the same in every command (the first is the default).

@@ -9,12 +9,12 @@ import click
 from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze as run_analysis
 from exactodds.analyses.analysis import load_text, select
-from exactodds.analyses.vigorish import at_bet, parse_dollars
 from exactodds.cli import options
 from exactodds.cli.core import command
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card
 from exactodds.render.tables import Column, Report, Table, render_report
+from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import Catalogue
 from exactodds.wagers.outcomes import vocabulary
 from exactodds.wagers.pays import vigorish_terms

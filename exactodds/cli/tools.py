@@ -22,11 +22,12 @@ from exactodds.analyses.progressive import (
     parse_rate,
     progressive_analysis,
 )
-from exactodds.analyses.vigorish import COMMON_BETS, VigorishTables, parse_dollars, vigorish_table
+from exactodds.analyses.vigorish import COMMON_BETS, VigorishTables, vigorish_table
 from exactodds.cli import options
 from exactodds.cli.core import command, either
 from exactodds.errors import ExactOddsError
 from exactodds.render.report import render_mystery, render_progressive
+from exactodds.wagers.bet_size import parse_dollars
 from exactodds.wagers.pays import THOUSANDS, parse_amount, vigorish_terms
 
 

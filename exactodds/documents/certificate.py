@@ -30,7 +30,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from exactodds import cache
@@ -38,13 +37,13 @@ from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze, load_text
 from exactodds.analyses.pricing import WagerResult
 from exactodds.analyses.progressive import load_meters, progressive_analysis
-from exactodds.analyses.vigorish import at_bet, parse_dollars
 from exactodds.documents.signing import canonical, check_name, check_signature
 from exactodds.errors import ExactOddsError
 from exactodds.files import write_atomically
 from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
+from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
 from exactodds.wagers.pays import vigorish_terms
 

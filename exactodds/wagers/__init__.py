@@ -14,6 +14,7 @@ import lazy_loader
 # Each name is imported from its module when first used, so importing one module of this layer
 # does not import the others.
 __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "bet_size": ["vigorish", "at_bet", "parse_dollars", "money", "QUARTER"],
     "catalogue": [
         "Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "read_text", "file_text",
         "did_you_mean", "check_meter_names", "DATA_FILES", "MAX_FILE_BYTES"
@@ -29,6 +30,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
+    from exactodds.wagers.bet_size import QUARTER, at_bet, money, parse_dollars, vigorish
     from exactodds.wagers.catalogue import (
         DATA_FILES,
         MAX_FILE_BYTES,
