@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exactodds.analyses.pricing import WagerResult, check_wagers, price
+from exactodds import engine
+from exactodds.analyses.pricing import PointDistribution, WagerResult, check_wagers, price
 from exactodds.engine.distribution import deal
-from exactodds.engine.walk import WalkDistribution
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
 from exactodds.render.report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
@@ -197,7 +197,10 @@ def analyze(
         raise ExactOddsError(f"unknown route {route!r} (use {' or '.join(ROUTES)})")
     pairs = select(catalogue if catalogue is not None else load_catalogue(), wagers=wagers,
                    paytables=paytables, everything=everything, alternatives=alternatives)
-    dist = deal(shoe) if route == "vector" else WalkDistribution(shoe)
-    if isinstance(dist, WalkDistribution):
-        dist.prepare(w for w, _ in pairs)                 # one walk per group of wagers reading the same cards
+    if route == "vector":
+        dist: PointDistribution = deal(shoe)
+    else:                                                 # the walk's module loads only when it is asked for
+        walk = engine.WalkDistribution(shoe)
+        walk.prepare(w for w, _ in pairs)                 # one walk per group of wagers reading the same cards
+        dist = walk
     return Analysis(shoe, tuple(price(w, w.paytables[t], dist) for w, t in pairs), route)

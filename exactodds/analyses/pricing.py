@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import numpy as np
 
@@ -38,7 +38,6 @@ from exactodds.engine.multiset import (
     resolution_of,
     told_apart,
 )
-from exactodds.engine.walk import WalkDistribution
 from exactodds.errors import ExactOddsError, InconsistentCounts
 from exactodds.game.shoe import Shoe
 from exactodds.render.report import result_dataframe, result_report, result_text
@@ -66,6 +65,19 @@ class PointDistribution(Protocol):
     def total(self) -> int: ...
 
     def point_counts(self) -> Mapping[Any, int]: ...
+
+
+class SettlesRounds(PointDistribution, Protocol):
+    """A route that settles each round itself and counts the outcomes of a wager (the second route,
+    :class:`exactodds.engine.WalkDistribution`), where the first gives counts per round to settle here."""
+
+    def outcome_counts(self, wager: Wager, paytable: Paytable) -> Mapping[int, int]: ...
+
+
+def settles_rounds(dist: PointDistribution) -> TypeGuard[SettlesRounds]:
+    """Whether ``dist`` settles rounds itself (a plain attribute test: an ``isinstance`` against a
+    runtime protocol would cost more than pricing the main game)."""
+    return hasattr(dist, "outcome_counts")
 
 
 @dataclass(frozen=True)
@@ -98,10 +110,10 @@ class WagerResult:
     total: int
     lines: tuple[OutcomeLine, ...]
 
-    @property
+    @functools.cached_property
     def expected_return(self) -> Any:
         """Expected net win per unit wagered (negative: the house's advantage)."""
-        return sum((line.contribution for line in self.lines), Fraction(0))
+        return self._mean([line.net for line in self.lines])
 
     @property
     def house_edge(self) -> Any:
@@ -113,25 +125,35 @@ class WagerResult:
         """RTP: 1 + expected return."""
         return 1 + self.expected_return
 
-    @property
+    @functools.cached_property
     def variance(self) -> Any:
         """Variance of the net result of one unit wagered."""
-        second = sum((line.net * line.net * line.probability for line in self.lines), Fraction(0))
-        return second - self.expected_return ** 2
+        return self._mean([line.net * line.net for line in self.lines]) - self.expected_return ** 2
 
     @property
     def standard_deviation(self) -> float:
         """For printing only; the exact figure is :attr:`variance`."""
         return math.sqrt(float(self.variance))
 
-    @property
+    @functools.cached_property
     def hit_frequency(self) -> Fraction:
         """Probability that the wager wins something (net pay above zero)."""
-        return sum((ln.probability for ln in self.lines if _positive(ln.net)), Fraction(0))
+        return Fraction(sum(ln.combinations for ln in self.lines if _positive(ln.net)), self.total)
 
-    @property
+    @functools.cached_property
     def push_frequency(self) -> Fraction:
-        return sum((ln.probability for ln in self.lines if ln.pay.kind == "push"), Fraction(0))
+        return Fraction(sum(ln.combinations for ln in self.lines if ln.pay.kind == "push"), self.total)
+
+    def _mean(self, values: Sequence[Any]) -> Any:
+        """Σ value × combinations / total over the lines, exactly: in integers over one common
+        denominator when every value is a Fraction (a sum of Fractions reduces at every step), and
+        as a sum of terms where a value is a share of a meter."""
+        if all(isinstance(v, Fraction) for v in values):
+            common = math.lcm(*(v.denominator for v in values))
+            numerator = sum(v.numerator * (common // v.denominator) * ln.combinations
+                            for v, ln in zip(values, self.lines))
+            return Fraction(numerator, common * self.total)
+        return sum((v * ln.probability for v, ln in zip(values, self.lines)), Fraction(0))
 
     @property
     def symbolic(self) -> bool:
@@ -394,7 +416,7 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
 
 def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
-    if isinstance(dist, WalkDistribution):                 # the second route settles each round itself
+    if settles_rounds(dist):                               # the second route settles each round itself
         sums = dist.outcome_counts(wager, paytable)
     else:
         order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
@@ -435,7 +457,7 @@ def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -
     >>> expected_return(d7, d7.paytable("standard"), deal(shoe)) == price(d7, d7.paytable("standard"), deal(shoe)).expected_return
     True
     """
-    if isinstance(dist, WalkDistribution):                # the second route: counts per outcome
+    if settles_rounds(dist):                              # the second route: counts per outcome
         return price(wager, paytable, dist).expected_return
     order, starts, _paid_as = _groups(wager, paytable)
     counts = _counts(wager, dist)
