@@ -87,14 +87,20 @@ def _compile_bytecode() -> bool:
     return bool(compileall.compile_dir(str(Path(exactodds.__file__).parent), quiet=2))
 
 
-def _wall_s(cmd: Sequence[str], repeat: int) -> float:
-    """Median wall time in seconds of a fresh process (stdout discarded)."""
-    walls = []
+#: Cold processes of each command timed (section 5).
+_COLD_RUNS = 9
+
+
+def _walls_s(cmds: Sequence[Sequence[str]], repeat: int) -> list[float]:
+    """Median wall time in seconds of a fresh process of each command (stdout discarded), the
+    commands run in turn ``repeat`` times, so that a busy moment of the machine weighs on each alike."""
+    walls: list[list[float]] = [[] for _ in cmds]
     for _ in range(repeat):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - t)
-    return statistics.median(walls)
+        for cmd, times in zip(cmds, walls):
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - t)
+    return [statistics.median(times) for times in walls]
 
 
 #: Child-side helper: the process's own peak resident set (VmHWM), in MB; -1 where /proc is missing.
@@ -546,18 +552,20 @@ def main() -> None:
     _row("whole catalogue, 30 / 8 decks", f"{all30_ms / all8_ms:.1f}x", "<= 3x", all30_ms / all8_ms <= 3)
 
     # -- 5 and 6. cold processes: wall time and the child's own peak memory --------------------
-    print("\n5. Cold processes, wall time (median of 5) against a bare `python -c \"import numpy\"`")
+    print(f"\n5. Cold processes, wall time (median of {_COLD_RUNS}, the three commands in turn) against a bare "
+          "`python -c \"import numpy\"`")
     if _compile_bytecode():
         print("   (exactodds's bytecode compiled first, as `pip install` does: this environment sets "
               "PYTHONDONTWRITEBYTECODE, so each cold process would otherwise compile every module from source, "
               "while NumPy's bytecode came with its install)")
-    numpy_s = _wall_s([PYTHON, "-c", "import numpy"], repeat=5)
-    _row("python -c \"import numpy\"", f"{numpy_s * 1e3:.0f} ms")
     cmd = _exactodds_cmd()
+    cold = ((["analyze", "--decks", "8"], 2.0), (["analyze", "--all", "--decks", "8"], 4.0))
+    numpy_s, *walls = _walls_s([[PYTHON, "-c", "import numpy"], *([*cmd, *args] for args, _ in cold)],
+                               repeat=_COLD_RUNS)
+    _row("python -c \"import numpy\"", f"{numpy_s * 1e3:.0f} ms")
     peaks = {}
-    for args, target in ((["analyze", "--decks", "8"], 2.0), (["analyze", "--all", "--decks", "8"], 4.0)):
+    for (args, target), wall in zip(cold, walls):
         shown = "exactodds " + " ".join(args)
-        wall = _wall_s([*cmd, *args], repeat=5)
         _row(shown, f"{wall * 1e3:.0f} ms")
         _row(f"{shown} / import numpy", f"{wall / numpy_s:.1f}x", f"<= {target:.0f}x", wall / numpy_s <= target)
         peaks[shown] = _peak_mb(_CLI_PEAK, args)
