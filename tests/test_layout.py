@@ -162,12 +162,27 @@ def test_no_module_of_the_command_line_is_over_400_lines() -> None:
     assert not long, f"command-line modules over 400 lines: {long}"
 
 
-@pytest.mark.parametrize("argv", [["analyze", "--decks", "1", "--wager", "banker"]])
-def test_analyze_loads_no_heavy_library(argv: list[str], tmp_path: Path) -> None:
-    code = ("import sys\nfrom exactodds.cli import main\nsys.argv = ['exactodds', *sys.argv[1:]]\n"
+#: Modules `exactodds analyze` of the main wagers does not need, kept off its start-up: the second
+#: route (the walk, for --route walk and the checks), and the vigorish table by bet size.
+NOT_FOR_ANALYZE = ("exactodds.engine.walk", "exactodds.analyses.vigorish")
+
+
+def _modules_loaded(argv: list[str], tmp_path: Path) -> tuple[list[str], str]:
+    """The modules a cold ``exactodds ARGV`` has loaded when it ends, and whether the garbage collector
+    was back on then (with what start-up made frozen)."""
+    code = ("import gc, sys\nfrom exactodds.cli import main\nsys.argv = ['exactodds', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), file=sys.stderr)\n")
+            "print(sorted(sys.modules), gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr, sep='|')\n")
     run = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "EXACTODDS_CACHE_DIR": str(tmp_path)})
     assert run.returncode == 0, run.stderr
-    assert run.stderr.strip().splitlines()[-1] == "[]", run.stderr
+    modules, collector, frozen = run.stderr.strip().splitlines()[-1].split("|")
+    return ast.literal_eval(modules), f"enabled={collector} frozen={frozen}"
+
+
+@pytest.mark.parametrize("argv", [["analyze", "--decks", "1", "--wager", "banker"], ["analyze", "--decks", "8"]])
+def test_analyze_loads_no_heavy_library(argv: list[str], tmp_path: Path) -> None:
+    modules, collector = _modules_loaded(argv, tmp_path)
+    assert sorted({m.split(".")[0] for m in modules} & set(HEAVY)) == []
+    assert sorted(set(modules) & set(NOT_FOR_ANALYZE)) == []
+    assert collector == "enabled=True frozen=True"     # start-up ran without it, the command with it
