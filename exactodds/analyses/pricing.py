@@ -39,7 +39,7 @@ from exactodds.engine.multiset import (
     told_apart,
 )
 from exactodds.errors import ExactOddsError, InconsistentCounts
-from exactodds.game.shoe import Shoe
+from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.render.report import result_dataframe, result_report, result_text
 from exactodds.render.tables import Report, render_report
 from exactodds.wagers.catalogue import Paytable, Wager
@@ -443,6 +443,107 @@ def _nets(wager: Wager, paytable: Paytable) -> list[Any]:
     if key not in cache:
         paid_as = _groups(wager, paytable)[2]
         cache[key] = [Fraction(-1) if k < 0 else paytable.pays[wager.outcomes[k].id].net for k in paid_as]
+    return cache[key]  # type: ignore[no-any-return]
+
+
+#: The largest numerator the batch route keeps in 64 bits (see :func:`expected_returns`).
+_INT64_MAX = 2**63 - 1
+
+
+def expected_returns(wager: Wager, paytable: Paytable, value_counts: np.ndarray) -> list[Fraction] | None:
+    """The exact expected return of ``wager`` under ``paytable`` for many shoes at once, given each
+    shoe's cards per point value (shape (shoes, 10)); equal, shoe by shoe, to :func:`expected_return`.
+
+    One pass over the multisets the wager pays on: a shoe's expected return is Σ_m W[m] · U[m] over
+    (L × its sequences) − 1, with W the shoe's weight of multiset m (:meth:`MultisetTable.sums_many`)
+    and U[m] = L · Σ over m's entries of orderings × (net pay + 1), the same for every shoe (a loss adds
+    nothing, so only multisets that feed a paid or pushed outcome are read). Exact in 64-bit integers:
+    every term is at most the whole sum, at most (largest net + 1) · L times the shoe's sequences, which
+    is checked to fit. ``None`` where this route does not read the wager (it tells ranks or suits apart,
+    a pay is a share of a meter, or the sum would not fit): price those shoe by shoe.
+
+    >>> from exactodds.engine import deal
+    >>> from exactodds.wagers import load_catalogue
+    >>> d7 = load_catalogue()["dragon-7-insurance"]
+    >>> full, less = Shoe.decks(8), Shoe.decks(8).remove(*"AAAA")
+    >>> got = expected_returns(d7, d7.paytable("standard"), np.array([full.value_counts, less.value_counts]))
+    >>> got == [expected_return(d7, d7.paytable("standard"), deal(s)) for s in (full, less)]
+    True
+    """
+    return expected_returns_many([(wager, paytable)], value_counts)[0]
+
+
+def expected_returns_many(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray
+                          ) -> list[list[Fraction] | None]:
+    """:func:`expected_returns` of several wagers on the same shoes: the wagers that read the same
+    table share the shoes' weights of its multisets, so pricing three of them costs little more
+    than one (the weights are the work; each wager adds a column to one matrix product)."""
+    out: list[list[Fraction] | None] = []
+    for found in return_numerators(pairs, value_counts):
+        if found is None:
+            out.append(None)
+            continue
+        sums, totals, scale = found
+        out.append([Fraction(n - scale * t, scale * t) for n, t in zip(sums, totals)])
+    return out
+
+
+def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray
+                      ) -> list[tuple[list[int], list[int], int] | None]:
+    """What :func:`expected_returns_many` makes Fractions of, for callers that sum many of them:
+    per wager, each shoe's Σ_m W[m] · U[m], each shoe's ordered 6-card sequences t, and the common
+    denominator L of the nets (the expected return is that sum over L · t, minus 1); None where
+    this route does not read the wager."""
+    out: list[tuple[list[int], list[int], int] | None] = [None] * len(pairs)
+    sizes = value_counts.sum(axis=1).tolist()
+    totals = [math.perm(n, CARDS_PER_ROUND) for n in sizes]
+    largest = max(totals, default=0)
+    groups: dict[tuple[str, ...], list[tuple[int, tuple[np.ndarray, np.ndarray, int, int]]]] = {}
+    for k, (wager, paytable) in enumerate(pairs):
+        signature = table_signature(wager)
+        if signature[0] != "multiset" or len(signature) != 2:
+            continue
+        table = compile_table(signature[1])
+        if table.resolution != "value" or table.patterned:
+            continue
+        plan = _batch_plan(wager, paytable, table)
+        if plan is not None and largest * plan[3] <= _INT64_MAX:
+            groups.setdefault(signature[1], []).append((k, plan))
+    for names, members in groups.items():
+        multisets = functools.reduce(np.union1d, (plan[0] for _, plan in members))
+        weights = np.zeros((len(multisets), len(members)), dtype=np.int64)
+        for c, (_, plan) in enumerate(members):
+            weights[np.searchsorted(multisets, plan[0]), c] = plan[1]
+        sums = compile_table(names).sums_many(value_counts, multisets, weights)
+        for c, (k, plan) in enumerate(members):
+            out[k] = (sums[:, c].tolist(), totals, plan[2])
+    return out
+
+
+def _batch_plan(wager: Wager, paytable: Paytable, table: Any) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """For :func:`expected_returns`: the multisets read, their shoe-free weights U, the common
+    denominator L of the nets, and the largest (net + 1) · L; None when a pay is a share of a meter."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("batch", paytable.id, paytable.award_basis)
+    if key not in cache:
+        nets = [Fraction(-1) if k < 0 else paytable.pays[wager.outcomes[k].id].net
+                for k in settlement(wager, paytable).tolist()]
+        if not all(isinstance(n, Fraction) for n in nets):
+            cache[key] = None
+            return None
+        scale = math.lcm(*(n.denominator for n in nets))
+        per_key = [int((n + 1) * scale) for n in nets]          # (net + 1) · L, an integer >= 0
+        key_of_entry = np.repeat(np.arange(len(table.key_starts)),
+                                 np.diff(np.r_[table.key_starts, len(table.entry_multiset)]))
+        terms = np.asarray(per_key, dtype=object)[key_of_entry] * table.entry_orderings.astype(object)
+        u = np.zeros(len(table.multisets), dtype=object)
+        np.add.at(u, table.entry_multiset, terms)
+        multisets = np.flatnonzero(u != 0)
+        top = max(per_key)
+        if int(np.max(u, initial=0)) > _INT64_MAX:
+            cache[key] = None
+            return None
+        cache[key] = (multisets, u[multisets].astype(np.int64), scale, top)
     return cache[key]  # type: ignore[no-any-return]
 
 

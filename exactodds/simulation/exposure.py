@@ -10,6 +10,11 @@ cards physically left in the shoe, is not what any player can know.) A running
 count of the seen cards is kept beside it, and its true count (per 52 unseen
 cards, rounded down).
 
+The rounds of a batch are priced together where a wager is read at point values
+(:func:`exactodds.analyses.pricing.return_numerators`: one pass over the multisets
+the wagers pay on, shared by every wager of the run that reads the same table),
+and one by one otherwise; the totals run in integers over one denominator.
+
 Every shoe is shuffled from its own seed, ``(seed, shoe number)``, and every
 total is an exact sum, so a run gives the same numbers however its shoes are
 split into batches and wherever the batches run: in this process, on the local
@@ -34,7 +39,7 @@ import numpy as np
 
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
-from exactodds.analyses.pricing import expected_return
+from exactodds.analyses.pricing import expected_return, return_numerators
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
@@ -144,7 +149,7 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
             np.add.at(dealt, (np.flatnonzero(present), hand[present, k]), 1)
     seen = np.zeros((n, 52), dtype=np.int64)              # cards seen before each round
     starts = np.flatnonzero(np.r_[True, shoe_row[1:] != shoe_row[:-1]])
-    bounds = list(zip(starts, np.r_[starts[1:], n]))
+    bounds = [(int(a), int(b)) for a, b in zip(starts, np.r_[starts[1:], n])]
     for a, b in bounds:
         before = np.cumsum(dealt[a:b], axis=0) - dealt[a:b]
         before[:, stack[shoe_row[a], 0]] += 1              # the exposed burn card (§627a.5(f))
@@ -157,46 +162,91 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     tags = [np.array(t, dtype=np.int64) for t in spec.tags]
     running = [seen @ t for t in tags]
     ranks = unseen.reshape(n, 13, 4).sum(axis=2)
-    edges: list[list[Fraction]] = [[] for _ in spec.pairs]
-    for i in range(n):
-        shoe = Shoe(tuple(ranks[i].tolist()), tuple(unseen[i].tolist()), "unseen cards")
-        dist = deal(shoe)
-        for j, (w, t) in enumerate(spec.pairs):
-            edges[j].append(expected_return(w, w.paytable(t), dist))
+    values = np.concatenate([ranks[:, 9:].sum(axis=1, keepdims=True), ranks[:, :9]], axis=1)
+    # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
+    batched = return_numerators([(w, w.paytable(t)) for w, t in spec.pairs], values)
+    edges: list[tuple[list[int], int]] = []           # per wager: the edges × one common denominator, and it
+    for found in batched:
+        if found is not None:
+            sums, totals, scale = found
+            common = scale * math.lcm(*set(totals))
+            edges.append(([(x - scale * t) * (common // (scale * t)) for x, t in zip(sums, totals)], common))
+        else:
+            edges.append(([], 1))
+    if any(found is None for found in batched):
+        by_round: list[list[Fraction]] = [[] for _ in spec.pairs]
+        for i in range(n):
+            dist = deal(Shoe(tuple(ranks[i].tolist()), tuple(unseen[i].tolist()), "unseen cards"))
+            for j, (w, t) in enumerate(spec.pairs):
+                if batched[j] is None:
+                    by_round[j].append(expected_return(w, w.paytable(t), dist))
+        for j, e in enumerate(by_round):
+            if batched[j] is None:
+                common = math.lcm(*(x.denominator for x in e))
+                edges[j] = ([x.numerator * (common // x.denominator) for x in e], common)
     for j in range(len(spec.pairs)):
-        tally, e = tallies[j], edges[j]
         tc = [max(TC_RANGE[0], min(TC_RANGE[1], (int(rc) * 52) // int(u)))
               for rc, u in zip(running[j], unseen_total)]
         net = [Fraction(-1) if k < 0 else nets[j][k] for k in settled[j].tolist()]
         pen = [min(PEN_BINS - 1, (size - int(u)) * PEN_BINS // size) for u in unseen_total]
-        tally.rounds = n
-        tally.sum_edge = sum(e, Fraction(0))
-        for i in range(n):
-            row = tally.by_tc.setdefault(tc[i], [0, Fraction(0), 0, Fraction(0)])
-            row[0] += 1
-            row[1] += e[i]
-            row[3] += net[i]
-            p = tally.by_penetration.setdefault(pen[i], [0, Fraction(0), 0, e[i], e[i]])
-            p[0] += 1
-            p[1] += e[i]
-            p[3] = min(p[3], e[i])
-            p[4] = max(p[4], e[i])
-            cell = (pen[i], math.floor(e[i] * 100))
-            tally.histogram[cell] = tally.histogram.get(cell, 0) + 1
-            if e[i] > 0:
-                tally.advantage_rounds += 1
-                tally.sum_advantage += e[i]
-                tally.realized_advantage += net[i]
-                row[2] += 1
-                p[2] += 1
-        for a, b in bounds:
-            shoe_win = sum((x for x in e[a:b] if x > 0), Fraction(0))
-            tally.sum_sq_shoe_advantage += shoe_win * shoe_win
-            for threshold in range(TC_RANGE[0], TC_RANGE[1] + 1):
-                w_t = sum((x for x, c in zip(e[a:b], tc[a:b]) if c >= threshold), Fraction(0))
-                if w_t:
-                    tally.sum_sq_threshold[threshold] = tally.sum_sq_threshold.get(threshold, Fraction(0)) + w_t * w_t
+        _tally(tallies[j], *edges[j], net, tc, pen, bounds)
     return tallies
+
+
+def _tally(tally: Tally, a: list[int], scale: int, net: list[Fraction], tc: list[int], pen: list[int],
+           bounds: list[tuple[int, int]]) -> None:
+    """Add a batch's rounds to ``tally``: the edges times ``scale`` (integers, exactly), nets as dealt,
+    true counts, penetration bins, and each shoe's rounds ``bounds``.
+
+    The sums run in integers (every net too, times ``net_scale``), made Fractions once at the end
+    (a sum of Fractions reduces at every step).
+    """
+    net_scale = math.lcm(*(x.denominator for x in net))
+    m = [x.numerator * (net_scale // x.denominator) for x in net]      # net × net_scale
+    by_tc: dict[int, list[int]] = {}                # rounds, Σ a, rounds with advantage, Σ m
+    by_pen: dict[int, list[int]] = {}               # rounds, Σ a, rounds with advantage, min a, max a
+    advantage = realized = 0
+    for i, x in enumerate(a):
+        row = by_tc.setdefault(tc[i], [0, 0, 0, 0])
+        row[0] += 1
+        row[1] += x
+        row[3] += m[i]
+        p = by_pen.setdefault(pen[i], [0, 0, 0, x, x])
+        p[0] += 1
+        p[1] += x
+        p[3] = min(p[3], x)
+        p[4] = max(p[4], x)
+        cell = (pen[i], (100 * x) // scale)                          # the edge's floor in percent
+        tally.histogram[cell] = tally.histogram.get(cell, 0) + 1
+        if x > 0:
+            tally.advantage_rounds += 1
+            advantage += x
+            realized += m[i]
+            row[2] += 1
+            p[2] += 1
+    tally.rounds = len(a)
+    tally.sum_edge = Fraction(sum(a), scale)
+    tally.sum_advantage = Fraction(advantage, scale)
+    tally.realized_advantage = Fraction(realized, net_scale)
+    tally.by_tc = {k: [r[0], Fraction(r[1], scale), r[2], Fraction(r[3], net_scale)] for k, r in by_tc.items()}
+    tally.by_penetration = {k: [r[0], Fraction(r[1], scale), r[2], Fraction(r[3], scale), Fraction(r[4], scale)]
+                            for k, r in by_pen.items()}
+    squares = 0
+    by_threshold: dict[int, int] = {}                 # Σ over shoes of (Σ a of rounds at or above T)²
+    for first, stop in bounds:
+        shoe_win = sum(x for x in a[first:stop] if x > 0)
+        squares += shoe_win * shoe_win
+        at_count: dict[int, int] = {}
+        for x, c in zip(a[first:stop], tc[first:stop]):
+            at_count[c] = at_count.get(c, 0) + x
+        w_t = 0
+        for threshold in range(TC_RANGE[1], TC_RANGE[0] - 1, -1):    # from the top: w_t grows by count
+            w_t += at_count.get(threshold, 0)
+            if w_t:
+                by_threshold[threshold] = by_threshold.get(threshold, 0) + w_t * w_t
+    tally.sum_sq_shoe_advantage = Fraction(squares, scale * scale)
+    tally.sum_sq_threshold = {t: Fraction(v, scale * scale)
+                              for t in range(TC_RANGE[0], TC_RANGE[1] + 1) if (v := by_threshold.get(t))}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,101 @@
+"""The batch route (exactodds.analyses.pricing.expected_returns): many shoes' exact expected returns in
+one pass over the multisets, against pricing each shoe alone; and exposure runs through it against
+exposure runs shoe by shoe."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from exactodds.analyses import pricing
+from exactodds.analyses.pricing import expected_return, expected_returns, expected_returns_many, return_numerators
+from exactodds.engine.distribution import deal
+from exactodds.game.shoe import Shoe
+from exactodds.simulation import exposure as exposure_module
+from exactodds.simulation.exposure import ExposureSpec, exposure_batch
+from exactodds.wagers.catalogue import load_catalogue
+
+
+def _shoes(seed: int) -> list[Shoe]:
+    """Full, lightly and heavily depleted shoes of 1 to 8 decks, and a few of the smallest possible."""
+    rng = np.random.default_rng(seed)
+    shoes = [Shoe.decks(8), Shoe.decks(6), Shoe.decks(1)]
+    while len(shoes) < 40:
+        decks = int(rng.integers(1, 9))
+        taken = rng.integers(0, 4 * decks + 1, size=13) if len(shoes) % 3 == 0 else rng.integers(0, 3, size=13)
+        ranks = np.maximum(4 * decks - taken, 0)
+        if ranks.sum() >= 6:
+            shoes.append(Shoe(tuple(int(x) for x in ranks), None, "depleted"))
+    shoes.append(Shoe((0,) * 9 + (6, 0, 0, 0), None, "six tens"))          # every round a natural-less 0-0 tie
+    shoes.append(Shoe((1, 1, 1, 1, 1, 1) + (0,) * 7, None, "A to 6"))
+    return shoes
+
+
+def test_batch_route_equals_pricing_each_shoe_alone():
+    """For every paytable of the catalogue the batch route reads, every shoe's return is the same
+    Fraction as :func:`expected_return` on that shoe's own distribution."""
+    shoes = _shoes(5)
+    values = np.array([s.value_counts for s in shoes])
+    read = []
+    for wager in load_catalogue().values():
+        for paytable in wager.paytables.values():
+            got = expected_returns(wager, paytable, values)
+            if got is None:
+                continue
+            read.append(wager.id)
+            assert got == [expected_return(wager, paytable, deal(s)) for s in shoes], (wager.id, paytable.id)
+    # the main game and the value-level side wagers go this way
+    assert {"banker", "player", "tie", "dragon-7-insurance", "panda-8-insurance", "dragon-bonus-banker"} <= set(read)
+
+
+def test_several_wagers_share_one_pass():
+    """Priced together (one matrix of weights over the union of their multisets) or one by one: the same."""
+    cat = load_catalogue()
+    pairs = [(cat[w], cat[w].paytable(t)) for w, t in
+             [("dragon-7-insurance", "standard"), ("tie", "8-to-1"), ("panda-8-insurance", "standard"),
+              ("player-pair", "standard"), ("banker", "standard")]]
+    values = np.array([s.value_counts for s in _shoes(9)[:12]])
+    together = expected_returns_many(pairs, values)
+    assert together == [expected_returns(w, p, values) for w, p in pairs]
+    assert together[3] is None                       # a pair reads ranks: priced shoe by shoe
+
+
+def test_not_read_where_values_do_not_tell():
+    """Wagers that read ranks or suits, and pays that are shares of a meter, are left to the shoe-by-shoe route."""
+    cat = load_catalogue()
+    values = np.array([Shoe.decks(8).value_counts])
+    for wid in ("player-pair", "perfect-pairs-both", "house-money"):
+        for paytable in cat[wid].paytables.values():
+            assert return_numerators([(cat[wid], paytable)], values) == [None]
+    symbolic = [(w, p) for w in cat.values() for p in w.paytables.values()
+                if any(not isinstance(pay.net, Fraction) for pay in p.pays.values())]
+    assert symbolic and all(r is None for r in return_numerators(symbolic, values))
+
+
+def test_numerators_fit_64_bits_or_are_refused(monkeypatch):
+    """The route keeps its sums in 64 bits only where (largest net + 1) · L · sequences fits; past it,
+    it declines, and the caller prices shoe by shoe."""
+    cat = load_catalogue()
+    d7 = cat["dragon-7-insurance"]
+    values = np.array([Shoe.decks(8).value_counts])
+    assert return_numerators([(d7, d7.paytable("standard"))], values)[0] is not None
+    monkeypatch.setattr(pricing, "_INT64_MAX", Shoe.decks(8).sequences * 41 - 1)      # D7 pays 40 to 1
+    assert return_numerators([(d7, d7.paytable("standard"))], values) == [None]
+
+
+@pytest.mark.parametrize("decks,cut,seed", [(8, 14, 3), (6, 20, 17), (1, 14, 5)])
+def test_exposure_by_batch_equals_exposure_shoe_by_shoe(decks, cut, seed, monkeypatch):
+    """The same seeded shoes tallied through the batch route and shoe by shoe: equal tallies."""
+    cat = load_catalogue()
+    pairs = tuple((cat[w], t) for w, t in [("dragon-7-insurance", "standard"), ("tie", "9-to-1"),
+                                           ("panda-8-insurance", "standard"), ("player-pair", "standard")])
+    tags = ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs)      # A-3: 0, 4-7: -1, 8-J: 0, Q-K: +1
+    spec = ExposureSpec(pairs, decks, cut, seed, tags)
+    batched = exposure_batch(spec, 0, 6)
+    monkeypatch.setattr(exposure_module, "return_numerators", lambda pairs, values: [None] * len(pairs))
+    alone = exposure_batch(spec, 0, 6)
+    assert [asdict(t) for t in batched] == [asdict(t) for t in alone]
+    assert batched[0].rounds > 6 * 5 and batched[0].by_tc and batched[0].sum_sq_threshold
