@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from exactodds.analyses import pricing
-from exactodds.analyses.pricing import expected_return, expected_returns, expected_returns_many, return_numerators
+from exactodds.analyses.pricing import (
+    expected_return,
+    expected_returns,
+    expected_returns_many,
+    expected_square,
+    return_numerators,
+)
 from exactodds.engine.distribution import deal
 from exactodds.game.shoe import Shoe
 from exactodds.simulation import exposure as exposure_module
@@ -75,15 +81,22 @@ def test_not_read_where_values_do_not_tell():
     assert symbolic and all(r is None for r in return_numerators(symbolic, values))
 
 
-def test_numerators_fit_64_bits_or_are_refused(monkeypatch):
-    """The route keeps its sums in 64 bits only where (largest net + 1) · L · sequences fits; past it,
-    it declines, and the caller prices shoe by shoe."""
+def test_digits_keep_every_sum_in_64_bits(monkeypatch):
+    """Where a moment times the shoe's sequences could pass 64 bits, the route writes it in digits of a
+    smaller base, each a column of the same product: forced here with a tiny bound, the same Fractions."""
     cat = load_catalogue()
-    d7 = cat["dragon-7-insurance"]
-    values = np.array([Shoe.decks(8).value_counts])
-    assert return_numerators([(d7, d7.paytable("standard"))], values)[0] is not None
-    monkeypatch.setattr(pricing, "_INT64_MAX", Shoe.decks(8).sequences * 41 - 1)      # D7 pays 40 to 1
-    assert return_numerators([(d7, d7.paytable("standard"))], values) == [None]
+    pairs = [(cat[w], cat[w].paytable(t)) for w, t in [("dragon-7-insurance", "standard"), ("tie", "8-to-1"),
+                                                       ("banker", "standard")]]
+    shoes = _shoes(3)[:10]
+    values = np.array([s.value_counts for s in shoes])
+    wide = expected_returns_many(pairs, values)
+    monkeypatch.setattr(pricing, "_INT64_MAX", Shoe.decks(8).sequences * 7)        # base 7: many digits
+    assert expected_returns_many(pairs, values) == wide
+    found = return_numerators(pairs, values, second=True)
+    for (w, p), moments in zip(pairs, found):
+        assert moments is not None and moments.second is not None
+        for x, t, shoe in zip(moments.second, moments.totals, shoes):
+            assert Fraction(x, moments.scale ** 2 * t) + 1 == expected_square(w, p, deal(shoe))
 
 
 @pytest.mark.parametrize("decks,cut,seed", [(8, 14, 3), (6, 20, 17), (1, 14, 5)])
@@ -95,7 +108,7 @@ def test_exposure_by_batch_equals_exposure_shoe_by_shoe(decks, cut, seed, monkey
     tags = ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs)      # A-3: 0, 4-7: -1, 8-J: 0, Q-K: +1
     spec = ExposureSpec(pairs, decks, cut, seed, tags)
     batched = exposure_batch(spec, 0, 6)
-    monkeypatch.setattr(exposure_module, "return_numerators", lambda pairs, values: [None] * len(pairs))
+    monkeypatch.setattr(exposure_module, "return_numerators", lambda pairs, values, second: [None] * len(pairs))
     alone = exposure_batch(spec, 0, 6)
     assert [asdict(t) for t in batched] == [asdict(t) for t in alone]
     assert batched[0].rounds > 6 * 5 and batched[0].by_tc and batched[0].sum_sq_threshold

@@ -55,18 +55,27 @@ def test_edges_equal_analyze_on_the_cards_not_yet_seen():
         assert tally.sum_advantage == sum((e for e in everything if e > 0), Fraction(0))
         lows = [row[3] for row in tally.by_penetration.values()]
         assert min(lows) == min(everything)
+        squares = _all_squares(wager, table, rounds, decks)         # E[X²] = variance + E[X]², from price()
+        assert sum((row[4] for row in tally.by_tc.values()), Fraction(0)) == sum(squares, Fraction(0))
+        assert tally.sum_square_advantage == sum((q for e, q in zip(everything, squares) if e > 0), Fraction(0))
 
 
-def _all_edges(wager, table, rounds, decks):
+def _results(wager, table, rounds, decks):
     from exactodds.analyses.pricing import price
     from exactodds.engine.distribution import deal
 
     w = load_catalogue()[wager]
-    out = []
     for seen, _cards in rounds:
         unseen = Shoe.decks(decks).remove(*(Card.from_index(c) for c in seen))
-        out.append(price(w, w.paytable(table), deal(unseen)).expected_return)
-    return out
+        yield price(w, w.paytable(table), deal(unseen))
+
+
+def _all_edges(wager, table, rounds, decks):
+    return [r.expected_return for r in _results(wager, table, rounds, decks)]
+
+
+def _all_squares(wager, table, rounds, decks):
+    return [r.variance + r.expected_return ** 2 for r in _results(wager, table, rounds, decks)]
 
 
 def _figures(x):

@@ -13,6 +13,7 @@ import lazy_loader
 # does not import the others.
 __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "analysis": ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"],
+    "betting": ["Play", "parse_ramp", "ramp_units"],
     "counting": ["Count", "suggest_tags", "betting_correlation_squared", "parse_tags", "RANKS", "CARDS"],
     "eor": ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER"],
     "house_money": ["HouseMoneyOption", "options_report", "render_options", "BETS"],
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         priced_pairs,
         select,
     )
+    from exactodds.analyses.betting import Play, parse_ramp, ramp_units
     from exactodds.analyses.counting import CARDS, RANKS, Count, betting_correlation_squared, parse_tags, suggest_tags
     from exactodds.analyses.eor import PER, EffectsTable, RemovalEffects, effects_of_removal, resolution
     from exactodds.analyses.house_money import BETS, HouseMoneyOption, options_report, render_options

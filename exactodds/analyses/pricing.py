@@ -446,7 +446,7 @@ def _nets(wager: Wager, paytable: Paytable) -> list[Any]:
     return cache[key]  # type: ignore[no-any-return]
 
 
-#: The largest numerator the batch route keeps in 64 bits (see :func:`expected_returns`).
+#: The largest sum the batch route keeps in 64 bits (see :func:`return_numerators`).
 _INT64_MAX = 2**63 - 1
 
 
@@ -458,9 +458,8 @@ def expected_returns(wager: Wager, paytable: Paytable, value_counts: np.ndarray)
     (L × its sequences) − 1, with W the shoe's weight of multiset m (:meth:`MultisetTable.sums_many`)
     and U[m] = L · Σ over m's entries of orderings × (net pay + 1), the same for every shoe (a loss adds
     nothing, so only multisets that feed a paid or pushed outcome are read). Exact in 64-bit integers:
-    every term is at most the whole sum, at most (largest net + 1) · L times the shoe's sequences, which
-    is checked to fit. ``None`` where this route does not read the wager (it tells ranks or suits apart,
-    a pay is a share of a meter, or the sum would not fit): price those shoe by shoe.
+    see :func:`return_numerators`. ``None`` where this route does not read the wager (it tells ranks
+    or suits apart, or a pay is a share of a meter): price those shoe by shoe.
 
     >>> from exactodds.engine import deal
     >>> from exactodds.wagers import load_catalogue
@@ -480,25 +479,43 @@ def expected_returns_many(pairs: Sequence[tuple[Wager, Paytable]], value_counts:
     than one (the weights are the work; each wager adds a column to one matrix product)."""
     out: list[list[Fraction] | None] = []
     for found in return_numerators(pairs, value_counts):
-        if found is None:
-            out.append(None)
-            continue
-        sums, totals, scale = found
-        out.append([Fraction(n - scale * t, scale * t) for n, t in zip(sums, totals)])
+        out.append(None if found is None else
+                   [Fraction(n - found.scale * t, found.scale * t) for n, t in zip(found.first, found.totals)])
     return out
 
 
-def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray
-                      ) -> list[tuple[list[int], list[int], int] | None]:
-    """What :func:`expected_returns_many` makes Fractions of, for callers that sum many of them:
-    per wager, each shoe's Σ_m W[m] · U[m], each shoe's ordered 6-card sequences t, and the common
-    denominator L of the nets (the expected return is that sum over L · t, minus 1); None where
-    this route does not read the wager."""
-    out: list[tuple[list[int], list[int], int] | None] = [None] * len(pairs)
+@dataclass(frozen=True)
+class Moments:
+    """A wager's first two moments on many shoes, as integers (:func:`return_numerators`): shoe i's
+    expected return is ``first[i] / (scale · totals[i]) − 1`` and its expected squared result
+    ``second[i] / (scale² · totals[i]) + 1`` (``totals``: the shoes' ordered 6-card sequences)."""
+
+    first: list[int]
+    second: list[int] | None
+    totals: list[int]
+    scale: int
+
+
+def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray, *,
+                      second: bool = False) -> list[Moments | None]:
+    """What :func:`expected_returns_many` makes Fractions of, for callers that sum many of them, and
+    with ``second`` the expected squared results too (a round's variance is E[X²] − E[X]²).
+
+    Per key of the table a moment is an integer v (``(net + 1) · L`` for the first, ``(net² − 1) · L²``
+    for the second: a loss adds nothing to either), and its sum over a shoe is Σ_m W[m] · U[m] with
+    U[m] = Σ over m's entries of orderings × v. Every partial sum is at most max |v| times the shoe's
+    sequences; where that could pass 2^63, v is written in digits of a base B that keeps it below, each
+    digit a column of the same matrix product, and the sum is put together in Python integers. ``None``
+    where this route does not read the wager (it tells ranks or suits apart, or a pay is a share of a
+    meter).
+    """
+    out: list[Moments | None] = [None] * len(pairs)
     sizes = value_counts.sum(axis=1).tolist()
     totals = [math.perm(n, CARDS_PER_ROUND) for n in sizes]
-    largest = max(totals, default=0)
-    groups: dict[tuple[str, ...], list[tuple[int, tuple[np.ndarray, np.ndarray, int, int]]]] = {}
+    base = _INT64_MAX // max(max(totals, default=1), 1)
+    if base < 2:
+        return out
+    groups: dict[tuple[str, ...], list[tuple[int, list[np.ndarray], list[tuple[int, int, int]]]]] = {}
     for k, (wager, paytable) in enumerate(pairs):
         signature = table_signature(wager)
         if signature[0] != "multiset" or len(signature) != 2:
@@ -506,25 +523,32 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
         table = compile_table(signature[1])
         if table.resolution != "value" or table.patterned:
             continue
-        plan = _batch_plan(wager, paytable, table)
-        if plan is not None and largest * plan[3] <= _INT64_MAX:
-            groups.setdefault(signature[1], []).append((k, plan))
+        plan = _batch_plan(wager, paytable, table, base, second)
+        if plan is not None:
+            groups.setdefault(signature[1], []).append((k, *plan))
     for names, members in groups.items():
-        multisets = functools.reduce(np.union1d, (plan[0] for _, plan in members))
-        weights = np.zeros((len(multisets), len(members)), dtype=np.int64)
-        for c, (_, plan) in enumerate(members):
-            weights[np.searchsorted(multisets, plan[0]), c] = plan[1]
-        sums = compile_table(names).sums_many(value_counts, multisets, weights)
-        for c, (k, plan) in enumerate(members):
-            out[k] = (sums[:, c].tolist(), totals, plan[2])
+        columns = [u for _, us, _ in members for u in us]
+        multisets = np.flatnonzero(np.any(np.stack(columns) != 0, axis=0))
+        sums = compile_table(names).sums_many(value_counts, multisets, np.stack([u[multisets] for u in columns], 1))
+        c = 0
+        for k, us, digits in members:
+            found: dict[int, list[int]] = {}
+            for moment, power, _ in digits:                    # the columns of this wager, digit by digit
+                column = sums[:, c].tolist()
+                c += 1
+                found[moment] = [x + base**power * d for x, d in zip(found.get(moment, [0] * len(totals)), column)]
+            scale = digits[0][2]
+            out[k] = Moments(found[1], found.get(2), totals, scale)
     return out
 
 
-def _batch_plan(wager: Wager, paytable: Paytable, table: Any) -> tuple[np.ndarray, np.ndarray, int, int] | None:
-    """For :func:`expected_returns`: the multisets read, their shoe-free weights U, the common
-    denominator L of the nets, and the largest (net + 1) · L; None when a pay is a share of a meter."""
+def _batch_plan(wager: Wager, paytable: Paytable, table: Any, base: int, second: bool
+                ) -> tuple[list[np.ndarray], list[tuple[int, int, int]]] | None:
+    """For :func:`return_numerators`: the columns U (int64 over every multiset of ``table``) of the
+    wager's moments, digit by digit in ``base``, and for each column (moment, digit's power, L);
+    None when a pay is a share of a meter."""
     cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
-    key = ("batch", paytable.id, paytable.award_basis)
+    key = ("batch", paytable.id, paytable.award_basis, base, second)
     if key not in cache:
         nets = [Fraction(-1) if k < 0 else paytable.pays[wager.outcomes[k].id].net
                 for k in settlement(wager, paytable).tolist()]
@@ -532,19 +556,52 @@ def _batch_plan(wager: Wager, paytable: Paytable, table: Any) -> tuple[np.ndarra
             cache[key] = None
             return None
         scale = math.lcm(*(n.denominator for n in nets))
-        per_key = [int((n + 1) * scale) for n in nets]          # (net + 1) · L, an integer >= 0
+        moments = [(1, [int((n + 1) * scale) for n in nets])]               # (net + 1) · L >= 0
+        if second:
+            moments.append((2, [int((n * n - 1) * scale * scale) for n in nets]))   # (net² − 1) · L²
         key_of_entry = np.repeat(np.arange(len(table.key_starts)),
                                  np.diff(np.r_[table.key_starts, len(table.entry_multiset)]))
-        terms = np.asarray(per_key, dtype=object)[key_of_entry] * table.entry_orderings.astype(object)
-        u = np.zeros(len(table.multisets), dtype=object)
-        np.add.at(u, table.entry_multiset, terms)
-        multisets = np.flatnonzero(u != 0)
-        top = max(per_key)
-        if int(np.max(u, initial=0)) > _INT64_MAX:
-            cache[key] = None
-            return None
-        cache[key] = (multisets, u[multisets].astype(np.int64), scale, top)
+        orderings = table.entry_orderings.astype(object)
+        columns: list[np.ndarray] = []
+        digits: list[tuple[int, int, int]] = []
+        for moment, values in moments:
+            power = 0
+            rest = values
+            while power == 0 or any(rest):                                  # digits of |v|, signed as v
+                digit = [(abs(v) % base) * (1 if v >= 0 else -1) for v in rest]
+                rest = [(abs(v) // base) * (1 if v >= 0 else -1) for v in rest]
+                u = np.zeros(len(table.multisets), dtype=object)
+                np.add.at(u, table.entry_multiset, np.asarray(digit, dtype=object)[key_of_entry] * orderings)
+                columns.append(u.astype(np.int64))
+                digits.append((moment, power, scale))
+                power += 1
+        cache[key] = (columns, digits)
     return cache[key]  # type: ignore[no-any-return]
+
+
+def expected_square(wager: Wager, paytable: Paytable, dist: PointDistribution) -> Fraction:
+    """The exact expected squared net result of one unit on ``wager`` (a round's variance is this less
+    the square of :func:`expected_return`); the shoe-by-shoe twin of ``return_numerators(second=True)``.
+    Fixed pays only (a share of a meter has no number to square).
+
+    >>> from exactodds.engine import deal
+    >>> from exactodds.wagers import load_catalogue
+    >>> tie = load_catalogue()["tie"]
+    >>> r = price(tie, tie.paytable("8-to-1"), deal(Shoe.decks(8)))
+    >>> expected_square(tie, tie.paytable("8-to-1"), deal(Shoe.decks(8))) == r.variance + r.expected_return ** 2
+    True
+    """
+    if settles_rounds(dist):
+        result = price(wager, paytable, dist)
+        return result.variance + result.expected_return ** 2   # type: ignore[no-any-return]
+    order, starts, _paid_as = _groups(wager, paytable)
+    sums = np.add.reduceat(_counts(wager, dist)[order], starts).tolist()
+    nets = _nets(wager, paytable)
+    if not all(isinstance(net, Fraction) for net in nets):
+        raise ExactOddsError(f"wager {wager.id!r} ({paytable.id}) pays a share of a meter: no fixed square")
+    common = math.lcm(*(net.denominator ** 2 for net in nets))
+    numerator = sum(int(net.numerator ** 2 * (common // net.denominator ** 2)) * int(n) for net, n in zip(nets, sums))
+    return Fraction(numerator, common * dist.total)
 
 
 def expected_return(wager: Wager, paytable: Paytable, dist: PointDistribution) -> Any:

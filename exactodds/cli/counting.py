@@ -9,12 +9,13 @@ import sys
 import click
 
 from exactodds.analyses.analysis import priced_pairs
+from exactodds.analyses.betting import parse_ramp
 from exactodds.analyses.counting import parse_tags
 from exactodds.analyses.eor import effects_of_removal
 from exactodds.cli import options
 from exactodds.cli.core import command, progress
 from exactodds.errors import ExactOddsError
-from exactodds.simulation.exposure import MAX_WORKERS
+from exactodds.simulation.exposure import BANKROLL, MAX_WORKERS
 from exactodds.simulation.exposure import exposure as run_exposure
 
 _TAGS = click.option("--tags", metavar="RANK=TAG,...",
@@ -62,10 +63,14 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
 @click.option("--workers", type=int, default=None, help="Local processes (default: every core).")
 @click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--ramp", metavar="TC:UNITS,...", help="A bet ramp by true count, e.g. 2:1,4:2,6:4 (nothing below "
+              "the first step); shown beside perfect information and the best threshold.")
+@click.option("--bankroll", type=int, default=BANKROLL, show_default=True, metavar="UNITS",
+              help="Bankroll, in units, whose risk of ruin is shown.")
 @options.result_format
 def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,
              tags: str | None, paytables_files: tuple[str, ...], batch: int, workers: int | None,
-             scheduler: str | None, quiet: bool, fmt: str) -> None:
+             scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, fmt: str) -> None:
     """Deal real shoes; the exact edge and the count before every round; what a counter wins.
 
     Shoe i is shuffled from (seed, i).
@@ -76,6 +81,9 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
     cat = options.catalogue(paytables_files)
     pairs = priced_pairs(cat, specs, where="--wager")
     given = parse_tags(tags) if tags is not None else None
+    steps = parse_ramp(ramp) if ramp is not None else ()
+    if bankroll < 1:
+        raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
     seed = options.drawn_seed(seed)
     with progress(not quiet and sys.stderr.isatty(), length=shoes, label="shoes") as bar:
         done = [0]
@@ -87,5 +95,5 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
         result = run_exposure(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=given, catalogue=cat,
                               batch=batch, workers=workers if workers is not None else min(os.cpu_count() or 1,
                                                                                            MAX_WORKERS),
-                              scheduler=scheduler, progress=advance)
+                              scheduler=scheduler, progress=advance, ramp=steps, bankroll=bankroll)
     click.echo(result.render(fmt), nl=False)

@@ -37,9 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from exactodds.analyses.betting import Play, ramp_units
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
-from exactodds.analyses.pricing import expected_return, return_numerators
+from exactodds.analyses.pricing import expected_return, expected_square, return_numerators
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
@@ -65,6 +66,8 @@ __all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureS
 TC_RANGE = (-20, 30)
 #: Penetration bins: cards seen per 1/PEN_BINS of the shoe.
 PEN_BINS = 10
+#: The bankroll, in units, whose risk of ruin a run shows unless told another.
+BANKROLL = 100
 #: The most local worker processes a run starts (more belong on a cluster: ``scheduler``).
 MAX_WORKERS = 64
 
@@ -91,7 +94,8 @@ class Tally:
     sum_advantage: Fraction = Fraction(0)          # Σ edge over the rounds with a player advantage
     realized_advantage: Fraction = Fraction(0)     # Σ net result of those rounds, as dealt
     sum_sq_shoe_advantage: Fraction = Fraction(0)  # Σ over shoes of (Σ advantage edges in the shoe)²
-    # true count bin -> [rounds, Σ edge, rounds with advantage, Σ realized net]
+    sum_square_advantage: Fraction = Fraction(0)   # Σ expected squared result over the rounds with an advantage
+    # true count bin -> [rounds, Σ edge, rounds with advantage, Σ realized net, Σ expected squared result]
     by_tc: dict[int, list[Any]] = field(default_factory=dict)
     # threshold -> Σ over shoes of (Σ edges of rounds at or above it)²
     sum_sq_threshold: dict[int, Fraction] = field(default_factory=dict)
@@ -108,9 +112,10 @@ class Tally:
         self.sum_advantage += other.sum_advantage
         self.realized_advantage += other.realized_advantage
         self.sum_sq_shoe_advantage += other.sum_sq_shoe_advantage
+        self.sum_square_advantage += other.sum_square_advantage
         for k, row in other.by_tc.items():
-            mine = self.by_tc.setdefault(k, [0, Fraction(0), 0, Fraction(0)])
-            for i in range(4):
+            mine = self.by_tc.setdefault(k, [0, Fraction(0), 0, Fraction(0), Fraction(0)])
+            for i in range(5):
                 mine[i] += row[i]
         for t, v in other.sum_sq_threshold.items():
             self.sum_sq_threshold[t] = self.sum_sq_threshold.get(t, Fraction(0)) + v
@@ -164,53 +169,65 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     ranks = unseen.reshape(n, 13, 4).sum(axis=2)
     values = np.concatenate([ranks[:, 9:].sum(axis=1, keepdims=True), ranks[:, :9]], axis=1)
     # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
-    batched = return_numerators([(w, w.paytable(t)) for w, t in spec.pairs], values)
-    edges: list[tuple[list[int], int]] = []           # per wager: the edges × one common denominator, and it
+    batched = return_numerators([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True)
+    # per wager: the edges and the expected squared results, each times one common denominator, and it
+    moments: list[tuple[list[int], int, list[int], int]] = []
     for found in batched:
-        if found is not None:
-            sums, totals, scale = found
-            common = scale * math.lcm(*set(totals))
-            edges.append(([(x - scale * t) * (common // (scale * t)) for x, t in zip(sums, totals)], common))
-        else:
-            edges.append(([], 1))
+        if found is None:
+            moments.append(([], 1, [], 1))
+            continue
+        assert found.second is not None
+        lt = [found.scale * t for t in found.totals]
+        common = math.lcm(*set(lt))
+        squared = [found.scale * x for x in lt]
+        common2 = math.lcm(*set(squared))
+        moments.append(([(x - d) * (common // d) for x, d in zip(found.first, lt)], common,
+                        [(x + d) * (common2 // d) for x, d in zip(found.second, squared)], common2))
     if any(found is None for found in batched):
-        by_round: list[list[Fraction]] = [[] for _ in spec.pairs]
+        by_round: list[list[tuple[Fraction, Fraction]]] = [[] for _ in spec.pairs]
         for i in range(n):
             dist = deal(Shoe(tuple(ranks[i].tolist()), tuple(unseen[i].tolist()), "unseen cards"))
             for j, (w, t) in enumerate(spec.pairs):
                 if batched[j] is None:
-                    by_round[j].append(expected_return(w, w.paytable(t), dist))
-        for j, e in enumerate(by_round):
+                    by_round[j].append((expected_return(w, w.paytable(t), dist),
+                                        expected_square(w, w.paytable(t), dist)))
+        for j, pairs in enumerate(by_round):
             if batched[j] is None:
+                e = [x for x, _ in pairs]
+                sq = [y for _, y in pairs]
                 common = math.lcm(*(x.denominator for x in e))
-                edges[j] = ([x.numerator * (common // x.denominator) for x in e], common)
+                common2 = math.lcm(*(y.denominator for y in sq))
+                moments[j] = ([x.numerator * (common // x.denominator) for x in e], common,
+                              [y.numerator * (common2 // y.denominator) for y in sq], common2)
     for j in range(len(spec.pairs)):
         tc = [max(TC_RANGE[0], min(TC_RANGE[1], (int(rc) * 52) // int(u)))
               for rc, u in zip(running[j], unseen_total)]
         net = [Fraction(-1) if k < 0 else nets[j][k] for k in settled[j].tolist()]
         pen = [min(PEN_BINS - 1, (size - int(u)) * PEN_BINS // size) for u in unseen_total]
-        _tally(tallies[j], *edges[j], net, tc, pen, bounds)
+        _tally(tallies[j], *moments[j], net, tc, pen, bounds)
     return tallies
 
 
-def _tally(tally: Tally, a: list[int], scale: int, net: list[Fraction], tc: list[int], pen: list[int],
-           bounds: list[tuple[int, int]]) -> None:
-    """Add a batch's rounds to ``tally``: the edges times ``scale`` (integers, exactly), nets as dealt,
-    true counts, penetration bins, and each shoe's rounds ``bounds``.
+def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int, net: list[Fraction], tc: list[int],
+           pen: list[int], bounds: list[tuple[int, int]]) -> None:
+    """Add a batch's rounds to ``tally``: the edges times ``scale`` and the expected squared results
+    times ``sq_scale`` (integers, exactly), nets as dealt, true counts, penetration bins, and each
+    shoe's rounds ``bounds``.
 
     The sums run in integers (every net too, times ``net_scale``), made Fractions once at the end
     (a sum of Fractions reduces at every step).
     """
     net_scale = math.lcm(*(x.denominator for x in net))
     m = [x.numerator * (net_scale // x.denominator) for x in net]      # net × net_scale
-    by_tc: dict[int, list[int]] = {}                # rounds, Σ a, rounds with advantage, Σ m
+    by_tc: dict[int, list[int]] = {}                # rounds, Σ a, rounds with advantage, Σ m, Σ sq
     by_pen: dict[int, list[int]] = {}               # rounds, Σ a, rounds with advantage, min a, max a
-    advantage = realized = 0
+    advantage = realized = advantage_sq = 0
     for i, x in enumerate(a):
-        row = by_tc.setdefault(tc[i], [0, 0, 0, 0])
+        row = by_tc.setdefault(tc[i], [0, 0, 0, 0, 0])
         row[0] += 1
         row[1] += x
         row[3] += m[i]
+        row[4] += sq[i]
         p = by_pen.setdefault(pen[i], [0, 0, 0, x, x])
         p[0] += 1
         p[1] += x
@@ -222,13 +239,16 @@ def _tally(tally: Tally, a: list[int], scale: int, net: list[Fraction], tc: list
             tally.advantage_rounds += 1
             advantage += x
             realized += m[i]
+            advantage_sq += sq[i]
             row[2] += 1
             p[2] += 1
     tally.rounds = len(a)
     tally.sum_edge = Fraction(sum(a), scale)
     tally.sum_advantage = Fraction(advantage, scale)
     tally.realized_advantage = Fraction(realized, net_scale)
-    tally.by_tc = {k: [r[0], Fraction(r[1], scale), r[2], Fraction(r[3], net_scale)] for k, r in by_tc.items()}
+    tally.sum_square_advantage = Fraction(advantage_sq, sq_scale)
+    tally.by_tc = {k: [r[0], Fraction(r[1], scale), r[2], Fraction(r[3], net_scale), Fraction(r[4], sq_scale)]
+                   for k, r in by_tc.items()}
     tally.by_penetration = {k: [r[0], Fraction(r[1], scale), r[2], Fraction(r[3], scale), Fraction(r[4], scale)]
                             for k, r in by_pen.items()}
     squares = 0
@@ -260,6 +280,10 @@ class WagerExposure:
     seed: int
     count: Count
     tally: Tally
+    #: A bet ramp by true count (``((tc, units), ...)``, :func:`exactodds.analyses.betting.parse_ramp`).
+    ramp: tuple[tuple[int, int], ...] = ()
+    #: The bankroll, in units, whose risk of ruin is shown.
+    bankroll: int = BANKROLL
 
     @property
     def shoes(self) -> int:
@@ -329,6 +353,42 @@ class WagerExposure:
         """The threshold with the largest expected win (None if no threshold wins)."""
         rows = [r for r in self.thresholds() if r["win_per_100"] > 0]
         return max(rows, key=lambda r: (r["win_per_100"], r["threshold"])) if rows else None
+
+    def by_count(self, name: str, units: Callable[[int], int]) -> Play:
+        """Betting ``units(true count)`` units on each round (0: left out), as exact sums over the run."""
+        rows = [(units(tc), row) for tc, row in self.tally.by_tc.items()]
+        return Play(name, self.rounds, self.shoes, sum(row[0] for u, row in rows if u),
+                    sum(u * row[0] for u, row in rows), sum((u * row[1] for u, row in rows), Fraction(0)),
+                    sum((u * u * row[4] for u, row in rows), Fraction(0)))
+
+    def plays(self) -> list[Play]:
+        """Perfect information (1 unit on exactly the rounds with an advantage), the count at its best
+        threshold (1 unit from there up), and the ramp if one is given."""
+        t = self.tally
+        out = [Play("perfect information", self.rounds, self.shoes, t.advantage_rounds, t.advantage_rounds,
+                    t.sum_advantage, t.sum_square_advantage)]
+        best = self.best_threshold()
+        if best is not None:
+            threshold = best["threshold"]
+            out.append(self.by_count(f"1 unit at true count >= {threshold}", lambda tc: int(tc >= threshold)))
+        if self.ramp:
+            steps = ", ".join(f"{n} from {tc:+d}" for tc, n in self.ramp)
+            out.append(self.by_count(f"ramp ({steps})", lambda tc: ramp_units(self.ramp, tc)))
+        return out
+
+    def verdict(self) -> str:
+        """One line: is the wager countable with this count, clear of the run's noise?"""
+        best = self.best_threshold()
+        name = f"{self.wager.id}:{self.paytable.id}"
+        if best is None:
+            return (f"{name}: not countable — no true count gives the player an edge over these "
+                    f"{self.shoes:,} shoes (perfect information: {decimal(self.perfect_per_shoe, 4)} units per shoe)")
+        se = best["win_per_shoe_se"]
+        play = self.by_count("", lambda tc: int(tc >= best["threshold"]))
+        clear = not math.isnan(se) and best["win_per_shoe"] > 2 * se
+        figures = (f"{decimal(best['win_per_shoe'], 4)} units per shoe at true count >= {best['threshold']} "
+                   f"(standard error {_pm(se)}; N0 {_rounds(play.n0)})")
+        return f"{name}: countable — {figures}" if clear else f"{name}: not countable — best {figures}, within the noise"
 
     def penetration(self) -> list[dict[str, Any]]:
         """Edge against penetration: per tenth of the shoe seen, rounds, mean, spread, advantage share."""
@@ -422,6 +482,7 @@ class Exposure(Results[WagerExposure]):
                 "wagers": [{**{k: plain(v) for k, v in r.summary().items()},
                             "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
                             "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
+                            "plays": [_play_dict(p, r.bankroll) for p in r.plays()], "verdict": r.verdict(),
                             "penetration": [{k: plain(v) for k, v in row.items()} for row in r.penetration()]}
                            for r in self.results]}
         return Report("exposure", tables=tuple(t for r in self.results for t in _tables(r)), tidy=tidy, data=data,
@@ -429,6 +490,15 @@ class Exposure(Results[WagerExposure]):
 
 
 _MEANING = "the player's exact expected return per unit on the cards not yet seen, before each round"
+
+
+def _play_dict(p: Play, bankroll: int) -> dict[str, Any]:
+    """A play as JSON: exact sums and rates, floats where a square root or an exponential is taken."""
+    return {"play": p.name, "rounds_bet": p.rounds_bet, "units": exact(Fraction(p.units)),
+            "win_per_round": exact(p.per_round), "win_per_100": exact(p.per_100), "win_per_shoe": exact(p.per_shoe),
+            "variance_per_round": exact(p.variance), "sd_per_round": p.sd_per_round, "sd_per_shoe": p.sd_per_shoe,
+            "n0": None if p.n0 is None else exact(p.n0), "di": p.di, "bankroll": bankroll,
+            "risk_of_ruin": p.risk_of_ruin(bankroll)}
 
 _TIDY = (Column("wager"), Column("paytable"), Column("decks", kind="int"), Column("cut", kind="int"),
          Column("seed", kind="int"), Column("shoes", kind="int"), Column("rounds", kind="int"),
@@ -443,6 +513,13 @@ _THRESHOLDS = (Column("threshold", "True count ≥"), Column("rounds_bet", "Roun
                Column("mean_player_expected_return", "Player's expected return", "percent", 3),
                Column("advantage_share", "Advantage share", "percent", 2),
                Column("win_per_100", "Win /100 rounds", "decimal", 4), Column("win_per_shoe", "Win /shoe", "decimal", 4))
+
+def _plays_columns(bankroll: int) -> tuple[Column, ...]:
+    return (Column("play", "Play"), Column("rounds_bet", "Rounds bet", "int"),
+            Column("win_per_100", "Win /100 rounds", "decimal", 4), Column("win_per_shoe", "Win /shoe", "decimal", 4),
+            Column("sd_per_shoe", "SD /shoe"), Column("n0", "N0 (rounds)"), Column("di", "DI"),
+            Column("ror", f"Risk of ruin, {bankroll:,} units"))
+
 
 _PENETRATION = (Column("seen", "Shoe seen"), Column("rounds", "Rounds", "int"),
                 Column("mean_player_expected_return", "Player's expected return", "percent", 3),
@@ -474,8 +551,18 @@ def _tables(r: WagerExposure) -> tuple[Table, ...]:
                     if row["threshold"] >= -2 and row["share_bet"] >= Fraction(1, 200))
     pen_rows = tuple((f"{percent(row['seen_from'], 0)}–{percent(row['seen_to'], 0)}", row["rounds"], row["mean_edge"],
                       row["advantage_share"], row["min_edge"], row["max_edge"]) for row in r.penetration())
-    return (Table((), (), title=title, notes=lines), Table(_THRESHOLDS, th_rows, title="Betting by the count"),
+    plays = tuple((p.name, p.rounds_bet, p.per_100, p.per_shoe, f"{p.sd_per_shoe:.3f}",
+                   _rounds(p.n0).removesuffix(" rounds"), "n/a" if math.isnan(p.di) else f"{p.di:.2f}",
+                   f"{p.risk_of_ruin(r.bankroll):.2%}") for p in r.plays())
+    return (Table((), (), title=title, notes=(*lines, f"Verdict: {r.verdict()}")),
+            Table(_plays_columns(r.bankroll), plays, title="What each play wins and risks (N0: rounds for the "
+                  "win to reach one standard deviation; DI = 1000 × win / SD per round)"),
+            Table(_THRESHOLDS, th_rows, title="Betting by the count"),
             Table(_PENETRATION, pen_rows, title="The player's expected return against penetration"))
+
+
+def _rounds(n0: Fraction | None) -> str:
+    return "n/a" if n0 is None else f"{float(n0):,.0f} rounds"
 
 
 def _pm(se: float) -> str:
@@ -503,12 +590,15 @@ def exposure(
     workers: int = 1,
     scheduler: Any = None,
     progress: Callable[[int], None] | None = None,
+    ramp: tuple[tuple[int, int], ...] = (),
+    bankroll: int = BANKROLL,
 ) -> Exposure:
     """Deal ``shoes`` shoes and tally the exact edge and the count of each wager before every round.
 
     ``workers`` > 1 runs the batches on that many local processes; ``scheduler``
     (a Dask scheduler address, or a ``dask.distributed.Client``) runs them on a
-    Dask cluster. ``progress`` is called with the number of shoes done.
+    Dask cluster. ``progress`` is called with the number of shoes done. ``ramp`` (``((true count,
+    units), ...)``) and ``bankroll`` (units) add a play by the count's ramp and its risk of ruin.
     """
 
     cat = catalogue if catalogue is not None else load_catalogue()
@@ -518,6 +608,8 @@ def exposure(
             raise ExactOddsError(f"wager {w.id!r} ({t.id}) pays a progressive meter; exposure needs fixed pays "
                                  "(see 'exactodds progressive' for the return at a meter)")
     _check_run(shoes=shoes, seed=seed, decks=decks, cut=cut, batch=batch, workers=workers)
+    if bankroll < 1:
+        raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
     counts = [r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags)]
     spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
                         tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts))
@@ -544,7 +636,7 @@ def exposure(
     else:
         for a, b in work:
             collect(exposure_batch(spec, a, b), b - a)
-    return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally)  # type: ignore[arg-type]
+    return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally, ramp, bankroll)  # type: ignore[arg-type]
                           for (w, t), c, tally in zip(resolved, counts, totals)))
 
 

@@ -1,0 +1,56 @@
+"""Betting measures (exactodds.analyses.betting) against their closed forms, and the plays of an exposure run."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from exactodds.analyses.betting import Play, parse_ramp, ramp_units
+from exactodds.errors import ExactOddsError
+from exactodds.simulation.exposure import exposure
+
+
+def test_measures_follow_from_mean_and_variance():
+    p = Play("x", rounds=400, shoes=5, rounds_bet=40, units=60, win=Fraction(3), square=Fraction(250))
+    mu = Fraction(3, 400)
+    var = Fraction(250, 400) - mu * mu
+    assert (p.per_round, p.per_100, p.per_shoe, p.variance) == (mu, 100 * mu, Fraction(3, 5), var)
+    assert p.n0 == var / mu ** 2                                  # rounds for the win to reach one SD
+    assert p.di == pytest.approx(1000 * float(mu) / math.sqrt(float(var)))
+    assert p.sd_per_shoe == pytest.approx(math.sqrt(float(var) * 80))
+    for bankroll in (10, 100, 1000):                             # the diffusion formula exp(-2 mu B / var)
+        assert p.risk_of_ruin(bankroll) == pytest.approx(math.exp(-2 * float(mu) * bankroll / float(var)))
+    losing = Play("y", rounds=10, shoes=1, rounds_bet=10, units=10, win=Fraction(-1), square=Fraction(10))
+    assert losing.n0 is None and losing.risk_of_ruin(1000) == 1.0
+
+
+def test_ramps_are_read_and_refused_in_one_line():
+    ramp = parse_ramp("4:2, 2:1,6:4")
+    assert ramp == ((2, 1), (4, 2), (6, 4))
+    assert [ramp_units(ramp, tc) for tc in (-3, 1, 2, 3, 4, 5, 6, 20)] == [0, 0, 1, 1, 2, 2, 4, 4]
+    for bad in ("2", "2:x", "2:-1", "2:1,2:3", "a:1", "2:100000"):
+        with pytest.raises(ExactOddsError, match="--ramp"):
+            parse_ramp(bad)
+
+
+def test_plays_of_a_run():
+    """A flat unit on every round wins the off-the-top average edge; a threshold play equals its row of
+    the threshold table; the verdict names the threshold and the win it reports."""
+    x = exposure([("dragon-7-insurance", "standard"), ("banker", "standard")], shoes=30, seed=4,
+                 ramp=((3, 1), (6, 2)))
+    d7, banker = x
+    flat = d7.by_count("flat", lambda tc: 1)
+    assert flat.per_round == d7.mean_player_expected_return and flat.rounds_bet == d7.rounds
+    perfect, best, ramp = d7.plays()
+    assert perfect.win == d7.tally.sum_advantage and perfect.per_100 == d7.perfect_per_100
+    row = d7.best_threshold()
+    assert row is not None and best.per_100 == row["win_per_100"] and best.rounds_bet == row["rounds_bet"]
+    assert ramp.units == sum(ramp_units(((3, 1), (6, 2)), tc) * r[0] for tc, r in d7.tally.by_tc.items())
+    assert f"true count >= {row['threshold']}" in d7.verdict()
+    assert "not countable" in banker.verdict()          # a few rounds at the top of the count: noise
+    data = x.to_dict() if hasattr(x, "to_dict") else None
+    text = x.render("text")
+    assert "Verdict: dragon-7-insurance:standard" in text and "Risk of ruin, 100 units" in text
+    assert data is None or "plays" in data["wagers"][0]
