@@ -79,7 +79,27 @@ def _all_squares(wager, table, rounds, decks):
 
 
 def _figures(x):
-    return [(r.summary(), r.thresholds(), r.penetration(), r.tally.histogram) for r in x]
+    return [(r.summary(), r.thresholds(), r.penetration(), r.tally.histogram, r.by_round_rows(), r.tally.by_tc)
+            for r in x]
+
+
+def test_cut_card_effect_is_the_average_over_rounds_dealt_less_the_figure_off_the_top():
+    x = exposure([("dragon-7-insurance", "standard"), ("tie", "8-to-1")], shoes=12, seed=21, decks=6, cut=30)
+    for r in x:
+        rows = r.by_round_rows()
+        assert [row["round"] for row in rows] == list(range(1, len(rows) + 1))
+        assert sum(row["rounds"] for row in rows) == r.rounds and rows[0]["rounds"] == r.shoes
+        assert sum((row["mean_player_expected_return"] * row["rounds"] for row in rows), Fraction(0)) == r.tally.sum_edge
+        top = analyze(Shoe.decks(6), wagers=[r.wager.id], paytables=[r.paytable.id])[0].expected_return
+        assert r.off_the_top == top and r.cut_card_effect == r.mean_edge - top
+        assert r.cut_card_effect_se > 0
+        assert r.tally.sum_sq_shoe_rounds == sum(n * n for n in _rounds_per_shoe(21, 12, decks=6, cut=30))
+    one = exposure([("tie", "8-to-1")], shoes=1, seed=21, decks=6, cut=30)[0]
+    assert one.cut_card_effect_se != one.cut_card_effect_se                  # nan: no spread with one shoe
+
+
+def _rounds_per_shoe(seed, shoes, *, decks, cut):
+    return [len(_dealt_by_the_rules(seed, i, decks=decks, cut=cut)) for i in range(shoes)]
 
 
 def test_the_split_does_not_change_the_numbers():

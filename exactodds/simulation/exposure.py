@@ -28,6 +28,7 @@ cores, or on a Dask cluster (``scheduler``).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -103,6 +104,12 @@ class Tally:
     by_penetration: dict[int, list[Any]] = field(default_factory=dict)
     # (penetration bin, edge percent floor) -> rounds
     histogram: dict[tuple[int, int], int] = field(default_factory=dict)
+    # round of the shoe (1: its first) -> [rounds, Σ edge]
+    by_round: dict[int, list[Any]] = field(default_factory=dict)
+    # per shoe s with n_s rounds and y_s = Σ edge: Σ y_s², Σ y_s·n_s, Σ n_s² (the cut card's standard error)
+    sum_sq_shoe_edge: Fraction = Fraction(0)
+    sum_shoe_edge_rounds: Fraction = Fraction(0)
+    sum_sq_shoe_rounds: int = 0
 
     def add(self, other: Tally) -> Tally:
         self.shoes += other.shoes
@@ -131,6 +138,13 @@ class Tally:
             mine[4] = max(mine[4], row[4])
         for cell, n in other.histogram.items():
             self.histogram[cell] = self.histogram.get(cell, 0) + n
+        for k, row in other.by_round.items():
+            mine = self.by_round.setdefault(k, [0, Fraction(0)])
+            mine[0] += row[0]
+            mine[1] += row[1]
+        self.sum_sq_shoe_edge += other.sum_sq_shoe_edge
+        self.sum_shoe_edge_rounds += other.sum_shoe_edge_rounds
+        self.sum_sq_shoe_rounds += other.sum_sq_shoe_rounds
         return self
 
 
@@ -253,7 +267,17 @@ def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int,
                             for k, r in by_pen.items()}
     squares = 0
     by_threshold: dict[int, int] = {}                 # Σ over shoes of (Σ a of rounds at or above T)²
+    by_round: dict[int, list[int]] = {}
+    shoe_sq = shoe_cross = shoe_rounds_sq = 0
     for first, stop in bounds:
+        y = sum(a[first:stop])
+        shoe_sq += y * y
+        shoe_cross += y * (stop - first)
+        shoe_rounds_sq += (stop - first) ** 2
+        for k, x in enumerate(a[first:stop], start=1):
+            row = by_round.setdefault(k, [0, 0])
+            row[0] += 1
+            row[1] += x
         shoe_win = sum(x for x in a[first:stop] if x > 0)
         squares += shoe_win * shoe_win
         at_count: dict[int, int] = {}
@@ -265,6 +289,10 @@ def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int,
             if w_t:
                 by_threshold[threshold] = by_threshold.get(threshold, 0) + w_t * w_t
     tally.sum_sq_shoe_advantage = Fraction(squares, scale * scale)
+    tally.by_round = {k: [r[0], Fraction(r[1], scale)] for k, r in by_round.items()}
+    tally.sum_sq_shoe_edge = Fraction(shoe_sq, scale * scale)
+    tally.sum_shoe_edge_rounds = Fraction(shoe_cross, scale)
+    tally.sum_sq_shoe_rounds = shoe_rounds_sq
     tally.sum_sq_threshold = {t: Fraction(v, scale * scale)
                               for t in range(TC_RANGE[0], TC_RANGE[1] + 1) if (v := by_threshold.get(t))}
 
@@ -401,6 +429,34 @@ class WagerExposure:
                         "decile_9_edge": self._quantile(k, Fraction(9, 10))})
         return out
 
+    @functools.cached_property
+    def off_the_top(self) -> Fraction:
+        """The player's exact expected return off the top of a full shoe of the run's decks."""
+        return Fraction(expected_return(self.wager, self.paytable, deal(Shoe.decks(self.decks))))
+
+    @property
+    def cut_card_effect(self) -> Fraction:
+        """The player's expected return averaged over the rounds dealt with the cover card at ``cut``,
+        less the figure off the top: what the cut card does to the hold (negative: the house holds more)."""
+        return self.mean_edge - self.off_the_top
+
+    @property
+    def cut_card_effect_se(self) -> float:
+        """Standard error of :attr:`cut_card_effect` over the shoes of the run (shoes independent; the
+        ratio Σ edges / Σ rounds by the delta method), for printing."""
+        t, shoes = self.tally, self.shoes
+        if shoes < 2:
+            return float("nan")
+        r = self.mean_edge
+        spread = (t.sum_sq_shoe_edge - 2 * r * t.sum_shoe_edge_rounds + r * r * t.sum_sq_shoe_rounds) / (shoes - 1)
+        per_shoe = Fraction(self.rounds, shoes)
+        return math.sqrt(max(float(spread), 0.0) / shoes) / float(per_shoe)
+
+    def by_round_rows(self) -> list[dict[str, Any]]:
+        """The player's expected return by round of the shoe (1: the first round after the burn)."""
+        return [{"round": k, "rounds": n, "mean_player_expected_return": total / n}
+                for k, (n, total) in sorted(self.tally.by_round.items())]
+
     def _quantile(self, pen_bin: int, q: Fraction) -> Fraction:
         """The edge below which a share ``q`` of the bin's rounds lie, to the 1% bin (its upper end)."""
         bins = sorted((e, n) for (p, e), n in self.tally.histogram.items() if p == pen_bin)
@@ -423,7 +479,9 @@ class WagerExposure:
                 "best_threshold": None if best is None else best["threshold"],
                 "count_win_per_100": None if best is None else best["win_per_100"],
                 "count_win_per_shoe": None if best is None else best["win_per_shoe"],
-                "betting_correlation": self.count.betting_correlation}
+                "betting_correlation": self.count.betting_correlation,
+                "off_the_top_player_expected_return": self.off_the_top, "cut_card_effect": self.cut_card_effect,
+                "cut_card_effect_se": self.cut_card_effect_se}
 
 
 def _se(sum_sq: Fraction, total: Fraction, shoes: int) -> float:
@@ -483,6 +541,7 @@ class Exposure(Results[WagerExposure]):
                             "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
                             "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
                             "plays": [_play_dict(p, r.bankroll) for p in r.plays()], "verdict": r.verdict(),
+                            "by_round": [{k: plain(v) for k, v in row.items()} for row in r.by_round_rows()],
                             "penetration": [{k: plain(v) for k, v in row.items()} for row in r.penetration()]}
                            for r in self.results]}
         return Report("exposure", tables=tuple(t for r in self.results for t in _tables(r)), tidy=tidy, data=data,
@@ -521,6 +580,9 @@ def _plays_columns(bankroll: int) -> tuple[Column, ...]:
             Column("ror", f"Risk of ruin, {bankroll:,} units"))
 
 
+_BY_ROUND = (Column("round", "Rounds of the shoe"), Column("rounds", "Rounds dealt", "int"),
+             Column("mean_player_expected_return", "Player's expected return", "percent", 3))
+
 _PENETRATION = (Column("seen", "Shoe seen"), Column("rounds", "Rounds", "int"),
                 Column("mean_player_expected_return", "Player's expected return", "percent", 3),
                 Column("advantage_share", "Advantage share", "percent", 2),
@@ -554,11 +616,23 @@ def _tables(r: WagerExposure) -> tuple[Table, ...]:
     plays = tuple((p.name, p.rounds_bet, p.per_100, p.per_shoe, f"{p.sd_per_shoe:.3f}",
                    _rounds(p.n0).removesuffix(" rounds"), "n/a" if math.isnan(p.di) else f"{p.di:.2f}",
                    f"{p.risk_of_ruin(r.bankroll):.2%}") for p in r.plays())
-    return (Table((), (), title=title, notes=(*lines, f"Verdict: {r.verdict()}")),
+    se = r.cut_card_effect_se
+    cut_line = (f"Cut card: {percent(r.mean_edge, 4)} averaged over the rounds dealt against {percent(r.off_the_top, 4)} "
+                f"off the top: {percent(r.cut_card_effect, 4)} (standard error "
+                f"{'n/a with one shoe' if math.isnan(se) else f'{se:.4%}'}")
+    cut_line += ")" if math.isnan(se) or se == 0 else f"; z = {float(r.cut_card_effect) / se:+.2f})"
+    by_round = r.by_round_rows()
+    round_rows = tuple((f"{by_round[i]['round']}–{by_round[min(i + 4, len(by_round) - 1)]['round']}",
+                        sum(x["rounds"] for x in by_round[i:i + 5]),
+                        sum((x["mean_player_expected_return"] * x["rounds"] for x in by_round[i:i + 5]), Fraction(0))
+                        / sum(x["rounds"] for x in by_round[i:i + 5]))
+                       for i in range(0, len(by_round), 5))
+    return (Table((), (), title=title, notes=(*lines, cut_line, f"Verdict: {r.verdict()}")),
             Table(_plays_columns(r.bankroll), plays, title="What each play wins and risks (N0: rounds for the "
                   "win to reach one standard deviation; DI = 1000 × win / SD per round)"),
             Table(_THRESHOLDS, th_rows, title="Betting by the count"),
-            Table(_PENETRATION, pen_rows, title="The player's expected return against penetration"))
+            Table(_PENETRATION, pen_rows, title="The player's expected return against penetration"),
+            Table(_BY_ROUND, round_rows, title="The player's expected return by round of the shoe (JSON: every round)"))
 
 
 def _rounds(n0: Fraction | None) -> str:
