@@ -54,3 +54,51 @@ def test_plays_of_a_run():
     text = x.render("text")
     assert "Verdict: dragon-7-insurance:standard" in text and "Risk of ruin, 100 units" in text
     assert data is None or "plays" in data["wagers"][0]
+
+
+def test_team_play_against_every_round_priced_alone():
+    """The team's win and second moment, summed round by round from each round's own exact distribution
+    (both wagers' nets on the same rounds of the table), equal what the run tallied."""
+    from exactodds.analyses.pricing import _counts, _key_nets
+    from exactodds.engine.distribution import deal
+    from exactodds.game.cards import Card
+    from exactodds.game.shoe import Shoe
+
+    from .test_exposure import _dealt_by_the_rules
+
+    decks, cut, seed, shoes = 6, 20, 8, 4
+    wagers = [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard")]
+    x = exposure(wagers, shoes=shoes, seed=seed, decks=decks, cut=cut, team=True)
+    team = x.team_play()
+    assert team is not None
+    limits = [None if (b := r.best_threshold()) is None else b["threshold"] for r in x]
+    tags = [r.count.card_tags() for r in x]
+    nets = [_key_nets(r.wager, r.paytable) for r in x]
+    win = square = Fraction(0)
+    for i in range(shoes):
+        for seen, _cards in _dealt_by_the_rules(seed, i, decks=decks, cut=cut):
+            unseen = Shoe.decks(decks).remove(*(Card.from_index(c) for c in seen))
+            counts = _counts(x[0].wager, deal(unseen))          # the two wagers read the same table
+            bets = [limit is not None and max(-20, min(30, sum(t[c] for c in seen) * 52 // unseen.size)) >= limit
+                    for t, limit in zip(tags, limits)]
+            moment = [sum((a * b * int(n) for a, b, n in zip(nets[p][0], nets[q][0], counts)), Fraction(0))
+                      / unseen.sequences for p, q in ((0, 0), (1, 1), (0, 1))]
+            for k in (0, 1):
+                if bets[k]:
+                    win += sum((a * int(n) for a, n in zip(nets[k][0], counts)), Fraction(0)) / unseen.sequences
+                    square += moment[k]
+            if bets[0] and bets[1]:
+                square += 2 * moment[2]
+    assert all(limit is not None for limit in limits)               # both players bet somewhere
+    assert team.win == win and team.square == square
+    assert team.per_shoe == sum((p.per_shoe for r in x for p in r.plays()[1:2]), Fraction(0))
+    assert "team (dragon-7-insurance from" in x.render("text")
+
+
+def test_team_play_does_not_depend_on_how_the_shoes_are_split():
+    wagers = [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard"), ("tie", "8-to-1")]
+    runs = [exposure(wagers, shoes=8, seed=3, team=True, batch=batch, workers=workers)
+            for batch, workers in ((8, 1), (1, 1), (3, 2))]
+    plays = [x.team_play() for x in runs]
+    assert plays[0] is not None and plays[0] == plays[1] == plays[2]
+    assert runs[0][0].tally.cross == runs[1][0].tally.cross == runs[2][0].tally.cross

@@ -17,9 +17,10 @@ Fraction(-114753351728, 10847218479825)
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol, TypeGuard
 
@@ -494,10 +495,13 @@ class Moments:
     second: list[int] | None
     totals: list[int]
     scale: int
+    #: With ``cross``: for a later wager j of the same table, E[X · X_j] of shoe i is
+    #: ``cross[j][i] / (scale · scale_j · totals[i]) + 1``.
+    cross: dict[int, list[int]] = field(default_factory=dict)
 
 
 def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray, *,
-                      second: bool = False) -> list[Moments | None]:
+                      second: bool = False, cross: bool = False) -> list[Moments | None]:
     """What :func:`expected_returns_many` makes Fractions of, for callers that sum many of them, and
     with ``second`` the expected squared results too (a round's variance is E[X²] − E[X]²).
 
@@ -507,7 +511,9 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
     sequences; where that could pass 2^63, v is written in digits of a base B that keeps it below, each
     digit a column of the same matrix product, and the sum is put together in Python integers. ``None``
     where this route does not read the wager (it tells ranks or suits apart, or a pay is a share of a
-    meter).
+    meter). With ``cross``, the expected product of the results of every two wagers read from the same
+    table (``(net_a · net_b − 1) · L_a · L_b`` per key) comes from the same pass: what a team whose
+    players bet different wagers of one round needs for the variance of its win.
     """
     out: list[Moments | None] = [None] * len(pairs)
     sizes = value_counts.sum(axis=1).tolist()
@@ -527,19 +533,55 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
         if plan is not None:
             groups.setdefault(signature[1], []).append((k, *plan))
     for names, members in groups.items():
+        table = compile_table(names)
+        pieces: list[tuple[int, Any, int]] = [(k, moment, power) for k, _, digits in members
+                                             for moment, power, _ in digits]
         columns = [u for _, us, _ in members for u in us]
+        if cross:
+            for (a, _, _), (b, _, _) in itertools.combinations(members, 2):
+                for power, u in enumerate(_cross_columns(pairs[a], pairs[b], table, base)):
+                    pieces.append((a, ("cross", b), power))
+                    columns.append(u)
         multisets = np.flatnonzero(np.any(np.stack(columns) != 0, axis=0))
-        sums = compile_table(names).sums_many(value_counts, multisets, np.stack([u[multisets] for u in columns], 1))
-        c = 0
-        for k, us, digits in members:
-            found: dict[int, list[int]] = {}
-            for moment, power, _ in digits:                    # the columns of this wager, digit by digit
-                column = sums[:, c].tolist()
-                c += 1
-                found[moment] = [x + base**power * d for x, d in zip(found.get(moment, [0] * len(totals)), column)]
-            scale = digits[0][2]
-            out[k] = Moments(found[1], found.get(2), totals, scale)
+        sums = table.sums_many(value_counts, multisets, np.stack([u[multisets] for u in columns], 1))
+        found: dict[tuple[int, Any], list[int]] = {}
+        for c, (k, moment, power) in enumerate(pieces):          # put each moment together, digit by digit
+            column = sums[:, c].tolist()
+            found[k, moment] = [x + base**power * d for x, d in zip(found.get((k, moment), [0] * len(totals)), column)]
+        for k, _, digits in members:
+            out[k] = Moments(found[k, 1], found.get((k, 2)), totals, digits[0][2],
+                             {m[1]: v for (j, m), v in found.items() if j == k and isinstance(m, tuple)})
     return out
+
+
+def _key_nets(wager: Wager, paytable: Paytable) -> tuple[list[Fraction], int] | None:
+    """Each key's net pay under ``paytable`` (a loss: −1) and their common denominator L; None when
+    a pay is a share of a meter."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("key nets", paytable.id, paytable.award_basis)
+    if key not in cache:
+        nets = [Fraction(-1) if k < 0 else paytable.pays[wager.outcomes[k].id].net
+                for k in settlement(wager, paytable).tolist()]
+        cache[key] = ((nets, math.lcm(*(n.denominator for n in nets)))
+                      if all(isinstance(n, Fraction) for n in nets) else None)
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def _digit_columns(table: Any, values: Sequence[int], base: int) -> list[np.ndarray]:
+    """U[m] = Σ over m's entries of orderings × v(key), for the digits of every v in ``base`` (least
+    significant first; a negative v has negative digits), as int64 columns over every multiset."""
+    key_of_entry = np.repeat(np.arange(len(table.key_starts)),
+                             np.diff(np.r_[table.key_starts, len(table.entry_multiset)]))
+    orderings = table.entry_orderings.astype(object)
+    columns: list[np.ndarray] = []
+    rest = list(values)
+    while not columns or any(rest):
+        digit = [(abs(v) % base) * (1 if v >= 0 else -1) for v in rest]
+        rest = [(abs(v) // base) * (1 if v >= 0 else -1) for v in rest]
+        u = np.zeros(len(table.multisets), dtype=object)
+        np.add.at(u, table.entry_multiset, np.asarray(digit, dtype=object)[key_of_entry] * orderings)
+        columns.append(u.astype(np.int64))
+    return columns
 
 
 def _batch_plan(wager: Wager, paytable: Paytable, table: Any, base: int, second: bool
@@ -550,32 +592,33 @@ def _batch_plan(wager: Wager, paytable: Paytable, table: Any, base: int, second:
     cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
     key = ("batch", paytable.id, paytable.award_basis, base, second)
     if key not in cache:
-        nets = [Fraction(-1) if k < 0 else paytable.pays[wager.outcomes[k].id].net
-                for k in settlement(wager, paytable).tolist()]
-        if not all(isinstance(n, Fraction) for n in nets):
+        found = _key_nets(wager, paytable)
+        if found is None:
             cache[key] = None
             return None
-        scale = math.lcm(*(n.denominator for n in nets))
+        nets, scale = found
         moments = [(1, [int((n + 1) * scale) for n in nets])]               # (net + 1) · L >= 0
         if second:
             moments.append((2, [int((n * n - 1) * scale * scale) for n in nets]))   # (net² − 1) · L²
-        key_of_entry = np.repeat(np.arange(len(table.key_starts)),
-                                 np.diff(np.r_[table.key_starts, len(table.entry_multiset)]))
-        orderings = table.entry_orderings.astype(object)
         columns: list[np.ndarray] = []
         digits: list[tuple[int, int, int]] = []
         for moment, values in moments:
-            power = 0
-            rest = values
-            while power == 0 or any(rest):                                  # digits of |v|, signed as v
-                digit = [(abs(v) % base) * (1 if v >= 0 else -1) for v in rest]
-                rest = [(abs(v) // base) * (1 if v >= 0 else -1) for v in rest]
-                u = np.zeros(len(table.multisets), dtype=object)
-                np.add.at(u, table.entry_multiset, np.asarray(digit, dtype=object)[key_of_entry] * orderings)
-                columns.append(u.astype(np.int64))
+            for power, u in enumerate(_digit_columns(table, values, base)):
+                columns.append(u)
                 digits.append((moment, power, scale))
-                power += 1
         cache[key] = (columns, digits)
+    return cache[key]  # type: ignore[no-any-return]
+
+
+def _cross_columns(a: tuple[Wager, Paytable], b: tuple[Wager, Paytable], table: Any, base: int) -> list[np.ndarray]:
+    """The digit columns of (net_a · net_b − 1) · L_a · L_b per key (both wagers read ``table``)."""
+    cache: dict[Any, Any] = a[0].__dict__.setdefault("_cache", {})
+    key = ("cross", a[1].id, a[1].award_basis, b[0].id, b[1].id, b[1].award_basis, base)
+    if key not in cache:
+        found_a, found_b = _key_nets(*a), _key_nets(*b)
+        assert found_a is not None and found_b is not None
+        (nets_a, la), (nets_b, lb) = found_a, found_b
+        cache[key] = _digit_columns(table, [int((x * y - 1) * la * lb) for x, y in zip(nets_a, nets_b)], base)
     return cache[key]  # type: ignore[no-any-return]
 
 

@@ -67,10 +67,12 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
               "the first step); shown beside perfect information and the best threshold.")
 @click.option("--bankroll", type=int, default=BANKROLL, show_default=True, metavar="UNITS",
               help="Bankroll, in units, whose risk of ruin is shown.")
+@click.option("--team", is_flag=True, help="Also the play of a team at one table: each player counts his own wager "
+              "and bets it from its best threshold (wagers read at point values).")
 @options.result_format
 def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,
              tags: str | None, paytables_files: tuple[str, ...], batch: int, workers: int | None,
-             scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, fmt: str) -> None:
+             scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, team: bool, fmt: str) -> None:
     """Deal real shoes; the exact edge and the count before every round; what a counter wins.
 
     Shoe i is shuffled from (seed, i).
@@ -95,5 +97,5 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
         result = run_exposure(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=given, catalogue=cat,
                               batch=batch, workers=workers if workers is not None else min(os.cpu_count() or 1,
                                                                                            MAX_WORKERS),
-                              scheduler=scheduler, progress=advance, ramp=steps, bankroll=bankroll)
+                              scheduler=scheduler, progress=advance, ramp=steps, bankroll=bankroll, team=team)
     click.echo(result.render(fmt), nl=False)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -82,6 +82,7 @@ class ExposureSpec:
     cut: int
     seed: int
     tags: tuple[tuple[int, ...], ...]           # per pair: the tag of each of the 52 cards
+    team: bool = False                           # tally every two wagers' expected product (a team's variance)
 
 
 @dataclass
@@ -110,6 +111,8 @@ class Tally:
     sum_sq_shoe_edge: Fraction = Fraction(0)
     sum_shoe_edge_rounds: Fraction = Fraction(0)
     sum_sq_shoe_rounds: int = 0
+    # (a later wager of the run, this wager's true count, its true count) -> [rounds, Σ E[X · X_other]]
+    cross: dict[tuple[int, int, int], list[Any]] = field(default_factory=dict)
 
     def add(self, other: Tally) -> Tally:
         self.shoes += other.shoes
@@ -145,6 +148,10 @@ class Tally:
         self.sum_sq_shoe_edge += other.sum_sq_shoe_edge
         self.sum_shoe_edge_rounds += other.sum_shoe_edge_rounds
         self.sum_sq_shoe_rounds += other.sum_sq_shoe_rounds
+        for key, row in other.cross.items():
+            mine = self.cross.setdefault(key, [0, Fraction(0)])
+            mine[0] += row[0]
+            mine[1] += row[1]
         return self
 
 
@@ -183,7 +190,7 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     ranks = unseen.reshape(n, 13, 4).sum(axis=2)
     values = np.concatenate([ranks[:, 9:].sum(axis=1, keepdims=True), ranks[:, :9]], axis=1)
     # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
-    batched = return_numerators([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True)
+    batched = return_numerators([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
     # per wager: the edges and the expected squared results, each times one common denominator, and it
     moments: list[tuple[list[int], int, list[int], int]] = []
     for found in batched:
@@ -213,13 +220,37 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
                 common2 = math.lcm(*(y.denominator for y in sq))
                 moments[j] = ([x.numerator * (common // x.denominator) for x in e], common,
                               [y.numerator * (common2 // y.denominator) for y in sq], common2)
+    counts = [[max(TC_RANGE[0], min(TC_RANGE[1], (int(rc) * 52) // int(u))) for rc, u in zip(running[j], unseen_total)]
+              for j in range(len(spec.pairs))]
     for j in range(len(spec.pairs)):
-        tc = [max(TC_RANGE[0], min(TC_RANGE[1], (int(rc) * 52) // int(u)))
-              for rc, u in zip(running[j], unseen_total)]
         net = [Fraction(-1) if k < 0 else nets[j][k] for k in settled[j].tolist()]
         pen = [min(PEN_BINS - 1, (size - int(u)) * PEN_BINS // size) for u in unseen_total]
-        _tally(tallies[j], *moments[j], net, tc, pen, bounds)
+        _tally(tallies[j], *moments[j], net, counts[j], pen, bounds)
+        found = batched[j]
+        if found is None:
+            continue
+        for other, sums in found.cross.items():
+            partner = batched[other]
+            assert partner is not None                  # a cross moment exists only between two wagers read so
+            _tally_cross(tallies[j], other, sums, found.scale * partner.scale, found.totals, counts[j], counts[other])
     return tallies
+
+
+def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: list[int], tc: list[int],
+                 tc_other: list[int]) -> None:
+    """Add Σ E[X · X_other] per pair of true counts (this wager's, the other's) to ``tally.cross``:
+    round i's is ``sums[i] / (scale · totals[i]) + 1`` (:func:`~exactodds.analyses.pricing.return_numerators`)."""
+    d = [scale * t for t in totals]
+    common = math.lcm(*set(d))
+    cells: dict[tuple[int, int, int], list[int]] = {}
+    for x, di, a, b in zip(sums, d, tc, tc_other):
+        cell = cells.setdefault((other, a, b), [0, 0])
+        cell[0] += 1
+        cell[1] += (x + di) * (common // di)
+    for key, (rounds, total) in cells.items():
+        mine = tally.cross.setdefault(key, [0, Fraction(0)])
+        mine[0] += rounds
+        mine[1] += Fraction(total, common)
 
 
 def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int, net: list[Fraction], tc: list[int],
@@ -497,6 +528,36 @@ class Exposure(Results[WagerExposure]):
     """An exposure run over several wagers; renders as text, JSON, CSV, Markdown or HTML."""
 
     results: tuple[WagerExposure, ...]
+    #: Whether the run tallied what a team needs (every two wagers' expected product): see :meth:`team_play`.
+    team: bool = False
+
+    def team_play(self) -> Play | None:
+        """A team at one table, each player counting his own wager and betting 1 unit on it from its best
+        threshold: the team's win, and its variance with the covariance of bets on the same round
+        (exact sums of E[X_a · X_b] by the two true counts). None unless the run was made with ``team``."""
+        if not self.team or not self.results:
+            return None
+        best = [r.best_threshold() for r in self.results]
+        limits = [None if b is None else int(b["threshold"]) for b in best]
+
+        def bets(i: int, tc: int) -> bool:
+            limit = limits[i]
+            return limit is not None and tc >= limit
+
+        win, square, placed = Fraction(0), Fraction(0), 0
+        for i, r in enumerate(self.results):
+            for tc, row in r.tally.by_tc.items():
+                if bets(i, tc):
+                    win += row[1]
+                    square += row[4]
+                    placed += row[0]
+            for (j, a, b), (_rounds, product) in r.tally.cross.items():
+                if bets(i, a) and bets(j, b):
+                    square += 2 * product
+        members = ", ".join(f"{r.wager.id} from {limit:+d}" if limit is not None else f"{r.wager.id} never"
+                            for r, limit in zip(self.results, limits))
+        first = self.results[0]
+        return Play(f"team ({members})", first.rounds, first.shoes, placed, placed, win, square)
 
     def __repr__(self) -> str:
         first = self.results[0] if self.results else None
@@ -535,16 +596,26 @@ class Exposure(Results[WagerExposure]):
                                    row["threshold"], row["rounds_bet"], row["share_bet"], row["mean_edge"],
                                    row["mean_edge"], row["win_per_100"], row["win_per_shoe"])
                                   for r in self.results for row in r.thresholds()))
-        data = {"player_expected_return": _MEANING,
-                "edge": _MEANING,                   # the old name of the key above, kept one release
-                "wagers": [{**{k: plain(v) for k, v in r.summary().items()},
-                            "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
-                            "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
-                            "plays": [_play_dict(p, r.bankroll) for p in r.plays()], "verdict": r.verdict(),
-                            "by_round": [{k: plain(v) for k, v in row.items()} for row in r.by_round_rows()],
-                            "penetration": [{k: plain(v) for k, v in row.items()} for row in r.penetration()]}
-                           for r in self.results]}
-        return Report("exposure", tables=tuple(t for r in self.results for t in _tables(r)), tidy=tidy, data=data,
+        data: dict[str, Any] = {
+            "player_expected_return": _MEANING,
+            "edge": _MEANING,                   # the old name of the key above, kept one release
+            "wagers": [{**{k: plain(v) for k, v in r.summary().items()},
+                        "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
+                        "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
+                        "plays": [_play_dict(p, r.bankroll) for p in r.plays()], "verdict": r.verdict(),
+                        "by_round": [{k: plain(v) for k, v in row.items()} for row in r.by_round_rows()],
+                        "penetration": [{k: plain(v) for k, v in row.items()} for row in r.penetration()]}
+                       for r in self.results]}
+        team = self.team_play()
+        tables = tuple(t for r in self.results for t in _tables(r))
+        if team is not None:
+            bankroll = self.results[0].bankroll
+            data["team"] = _play_dict(team, bankroll)
+            tables += (Table(_plays_columns(bankroll), (_play_row(team, bankroll),),
+                             title="The team: each player counts his own wager and bets 1 unit on it from its best "
+                                   "threshold (rounds bet: bets placed; the variance counts bets on the same round "
+                                   "together)"),)
+        return Report("exposure", tables=tables, tidy=tidy, data=data,
                       notes=(f"Sign convention: {SIGN_CONVENTION}.",))
 
 
@@ -572,6 +643,11 @@ _THRESHOLDS = (Column("threshold", "True count ≥"), Column("rounds_bet", "Roun
                Column("mean_player_expected_return", "Player's expected return", "percent", 3),
                Column("advantage_share", "Advantage share", "percent", 2),
                Column("win_per_100", "Win /100 rounds", "decimal", 4), Column("win_per_shoe", "Win /shoe", "decimal", 4))
+
+def _play_row(p: Play, bankroll: int) -> tuple[Any, ...]:
+    return (p.name, p.rounds_bet, p.per_100, p.per_shoe, f"{p.sd_per_shoe:.3f}", _rounds(p.n0).removesuffix(" rounds"),
+            "n/a" if math.isnan(p.di) else f"{p.di:.2f}", f"{p.risk_of_ruin(bankroll):.2%}")
+
 
 def _plays_columns(bankroll: int) -> tuple[Column, ...]:
     return (Column("play", "Play"), Column("rounds_bet", "Rounds bet", "int"),
@@ -613,9 +689,7 @@ def _tables(r: WagerExposure) -> tuple[Table, ...]:
                     if row["threshold"] >= -2 and row["share_bet"] >= Fraction(1, 200))
     pen_rows = tuple((f"{percent(row['seen_from'], 0)}–{percent(row['seen_to'], 0)}", row["rounds"], row["mean_edge"],
                       row["advantage_share"], row["min_edge"], row["max_edge"]) for row in r.penetration())
-    plays = tuple((p.name, p.rounds_bet, p.per_100, p.per_shoe, f"{p.sd_per_shoe:.3f}",
-                   _rounds(p.n0).removesuffix(" rounds"), "n/a" if math.isnan(p.di) else f"{p.di:.2f}",
-                   f"{p.risk_of_ruin(r.bankroll):.2%}") for p in r.plays())
+    plays = tuple(_play_row(p, r.bankroll) for p in r.plays())
     se = r.cut_card_effect_se
     cut_line = (f"Cut card: {percent(r.mean_edge, 4)} averaged over the rounds dealt against {percent(r.off_the_top, 4)} "
                 f"off the top: {percent(r.cut_card_effect, 4)} (standard error "
@@ -666,13 +740,15 @@ def exposure(
     progress: Callable[[int], None] | None = None,
     ramp: tuple[tuple[int, int], ...] = (),
     bankroll: int = BANKROLL,
+    team: bool = False,
 ) -> Exposure:
     """Deal ``shoes`` shoes and tally the exact edge and the count of each wager before every round.
 
     ``workers`` > 1 runs the batches on that many local processes; ``scheduler``
     (a Dask scheduler address, or a ``dask.distributed.Client``) runs them on a
     Dask cluster. ``progress`` is called with the number of shoes done. ``ramp`` (``((true count,
-    units), ...)``) and ``bankroll`` (units) add a play by the count's ramp and its risk of ruin.
+    units), ...)``) and ``bankroll`` (units) add a play by the count's ramp and its risk of ruin; ``team``
+    adds the play of a team whose players each count and bet one of the wagers (:meth:`Exposure.team_play`).
     """
 
     cat = catalogue if catalogue is not None else load_catalogue()
@@ -684,9 +760,11 @@ def exposure(
     _check_run(shoes=shoes, seed=seed, decks=decks, cut=cut, batch=batch, workers=workers)
     if bankroll < 1:
         raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
+    if team:
+        _check_team(resolved, decks)
     counts = [r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags)]
     spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
-                        tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts))
+                        tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts), team)
     totals = [Tally() for _ in resolved]
     done = 0
 
@@ -711,7 +789,24 @@ def exposure(
         for a, b in work:
             collect(exposure_batch(spec, a, b), b - a)
     return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally, ramp, bankroll)  # type: ignore[arg-type]
-                          for (w, t), c, tally in zip(resolved, counts, totals)))
+                          for (w, t), c, tally in zip(resolved, counts, totals)), team)
+
+
+def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
+    """A team needs two wagers or more, every two read from one table of point values (their product)."""
+    if len(pairs) < 2:
+        raise ExactOddsError("--team: name two wagers or more (each player of the team bets one)")
+    found = return_numerators(list(pairs), np.array([Shoe.decks(decks).value_counts]), cross=True)
+    for (w, _t), m in zip(pairs, found):
+        if m is None:
+            raise ExactOddsError(f"--team: wager {w.id!r} reads more than point values, so the covariance of the "
+                                 "team's bets is not counted; leave it out")
+    for k, (w, _t) in enumerate(pairs):
+        m = found[k]
+        assert m is not None
+        for j in sorted(set(range(k + 1, len(pairs))) - set(m.cross)):
+            raise ExactOddsError(f"--team: wagers {w.id!r} and {pairs[j][0].id!r} read different tables, so the "
+                                 "covariance of their bets is not counted; leave one out")
 
 
 def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
