@@ -202,3 +202,28 @@ def test_cli_eor_formats():
 def test_cli_eor_refuses_bad_input_in_one_line(args, words):
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == 2 and words in out.output and "Traceback" not in out.output
+
+
+def test_least_squares_fit_of_depleted_shoes_against_the_effects_of_removal():
+    """One card removed: the exact fit is the effects of removal. A quarter of the shoe removed: the fit,
+    exact over the sampled shoes, still points the way the effects do (Dragon 7: the effects are nearly linear)."""
+    from exactodds.analyses.eor import least_squares_effects
+
+    cat = load_catalogue()
+    d7, tie = cat["dragon-7-insurance"], cat["tie"]
+    for wager, table in ((d7, "standard"), (tie, "8-to-1")):
+        effects = effects_of_removal(Shoe.decks(2), [(wager, table)])[0].effects
+        assert least_squares_effects(wager, wager.paytable(table), Shoe.decks(2), removed=1, samples=400,
+                                     seed=2) == effects
+    deep = least_squares_effects(d7, d7.paytable("standard"), Shoe.decks(8), removed=104, samples=400, seed=3)
+    effects = effects_of_removal(Shoe.decks(8), [(d7, "standard")])[0].effects
+    scale = max(abs(e) for e in deep)
+    tags = [round(3 * e / scale) for e in deep]                      # the fit's own level-3 count
+    squared, sign = betting_correlation_squared(effects, tags, [32] * 13)
+    assert sign == 1 and squared is not None and squared > Fraction(9, 10)
+    assert [e > 0 for e in deep[7:9]] == [True, True]              # removing 8s and 9s helps the bettor
+    with pytest.raises(ExactOddsError, match="reads suits"):
+        least_squares_effects(cat["player-pair"], cat["player-pair"].paytable("standard"), Shoe.decks(8),
+                              removed=10, samples=50, seed=1)
+    with pytest.raises(ExactOddsError, match="remove between"):
+        least_squares_effects(d7, d7.paytable("standard"), Shoe.decks(1), removed=60, samples=50, seed=1)

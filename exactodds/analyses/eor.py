@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.counting import Count, suggest_tags
-from exactodds.analyses.pricing import expected_return
+from exactodds.analyses.pricing import expected_return, expected_returns
 from exactodds.analyses.progressive import load_meters
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
@@ -47,7 +49,7 @@ from exactodds.render.tables import (
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
 from exactodds.wagers.outcomes import CARD_FEATURES, VALUE_LEVEL
 
-__all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER"]
+__all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects"]
 
 #: The scale of the usual printed form: effects × 100,000.
 PER = 100_000
@@ -317,3 +319,66 @@ def effects_of_removal(
             r = RemovalEffects(w, t, shoe, kind, r.items, r.counts, base, effects, meters, count)
         out.append(r)
     return EffectsTable(shoe, tuple(out))
+
+
+def least_squares_effects(wager: Wager, paytable: Paytable, shoe: Shoe, *, removed: int, samples: int,
+                          seed: int) -> tuple[Fraction, ...]:
+    """The direct least-squares fit of the edge on the cards removed: ``samples`` shoes, each ``shoe``
+    less ``removed`` cards taken at random (seeded), priced exactly; then the per-rank values b (A to K)
+    that minimise Σ_s (E(shoe_s) − E(shoe) − Σ_r b_r · removed_{s,r})², solved exactly in Fractions.
+
+    With one card removed the fit is the effects of removal themselves; with more it shows how far the
+    linear count the effects suggest still holds deep in a shoe (Griffin, *The Theory of Blackjack*).
+    Wagers read at point values only (they are priced a batch at a time).
+
+    >>> from exactodds.wagers import load_catalogue
+    >>> d7 = load_catalogue()["dragon-7-insurance"]
+    >>> fit = least_squares_effects(d7, d7.paytable("standard"), Shoe.decks(1), removed=1, samples=60, seed=1)
+    >>> table = effects_of_removal(Shoe.decks(1), [(d7, "standard")])[0]
+    >>> fit == table.effects
+    True
+    """
+    if resolution(wager) != "rank":
+        raise ExactOddsError(f"wager {wager.id!r} reads suits: the least-squares fit is made per rank only")
+    if not 0 < removed <= shoe.size - 6:
+        raise ExactOddsError(f"remove between 1 and {shoe.size - 6} cards, got {removed}")
+    if not 13 <= samples <= 100_000:
+        raise ExactOddsError(f"samples: from 13 to 100,000, got {samples}")
+    cards = np.repeat(np.arange(13), shoe.rank_counts)
+    rng = np.random.default_rng(seed)
+    taken = np.stack([np.bincount(rng.permutation(cards)[:removed], minlength=13) for _ in range(samples)])
+    left = np.asarray(shoe.rank_counts) - taken
+    values = np.concatenate([left[:, 9:].sum(axis=1, keepdims=True), left[:, :9]], axis=1)
+    edges = expected_returns(wager, paytable, values)
+    if edges is None:
+        raise ExactOddsError(f"wager {wager.id!r} is not read at point values: no batch to fit")
+    base = expected_return(wager, paytable, deal(shoe))
+    live = [r for r in range(13) if taken[:, r].any()]
+    x = taken[:, live].tolist()
+    normal = [[Fraction(sum(row[i] * row[j] for row in x)) for j in range(len(live))] for i in range(len(live))]
+    right = [sum((row[i] * (e - base) for row, e in zip(x, edges)), Fraction(0)) for i in range(len(live))]
+    solved = _solve(normal, right)
+    fit: list[Fraction | None] = [None] * 13
+    for r, b in zip(live, solved):
+        fit[r] = b
+    if any(b is None for b in fit):
+        raise ExactOddsError("a rank was never removed: take more samples or remove more cards")
+    return tuple(b for b in fit if b is not None)
+
+
+def _solve(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    """The exact solution of the square system a · x = b (Gauss–Jordan in Fractions)."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = next((r for r in range(col, n) if m[r][col] != 0), None)
+        if pivot is None:
+            raise ExactOddsError("the removals do not tell every rank apart: take more samples")
+        m[col], m[pivot] = m[pivot], m[col]
+        lead = m[col][col]
+        m[col] = [v / lead for v in m[col]]
+        for r in range(n):
+            if r != col and m[r][col] != 0:
+                factor = m[r][col]
+                m[r] = [v - factor * w for v, w in zip(m[r], m[col])]
+    return [m[r][n] for r in range(n)]
