@@ -227,3 +227,31 @@ def test_least_squares_fit_of_depleted_shoes_against_the_effects_of_removal():
                               removed=10, samples=50, seed=1)
     with pytest.raises(ExactOddsError, match="remove between"):
         least_squares_effects(d7, d7.paytable("standard"), Shoe.decks(1), removed=60, samples=50, seed=1)
+
+
+def test_second_order_effects_are_exact_removals_of_two_and_three_copies():
+    from exactodds.analyses.eor import second_order_effects
+
+    cat = load_catalogue()
+    shoe = Shoe.decks(2).remove("9h", "9d", "Ks")
+    s = second_order_effects(shoe, [(cat["dragon-7-insurance"], "standard"), (cat["player-pair"], "standard")])
+    first = effects_of_removal(shoe, [(cat["dragon-7-insurance"], "standard"), (cat["player-pair"], "standard")])
+    for k, r in enumerate(s):
+        base = r.base
+        assert [row["one"] for row in s.rows(k)] == list(first[k].effects)
+        for row in s.rows(k)[::5]:
+            item = row["removed"]
+            if row["two"] is not None:
+                less = shoe.remove(item, item)
+                assert row["two"] == analyze(less, wagers=[r.wager.id], paytables=[r.paytable.id])[0].expected_return - base
+                assert row["two_less_twice_one"] == row["two"] - 2 * row["one"]
+    nine = next(row for row in s.rows(1) if row["removed"] == "9h")
+    assert nine["in_shoe"] == 1 and nine["two"] is None and nine["three"] is None     # only one 9♥ left
+    full = second_order_effects(Shoe.decks(8), [(cat["player-pair"], "standard")])
+    assert {row["one"] for row in full.rows(0)} == {0} and all(row["two"] > 0 for row in full.rows(0))
+    for fmt in ("text", "markdown", "csv", "json", "html"):
+        run = CliRunner().invoke(cli, ["eor", "--wager", "tie:8-to-1", "--second-order", "--decks", "1", "--format", fmt])
+        assert run.exit_code == 0, run.output
+    data = json.loads(CliRunner().invoke(cli, ["eor", "--wager", "tie:8-to-1", "--second-order", "--decks", "1",
+                                               "--format", "json"]).output)
+    assert data["kind"] == "second-order-effects" and len(data["wagers"][0]["rows"]) == 13

@@ -15,7 +15,10 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "analysis": ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"],
     "betting": ["Play", "parse_ramp", "ramp_units"],
     "counting": ["Count", "suggest_tags", "betting_correlation_squared", "parse_tags", "RANKS", "CARDS"],
-    "eor": ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects"],
+    "eor": [
+        "RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects",
+        "second_order_effects", "SecondOrder"
+    ],
     "house_money": ["HouseMoneyOption", "options_report", "render_options", "BETS"],
     "positions": ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE", "JOINT_ROWS"],
     "pricing": [
@@ -46,9 +49,11 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         PER,
         EffectsTable,
         RemovalEffects,
+        SecondOrder,
         effects_of_removal,
         least_squares_effects,
         resolution,
+        second_order_effects,
     )
     from exactodds.analyses.house_money import BETS, HouseMoneyOption, options_report, render_options
     from exactodds.analyses.positions import (

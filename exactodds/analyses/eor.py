@@ -49,7 +49,7 @@ from exactodds.render.tables import (
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
 from exactodds.wagers.outcomes import CARD_FEATURES, VALUE_LEVEL
 
-__all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects"]
+__all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects", "second_order_effects", "SecondOrder"]
 
 #: The scale of the usual printed form: effects × 100,000.
 PER = 100_000
@@ -382,3 +382,85 @@ def _solve(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
                 factor = m[r][col]
                 m[r] = [v - factor * w for v, w in zip(m[r], m[col])]
     return [m[r][n] for r in range(n)]
+
+
+@dataclass(frozen=True)
+class SecondOrder(Results[RemovalEffects]):
+    """Effects of removing one, two and three copies of each item, and how far they are from linear:
+    what a linear count cannot see (a pair wager's first-order effects are exactly zero on a full shoe,
+    where every rank is alike; it moves only as the ranks come apart)."""
+
+    shoe: Shoe
+    results: tuple[RemovalEffects, ...]
+    #: per result: per item, the effects of removing (2, 3) copies (None where the shoe has fewer)
+    deeper: tuple[tuple[tuple[Any, Any], ...], ...]
+
+    def rows(self, k: int) -> list[dict[str, Any]]:
+        r = self.results[k]
+        return [{"removed": item, "in_shoe": n, "one": e1, "two": e2, "three": e3,
+                 "two_less_twice_one": None if e2 is None or e1 is None else e2 - 2 * e1,
+                 "three_less_thrice_one": None if e3 is None or e1 is None else e3 - 3 * e1}
+                for item, n, e1, (e2, e3) in zip(r.items, r.counts, r.numeric(), self.deeper[k])]
+
+    def to_dataframe(self) -> Any:
+        return dataframe([{"wager": r.wager.id, "paytable": r.paytable.id, **row}
+                          for k, r in enumerate(self.results) for row in self.rows(k)])
+
+    def report(self) -> Report:
+        """A table per wager: each item's effects (×100,000) of removing one, two and three copies, and the
+        second- and third-order parts (two less twice one, three less three times one)."""
+        tables = []
+        for k, r in enumerate(self.results):
+            rows = tuple((row["removed"], row["in_shoe"], *(None if row[c] is None else row[c] * PER for c in _ORDERS))
+                         for row in self.rows(k))
+            tables.append(Table(_SECOND, rows, title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}"))
+        data = {"shoe": self.shoe.describe(), "per": PER,
+                "wagers": [{"wager": r.wager.id, "paytable": r.paytable.id,
+                            "rows": [{c: (exact(v) if isinstance(v, Fraction) else v) for c, v in row.items()}
+                                     for row in self.rows(k)]} for k, r in enumerate(self.results)]}
+        tidy = Table((Column("wager"), Column("paytable"), *(Column(c.key, c.label, c.kind, 12, twin=True)
+                                                             if c.kind == "decimal" else c for c in _SECOND)),
+                     tuple((r.wager.id, r.paytable.id, row["removed"], row["in_shoe"], *(row[c] for c in _ORDERS))
+                           for k, r in enumerate(self.results) for row in self.rows(k)))
+        return Report("second-order-effects",
+                      title=f"Shoe: {self.shoe.describe()}. Effects of removing copies of each card on the player's "
+                            f"expected return, x{PER:,}; the orders past the first are what a linear count misses.",
+                      tables=tuple(tables), tidy=tidy, data=data)
+
+
+_ORDERS = ("one", "two", "three", "two_less_twice_one", "three_less_thrice_one")
+_SECOND = (Column("removed", "Removed"), Column("in_shoe", "In shoe", "int"),
+           Column("one", "One", "decimal", 2), Column("two", "Two", "decimal", 2), Column("three", "Three", "decimal", 2),
+           Column("two_less_twice_one", "Two − 2 × one", "decimal", 2),
+           Column("three_less_thrice_one", "Three − 3 × one", "decimal", 2))
+
+
+def second_order_effects(shoe: Shoe, pairs: Iterable[tuple[Wager | str, Paytable | str] | str], *,
+                         catalogue: Catalogue | None = None) -> SecondOrder:
+    """Exact effects of removing one, two and three copies of each rank (or card) off ``shoe``.
+
+    >>> from exactodds.wagers import load_catalogue
+    >>> pair = load_catalogue()["player-pair"]
+    >>> s = second_order_effects(Shoe.decks(8), [(pair, "standard")])
+    >>> {row["one"] for row in s.rows(0)}                 # every rank alike on a full shoe: no linear effect
+    {Fraction(0, 1)}
+    >>> all(row["two"] > 0 for row in s.rows(0))          # ranks coming apart make pairs likelier
+    True
+    """
+    first = effects_of_removal(shoe, pairs, catalogue=catalogue)
+    deeper = []
+    for r in first:
+        rows = []
+        base = r.base
+        for item_name, n in zip(r.items, r.counts):
+            item = Card.parse(item_name) if r.resolution == "card" else Rank.parse(item_name)
+            found: list[Any] = []
+            for k in (2, 3):
+                if n < k or shoe.size - k < 6:
+                    found.append(None)
+                    continue
+                e = expected_return(r.wager, r.paytable, deal(shoe.remove(*[item] * k))) - base
+                found.append(e if not r.symbolic else None)
+            rows.append((found[0], found[1]))
+        deeper.append(tuple(rows))
+    return SecondOrder(shoe, first.results, tuple(deeper))

@@ -11,7 +11,7 @@ import click
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.betting import parse_ramp
 from exactodds.analyses.counting import parse_tags
-from exactodds.analyses.eor import effects_of_removal
+from exactodds.analyses.eor import effects_of_removal, second_order_effects
 from exactodds.cli import options
 from exactodds.cli.core import command, progress
 from exactodds.errors import ExactOddsError
@@ -33,9 +33,12 @@ _TAGS = click.option("--tags", metavar="RANK=TAG,...",
 @click.option("--max-tag", type=click.IntRange(1, 10), default=3, show_default=True, help="Largest tag of a suggested count.")
 @click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
               help="Read a progressive's effects at this meter, in units of its wager (default: the reseed).")
+@click.option("--second-order", is_flag=True, help="Instead: the effects of removing one, two and three copies of "
+              "each card, and how far they are from linear (what a linear count misses).")
 @options.result_format
 def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, decks: int, remove: str | None,
-        paytables_files: tuple[str, ...], tags: str | None, max_tag: int, meters: tuple[str, ...], fmt: str) -> None:
+        paytables_files: tuple[str, ...], tags: str | None, max_tag: int, meters: tuple[str, ...], second_order: bool,
+        fmt: str) -> None:
     """Exact effect of removal of each card on a wager's return, and a count built from it."""
     specs = options.wagers_of(wagers, old_wagers)
     if everything and specs:
@@ -45,6 +48,9 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
         raise ExactOddsError("name a wager (--wager WAGER or WAGER:PAYTABLE, see 'exactodds list') or give --all")
     pairs = priced_pairs(cat, list(cat) if everything else specs, where="--wager")
     given = parse_tags(tags) if tags is not None else None
+    if second_order:
+        click.echo(second_order_effects(options.shoe(decks, remove), pairs, catalogue=cat).render(fmt), nl=False)
+        return
     table = effects_of_removal(options.shoe(decks, remove), pairs, catalogue=cat, tags=given, max_tag=max_tag,
                                meters=options.meter_units(meters) or None)
     click.echo(table.render(fmt), nl=False)
