@@ -30,7 +30,8 @@ _TAGS = click.option("--tags", metavar="RANK=TAG,...",
 @options.remove
 @options.paytables
 @_TAGS
-@click.option("--max-tag", type=click.IntRange(1, 10), default=3, show_default=True, help="Largest tag of a suggested count.")
+@click.option("--level", "--max-tag", "max_tag", type=click.IntRange(1, 10), default=3, show_default=True,
+              help="Level of the suggested count: its largest tag (1, 2, 3, ...).")
 @click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
               help="Read a progressive's effects at this meter, in units of its wager (default: the reseed).")
 @click.option("--second-order", is_flag=True, help="Instead: the effects of removing one, two and three copies of "
