@@ -391,3 +391,22 @@ def test_record_writer_signal_after_its_temporary_file_is_made(tmp_path: Path,
         with RecordWriter(str(tmp_path / "rounds.csv"), "csv", CARD_COLUMNS):
             pass
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("signum,status,word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_while_a_class_is_made_is_still_one_line(monkeypatch, signum, status, word):
+    """A signal that lands while a module of the command defines a class reaches us wrapped in a
+    RuntimeError (Python wraps what __set_name__ raises); it is still the one line and the signal's status."""
+    import exactodds.cli as cli_package
+
+    class Field:
+        def __set_name__(self, owner, name):
+            raise Interrupted(signum)
+
+    def import_module(name, package=None):
+        type("Condition", (), {"evaluate": Field()})          # the class being made when the signal lands
+
+    monkeypatch.setattr(cli_package.importlib, "import_module", import_module)
+    result = CliRunner().invoke(cli, ["analyze", "--wager", "tie"])
+    assert result.exit_code == status
+    assert result.output.strip().splitlines() == [f"exactodds: {word}"]

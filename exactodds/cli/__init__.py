@@ -62,6 +62,22 @@ def _loaded() -> None:
         gc.enable()
 
 
+def _interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM behind ``exc``: Python wraps an exception raised while a class is being
+    made (a signal arriving as a module of the command is imported) in a RuntimeError."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        seen = seen.__cause__ or seen.__context__ if seen is not None else None
+        if isinstance(seen, KeyboardInterrupt):
+            return seen
+    return None
+
+
+def _stopped_by(interrupt: KeyboardInterrupt) -> _Stopped:
+    signum = getattr(interrupt, "signum", signal.SIGINT)
+    return _Stopped(128 + signum, "interrupted" if signum == signal.SIGINT else "terminated")
+
+
 class _Stopped(Exception):
     """A run stopped by a signal or a closed pipe, carried past click's own handling (which would
     print a blank line, or exit 1 with no word): ``status`` to exit with, ``message`` to print."""
@@ -116,8 +132,12 @@ class _Cli(Once, click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt as exc:                         # Ctrl-C, or SIGTERM: context managers
-            signum = getattr(exc, "signum", signal.SIGINT)        # have run (files removed, cursor shown)
-            raise _Stopped(128 + signum, "interrupted" if signum == signal.SIGINT else "terminated") from None
+            raise _stopped_by(exc) from None                     # have run (files removed, cursor shown)
+        except RuntimeError as exc:
+            interrupt = _interrupt_in(exc)
+            if interrupt is None:
+                raise
+            raise _stopped_by(interrupt) from None
         except BrokenPipeError:                                  # `exactodds ... | head`: the reader is done
             _silence_stdout()
             raise _Stopped(EXIT_OK) from None
