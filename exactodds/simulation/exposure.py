@@ -199,11 +199,9 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
             continue
         assert found.second is not None
         lt = [found.scale * t for t in found.totals]
-        common = math.lcm(*set(lt))
         squared = [found.scale * x for x in lt]
-        common2 = math.lcm(*set(squared))
-        moments.append(([(x - d) * (common // d) for x, d in zip(found.first, lt)], common,
-                        [(x + d) * (common2 // d) for x, d in zip(found.second, squared)], common2))
+        moments.append((*_one_denominator((x - d, d) for x, d in zip(found.first, lt)),
+                        *_one_denominator((x + d, d) for x, d in zip(found.second, squared))))
     if any(found is None for found in batched):
         by_round: list[list[tuple[Fraction, Fraction]]] = [[] for _ in spec.pairs]
         for i in range(n):
@@ -214,12 +212,8 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
                                         expected_square(w, w.paytable(t), dist)))
         for j, pairs in enumerate(by_round):
             if batched[j] is None:
-                e = [x for x, _ in pairs]
-                sq = [y for _, y in pairs]
-                common = math.lcm(*(x.denominator for x in e))
-                common2 = math.lcm(*(y.denominator for y in sq))
-                moments[j] = ([x.numerator * (common // x.denominator) for x in e], common,
-                              [y.numerator * (common2 // y.denominator) for y in sq], common2)
+                moments[j] = (*_one_denominator((x.numerator, x.denominator) for x, _ in pairs),
+                              *_one_denominator((y.numerator, y.denominator) for _, y in pairs))
     counts = [[max(TC_RANGE[0], min(TC_RANGE[1], (int(rc) * 52) // int(u))) for rc, u in zip(running[j], unseen_total)]
               for j in range(len(spec.pairs))]
     for j in range(len(spec.pairs)):
@@ -236,17 +230,28 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     return tallies
 
 
+def _one_denominator(fractions: Iterable[tuple[int, int]]) -> tuple[list[int], int]:
+    """Fractions given as (numerator, denominator), as numerators over one common denominator, and it:
+    integers that add without reducing at every step.
+
+    >>> _one_denominator([(1, 6), (-3, 4), (5, 2)])
+    ([2, -9, 30], 12)
+    """
+    pairs = list(fractions)
+    common = math.lcm(*{d for _, d in pairs})
+    return [n * (common // d) for n, d in pairs], common
+
+
 def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: list[int], tc: list[int],
                  tc_other: list[int]) -> None:
     """Add Σ E[X · X_other] per pair of true counts (this wager's, the other's) to ``tally.cross``:
     round i's is ``sums[i] / (scale · totals[i]) + 1`` (:func:`~exactodds.analyses.pricing.return_numerators`)."""
-    d = [scale * t for t in totals]
-    common = math.lcm(*set(d))
+    products, common = _one_denominator((x + scale * t, scale * t) for x, t in zip(sums, totals))
     cells: dict[tuple[int, int, int], list[int]] = {}
-    for x, di, a, b in zip(sums, d, tc, tc_other):
+    for x, a, b in zip(products, tc, tc_other):
         cell = cells.setdefault((other, a, b), [0, 0])
         cell[0] += 1
-        cell[1] += (x + di) * (common // di)
+        cell[1] += x
     for key, (rounds, total) in cells.items():
         mine = tally.cross.setdefault(key, [0, Fraction(0)])
         mine[0] += rounds
@@ -262,8 +267,7 @@ def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int,
     The sums run in integers (every net too, times ``net_scale``), made Fractions once at the end
     (a sum of Fractions reduces at every step).
     """
-    net_scale = math.lcm(*(x.denominator for x in net))
-    m = [x.numerator * (net_scale // x.denominator) for x in net]      # net × net_scale
+    m, net_scale = _one_denominator((x.numerator, x.denominator) for x in net)      # net × net_scale
     by_tc: dict[int, list[int]] = {}                # rounds, Σ a, rounds with advantage, Σ m, Σ sq
     by_pen: dict[int, list[int]] = {}               # rounds, Σ a, rounds with advantage, min a, max a
     advantage = realized = advantage_sq = 0
