@@ -19,6 +19,7 @@ from exactodds.analyses.pricing import (
     return_numerators,
 )
 from exactodds.engine.distribution import deal
+from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
 from exactodds.simulation import exposure as exposure_module
 from exactodds.simulation.exposure import ExposureSpec, exposure_batch
@@ -112,3 +113,23 @@ def test_exposure_by_batch_equals_exposure_shoe_by_shoe(decks, cut, seed, monkey
     alone = exposure_batch(spec, 0, 6)
     assert [asdict(t) for t in batched] == [asdict(t) for t in alone]
     assert batched[0].rounds > 6 * 5 and batched[0].by_tc and batched[0].sum_sq_threshold
+
+
+@pytest.mark.parametrize("counts,problem", [
+    ([[5] + [0] * 9], "at least 6 cards"),
+    ([[40, -1] + [32] * 8], "none below 0"),
+    ([[32] * 13], "got shape"),
+    ([[128.5] + [32] * 9], "whole numbers"),
+    ([128] + [32] * 9, "got shape"),
+])
+def test_value_counts_that_are_no_shoe_are_refused(counts, problem):
+    """A shoe of fewer than 6 cards, a negative count, ranks given for values, fractions of a card: one line,
+    never a number (13 columns were once read as if they were 10 values)."""
+    d7 = load_catalogue()["dragon-7-insurance"]
+    with pytest.raises(ExactOddsError, match=problem):
+        expected_returns(d7, d7.paytable("standard"), np.array(counts))
+
+
+def test_no_shoes_no_returns():
+    d7 = load_catalogue()["dragon-7-insurance"]
+    assert expected_returns(d7, d7.paytable("standard"), np.zeros((0, 10), dtype=np.int64)) == []

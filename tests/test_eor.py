@@ -255,3 +255,14 @@ def test_second_order_effects_are_exact_removals_of_two_and_three_copies():
     data = json.loads(CliRunner().invoke(cli, ["eor", "--wager", "tie:8-to-1", "--second-order", "--decks", "1",
                                                "--format", "json"]).output)
     assert data["kind"] == "second-order-effects" and len(data["wagers"][0]["rows"]) == 13
+
+
+def test_least_squares_refuses_what_is_no_fit():
+    from exactodds.analyses.eor import least_squares_effects
+
+    d7 = load_catalogue()["dragon-7-insurance"]
+    for kwargs, problem in (({"removed": 0, "samples": 50, "seed": 1}, "remove between"),
+                            ({"removed": 5, "samples": 12, "seed": 1}, "samples"),
+                            ({"removed": 5, "samples": 50, "seed": -1}, "seed")):
+        with pytest.raises(ExactOddsError, match=problem):
+            least_squares_effects(d7, d7.paytable("standard"), Shoe.decks(1), **kwargs)

@@ -342,6 +342,8 @@ def least_squares_effects(wager: Wager, paytable: Paytable, shoe: Shoe, *, remov
         raise ExactOddsError(f"wager {wager.id!r} reads suits: the least-squares fit is made per rank only")
     if not 0 < removed <= shoe.size - 6:
         raise ExactOddsError(f"remove between 1 and {shoe.size - 6} cards, got {removed}")
+    if not isinstance(seed, int) or seed < 0:
+        raise ExactOddsError(f"seed: a whole number >= 0, got {seed!r}")
     if not 13 <= samples <= 100_000:
         raise ExactOddsError(f"samples: from 13 to 100,000, got {samples}")
     cards = np.repeat(np.arange(13), shoe.rank_counts)

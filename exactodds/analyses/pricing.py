@@ -515,6 +515,7 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
     table (``(net_a · net_b − 1) · L_a · L_b`` per key) comes from the same pass: what a team whose
     players bet different wagers of one round needs for the variance of its win.
     """
+    value_counts = _checked_value_counts(value_counts)
     out: list[Moments | None] = [None] * len(pairs)
     sizes = value_counts.sum(axis=1).tolist()
     totals = [math.perm(n, CARDS_PER_ROUND) for n in sizes]
@@ -582,6 +583,18 @@ def _digit_columns(table: Any, values: Sequence[int], base: int) -> list[np.ndar
         np.add.at(u, table.entry_multiset, np.asarray(digit, dtype=object)[key_of_entry] * orderings)
         columns.append(u.astype(np.int64))
     return columns
+
+
+def _checked_value_counts(value_counts: Any) -> np.ndarray:
+    """The shoes' cards per point value as an int64 array (shoes, 10), or one line saying what is wrong."""
+    counts = np.asarray(value_counts)
+    if counts.ndim != 2 or counts.shape[1] != 10:
+        raise ExactOddsError(f"value counts: one row of 10 counts (point values 0-9) per shoe, got shape {counts.shape}")
+    if counts.size and (counts.dtype.kind not in "iu" or int(counts.min()) < 0):
+        raise ExactOddsError("value counts: whole numbers of cards, none below 0")
+    if counts.size and int(counts.sum(axis=1).min()) < CARDS_PER_ROUND:
+        raise ExactOddsError(f"value counts: every shoe needs at least {CARDS_PER_ROUND} cards for a round")
+    return counts.astype(np.int64)
 
 
 def _batch_plan(wager: Wager, paytable: Paytable, table: Any, base: int, second: bool

@@ -238,7 +238,7 @@ class MultisetTable:
         if len(sizes) and not int64_safe(int(sizes.max())):
             raise ValueError("a shoe too large for 64-bit weights")
         tokens = np.concatenate([value_counts, sizes[:, None]], axis=1).astype(np.int64)
-        f = (tokens[:, :, None] - np.arange(_OFFSETS, dtype=np.int64)).reshape(len(sizes), -1)
+        f = (tokens[:, :, None] - np.arange(_OFFSETS, dtype=np.int64)).reshape(len(sizes), tokens.shape[1] * _OFFSETS)
         levels, last = self._prefix_tree(multisets)
         weights = weights[np.argsort(last)]            # rows in the order of the tree's last level
         out = np.empty((len(sizes), weights.shape[1]), dtype=np.int64)
