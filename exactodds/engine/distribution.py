@@ -92,8 +92,7 @@ class RoundDistribution:
             tail = [math.perm(n - k, CARDS_PER_ROUND - k) for k in range(CARDS_PER_ROUND + 1)]
             if int64_safe(n):
                 per_multiset = self._categories(values, what, None) * np.array(tail, dtype=np.int64)[read][:, None]
-                out = np.add.reduceat(per_multiset[table.entry_multiset] * table.entry_orderings[:, None],
-                                      table.key_starts, axis=0)
+                out = table.key_sums(per_multiset)
             else:                   # past the int64 bound: modulo primes, rebuilt exactly
                 primes = primes_for(self.total, bits=31)
                 residues = []
@@ -112,10 +111,10 @@ class RoundDistribution:
     def _categories(self, values: np.ndarray, what: str, modulus: int | None) -> np.ndarray:
         """Identity categories per value multiset, shared by every table of the same multisets."""
 
-        key = ("categories", values.tobytes(), modulus)
-        if key not in self._cache:
-            self._cache[key] = all_card_categories(self.shoe, values, what=what, modulus=modulus)
-        return self._cache[key]  # type: ignore[no-any-return]
+        key = ("categories", id(values), modulus)         # the table keeps ``values``: checked below
+        if key not in self._cache or self._cache[key][0] is not values:
+            self._cache[key] = (values, all_card_categories(self.shoe, values, what=what, modulus=modulus))
+        return self._cache[key][1]  # type: ignore[no-any-return]
 
     def initial_counts(self, needs_player: tuple[str, ...], needs_banker: tuple[str, ...],
                        *, what: str = "this wager") -> dict[tuple[Any, ...], int]:

@@ -34,7 +34,9 @@ the class's cards of that suit; likewise for colours and ranks.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -113,6 +115,14 @@ def _card_counts(shoe: Shoe, what: str) -> tuple[int, ...]:
 
 
 @functools.cache
+def _groups_of(needs: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The 2,704 ordered identity pairs sorted by their label of ``needs``, and where each label's run starts."""
+    labels = _labels(needs)[0]
+    order = np.argsort(labels, kind="stable")
+    return order, np.flatnonzero(np.r_[True, np.diff(labels[order]) != 0])
+
+
+@functools.cache
 def _class_matrices(needs: tuple[str, ...]) -> np.ndarray:
     """``G[b, x, y]`` = 1 when the ordered pair of identities (x, y) is in Banker class b."""
     labels, keys = _labels(needs)
@@ -129,21 +139,25 @@ def initial_counts(
     c = np.array(counts, dtype=dtype)
     tail = (n - 4) * (n - 5)
     p_labels, p_keys = _labels(tuple(needs_player))
-    b_labels, b_keys = _labels(tuple(needs_banker))
-    i = np.repeat(np.arange(52), 52)
-    j = np.tile(np.arange(52), 52)
-    same = (i == j).astype(dtype)
-    w_player = c[i] * (c[j] - same)
-    order = np.argsort(p_labels, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(p_labels[order]) != 0])
+    b_keys = _labels(tuple(needs_banker))[1]
+    order, starts = _groups_of(tuple(needs_player))
     p_of_group = p_labels[order][starts]
-    g = _class_matrices(tuple(needs_banker)).astype(dtype)            # (Banker classes, 52, 52)
-    gc, cg = g @ c, c @ g                                             # (classes, 52) each
+    g = _class_matrices(tuple(needs_banker))                          # (Banker classes, 52, 52)
+    if dtype is object:
+        g = g.astype(object)
+    # Banker's ordered pairs in class b once Player holds (i, j): Σ_xy G[b,x,y] (c_x − [x=i] − [x=j])
+    # (c_y − [y=i] − [y=j] − [y=x]), expanded: G[b,i,j] + G[b,j,i] + a[b,i] + a[b,j] + k[b], where
+    # a = 2·diag(G) − G·c − c·G and k = c·G·c − diag(G)·c
     diag = np.diagonal(g, axis1=1, axis2=2)
-    inner = ((cg @ c)[:, None] - cg[:, i] - cg[:, j] - gc[:, i] - gc[:, j]
-             + g[:, i, i] + g[:, i, j] + g[:, j, i] + g[:, j, j]
-             - (diag @ c)[:, None] + diag[:, i] + diag[:, j])
-    sums = np.add.reduceat((w_player[None, :] * inner)[:, order], starts, axis=1)
+    gc, cg = g @ c, c @ g                                             # (classes, 52) each
+    a = 2 * diag - gc - cg
+    inner = g + g.transpose(0, 2, 1)
+    inner += a[:, :, None]
+    inner += a[:, None, :]
+    inner += (cg @ c - diag @ c)[:, None, None]
+    w_player = c[:, None] * (c[None, :] - np.eye(52, dtype=np.int64).astype(dtype))   # Player's (i, j)
+    inner *= w_player
+    sums = np.add.reduceat(inner.reshape(len(b_keys), 52 * 52)[:, order], starts, axis=1)
     out: dict[tuple[tuple[object, ...], tuple[object, ...]], int] = {}
     for b, b_key in enumerate(b_keys):
         for p, total in zip(p_of_group, sums[b].tolist()):
@@ -170,6 +184,40 @@ def _ff_table(counts: np.ndarray, dtype: Any, modulus: int | None = None) -> np.
         if modulus is not None:
             f[..., m] %= modulus
     return f
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What :func:`all_card_categories` needs of its value multisets, the same for every shoe.
+
+    A weight is a product over values, so each half (values 0–4, 5–9) of the products is formed once per
+    distinct half-row: the point table's 6,958 multisets have 424 and 417 distinct halves."""
+
+    halves: tuple[tuple[range, np.ndarray, np.ndarray], ...]   # (its columns, distinct rows, each multiset's row)
+    cards: np.ndarray            # cards per multiset
+    single: np.ndarray           # whether all its cards are of one value
+    value: np.ndarray            # that value
+
+
+_PLANS: dict[int, tuple[weakref.ref[np.ndarray], _Plan]] = {}
+
+
+def _plan(multiplicities: np.ndarray) -> _Plan:
+    """The :class:`_Plan` of ``multiplicities``, kept while that array lives (tables keep theirs)."""
+    hit = _PLANS.get(id(multiplicities))
+    if hit is not None and hit[0]() is multiplicities:
+        return hit[1]
+    m = multiplicities.astype(np.intp)
+    halves = []
+    for columns in (range(0, 5), range(5, 10)):
+        rows, where = np.unique(m[:, columns.start:columns.stop], axis=0, return_inverse=True)
+        halves.append((columns, rows, where.reshape(-1)))
+    cards = m.sum(1)
+    plan = _Plan(tuple(halves), cards, (m == cards[:, None]).any(1), np.argmax(m, axis=1))
+    for dead in [k for k, (ref, _) in _PLANS.items() if ref() is None]:
+        del _PLANS[dead]
+    _PLANS[id(multiplicities)] = (weakref.ref(multiplicities), plan)
+    return plan
 
 
 def _sum_by_value(per_rank: np.ndarray, rank_value: np.ndarray) -> np.ndarray:
@@ -203,24 +251,25 @@ def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "
     black = [k for k in range(4) if k not in red]
     by_value_colour = np.stack([by_value_suit[:, red].sum(1), by_value_suit[:, black].sum(1)], axis=1)
     by_value = by_value_suit.sum(1)
-    m = multiplicities.astype(np.intp)
+    plan = _plan(multiplicities)
     # falling factorials per value class: the whole class, each suit, each colour (7 tables)
     tables = np.stack([_ff_table(by_value, dtype, modulus)]
                       + [_ff_table(by_value_suit[:, q], dtype, modulus) for q in range(4)]
                       + [_ff_table(by_value_colour[:, q], dtype, modulus) for q in range(2)])      # (7, 10, 7)
-    products = tables[:, 0, m[:, 0]]
-    for v in range(1, 10):
-        products = mod(products * tables[:, v, m[:, v]])
+    products = None
+    for columns, halves, where in plan.halves:     # each half's distinct rows, then every multiset from two
+        part = tables[:, columns[0], halves[:, 0]]
+        for k in range(1, len(columns)):
+            part = mod(part * tables[:, columns[k], halves[:, k]])
+        products = part[:, where] if products is None else mod(products * part[:, where])
+    assert products is not None
     total, suit, colour = products[0], mod(products[1:5].sum(0)), mod(products[5:7].sum(0))
     # a multiset of one value class: every card of one rank (and suit, colour), summed per value
-    k = m.sum(1)
-    single = (m == k[:, None]).any(1)
-    value = np.argmax(m, axis=1)
     per_colour = np.stack([per[:, red].sum(1), per[:, black].sum(1)], axis=1)
     by_rank = (_ff_table(per.sum(1), dtype, modulus), _ff_table(per, dtype, modulus).sum(1),
                _ff_table(per_colour, dtype, modulus).sum(1))
     same_rank, rank_suit, rank_colour = (
-        np.where(single, mod(_sum_by_value(t, rank_value))[value, k], 0) for t in by_rank)
+        np.where(plan.single, mod(_sum_by_value(t, rank_value))[plan.value, plan.cards], 0) for t in by_rank)
     return mod(np.stack([
         rank_suit,
         rank_colour - rank_suit,

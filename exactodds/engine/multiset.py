@@ -40,6 +40,7 @@ import functools
 import hashlib
 import itertools
 import math
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -196,9 +197,11 @@ class MultisetTable:
         and how many cards it reads."""
         if self.resolution != "value":
             raise ValueError("value multiplicities exist for point-value tables only")
-        tokens = self.multisets // _OFFSETS
-        per_value = np.stack([(tokens == v).sum(1) for v in range(10)], axis=1)
-        return per_value, per_value.sum(1)
+        if "_per_value" not in self.__dict__:                  # shoe-free: built once per table
+            tokens = self.multisets // _OFFSETS
+            per_value = np.stack([(tokens == v).sum(1) for v in range(10)], axis=1)
+            self.__dict__["_per_value"] = (per_value, per_value.sum(1))
+        return self.__dict__["_per_value"]  # type: ignore[no-any-return]
 
     def counts(self, shoe: Shoe) -> np.ndarray:
         """Ordered 6-card sequences of ``shoe`` per key (aligned with :attr:`keys`).
@@ -314,6 +317,8 @@ class MultisetTable:
         reduced after every product, and the entries' sum needs no reduction
         until the end, unless the table is too large for that (then each entry is).
         """
+        if modulus is None and f.dtype == np.int64:
+            return self._sum_int64(f, atoms)
         w = _products(f, self._by_card(), modulus)[self.entry_multiset]
         if atoms is not None:
             assert self.pattern_multiplicity is not None and self.pattern_starts is not None
@@ -334,6 +339,53 @@ class MultisetTable:
             contributions %= modulus
         return np.add.reduceat(contributions, self.key_starts) % modulus
 
+    def _sum_int64(self, f: np.ndarray, atoms: np.ndarray | None) -> np.ndarray:
+        """:meth:`_sum` in ``int64`` (the shoe fits it), by :meth:`key_sums`."""
+        weights = self._weights(f)
+        if atoms is None:
+            return self.key_sums(weights)
+        assert self.pattern_multiplicity is not None and self.pattern_starts is not None
+        assert self.entry_pattern is not None
+        images = self._weights(atoms, "pattern_images")
+        pw = np.add.reduceat(images * self.pattern_multiplicity, self.pattern_starts)
+        return self.key_sums(weights, np.take(pw, self.entry_pattern, out=_scratch("patterns", pw.dtype,
+                                                                                     self.entry_multiset.shape)))
+
+    def key_sums(self, per_multiset: np.ndarray, per_entry: np.ndarray | None = None) -> np.ndarray:
+        """Per key, Σ over its entries of the orderings × the multiset's row of ``per_multiset`` (× the
+        entry's ``per_entry``), in ``int64``: the caller sees that every sum fits.
+
+        The terms are formed in place in a work array this thread keeps from shoe to shoe: a new array of
+        that size each shoe costs more in the memory pages the system hands out than the arithmetic does
+        (the point table's counts: 0.14 against 0.45 ms)."""
+        terms = _scratch("terms", per_multiset.dtype, (len(self.entry_multiset), *per_multiset.shape[1:]))
+        np.take(per_multiset, self.entry_multiset, axis=0, out=terms)
+        orderings = self.entry_orderings.reshape(-1, *(1,) * (per_multiset.ndim - 1))
+        if per_entry is not None:
+            terms *= per_entry.reshape(orderings.shape)
+        terms *= orderings
+        return np.add.reduceat(terms, self.key_starts, axis=0)
+
+    def _weights(self, f: np.ndarray, name: str = "multisets") -> np.ndarray:
+        """:func:`_products` in ``int64`` by halves: each distinct first half of the cards' factor slots is
+        multiplied out once, and so is each second half; a multiset's weight is then one product of two
+        (the point table's 6,958 multisets have 220 and 829 distinct halves)."""
+        memo: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = \
+            self.__dict__.setdefault("_halves", {})
+        rows = self._by_card(name)
+        if len(rows) < 2:                                    # one card: nothing to share
+            return _products(f, rows, None)
+        if name not in memo:
+            cut = len(rows) // 2
+            first, first_at = np.unique(rows[:cut].T, axis=0, return_inverse=True)
+            second, second_at = np.unique(rows[cut:].T, axis=0, return_inverse=True)
+            memo[name] = (np.ascontiguousarray(first.T), first_at.reshape(-1),
+                          np.ascontiguousarray(second.T), second_at.reshape(-1))
+        first, first_at, second, second_at = memo[name]
+        w = np.take(_products(f, first, None), first_at)
+        w *= np.take(_products(f, second, None), second_at)
+        return w
+
     def _by_card(self, name: str = "multisets") -> np.ndarray:
         """The multisets' (or the pattern images') factor indices as contiguous rows (faster to gather)."""
         memo: dict[str, np.ndarray] = self.__dict__.setdefault("_rows", {})
@@ -346,9 +398,29 @@ class MultisetTable:
 _SHOES_PER_BLOCK = 64
 
 
+_SCRATCH = threading.local()
+#: The largest work array a thread keeps between shoes (a larger one is made for the call and let go).
+_SCRATCH_KEPT_BYTES = 16 * 2**20
+
+
+def _scratch(name: str, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A work array of ``shape``, this thread's own, reused from shoe to shoe (its contents are stale)."""
+    buffers: dict[str, np.ndarray] = _SCRATCH.__dict__.setdefault("buffers", {})
+    size = math.prod(shape)
+    if size * np.dtype(dtype).itemsize > _SCRATCH_KEPT_BYTES:
+        return np.empty(shape, dtype=dtype)
+    if name not in buffers or buffers[name].dtype != dtype or len(buffers[name]) < size:
+        buffers[name] = np.empty(size, dtype=dtype)
+    return buffers[name][:size].reshape(shape)
+
+
 def _falling(counts: Sequence[int], size: int | None, dtype: Any, *, one: bool) -> np.ndarray:
     """Factor slots ``t*6 + o`` = ``counts[t] - o``; then, with ``size``, the tail slots ``size - j``;
     then, with ``one``, a slot holding 1."""
+    if dtype is not object:            # the caller saw the counts fit ``dtype``
+        numbers = np.array([*counts, *([size] if size is not None else [])], dtype=dtype)
+        slots = (numbers[:, None] - np.arange(_OFFSETS, dtype=dtype)).reshape(-1)
+        return np.concatenate([slots, np.ones(1, dtype=dtype)]) if one else slots
     tokens = len(counts) + (size is not None)
     f = np.empty(tokens * _OFFSETS + one, dtype=object)
     for t, n in enumerate([*counts, *([size] if size is not None else [])]):
@@ -363,9 +435,9 @@ def _products(f: np.ndarray, rows: np.ndarray, modulus: int | None) -> np.ndarra
     """Per column of ``rows`` (factor indices, one row per card), the product of its factors;
     modulo ``modulus`` if given (``f`` then holds unsigned factors of 0..N)."""
     if modulus is None:
-        w = f[rows[0]]
+        w = np.take(f, rows[0])
         for j in range(1, len(rows)):
-            w = w * f[rows[j]]
+            w *= np.take(f, rows[j])
         return w
     # factors lie in 0..N: multiply raw ones while the product fits 64 bits, then reduce
     per = max(int(f.max(initial=1)).bit_length(), 1)
