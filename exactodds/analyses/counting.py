@@ -65,7 +65,7 @@ class Count:
         return f"{self.source.capitalize()} count: {tags or 'all tags zero'}; betting correlation {bc}"
 
 
-def _integers(effects: Sequence[Fraction | None]) -> list[int | None]:
+def _integers(effects: Sequence[Fraction | int | None]) -> list[int | None]:
     """The effects over one common denominator (a correlation does not see the scale)."""
     common = math.lcm(*(e.denominator for e in effects if e is not None)) if any(
         e is not None for e in effects) else 1
@@ -79,7 +79,7 @@ def betting_correlation_squared(effects: Sequence[Fraction | int | None], tags: 
     >>> betting_correlation_squared([Fraction(1, 2), Fraction(-1, 2), None], [2, -1, 5], [4, 4, 0])
     (Fraction(1, 1), 1)
     """
-    ints = _integers([None if e is None else Fraction(e) for e in effects])
+    ints = _integers([None if e is None else e if isinstance(e, int) else Fraction(e) for e in effects])
     live = [(w, e, t) for e, t, w in zip(ints, tags, weights) if e is not None and w > 0]
     total = sum(w for w, _, _ in live)
     if total == 0:
@@ -94,6 +94,16 @@ def betting_correlation_squared(effects: Sequence[Fraction | int | None], tags: 
     return Fraction(cov * cov, var_e * var_t), 1 if cov >= 0 else -1
 
 
+def _round_half_even(numerator: int, denominator: int) -> int:
+    """``round(Fraction(numerator, denominator))`` (halves to even) in integers, for a positive denominator.
+
+    >>> [_round_half_even(n, 2) for n in (-3, -1, 1, 3, 5)]
+    [-2, 0, 0, 2, 2]
+    """
+    q, r = divmod(numerator, denominator)
+    return q + (2 * r > denominator or 2 * r == denominator and q % 2 == 1)
+
+
 def _rebalanced(numerators: list[int], denominator: int, live: list[int], max_tag: int,
                 groups: list[list[list[int]]]) -> list[int] | None:
     """Round ``numerators / denominator`` and move tags by one until a full shoe sums to zero.
@@ -105,7 +115,7 @@ def _rebalanced(numerators: list[int], denominator: int, live: list[int], max_ta
     """
     tags = [0] * len(numerators)
     for i in live:
-        tags[i] = max(-max_tag, min(max_tag, round(Fraction(numerators[i], denominator))))
+        tags[i] = max(-max_tag, min(max_tag, _round_half_even(numerators[i], denominator)))
     imbalance = sum(tags)
     while imbalance:
         step = -1 if imbalance > 0 else 1
@@ -153,10 +163,12 @@ def suggest_tags(items: Sequence[str], effects: Sequence[Fraction | None], weigh
     per_rank = [sub for g in classes for sub in _by_rank(g, kind)] if kind == "card" else []
     levels = [classes, per_rank]
     best: tuple[Any, ...] | None = None
+    seen: set[tuple[int, ...]] = set()                   # neighbouring scales often round to the same tags
     for step in range(10, 20 * max_tag + 10) if top else ():   # the largest tag scaled to 0.5 ... max_tag + 0.45
         candidate = _rebalanced([(e or 0) * step for e in ints], 20 * top, live, max_tag, levels)
-        if candidate is None or not any(candidate):
+        if candidate is None or not any(candidate) or tuple(candidate) in seen:
             continue
+        seen.add(tuple(candidate))
         bc2, sign = betting_correlation_squared(ints, candidate, weights)
         if bc2 is None or sign < 0:
             continue

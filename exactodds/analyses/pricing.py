@@ -396,7 +396,11 @@ def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[Any, ...], str |
 
 def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
     """The shoe's counts aligned with the wager's feature table."""
-    return counts_for(table_signature(wager), dist, what=f"wager {wager.id!r} (§{wager.section})")
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "signature" not in cache:                       # the same for every shoe
+        cache["signature"] = (table_signature(wager), f"wager {wager.id!r} (§{wager.section})")
+    signature, what = cache["signature"]
+    return counts_for(signature, dist, what=what)
 
 
 def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str) -> np.ndarray:
