@@ -138,3 +138,17 @@ def test_a_table_past_the_kept_work_array_counts_alike(monkeypatch: pytest.Monke
     kept = table.counts(shoe).tolist()
     monkeypatch.setattr(multiset, "_SCRATCH_KEPT_BYTES", 1024)
     assert table.counts(shoe).tolist() == kept == table.counts_in_python_integers(shoe).tolist()
+
+
+def test_categories_of_an_array_changed_in_place_are_its_new_ones() -> None:
+    """A caller's array changed in place between calls is planned again, not read from the old plan."""
+    shoe = Shoe.decks(1).remove("9h", "Kc")
+    a = compile_table(TABLES[0]).value_multiplicities()[0].copy()
+    b = compile_table(("player",)).value_multiplicities()[0]
+    rows = min(len(a), len(b))
+    view = a[:rows]
+    before = all_card_categories(shoe, view)
+    want = all_card_categories(shoe, b[::-1][:rows].copy())
+    assert not np.array_equal(before, want)
+    view[:] = b[::-1][:rows]
+    assert np.array_equal(all_card_categories(shoe, view), want)

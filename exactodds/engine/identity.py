@@ -199,14 +199,15 @@ class _Plan:
     value: np.ndarray            # that value
 
 
-_PLANS: dict[int, tuple[weakref.ref[np.ndarray], _Plan]] = {}
+_PLANS: dict[int, tuple[weakref.ref[np.ndarray], np.ndarray, _Plan]] = {}
 
 
 def _plan(multiplicities: np.ndarray) -> _Plan:
-    """The :class:`_Plan` of ``multiplicities``, kept while that array lives (tables keep theirs)."""
+    """The :class:`_Plan` of ``multiplicities``, kept while that array lives (tables keep theirs) and holds
+    what it held (an array changed in place gets a new plan)."""
     hit = _PLANS.get(id(multiplicities))
-    if hit is not None and hit[0]() is multiplicities:
-        return hit[1]
+    if hit is not None and hit[0]() is multiplicities and np.array_equal(hit[1], multiplicities):
+        return hit[2]
     m = multiplicities.astype(np.intp)
     halves = []
     for columns in (range(0, 5), range(5, 10)):
@@ -214,9 +215,9 @@ def _plan(multiplicities: np.ndarray) -> _Plan:
         halves.append((columns, rows, where.reshape(-1)))
     cards = m.sum(1)
     plan = _Plan(tuple(halves), cards, (m == cards[:, None]).any(1), np.argmax(m, axis=1))
-    for dead in [k for k, (ref, _) in _PLANS.items() if ref() is None]:
+    for dead in [k for k, (ref, _, _) in _PLANS.items() if ref() is None]:
         del _PLANS[dead]
-    _PLANS[id(multiplicities)] = (weakref.ref(multiplicities), plan)
+    _PLANS[id(multiplicities)] = (weakref.ref(multiplicities), multiplicities.copy(), plan)
     return plan
 
 
