@@ -152,3 +152,11 @@ def test_categories_of_an_array_changed_in_place_are_its_new_ones() -> None:
     assert not np.array_equal(before, want)
     view[:] = b[::-1][:rows]
     assert np.array_equal(all_card_categories(shoe, view), want)
+
+
+def test_a_tables_value_multiplicities_cannot_be_changed() -> None:
+    """The table hands out the arrays it keeps: changing one in place is refused, not priced."""
+    values, cards = compile_table(("player",)).value_multiplicities()
+    for kept in (values, cards):
+        with pytest.raises(ValueError):
+            kept[0] = 0

@@ -200,7 +200,10 @@ class MultisetTable:
         if "_per_value" not in self.__dict__:                  # shoe-free: built once per table
             tokens = self.multisets // _OFFSETS
             per_value = np.stack([(tokens == v).sum(1) for v in range(10)], axis=1)
-            self.__dict__["_per_value"] = (per_value, per_value.sum(1))
+            cards = per_value.sum(1)
+            for kept in (per_value, cards):            # handed out again and again: a change would go unseen
+                kept.flags.writeable = False
+            self.__dict__["_per_value"] = (per_value, cards)
         return self.__dict__["_per_value"]  # type: ignore[no-any-return]
 
     def counts(self, shoe: Shoe) -> np.ndarray:
