@@ -4,6 +4,8 @@ form, rounding in integers) against slower independent routes."""
 from __future__ import annotations
 
 import gc
+import itertools
+import math
 import threading
 from collections import Counter
 from fractions import Fraction
@@ -14,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactodds.analyses.counting import _round_half_even
-from exactodds.engine.identity import all_card_categories, hand_attributes, initial_counts
+from exactodds.engine.identity import ALL_CARD_CATEGORIES, all_card_categories, hand_attributes, initial_counts
 from exactodds.engine.multiset import compile_table
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
@@ -106,6 +108,39 @@ def test_initial_counts_equal_the_deal_enumerated(shoe: Shoe, needs: tuple[tuple
     """The closed form for Banker's pairs once Player holds two cards == the four cards dealt one by one."""
     got = initial_counts(shoe, needs_player=needs[0], needs_banker=needs[1])
     assert {k: v for k, v in got.items() if v} == dict(_initial_by_enumeration(shoe, *needs))
+
+
+def _categories_by_enumeration(shoe: Shoe, multiplicities: np.ndarray) -> list[int]:
+    """Ordered draws of card identities for one value multiset (its values in a fixed order), per category of
+    :data:`ALL_CARD_CATEGORIES`: every identity tuple with those values, weighted by the copies it takes."""
+    counts = shoe.card_counts or ()
+    values = [v for v, n in enumerate(multiplicities.tolist()) for _ in range(n)]
+    cards = [Card.from_index(i) for i in range(52) if counts[i]]
+    out = [0] * len(ALL_CARD_CATEGORIES)
+    for drawn in itertools.product(*[[c for c in cards if c.rank.points == v] for v in values]):
+        weight = math.prod(math.perm(counts[c.index], k) for c, k in Counter(drawn).items())
+        if weight:
+            alike = tuple(len({f(c) for c in drawn}) == 1 for f in (lambda c: c.rank, lambda c: c.suit,
+                                                                    lambda c: c.colour))
+            out[ALL_CARD_CATEGORIES.index(alike)] += weight
+    return out
+
+
+@given(shoe=small_shoes(max_identities=5))
+@settings(max_examples=20, deadline=None)
+def test_every_card_categories_equal_the_identities_enumerated(shoe: Shoe) -> None:
+    """Each value multiset's draws split by same rank / suit / colour of every card == the identities drawn
+    one by one (on the multisets whose enumeration is small)."""
+    multiplicities = compile_table(TABLES[0]).value_multiplicities()[0]
+    got = all_card_categories(shoe, multiplicities)
+    per_value = Counter(c.rank.points for i, c in enumerate(Card.from_index(i) for i in range(52))
+                        if (shoe.card_counts or ())[i])
+    checked = 0
+    for row, m in enumerate(multiplicities):
+        if math.prod(per_value[v] ** int(n) for v, n in enumerate(m)) <= 2_000:
+            assert got[row].tolist() == _categories_by_enumeration(shoe, m), m.tolist()
+            checked += 1
+    assert checked > 0
 
 
 def test_categories_plan_follows_the_array_not_its_address() -> None:

@@ -89,7 +89,12 @@ class OutcomeLine:
     name: str
     pay: Pay
     combinations: int
-    probability: Fraction
+    total: int                  #: the shoe's ordered 6-card sequences
+
+    @functools.cached_property
+    def probability(self) -> Fraction:
+        """``combinations / total``, built when first read (a catalogue prices 450 lines a shoe)."""
+        return Fraction(self.combinations, self.total)
 
     @property
     def net(self) -> Any:
@@ -433,11 +438,11 @@ def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerRes
     if lost + sum(by_outcome.values()) != total:       # an invariant of the counting
         raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
     lines = [
-        OutcomeLine(o.id, o.name, paytable.pays[o.id], by_outcome[o.id], Fraction(by_outcome[o.id], total))
+        OutcomeLine(o.id, o.name, paytable.pays[o.id], by_outcome[o.id], total)
         for o in wager.outcomes
         if paytable.pays[o.id].offered
     ]
-    lines.append(OutcomeLine(LOSE, "Loses", _LOSE_PAY, lost, Fraction(lost, total)))
+    lines.append(OutcomeLine(LOSE, "Loses", _LOSE_PAY, lost, total))
     return WagerResult(wager, paytable, dist.shoe.describe(), total, tuple(lines))
 
 

@@ -50,6 +50,11 @@ __all__ = ["hand_attributes", "initial_counts", "all_card_categories", "ALL_CARD
 
 _CARDS = tuple(Card.from_index(i) for i in range(52))
 _FACES = (Rank.KING, Rank.QUEEN, Rank.JACK)
+#: ``[v, r]`` = 1 when rank r counts v points (§627a.6).
+_RANKS_BY_VALUE = (np.arange(10)[:, None] == np.array([r.points for r in Rank])[None, :]).astype(np.int64)
+#: ``[s, c]`` = 1 when suit s (in card-index order) is of colour c (red, black).
+_COLOURS = np.array([[s.colour == "red", s.colour != "red"] for s in (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS,
+                                                                        Suit.CLUBS)], dtype=np.int64)
 
 
 def hand_attributes(first: Card, second: Card) -> tuple[object, ...]:
@@ -115,18 +120,33 @@ def _card_counts(shoe: Shoe, what: str) -> tuple[int, ...]:
 
 
 @functools.cache
-def _groups_of(needs: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The 2,704 ordered identity pairs sorted by their label of ``needs``, and where each label's run starts."""
-    labels = _labels(needs)[0]
-    order = np.argsort(labels, kind="stable")
-    return order, np.flatnonzero(np.r_[True, np.diff(labels[order]) != 0])
+def _pair_groups(needs_player: tuple[str, ...], needs_banker: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
+    """Shoe-free groupings of the 2,704 ordered identity pairs (x, y), row-major, for
+    :func:`initial_counts`: each as (sort order, run starts, the group of each run, number of groups).
+
+    With p and b the pair's Player and Banker class: "p" by p; "bp" by (b, p); "tp" by (the Banker
+    class of (y, x), p); "xp" by (x, p); "yp" by (y, p); "xb" by (x, b); "yb" by (y, b); "b" by b.
+    """
+    p, n_p = _labels(needs_player)[0], len(_labels(needs_player)[1])
+    b, n_b = _labels(needs_banker)[0], len(_labels(needs_banker)[1])
+    x, y = np.divmod(np.arange(52 * 52), 52)
+    codes = {"p": (p, n_p), "bp": (b * n_p + p, n_b * n_p), "tp": (b.reshape(52, 52).T.reshape(-1) * n_p + p, n_b * n_p),
+             "xp": (x * n_p + p, 52 * n_p), "yp": (y * n_p + p, 52 * n_p), "xb": (x * n_b + b, 52 * n_b),
+             "yb": (y * n_b + b, 52 * n_b), "b": (b, n_b)}
+    out = {}
+    for name, (code, size) in codes.items():
+        order = np.argsort(code, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(code[order]) != 0])
+        out[name] = (order, starts, code[order][starts], size)
+    return out
 
 
-@functools.cache
-def _class_matrices(needs: tuple[str, ...]) -> np.ndarray:
-    """``G[b, x, y]`` = 1 when the ordered pair of identities (x, y) is in Banker class b."""
-    labels, keys = _labels(needs)
-    return (labels[None, :] == np.arange(len(keys))[:, None]).reshape(len(keys), 52, 52).astype(np.int64)
+def _grouped(values: np.ndarray, grouping: tuple[Any, ...]) -> np.ndarray:
+    """Σ of ``values`` (one per ordered pair) within each group of a :func:`_pair_groups` grouping."""
+    order, starts, groups, size = grouping
+    out = np.zeros(size, dtype=values.dtype)
+    out[groups] = np.add.reduceat(values[order], starts)
+    return out
 
 
 def initial_counts(
@@ -138,29 +158,31 @@ def initial_counts(
     dtype: Any = np.int64 if n ** 4 < 2 ** 62 else object     # the tail (N-4)(N-5) is applied in Python
     c = np.array(counts, dtype=dtype)
     tail = (n - 4) * (n - 5)
-    p_labels, p_keys = _labels(tuple(needs_player))
+    p_keys = _labels(tuple(needs_player))[1]
     b_keys = _labels(tuple(needs_banker))[1]
-    order, starts = _groups_of(tuple(needs_player))
-    p_of_group = p_labels[order][starts]
-    g = _class_matrices(tuple(needs_banker))                          # (Banker classes, 52, 52)
-    if dtype is object:
-        g = g.astype(object)
-    # Banker's ordered pairs in class b once Player holds (i, j): Σ_xy G[b,x,y] (c_x − [x=i] − [x=j])
-    # (c_y − [y=i] − [y=j] − [y=x]), expanded: G[b,i,j] + G[b,j,i] + a[b,i] + a[b,j] + k[b], where
-    # a = 2·diag(G) − G·c − c·G and k = c·G·c − diag(G)·c
-    diag = np.diagonal(g, axis1=1, axis2=2)
-    gc, cg = g @ c, c @ g                                             # (classes, 52) each
+    n_p, n_b = len(p_keys), len(b_keys)
+    group = _pair_groups(tuple(needs_player), tuple(needs_banker))
+    # Banker's ordered pairs in class b once Player holds (i, j), with G[b,x,y] = [(x, y) in class b]:
+    # Σ_xy G[b,x,y] (c_x − [x=i] − [x=j]) (c_y − [y=i] − [y=j] − [y=x]), expanded:
+    # G[b,i,j] + G[b,j,i] + a[b,i] + a[b,j] + k[b], with a = 2·diag(G) − G·c − c·G and k = c·G·c − diag(G)·c.
+    # Weighted by Player's ordered pairs w[i,j] = c_i (c_j − [i=j]) and summed per Player class p, every
+    # term is a sum over a shoe-free grouping of the pairs, or a product of two small matrices.
+    cx, cy = np.repeat(c, 52), np.tile(c, 52)
+    same = np.eye(52, dtype=np.int64).reshape(-1).astype(dtype)
+    w = cx * (cy - same)                                               # Player's (i, j)
+    b_labels = _labels(tuple(needs_banker))[0]
+    diag = np.zeros((n_b, 52), dtype=dtype)
+    diag[b_labels.reshape(52, 52).diagonal(), np.arange(52)] = 1
+    gc = _grouped(cy, group["xb"]).reshape(52, n_b).T                  # (G·c)[b, x]
+    cg = _grouped(cx, group["yb"]).reshape(52, n_b).T                  # (c·G)[b, y]
     a = 2 * diag - gc - cg
-    inner = g + g.transpose(0, 2, 1)
-    inner += a[:, :, None]
-    inner += a[:, None, :]
-    inner += (cg @ c - diag @ c)[:, None, None]
-    w_player = c[:, None] * (c[None, :] - np.eye(52, dtype=np.int64).astype(dtype))   # Player's (i, j)
-    inner *= w_player
-    sums = np.add.reduceat(inner.reshape(len(b_keys), 52 * 52)[:, order], starts, axis=1)
+    k = _grouped(cx * cy, group["b"]) - diag @ c
+    sums = (_grouped(w, group["bp"]).reshape(n_b, n_p) + _grouped(w, group["tp"]).reshape(n_b, n_p)
+            + a @ (_grouped(w, group["xp"]).reshape(52, n_p) + _grouped(w, group["yp"]).reshape(52, n_p))
+            + k[:, None] * _grouped(w, group["p"])[None, :])
     out: dict[tuple[tuple[object, ...], tuple[object, ...]], int] = {}
     for b, b_key in enumerate(b_keys):
-        for p, total in zip(p_of_group, sums[b].tolist()):
+        for p, total in enumerate(sums[b].tolist()):
             out[(p_keys[p], b_key)] = int(total) * tail
     if sum(out.values()) != shoe.sequences:      # an invariant of the counting
         raise InconsistentCounts("initial-card counts do not add up to the shoe's sequences")
@@ -193,10 +215,11 @@ class _Plan:
     A weight is a product over values, so each half (values 0–4, 5–9) of the products is formed once per
     distinct half-row: the point table's 6,958 multisets have 424 and 417 distinct halves."""
 
-    halves: tuple[tuple[range, np.ndarray, np.ndarray], ...]   # (its columns, distinct rows, each multiset's row)
-    cards: np.ndarray            # cards per multiset
-    single: np.ndarray           # whether all its cards are of one value
-    value: np.ndarray            # that value
+    halves: tuple[tuple[np.ndarray, np.ndarray], ...]   # (per value of the half, the slots value × 7 + cards
+                                                        # of each distinct half-row; each multiset's half-row)
+    single: np.ndarray           # the multisets whose cards are all of one value
+    value: np.ndarray            # their value
+    cards: np.ndarray            # and how many cards they hold
 
 
 _PLANS: dict[int, tuple[weakref.ref[np.ndarray], np.ndarray, _Plan]] = {}
@@ -212,21 +235,15 @@ def _plan(multiplicities: np.ndarray) -> _Plan:
     halves = []
     for columns in (range(0, 5), range(5, 10)):
         rows, where = np.unique(m[:, columns.start:columns.stop], axis=0, return_inverse=True)
-        halves.append((columns, rows, where.reshape(-1)))
+        slots = np.ascontiguousarray((np.array(columns)[None, :] * 7 + rows).T)
+        halves.append((slots, where.reshape(-1)))
     cards = m.sum(1)
-    plan = _Plan(tuple(halves), cards, (m == cards[:, None]).any(1), np.argmax(m, axis=1))
+    single = np.flatnonzero((m == cards[:, None]).any(1))
+    plan = _Plan(tuple(halves), single, np.argmax(m[single], axis=1), cards[single])
     for dead in [k for k, (ref, _, _) in _PLANS.items() if ref() is None]:
         del _PLANS[dead]
     _PLANS[id(multiplicities)] = (weakref.ref(multiplicities), multiplicities.copy(), plan)
     return plan
-
-
-def _sum_by_value(per_rank: np.ndarray, rank_value: np.ndarray) -> np.ndarray:
-    """Rows of a per-rank table summed into the ten point-value classes."""
-    out = np.zeros((10,) + per_rank.shape[1:], dtype=per_rank.dtype)
-    for r, v in enumerate(rank_value):
-        out[v] = out[v] + per_rank[r]
-    return out
 
 
 def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "this wager",
@@ -244,38 +261,35 @@ def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "
         return x % modulus if modulus is not None else x
 
     per = np.array(counts, dtype=dtype).reshape(13, 4)          # rank x suit
-    rank_value = np.array([r.points for r in Rank])
-    by_value_suit = np.zeros((10, 4), dtype=dtype)
-    for r in range(13):
-        by_value_suit[rank_value[r]] += per[r]
-    red = [k for k, s in enumerate((Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)) if s.colour == "red"]
-    black = [k for k in range(4) if k not in red]
-    by_value_colour = np.stack([by_value_suit[:, red].sum(1), by_value_suit[:, black].sum(1)], axis=1)
-    by_value = by_value_suit.sum(1)
+    # per rank: all its cards, each suit, each colour (7 columns); then the same per value class
+    by_rank = np.concatenate([per.sum(1, keepdims=True), per, per @ _COLOURS.astype(dtype)], axis=1)
+    by_value = _RANKS_BY_VALUE.astype(dtype) @ by_rank
     plan = _plan(multiplicities)
-    # falling factorials per value class: the whole class, each suit, each colour (7 tables)
-    tables = np.stack([_ff_table(by_value, dtype, modulus)]
-                      + [_ff_table(by_value_suit[:, q], dtype, modulus) for q in range(4)]
-                      + [_ff_table(by_value_colour[:, q], dtype, modulus) for q in range(2)])      # (7, 10, 7)
+    # falling factorials per value class and column, as slots value × 7 + cards: (70, 7)
+    flat = _ff_table(by_value, dtype, modulus).transpose(0, 2, 1).reshape(70, 7)
     products = None
-    for columns, halves, where in plan.halves:     # each half's distinct rows, then every multiset from two
-        part = tables[:, columns[0], halves[:, 0]]
-        for k in range(1, len(columns)):
-            part = mod(part * tables[:, columns[k], halves[:, k]])
-        products = part[:, where] if products is None else mod(products * part[:, where])
+    for slots, where in plan.halves:               # each half's distinct rows, then every multiset from two
+        part = np.take(flat, slots[0], axis=0)
+        for row in slots[1:]:
+            part = mod(part * np.take(flat, row, axis=0))
+        part = np.take(part, where, axis=0)
+        products = part if products is None else mod(np.multiply(products, part, out=products))
     assert products is not None
-    total, suit, colour = products[0], mod(products[1:5].sum(0)), mod(products[5:7].sum(0))
+    total, suit, colour = products[:, 0], mod(products[:, 1:5].sum(1)), mod(products[:, 5:7].sum(1))
+    out = np.zeros((len(total), 6), dtype=dtype)
+    out[:, 3] = suit                               # the columns of multisets of two or more values
+    out[:, 4] = colour - suit
+    out[:, 5] = total - colour
     # a multiset of one value class: every card of one rank (and suit, colour), summed per value
-    per_colour = np.stack([per[:, red].sum(1), per[:, black].sum(1)], axis=1)
-    by_rank = (_ff_table(per.sum(1), dtype, modulus), _ff_table(per, dtype, modulus).sum(1),
-               _ff_table(per_colour, dtype, modulus).sum(1))
-    same_rank, rank_suit, rank_colour = (
-        np.where(plan.single, mod(_sum_by_value(t, rank_value))[plan.value, plan.cards], 0) for t in by_rank)
-    return mod(np.stack([
-        rank_suit,
-        rank_colour - rank_suit,
-        same_rank - rank_colour,
-        suit - rank_suit,
-        colour - suit - rank_colour + rank_suit,
-        total - same_rank - colour + rank_colour,
-    ], axis=1))
+    ff = _ff_table(by_rank, dtype, modulus)                                             # (13, 7 columns, 7)
+    per_value = mod(np.stack([ff[:, 0], ff[:, 1:5].sum(1), ff[:, 5:7].sum(1)]))        # (3, 13, 7)
+    summed = mod(np.tensordot(per_value, _RANKS_BY_VALUE.astype(dtype), ([1], [1])))          # (3, 7, 10 values)
+    same_rank, rank_suit, rank_colour = summed[:, plan.cards, plan.value]
+    one = plan.single
+    out[one, 0] = rank_suit
+    out[one, 1] = rank_colour - rank_suit
+    out[one, 2] = same_rank - rank_colour
+    out[one, 3] -= rank_suit
+    out[one, 4] += rank_suit - rank_colour
+    out[one, 5] += rank_colour - same_rank
+    return mod(out)  # type: ignore[no-any-return]

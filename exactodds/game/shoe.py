@@ -17,6 +17,7 @@ exactodds.errors.ExactOddsError: cannot remove 5♠: the shoe holds no more of i
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Mapping
@@ -147,19 +148,19 @@ class Shoe:
         label = f"{self.label} less {removed}" if removed else self.label
         return Shoe(tuple(per_rank), tuple(per_card) if per_card is not None else None, label)
 
-    # -- what the engine reads ---------------------------------------------
-    @property
+    # -- what the engine reads (a shoe never changes: each is worked out once) ---
+    @functools.cached_property
     def size(self) -> int:
         """Number of cards in the shoe."""
         return sum(self.rank_counts)
 
-    @property
+    @functools.cached_property
     def value_counts(self) -> tuple[int, ...]:
         """Cards per point value 0–9 (§627a.6): 10, J, Q, K all count as 0."""
         zero = sum(self.rank_counts[9:13])
         return (zero,) + tuple(self.rank_counts[0:9])
 
-    @property
+    @functools.cached_property
     def sequences(self) -> int:
         """Ordered 6-card sequences of the shoe: the denominator of every figure."""
         return math.perm(self.size, CARDS_PER_ROUND)
@@ -170,6 +171,10 @@ class Shoe:
 
     def describe(self) -> str:
         """The label with the card count, e.g. ``'8 decks (416 cards)'``."""
+        return self._description
+
+    @functools.cached_property
+    def _description(self) -> str:
         note = "" if self.suits_known else "; suits of removed ranks not given"
         return f"{self.label} ({self.size} cards{note})"
 
