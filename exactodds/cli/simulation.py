@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import PurePath
 from typing import Any
 
@@ -82,6 +83,17 @@ def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, set
                + ("" if output == "-" else f" to {output}"), err=True)
 
 
+def _deviation(text: str) -> Fraction:
+    """``--detect``: a deviation of the return, as a percentage (``0.1%``) or a number (``0.001``), exactly."""
+    try:
+        value = Fraction(text[:-1]) / 100 if text.strip().endswith("%") else Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise ExactOddsError(f"--detect: {text!r} is not a deviation such as 0.1% or 0.001") from None
+    if not 0 < value < 2:
+        raise ExactOddsError(f"--detect: a deviation of the return is above 0 and below 2 (200%), got {text!r}")
+    return value
+
+
 def _no_total() -> Iterator[int]:
     """An iterable without a length: the progress bar counts without a total."""
     yield from ()
@@ -99,12 +111,14 @@ def _no_total() -> Iterator[int]:
 @click.option("--lenient", is_flag=True, help="List unreadable or rule-breaking rounds instead of stopping.")
 @click.option("--scheduler", metavar="ADDRESS", help="Count the shards on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
 @click.option("--verbose", is_flag=True, help="Show every test, not only flagged ones.")
+@click.option("--detect", metavar="DEVIATION", help="Also show the rounds needed to detect a deviation of the return "
+              "this large, e.g. 0.1% or 0.001 (at --alpha, with 80% power).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @options.result_format
 @click.pass_context
 def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tuple[str, ...],
               paytables_files: tuple[str, ...], alpha: float, counts: bool, input_format: str | None, lenient: bool,
-              scheduler: str | None, verbose: bool, quiet: bool, fmt: str) -> None:
+              scheduler: str | None, verbose: bool, detect: str | None, quiet: bool, fmt: str) -> None:
     """Test a simulator's output against the exact distribution: files, directories or globs of
     shards (read as one data set), or '-'.
 
@@ -113,8 +127,10 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
     longer line is an error naming it. With --counts, the counts file's own 'decks' is used unless
     --decks is given.
 
-    Exit 0 ok, 1 flagged, 2 bad input.
+    Exit 0 ok, 1 flagged (a test, a wrong settlement or a round that breaks the drawing rules),
+    2 bad input.
     """
+    deviation = _deviation(detect) if detect is not None else None
     if counts and len(paths) > 1:
         raise ExactOddsError(f"--counts reads one counts file, got {len(paths)} sources")
     path = paths[0]
@@ -129,13 +145,15 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
         stated = data.get("decks")
         if stated is not None and stated_decks and stated != decks:
             raise ExactOddsError(f"{path}: 'decks' is {stated} but --decks says {decks}")
-        result = check_counts(data, decks=stated or decks, alpha=alpha, catalogue=cat, wagers=wagers or None)
+        result = check_counts(data, decks=stated or decks, alpha=alpha, catalogue=cat, wagers=wagers or None,
+                              detect=deviation)
     else:
         bar: Any
         with progress(not quiet and sys.stderr.isatty(), iterable=_no_total(), label="checking (rounds)",
                       show_pos=True, show_eta=False) as bar:
             result = check_files(list(paths), decks=decks, wagers=wagers or None, alpha=alpha, lenient=lenient,
-                                 fmt=input_format, scheduler=scheduler, progress=bar.update, catalogue=cat)
+                                 fmt=input_format, scheduler=scheduler, progress=bar.update, catalogue=cat,
+                                 detect=deviation)
     click.echo(render(result, fmt, verbose=verbose), nl=False)
     if not result.ok:
         sys.exit(EXIT_CHECK_FAILED)

@@ -12,8 +12,8 @@ import lazy_loader
 # does not import the others.
 __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "checksim": [
-        "Records", "read_records", "read_counts", "CheckResult", "TestRow", "Tally", "check", "check_files",
-        "check_counts", "tally_chunk", "tally_file"
+        "Records", "read_records", "read_counts", "CheckResult", "TestRow", "ReturnRow", "RuleBreaks", "Tally",
+        "check", "check_files", "check_counts", "tally_chunk", "tally_file"
     ],
     "cluster": ["dask_client"],
     "exposure": ["Exposure", "WagerExposure", "exposure_batch", "ExposureSpec", "TC_RANGE"],
@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from exactodds.simulation.checksim import (
         CheckResult,
         Records,
+        ReturnRow,
+        RuleBreaks,
         Tally,
         TestRow,
         check,

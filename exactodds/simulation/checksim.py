@@ -13,7 +13,12 @@ exact probabilities off the top of the stated shoe:
 
 When the records carry the simulator's own settlement (a column
 ``WAGER:PAYTABLE`` holding the outcome id it paid), every round's settlement is
-also recomputed from its cards, and any disagreement is flagged outright.
+also recomputed from its cards, and any disagreement is flagged outright; so is
+a round whose third cards break the drawing rules of §627a.10 (left out and
+listed). The dealt cards are tested for what the rules cannot tell apart (every
+card of a point value, every suit, the ranks 10, J, Q, K equally often), and each
+wager's observed return is set beside the exact one with its standard error,
+intervals and the deviation this many rounds can detect (:class:`ReturnRow`).
 p-values are adjusted for testing many wagers at once (Holm); a test is
 flagged when its adjusted p-value is below ``alpha``.
 
@@ -29,6 +34,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +71,8 @@ from exactodds.simulation.roundclasses import (
 from exactodds.simulation.rounds import features, round_keys, settle_rounds
 from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, load_catalogue
 
-__all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "Tally", "check", "check_files",
-           "check_counts", "tally_chunk", "tally_file"]
+__all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "ReturnRow", "RuleBreaks", "Tally",
+           "check", "check_files", "check_counts", "tally_chunk", "tally_file"]
 
 
 
@@ -80,6 +86,7 @@ class Records:
     lines: np.ndarray
     settled: dict[str, np.ndarray] = field(default_factory=dict)
     invalid: tuple[tuple[int, str], ...] = ()
+    rule_breaks: RuleBreaks = field(default_factory=lambda: RuleBreaks())     # left out, and a failed check
 
     def __len__(self) -> int:
         return len(self.player)
@@ -90,19 +97,21 @@ class Records:
 def read_records(path: str | Path, *, lenient: bool = False, fmt: str | None = None) -> Records:
     """All the rounds of a file, directory or glob of shards, in memory (see :mod:`exactodds.simulation.recordio`).
 
-    A record that cannot be read, or a round that breaks the drawing rules, is
-    an error naming its line — or, with ``lenient``, is listed in
-    :attr:`Records.invalid` and left out. For files too large to hold, use
+    A record that cannot be read is an error naming its line — or, with ``lenient``,
+    is listed in :attr:`Records.invalid` and left out. A round that breaks the drawing
+    rules is left out and kept in :attr:`Records.rule_breaks` (a failed check). For files too large to hold, use
     :func:`check_files`, which reads them in chunks.
     """
 
     players, bankers, lines = [], [], []
     settled: dict[str, list[np.ndarray]] = {}
     invalid: list[tuple[int, str]] = []
+    broken = RuleBreaks()
     total = 0
     for source in expand_sources(str(path)):
         for chunk in read_chunks(source, fmt=fmt):
-            good, problems, _, _ = _valid(chunk, decks=None)
+            good, problems, _, _, breaks = _valid(chunk, decks=None)
+            broken.add(breaks)
             problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
             if problems and not lenient:
                 src, line, what = problems[0]
@@ -114,16 +123,18 @@ def read_records(path: str | Path, *, lenient: bool = False, fmt: str | None = N
             for name, (codes, values) in chunk.settled.items():
                 settled.setdefault(name, []).append(np.array(values, dtype=str)[codes[good]])
             total += int(good.sum())
-    if not total:
+    if not total and not broken.count:
         raise ExactOddsError(f"{path}: no readable rounds")
     return Records(np.concatenate(players), np.concatenate(bankers), np.concatenate(lines),
-                   {k: np.concatenate(v) for k, v in settled.items()}, tuple(sorted(invalid)))
+                   {k: np.concatenate(v) for k, v in settled.items()}, tuple(sorted(invalid)), broken)
 
 
-def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str, int, str]], np.ndarray, np.ndarray]:
+def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str, int, str]], np.ndarray, np.ndarray,
+                                                     RuleBreaks]:
     """Which rounds of a chunk can be checked, what is wrong with the others (source, line, problem),
-    and the value codes of the rounds with their bincount over the checkable ones
-    (:mod:`exactodds.simulation.roundclasses`): the drawing rules are checked once per value code."""
+    the value codes of the rounds with their bincount over the checkable ones
+    (:mod:`exactodds.simulation.roundclasses`: the drawing rules are checked once per value code), and the
+    rounds whose third cards break the drawing rules: a failed check, not bad input, so apart."""
 
     player, banker, lines = chunk.player, chunk.banker, chunk.lines
     cards = chunk.cards
@@ -154,13 +165,29 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
         ok &= ~too_many
     codes = value_codes(cards)
     rule_breaks = breaks_rules(codes) & ok
+    broken = RuleBreaks()
     if rule_breaks.any():
-        for i in np.flatnonzero(rule_breaks)[:1000]:
-            problems.append((chunk.source, chunk.line(int(lines[i])), "third cards break the drawing rules of §627a.10 "
-                             f"(Player {_show(player[i])}, Banker {_show(banker[i])})"))
+        broken.count = int(rule_breaks.sum())
+        broken.first = [(chunk.source, chunk.line(int(lines[i])), f"Player {_show(player[i])}, Banker {_show(banker[i])}")
+                        for i in np.flatnonzero(rule_breaks)[:RuleBreaks.KEPT]]
         ok &= ~rule_breaks
     counts = np.bincount(codes if ok.all() else codes[ok], minlength=VALUE_SPACE)
-    return ok, problems, codes, counts
+    return ok, problems, codes, counts, broken
+
+
+@dataclass
+class RuleBreaks:
+    """Rounds whose third cards break the drawing rules of §627a.10 (Table 1 and Player's rule): how many, and
+    the first :attr:`KEPT` as (source, line, the cards)."""
+
+    KEPT = 1000
+    count: int = 0
+    first: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def add(self, other: RuleBreaks) -> RuleBreaks:
+        self.count += other.count
+        self.first = (self.first + other.first)[:self.KEPT]
+        return self
 
 
 def _show(cards: np.ndarray) -> str:
@@ -228,6 +255,16 @@ _TESTS = (Column("wager", "Wager:paytable"), Column("test", "Test"),
           _Significant("adjusted_p_value", "Adjusted p", "float", places=3), Column("flagged", "Flag"),
           Column("detail", "Detail"))
 
+#: Per wager: the observed return against the exact one (:class:`ReturnRow`).
+_RETURNS = (Column("wager", "Wager:paytable"), Column("observed", "Observed", "decimal", places=6, signed=True, twin=True),
+            Column("exact", "Exact", "decimal", places=6, signed=True, twin=True), Column("se", "SE", "float", places=6),
+            Column("interval_95", "95% interval"), Column("interval_99", "99% interval"),
+            Column("z", "z", "float", places=2, signed=True), _Significant("p_value", "p", "float", places=3),
+            Column("detectable", "Detectable", "float", places=6))
+
+#: The rounds that break the drawing rules.
+_BROKEN = (Column("source", "Source"), Column("line", "Line", "int"), Column("cards", "Cards"))
+
 #: A flagged wager's rounds per outcome against the exact expectation.
 _OBSERVED = (Column("outcome", "Outcome"), Column("observed", "Observed", "int"),
              Column("expected", "Expected", "float", places=1))
@@ -244,6 +281,9 @@ class CheckResult(Describes):
     invalid: tuple[tuple[int, str], ...] = ()
     invalid_count: int = 0
     first_invalid: str = ""                                  # the first, as SOURCE:LINE: problem
+    returns: tuple[ReturnRow, ...] = ()                      # per wager with a fixed paytable
+    rule_breaks: tuple[tuple[str, int, str], ...] = ()       # the first rounds that break §627a.10
+    detect: Fraction | None = None                           # --detect
 
     @property
     def flagged(self) -> list[TestRow]:
@@ -269,10 +309,17 @@ class CheckResult(Describes):
             headline["Invalid rounds"] = (f"{_rounds(self.invalid_count or len(self.invalid), 'invalid round')} "
                                           f"left out (first: {self.first_invalid})")
         headline["Result"] = self.verdict()
-        every = Table(_TESTS, tuple((f"{r.wager}:{r.paytable}", r.test, r.statistic, r.p_value, r.adjusted,
-                                       "FLAG" if r.flagged else "", r.detail) for r in self.rows))
+        every = Table(_TESTS, tuple((f"{r.wager}:{r.paytable}" if r.paytable else r.wager, r.test, r.statistic,
+                                       r.p_value, r.adjusted, "FLAG" if r.flagged else "", r.detail)
+                                      for r in self.rows))
         shown = every if verbose else Table(_TESTS, tuple(row for row in every.rows if row[5]))
         tables = [shown] if shown.rows else []
+        if self.returns:
+            tables.append(self._returns_table())
+        if self.rule_breaks:
+            tables.append(Table(_BROKEN, self.rule_breaks[:None if verbose else 20],
+                                title=f"Rounds that break the drawing rules of §627a.10 (first "
+                                      f"{min(len(self.rule_breaks), 1000 if verbose else 20):,})"))
         keys: list[str] = []
         for r in self.flagged:
             key = f"{r.wager}:{r.paytable}" + (" (as reported)" if r.test.startswith("reported ") else "")
@@ -289,10 +336,30 @@ class CheckResult(Describes):
                        "detail": r.detail} for r in self.rows],
             "observed": {k: {o: {"observed": ob, "expected": ex} for o, (ob, ex) in v.items()}
                          for k, v in self.observed.items()},
+            "returns": [{"wager": x.wager, "observed": str(x.observed), "exact": str(x.exact), "se": x.se, "z": x.z,
+                         "p_value": x.p_value, "interval_95": list(x.interval_95), "interval_99": list(x.interval_99),
+                         "detectable": x.detectable, "power": POWER,
+                         **({"detect": str(self.detect), "rounds_to_detect": x.rounds_to_detect}
+                            if self.detect is not None else {})} for x in self.returns],
+            "rule_breaks": [{"source": src, "line": line, "cards": cards} for src, line, cards in self.rule_breaks],
         }
         return Report("check-sim", title=f"check-sim: {self.rounds:,} rounds, {_rounds(len(self.rows), 'test')}, "
                                          f"Holm-adjusted at alpha {self.alpha}",
                       headline=headline, tables=tuple(tables), tidy=every, data=data)
+
+    def _returns_table(self) -> Table:
+        """Per wager: observed against exact return, its standard error and intervals, and what this many
+        rounds can tell apart."""
+        columns = _RETURNS + ((Column("rounds_to_detect", f"Rounds to detect {float(self.detect) * 100:g}%", "int"),)
+                              if self.detect is not None else ())
+        rows = tuple((x.wager, x.observed, x.exact, x.se,
+                      f"{x.interval_95[0]:+.5f} to {x.interval_95[1]:+.5f}",
+                      f"{x.interval_99[0]:+.5f} to {x.interval_99[1]:+.5f}", x.z, x.p_value, x.detectable,
+                      *((x.rounds_to_detect,) if self.detect is not None else ())) for x in self.returns)
+        return Table(columns, rows, title="Return per unit: observed against exact (bug or variance?)",
+                     notes=(f"Detectable: the smallest deviation of the return that {self.rounds:,} rounds detect "
+                            f"at alpha {self.alpha} with {POWER:.0%} power (one test alone, two-sided, normal with "
+                            "the exact standard deviation of a round).",))
 
     def to_dataframe(self) -> Any:
         """One row per test (wager, paytable, test, statistic, p_value, adjusted, flagged, detail)."""
@@ -379,6 +446,97 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
     return rows
 
 
+#: Points of each card identity (in card-index order) and the identities of each point value.
+_POINTS = np.array([Card.from_index(i).rank.points for i in range(52)])
+_BY_POINTS = [np.flatnonzero(_POINTS == v) for v in range(10)]
+
+
+def _uniform(observed: np.ndarray, names: Sequence[str]) -> tuple[float, int, str, float]:
+    """Pearson's statistic of ``observed`` against equal counts, its degrees of freedom, and the cell
+    furthest from its expectation, described, with its standardized residual's size."""
+    total = int(observed.sum())
+    if total == 0 or len(observed) < 2:
+        return 0.0, 0, "", -1.0
+    expected = total / len(observed)
+    residual = (observed - expected) / math.sqrt(expected)
+    k = int(np.argmax(np.abs(residual)))
+    return (float((residual ** 2).sum()), len(observed) - 1,
+            f"{names[k]} dealt {int(observed[k]):,} times against {expected:,.1f}", float(abs(residual[k])))
+
+
+def _card_tests(cards: np.ndarray) -> list[TestRow]:
+    """Frequency tests of the cards dealt, per identity: ``cards`` (within each point value, every suit and
+    rank alike), ``suits`` (all cards) and ``ranks`` (10, J, Q, K, the ranks of the value 0).
+
+    Each compares cards the rules cannot tell apart: a shuffled shoe of whole decks deals them equally
+    often in expectation, however the shoe is dealt (off the top, to a cut card), so no true simulator is
+    flagged at any scale. Rounds are not multinomial draws (the cards of a round come without
+    replacement, and a shoe dealt to its cut card deals every card about equally), which makes the counts
+    less variable than Pearson's statistic assumes: the tests are conservative. A test of the point values
+    themselves against the figures off the top is left out for that reason: to a cut card they differ
+    (the cut-card effect), and a lab-sized run of a true simulator would be flagged.
+    """
+    if not cards.any():
+        return []
+    chi2 = _scipy_stats().chi2
+    names = [str(Card.from_index(i)) for i in range(52)]
+    stat, df, worst = 0.0, 0, (-1.0, "")
+    for ids in _BY_POINTS:                          # within each value: its identities alike
+        x, d, far, size = _uniform(cards[ids], [names[i] for i in ids])
+        stat, df = stat + x, df + d
+        if size > worst[0]:
+            worst = (size, far)
+    rows = [TestRow("cards", "", "cards", stat, float(chi2.sf(stat, df)),
+                    detail=f"df {df}; every card alike within its point value; furthest: {worst[1]}")]
+    suits = cards.reshape(13, 4).sum(axis=0)
+    x, d, far, _ = _uniform(suits, [Card.from_index(i).suit.symbol for i in range(4)])
+    rows.append(TestRow("cards", "", "suits", x, float(chi2.sf(x, d)), detail=f"df {d}; furthest: {far}"))
+    faces = cards.reshape(13, 4).sum(axis=1)[9:]
+    x, d, far, _ = _uniform(faces, ["10", "J", "Q", "K"])
+    if d:
+        rows.append(TestRow("cards", "", "ranks", x, float(chi2.sf(x, d)),
+                            detail=f"df {d}; the ranks of the value 0 alike; furthest: {far}"))
+    return rows
+
+
+@dataclass(frozen=True)
+class ReturnRow:
+    """A wager's observed return against its exact return: "bug or variance?"."""
+
+    wager: str                   # WAGER:PAYTABLE
+    observed: Fraction           # Σ net pay over the rounds, / rounds: exact
+    exact: Fraction
+    se: float                    # the exact σ / √rounds
+    z: float
+    p_value: float
+    interval_95: tuple[float, float]
+    interval_99: tuple[float, float]
+    detectable: float            # the smallest deviation of the return detected at alpha with 80% power
+    rounds_to_detect: int | None  # for ``--detect``
+
+
+#: The power the detectable deviation and the rounds for ``--detect`` are stated at.
+POWER = 0.8
+
+
+def _return_row(key: str, r: WagerResult, counts: Mapping[str, int], n: int, alpha: float,
+                detect: Fraction | None) -> ReturnRow:
+    """Observed return, its exact standard error (the exact variance of one round over the rounds), 95% and
+    99% intervals, z and two-sided p (normal), the deviation detectable at ``alpha`` with 80% power (one test
+    alone, two-sided), and the rounds needed to detect ``detect``."""
+    norm = _scipy_stats().norm
+    observed = sum((Fraction(counts.get(ln.id, 0)) * ln.net for ln in r.lines), Fraction(0)) / n
+    sigma = math.sqrt(float(r.variance))
+    se = sigma / math.sqrt(n)
+    z = (float(observed - r.expected_return) / se) if se else 0.0
+    reach = float(norm.ppf(1 - alpha / 2) + norm.ppf(POWER))
+    interval = {q: (float(observed) - float(norm.ppf(1 - (1 - q) / 2)) * se,
+                    float(observed) + float(norm.ppf(1 - (1 - q) / 2)) * se) for q in (0.95, 0.99)}
+    needed = math.ceil((reach * sigma / float(detect)) ** 2) if detect else None
+    return ReturnRow(key, observed, Fraction(r.expected_return), se, z, float(2 * norm.sf(abs(z))),
+                     interval[0.95], interval[0.99], reach * se, needed)
+
+
 def holm_adjusted(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values, in the order given.
 
@@ -431,10 +589,14 @@ class Tally:
     invalid: list[tuple[str, int, str]] = field(default_factory=list)   # the first 1000
     invalid_count: int = 0
     columns: frozenset[str] | None = None       # the settlement columns of the first chunk read
+    rule_breaks: RuleBreaks = field(default_factory=RuleBreaks)
+    cards: np.ndarray = field(default_factory=lambda: np.zeros(52, dtype=np.int64))   # dealt, per identity
 
     def add(self, other: Tally) -> Tally:
         if self.columns is None:
             self.columns = other.columns
+        self.rule_breaks.add(other.rule_breaks)
+        self.cards = self.cards + other.cards
         self.rounds += other.rounds
         self.histogram.merge(other.histogram)
         for mine, theirs in ((self.counts, other.counts), (self.reported, other.reported)):
@@ -504,7 +666,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     to ``into`` when given, which is then returned). ``signatures``: the pairs' table
     signatures, when already known."""
 
-    good, problems, codes, value_counts = _valid(chunk, decks=decks)
+    good, problems, codes, value_counts, breaks = _valid(chunk, decks=decks)
     problems = sorted(chunk.invalid + problems, key=lambda x: x[1])
     if problems and not lenient:
         src, line, what = problems[0]
@@ -514,6 +676,8 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     player, banker = cards[:, :3], cards[:, 3:]
     lines = chunk.lines if everything else chunk.lines[good]
     t = Tally() if into is None else into
+    t.rule_breaks.add(breaks)
+    t.cards += np.bincount(cards[cards >= 0], minlength=52)
     t.rounds += len(player)
     t.invalid = (t.invalid + problems[:1000])[:1000]
     t.invalid_count += len(chunk.invalid) + int((~good).sum())     # problems lists only the first of each kind
@@ -564,35 +728,49 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
 
 
 def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]],
-                         source: str = "records") -> None:
+                         source: str = "records", *, add: bool = True) -> None:
+    """Every settlement column names a wager:paytable of the catalogue; with ``add``, those not yet
+    checked are added to ``pairs`` (not when ``--wager`` chose what is checked)."""
     for name in names:
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
             near = did_you_mean(name, [f"{w}:{p}" for w in cat for p in cat[w].paytables])
             raise ExactOddsError(f"{source}: settlement column {name!r}: no such wager:paytable{near} "
                                  "(see 'exactodds list')")
-        if not any(w.id == wid and t == table for w, t in pairs):
+        if add and not any(w.id == wid and t == table for w, t in pairs):
             pairs.append((cat[wid], table))
 
 
-def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float) -> CheckResult:
-    """The tests of a check, from its counts (the reduce step's last part)."""
+def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float,
+                      detect: Fraction | None = None) -> CheckResult:
+    """The tests of a check, from its counts (the reduce step's last part). ``detect``: a deviation of the
+    return whose rounds needed to detect it are shown per wager (``--detect``)."""
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
     n = t.rounds
-    if n == 0:
+    if n == 0 and not t.rule_breaks.count:
         raise ExactOddsError("no valid rounds to check")
-    dist = deal(Shoe.decks(decks))
     rows: list[TestRow] = []
+    if t.rule_breaks.count:                                # a failed check outright, like a wrong settlement
+        src, line, cards = t.rule_breaks.first[0]
+        rows.append(TestRow("cards", "", "drawing rules", float(t.rule_breaks.count), 0.0, 0.0, True,
+                            f"{_rounds(t.rule_breaks.count, 'round')} "
+                            f"{'breaks' if t.rule_breaks.count == 1 else 'break'} the drawing rules of §627a.10, "
+                            f"left out; first at {src}:{line}: {cards}"))
+    rows += _card_tests(t.cards)
     observed: dict[str, dict[str, tuple[int, float]]] = {}
-    tallied = t.outcome_counts(pairs)
-    for w, tid in pairs:
+    returns: list[ReturnRow] = []
+    tallied = t.outcome_counts(pairs) if n else {}
+    dist = deal(Shoe.decks(decks))
+    for w, tid in pairs if n else ():
         r = price(w, w.paytables[tid], dist)
         ids = [o.id for o in w.outcomes] + ["lose"]
         key = f"{w.id}:{tid}"
         counts = dict(zip(ids, tallied[key].tolist()))
         rows += _tests(key, r, counts, n)
+        if not r.symbolic:
+            returns.append(_return_row(key, r, counts, n, alpha, detect))
         observed[key] = {ln.name: (int(counts.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
         if key in t.reported:
             wrong = t.mismatches.get(key, 0)
@@ -610,16 +788,17 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
                      for x in _tests(key, r, rep, n)]
     invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
     first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
-    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first)
+    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first,
+                       tuple(returns), tuple(t.rule_breaks.first), detect)
 
 
 def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
-          catalogue: Catalogue | None = None) -> CheckResult:
+          catalogue: Catalogue | None = None, detect: Fraction | None = None) -> CheckResult:
     """Compare per-round records held in memory with the exact distribution off the top of ``decks`` decks."""
 
     cat = catalogue if catalogue is not None else load_catalogue()
     pairs = _pairs(cat, wagers)
-    _check_settled_names(records.settled, cat, pairs)
+    _check_settled_names(records.settled, cat, pairs, add=not wagers)
     settled = {}
     for name, values in records.settled.items():
         distinct, codes = np.unique(np.asarray(values).astype(str), return_inverse=True)
@@ -629,16 +808,19 @@ def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = No
     t = tally_chunk(chunk, pairs, decks=decks, lenient=True)
     t.invalid = [("records", line, what) for line, what in records.invalid] + t.invalid
     t.invalid_count += len(records.invalid)
-    return result_from_tally(t, pairs, decks=decks, alpha=alpha)
+    t.rule_breaks.add(records.rule_breaks)
+    return result_from_tally(t, pairs, decks=decks, alpha=alpha, detect=detect)
 
 
 def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool,
                fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None,
-               chunks: Iterator[Any] | None = None, settled: frozenset[str] | None = None) -> Tally:
+               chunks: Iterator[Any] | None = None, settled: frozenset[str] | None = None,
+               add: bool = True) -> Tally:
     """Read one file in chunks and count it (the unit of work of a check on a cluster).
 
     With ``catalogue``, the settlement columns of the first chunk are checked against it and
-    added to ``pairs`` before anything is counted (standard input can be read only once).
+    added to ``pairs`` (unless not ``add``: ``--wager`` chose what is checked) before anything is counted
+    (standard input can be read only once).
     ``chunks``: the file's chunks, when its reading has already begun. ``settled``: the
     settlement columns every chunk must have (those of a data set's first shard).
     """
@@ -650,7 +832,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
     try:
         for chunk in chunks:
             if catalogue is not None:
-                _check_settled_names(chunk.settled, catalogue, pairs, source)
+                _check_settled_names(chunk.settled, catalogue, pairs, source, add=add)
                 catalogue = None
             if total.columns is None:
                 total.columns = frozenset(chunk.settled)
@@ -671,7 +853,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
 
 def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
                 lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
-                scheduler: Any = None, progress: Any = None) -> CheckResult:
+                scheduler: Any = None, progress: Any = None, detect: Fraction | None = None) -> CheckResult:
     """Check a file, a directory or a glob of shards (or several of these, read as one data set)
     in chunks, in bounded memory.
 
@@ -703,20 +885,20 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
         for k, f in enumerate(files):                    # the first chunk's settlement columns checked first
             total.add(tally_file(f, pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
                                  catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None,
-                                 settled=total.columns if k else None))
+                                 settled=total.columns if k else None, add=not wagers))
     else:
         first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
         if first is not None:
-            _check_settled_names(first.settled, cat, pairs, files[0])
+            _check_settled_names(first.settled, cat, pairs, files[0], add=not wagers)
         for part in _on_dask(files, pairs, decks=decks, lenient=lenient, fmt=fmt, scheduler=scheduler,
                              settled=frozenset(first.settled) if first is not None else frozenset()):
             total.add(part)
             if progress is not None:
                 progress(part.rounds + part.invalid_count)
-    if total.rounds == 0:
+    if total.rounds == 0 and not total.rule_breaks.count:
         raise ExactOddsError(f"{source}: no valid rounds to check"
                              + (f" ({total.invalid_count:,} invalid)" if total.invalid_count else ""))
-    return result_from_tally(total, pairs, decks=decks, alpha=alpha)
+    return result_from_tally(total, pairs, decks=decks, alpha=alpha, detect=detect)
 
 
 def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
@@ -733,7 +915,8 @@ def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, le
 
 
 def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01,
-                 catalogue: Catalogue | None = None, wagers: Iterable[str] | None = None) -> CheckResult:
+                 catalogue: Catalogue | None = None, wagers: Iterable[str] | None = None,
+                 detect: Fraction | None = None) -> CheckResult:
     """Compare aggregated outcome counts per wager with the exact distribution (only those of
     ``wagers``, ``WAGER`` or ``WAGER:PAYTABLE``, if given: each must be counted in ``data``)."""
     cat = catalogue if catalogue is not None else load_catalogue()
@@ -782,7 +965,7 @@ def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01
     if not total:
         raise ExactOddsError("no rounds to check: every count is 0" if data["wagers"] else "no wagers to check")
     t.rounds = total
-    return result_from_tally(t, pairs, decks=decks, alpha=alpha)
+    return result_from_tally(t, pairs, decks=decks, alpha=alpha, detect=detect)
 
 
 def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:

@@ -13,7 +13,8 @@ Two ways to deal:
 
 ``faults`` deliberately breaks the simulator (for tests and for learning what
 check-sim catches): ``"table1:B,X"`` flips Table 1's cell for Banker total B and
-Player third card X; ``"with-replacement"`` deals each card from a full shoe.
+Player third card X; ``"with-replacement"`` deals each card from a full shoe;
+``"without:CARD"`` (e.g. ``without:5s``) leaves every copy of that card out of the shoe.
 
 >>> rounds = simulate(decks=8, rounds=5, seed=1, mode="fresh")
 >>> rounds.player.shape, rounds.banker.shape
@@ -41,7 +42,7 @@ from exactodds.simulation.rounds import _DRAW, POINTS, deal_from, window_draws
 
 __all__ = ["SimulatedRounds", "simulate", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"]
 
-FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured")
+FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured", "without:CARD")
 
 
 @dataclass(frozen=True)
@@ -70,15 +71,29 @@ def _draw_table(faults: Iterable[str]) -> np.ndarray:
             if not (3 <= b <= 6 and 0 <= x <= 9):
                 raise ExactOddsError(f"fault {fault!r}: Table 1 has Banker totals 3-6 and third cards 0-9")
             table[b, x] = not table[b, x]
+        elif fault.startswith("without:"):
+            _missing(fault)
         elif fault not in ("with-replacement", "perfect-pairs-mixed-as-coloured"):
             raise ExactOddsError(f"unknown fault {fault!r} (faults: {', '.join(FAULTS)})")
     return table
 
 
-def _shoe_cards(decks: int) -> np.ndarray:
+def _missing(fault: str) -> int:
+    """The card a ``without:CARD`` fault leaves out of every shoe (every copy of it), e.g. ``without:5s``."""
+    try:
+        return Card.parse(fault[len("without:"):]).index
+    except ExactOddsError:
+        raise ExactOddsError(f"fault {fault!r}: write without:CARD with a card such as 5s") from None
+
+
+def _shoe_cards(decks: int, faults: Iterable[str] = ()) -> np.ndarray:
     shoe = Shoe.decks(decks)
     assert shoe.card_counts is not None
-    return np.repeat(np.arange(52, dtype=np.int16), shoe.card_counts)
+    cards = np.repeat(np.arange(52, dtype=np.int16), shoe.card_counts)
+    for fault in faults:
+        if fault.startswith("without:"):
+            cards = cards[cards != _missing(fault)]
+    return cards
 
 
 def _fresh(cards: np.ndarray, n: int, rng: np.random.Generator, replacement: bool) -> np.ndarray:
@@ -171,7 +186,7 @@ def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe
     faults = tuple(faults)
     table = _draw_table(faults)
     _check(decks, rounds, seed, mode, cut)
-    cards = _shoe_cards(decks)
+    cards = _shoe_cards(decks, faults)
     if mode == "fresh":
         number = done = 0
         while done < rounds:
