@@ -95,11 +95,18 @@ class RoundDistribution:
                 out = table.key_sums(per_multiset)
             else:                   # past the int64 bound: modulo primes, rebuilt exactly
                 primes = primes_for(self.total, bits=31)
+                # a residue (< 2**31) times an entry's orderings, summed over every entry, stays below 2**63
+                # unreduced: the table's sums in int64 (key_sums), reduced once
+                largest = int(np.abs(table.entry_orderings).max(initial=1))
+                unreduced = (largest * len(table.entry_orderings)).bit_length() + 31 < 63
                 residues = []
                 for p in primes:
                     per = self._categories(values, what, p) * (np.array(tail, dtype=object) % p).astype(np.int64)[read][:, None] % p
-                    sums = np.add.reduceat(per[table.entry_multiset] * (table.entry_orderings % p)[:, None] % p,
-                                           table.key_starts, axis=0)
+                    if unreduced:
+                        sums = table.key_sums(per)
+                    else:
+                        sums = np.add.reduceat(per[table.entry_multiset] * (table.entry_orderings % p)[:, None] % p,
+                                               table.key_starts, axis=0)
                     residues.append(sums % p)
                 out = crt(residues, primes)
             if int(out.sum()) != self.total:     # an invariant of the counting
