@@ -6,12 +6,14 @@ import copy
 import json
 import shutil
 import subprocess
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from exactodds.analyses.analysis import load_text
 from exactodds.cli import cli
 from exactodds.documents.certificate import build, verify
 from exactodds.documents.pages import read_document, render_html, render_markdown
@@ -31,7 +33,8 @@ def run(*args: str) -> tuple[int, str, str]:
 def cert() -> dict:
     return build(shoes=[{"decks": 8, "remove": []}, {"decks": 6, "remove": ["5♠", "K♥"]}],
                  selection=[("banker", "standard"), ("golden-talons-player", "B"), ("harmony-progressive", "D")],
-                 issued="2026-11-23", parties={"issuer": "Test Lab", "prepared_by": "A. Analyst", "approved_by": None})
+                 issued="2026-11-23", parties={"issuer": "Test Lab", "prepared_by": "A. Analyst", "approved_by": None},
+                 second_route=False)            # the walk of Harmony takes seconds a shoe: see the two-route tests
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +65,7 @@ def test_totals_add_up_exactly(cert: dict) -> None:
 
 def test_the_number_is_derived_from_the_content(cert: dict) -> None:
     again = build(shoes=cert["inputs"]["shoes"], selection=[(s["wager"], s["paytable"]) for s in
-                  cert["inputs"]["selection"]], issued="2026-11-23", parties=cert["parties"])
+                  cert["inputs"]["selection"]], issued="2026-11-23", parties=cert["parties"], second_route=False)
     assert again["certificate_number"] == cert["certificate_number"]
     other_day = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], issued="2026-11-24")
     same_day = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard")], issued="2026-11-23")
@@ -274,7 +277,7 @@ def _chromium() -> str | None:
 _FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
           "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-#: Measures the page at the width printed on A4 (178 mm of text at 96 dpi) and writes what overflows into the DOM.
+#: Measures the page at the width of its paper's text and writes what overflows into the DOM.
 _PROBE = """<script>
 document.addEventListener('DOMContentLoaded', () => {
   const bad = [];
@@ -290,10 +293,13 @@ document.addEventListener('DOMContentLoaded', () => {
 
 
 @pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
-def test_html_fits_the_page_in_headless_chromium(cert: dict, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("paper", "pixels"), [("letter", 695), ("a4", 673)])      # the text's width at 96 dpi
+def test_html_fits_the_page_in_headless_chromium(cert: dict, tmp_path: Path, paper: str, pixels: int) -> None:
     page = tmp_path / "cert.html"
-    page.write_text(render_html(cert).replace("</body>", _PROBE + "</body>"), encoding="utf-8")
-    dom = subprocess.run([_chromium(), *_FLAGS, f"--user-data-dir={tmp_path / 'p'}", "--window-size=673,900",
+    shown = copy.deepcopy(cert)
+    shown["inputs"]["paper"] = paper
+    page.write_text(render_html(shown).replace("</body>", _PROBE + "</body>"), encoding="utf-8")
+    dom = subprocess.run([_chromium(), *_FLAGS, f"--user-data-dir={tmp_path / 'p'}", f"--window-size={pixels},900",
                           "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True).stdout
     for section in ("cover", "summary", "assumptions", "appendix", "provenance"):
         assert f'id="{section}"' in dom
@@ -366,3 +372,135 @@ def test_a_pdf_whose_pages_were_reprinted_with_other_figures_fails(tmp_path: Pat
         writer.write(fh)
     code, _, err = run("verify", str(forged))
     assert code == 1 and "printed pages differ" in err and "99.9421%" in err
+
+
+# -- format 3 (issue 25): what labs ask for, each field checked against an independent route -------------------
+
+@pytest.fixture(scope="module")
+def lab() -> dict:
+    """Both routes, two paytables of fixed pays and a user's data file."""
+    text = (ROOT / "examples" / "new-bets.toml").read_text(encoding="utf-8")
+    own = next(iter(load_text(text, source="new-bets.toml").values()))
+    return build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1"), ("banker", "standard"),
+                 (own.id, next(iter(own.paytables)))], issued="2026-11-26",
+                 files=[{"name": "new-bets.toml", "text": text}])
+
+
+def _two_point_moments(p: Fraction, win: Fraction, lose: Fraction) -> tuple[float, float, Fraction]:
+    """SD, skewness and excess kurtosis of a result that is ``win`` with chance p, else ``lose`` (closed forms)."""
+    q = 1 - p
+    spread = win - lose
+    return (float(spread) * float(p * q) ** 0.5, float(q - p) / float(p * q) ** 0.5, (1 - 6 * p * q) / (p * q))
+
+
+def test_moments_of_the_tie_equal_the_closed_forms_of_a_two_point_result(lab: dict) -> None:
+    tie = lab["results"][0]["wagers"][0]
+    p = Fraction(tie["outcomes"][0]["probability"])
+    sd, skew, kurtosis = _two_point_moments(p, Fraction(8), Fraction(-1))
+    s = tie["summary"]
+    assert abs(float(s["standard_deviation"]) - sd) < 1e-11 and abs(float(s["skewness"]) - skew) < 1e-11
+    assert Fraction(s["excess_kurtosis"]) == kurtosis                          # rational: exactly
+    assert Fraction(s["standard_deviation"]) ** 2 - Fraction(s["variance"]) < Fraction(1, 10**11)
+
+
+def test_one_in_n_is_the_reciprocal_and_the_game_cycle_the_shoes_sequences(lab: dict) -> None:
+    for result in lab["results"]:
+        for block in result["wagers"]:
+            assert block["game_cycle"] == result["shoe"]["sequences"] == "4998398275503360"
+            for row in block["outcomes"]:
+                p = Fraction(row["probability"])
+                assert (row["one_in"] is None) if p == 0 else Fraction(row["one_in"]) * p == 1
+                assert Fraction(int(row["combinations"]), int(block["game_cycle"])) == p
+
+
+def test_bands_are_the_normal_ranges_with_the_exact_sd(lab: dict) -> None:
+    banker = lab["results"][0]["wagers"][1]
+    rtp, sd = float(Fraction(banker["summary"]["rtp"])), float(banker["summary"]["standard_deviation"])
+    z = {"90%": 1.6448536269514722, "95%": 1.959963984540054, "99%": 2.5758293035489004}
+    for band in banker["bands"]["ranges"]:
+        for level, (lo, hi) in band["rtp_percent"].items():
+            half = z[level] * sd / band["rounds"] ** 0.5
+            assert abs(float(lo) - 100 * (rtp - half)) <= 6e-5 and abs(float(hi) - 100 * (rtp + half)) <= 6e-5
+    assert [b["rounds"] for b in banker["bands"]["ranges"]] == [1_000, 10_000, 100_000, 1_000_000]
+
+
+def test_each_table_names_its_data_file_and_both_routes_agree(lab: dict) -> None:
+    shipped = lab["provenance"]["data_sha256"]
+    blocks = lab["results"][0]["wagers"]
+    assert blocks[0]["data_file"] == {"name": "627a.toml", "sha256": shipped["data/627a.toml"]}
+    assert blocks[2]["data_file"] == {"name": "new-bets.toml", "sha256": lab["inputs"]["files"][0]["sha256"]}
+    assert all(b["routes"]["second"] and b["routes"]["agreement"].startswith("every outcome's combinations equal")
+               for b in blocks)
+    assert lab["inputs"]["paper"] == "letter" and lab["inputs"]["second_route"] is True
+    assert any("Non-adaptive" in a for a in lab["assumptions"])
+
+
+def test_the_routes_disagreeing_makes_no_certificate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from exactodds.analyses import analysis
+    from exactodds.documents import certificate as module
+    real = analysis.analyze
+
+    def off_by_one(*args: object, **kwargs: object) -> object:
+        result = real(*args, **kwargs)
+        if kwargs.get("route") != "walk":
+            return result
+        line = result.results[0].lines[0]
+        changed = replace(line, combinations=line.combinations + 1)
+        first = replace(result.results[0], lines=(changed, *result.results[0].lines[1:]))
+        return replace(result, results=(first, *result.results[1:]))
+    monkeypatch.setattr(module, "analyze", off_by_one)
+    with pytest.raises(ExactOddsError, match="the two routes count different combinations"):
+        build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1")])
+
+
+def test_every_new_field_changed_fails_verify(lab: dict) -> None:
+    def changed(fn) -> dict:
+        d = copy.deepcopy(lab)
+        fn(d)
+        return d
+    block = lambda d: d["results"][0]["wagers"][1]         # noqa: E731
+    for name, fn in [
+        ("one in n", lambda d: block(d)["outcomes"][0].update(one_in="2")),
+        ("standard deviation", lambda d: block(d)["summary"].update(standard_deviation="0.930000000000")),
+        ("skewness", lambda d: block(d)["summary"].update(skewness="0.100000000000")),
+        ("excess kurtosis", lambda d: block(d)["summary"].update(excess_kurtosis="-2")),
+        ("third moment", lambda d: block(d)["summary"].update(third_central_moment="0")),
+        ("a band", lambda d: block(d)["bands"]["ranges"][0]["rtp_percent"]["95%"].__setitem__(0, "90.0000")),
+        ("the band method", lambda d: block(d)["bands"].update(method="exact")),
+        ("a data file's digest", lambda d: block(d)["data_file"].update(sha256="0" * 64)),
+        ("the routes", lambda d: block(d)["routes"].update(agreement="every outcome's combinations equal")),
+        ("the game cycle", lambda d: block(d).update(game_cycle="1")),
+        ("the paper", lambda d: d["inputs"].update(paper="a4")),
+    ]:
+        try:
+            ok, message = verify(changed(fn))
+        except ExactOddsError:
+            continue
+        assert not ok and "value differs at" in message, name
+
+
+def test_cli_paper_and_one_route(tmp_path: Path) -> None:
+    for paper, size in (("letter", "size: Letter"), ("a4", "size: A4")):
+        code, out, _ = run("certificate", "--wager", "tie:8-to-1", "--format", "html", "--paper", paper)
+        assert code == 0 and size in out
+    code, out, _ = run("certificate", "--wager", "tie:8-to-1", "--format", "json", "--one-route")
+    doc = json.loads(out)
+    assert code == 0 and doc["inputs"]["second_route"] is False and doc["results"][0]["wagers"][0]["routes"]["second"] is None
+    assert verify(doc)[0]
+    code, _, err = run("certificate", "--wager", "tie", "--paper", "legal")
+    assert code == 2 and "--paper" in err
+
+
+@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+@pytest.mark.parametrize(("paper", "points"), [("letter", (612, 792)), ("a4", (595, 842))])
+def test_the_whole_catalogue_summary_fits_three_pages(paper: str, points: tuple[int, int], tmp_path: Path) -> None:
+    """88 tables, one line each: the summary from page 2 to at most page 4, on Letter and on A4."""
+    pdfium = pytest.importorskip("pypdfium2")
+    out = tmp_path / f"all-{paper}.pdf"
+    code, _, err = run("certificate", "--all", "--one-route", "--paper", paper, "--format", "pdf", "--output", str(out))
+    assert code == 0, err
+    pdf = pdfium.PdfDocument(str(out))
+    assert tuple(round(x) for x in pdf[0].get_size()) == points
+    texts = [pdf[i].get_textpage().get_text_range() for i in range(8)]
+    first_table = next(i for i, t in enumerate(texts) if "Game cycle:" in t)
+    assert "Summary" in texts[1] and first_table <= 4                        # pages 2, 3, 4 at most

@@ -10,6 +10,7 @@ import click
 from exactodds.cli import options
 from exactodds.cli.core import EXIT_CHECK_FAILED, command, progress
 from exactodds.documents.certificate import (
+    PAPERS,
     build,
     priced_tables,
     select_for_certificate,
@@ -54,11 +55,15 @@ from exactodds.render.tables import Column, Report, Table, render_report
 @click.option("--approved-by", metavar="NAME", help="Who approved it (cover page; a blank line if not given).")
 @click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen').")
 @click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
+@click.option("--paper", type=click.Choice(PAPERS), default="letter", show_default=True,
+              help="Page size of the HTML and PDF (an input of the certificate: it is recorded, and verified).")
+@click.option("--one-route", is_flag=True, help="Count by the multiset tables alone, without confirming every table "
+              "by the recursive walk (faster for wagers reading every card's suit; the certificate says so).")
 def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: tuple[str, ...], everything: bool,
                 paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
                 fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
-                approved_by: str | None, key: str | None, signer: str | None) -> None:
+                approved_by: str | None, key: str | None, signer: str | None, paper: str, one_route: bool) -> None:
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV or PDF), optionally signed.
 
     Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes) or pdf,
@@ -83,7 +88,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
     check_name(signer, "--signer", optional=True)            # before the figures are computed
     cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
                  parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
-                 files=[{"name": Path(path).name, "text": text} for path, text in files])
+                 files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
+                 second_route=not one_route)
     if key is not None:
         cert = sign(cert, key, signer=signer)
     done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")

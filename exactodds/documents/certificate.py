@@ -1,6 +1,6 @@
 """Return-to-player certificates: exact, reproducible, verifiable, signed.
 
-A certificate is one JSON document (format ``exactodds-certificate/2``). Its
+A certificate is one JSON document (format ``exactodds-certificate/3``). Its
 *content* — the inputs, the date of issue, the parties, the assumptions, the
 rounding policy and every exact result — determines its certificate number
 (from the SHA-256 of its RFC 8785 canonical form). Its *provenance* names the
@@ -26,8 +26,10 @@ import datetime as dt
 import hashlib
 import importlib
 import inspect
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 from importlib import resources
 from typing import Any
@@ -38,7 +40,7 @@ from exactodds.analyses.analysis import analyze, load_text
 from exactodds.analyses.pricing import WagerResult
 from exactodds.analyses.progressive import load_meters, progressive_analysis
 from exactodds.documents.signing import canonical, check_name, check_signature
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, InconsistentCounts
 from exactodds.files import write_atomically
 from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
@@ -49,9 +51,16 @@ from exactodds.wagers.pays import vigorish_terms
 
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
-           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS"]
+           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS"]
 
-FORMAT = "exactodds-certificate/2"
+FORMAT = "exactodds-certificate/3"
+#: Paper sizes of the printed certificate (the HTML's page and the PDF): US Letter, as Pennsylvania's labs
+#: file, by default.
+PAPERS = ("letter", "a4")
+#: Rounds of play the expected-range bands of the return to player are stated for, and their levels.
+BAND_ROUNDS = (1_000, 10_000, 100_000, 1_000_000)
+#: The two-sided normal quantiles of the bands, to 16 digits (a fixed text: the same figures on every machine).
+BAND_Z = {"90%": "1.644853626951472", "95%": "1.959963984540054", "99%": "2.575829303548901"}
 #: The most users' data files one certificate carries.
 MAX_FILES = 16
 #: The largest certificate file verify reads (JSON, HTML or PDF): room for every data file at its largest.
@@ -81,11 +90,17 @@ ASSUMPTIONS = [
     "pays are printed as the regulation writes them and converted exactly ('N to 1' pays N and returns "
     "the wager; 'N for 1' returns N in all).",
     "All figures are exact rational numbers; decimals are rounded for reading only.",
+    "Non-adaptive: every wager's outcome and pay depend only on the cards of the round and the paytable "
+    "stated; nothing depends on earlier rounds or results (progressive meters enter as stated symbols).",
+    "The complete game cycle of a shoe is every ordered 6-card sequence of its cards, each once: each "
+    "outcome's combinations are counted over it, so its probability is combinations / game cycle.",
 ]
 
 DECIMALS = ("Decimals are rounded half-even from the exact fractions: probabilities to 10 places, returns per "
             "unit wagered to 8 places, percentages to 4 places, standard deviations to 4 places. Exact fractions "
-            "are in the appendix and in the embedded JSON.")
+            "are in the appendix and in the embedded JSON. A standard deviation and a skewness are irrational: "
+            "they are rounded from the exact square root (to 12 places in the JSON); the expected-range bands "
+            "are a normal approximation with the exact standard deviation of one round.")
 
 _TOP = ("format", "title", "certificate_number", "issued", "parties", "inputs", "assumptions", "rounding",
         "results", "provenance")
@@ -238,10 +253,56 @@ def _shoe_dict(shoe: Shoe) -> dict[str, Any]:
     return d
 
 
-def _wager_block(r: WagerResult) -> dict[str, Any]:
+def _root(x: Fraction, places: int) -> str:
+    """√x rounded to ``places`` decimals, exactly (from integer square roots; ties cannot occur unless √x is
+    rational, and then it is exact to more places than shown).
+
+    >>> _root(Fraction(2), 12), _root(Fraction(9, 4), 3)
+    ('1.414213562373', '1.500')
+    """
+    a, b = x.numerator, x.denominator
+    tenth = math.isqrt(a * b * 10 ** (2 * (places + 1))) // b         # floor(√x · 10^(places + 1))
+    digits = (tenth + 5) // 10                                          # to nearest at ``places``
+    whole, part = divmod(digits, 10 ** places)
+    return f"{whole}.{part:0{places}d}" if places else str(whole)
+
+
+def _moments(r: WagerResult) -> dict[str, Any]:
+    """The net result's standard deviation, skewness and excess kurtosis from its exact central moments
+    (the third and the kurtosis exact; the deviation and the skewness, irrational, to 12 places)."""
+    mean = r.expected_return
+    m2, m3, m4 = (sum((ln.probability * (ln.net - mean) ** k for ln in r.lines), Fraction(0)) for k in (2, 3, 4))
+    if m2 == 0:
+        return {"standard_deviation": "0", "third_central_moment": exact(m3), "skewness": None,
+                "excess_kurtosis": None}
+    skew = _root(m3 * m3 / m2 ** 3, 12)
+    return {"standard_deviation": _root(m2, 12), "third_central_moment": exact(m3),
+            "skewness": ("-" if m3 < 0 else "") + skew, "excess_kurtosis": exact(m4 / m2 ** 2 - 3)}
+
+
+def _bands(r: WagerResult) -> list[dict[str, Any]]:
+    """For 10^3 ... 10^6 rounds, the ranges the return to player falls in with 90%, 95% and 99% chance:
+    RTP ± z·σ/√n (normal, exact σ), in percent to 4 places, worked in 40-digit decimals from exact figures."""
+    with localcontext() as context:
+        context.prec = 40
+        rtp = Decimal(r.return_to_player.numerator) / Decimal(r.return_to_player.denominator)
+        out = []
+        for n in BAND_ROUNDS:
+            se = Decimal(_root(r.variance / n, 24))
+            ranges = {}
+            for level, z in BAND_Z.items():
+                half = Decimal(z) * se
+                ranges[level] = [str(((rtp - half) * 100).quantize(Decimal("0.0001"), ROUND_HALF_EVEN)),
+                                 str(((rtp + half) * 100).quantize(Decimal("0.0001"), ROUND_HALF_EVEN))]
+            out.append({"rounds": n, "rtp_percent": ranges})
+    return out
+
+
+def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | None = None) -> dict[str, Any]:
     w, t = r.wager, r.paytable
     rows = [{"id": ln.id, "outcome": ln.name, "pays": ln.pay.text, "net": exact(ln.net),
              "combinations": str(ln.combinations), "probability": exact(ln.probability),
+             "one_in": exact(1 / ln.probability) if ln.probability else None,
              "return": exact(ln.contribution)}
             for ln in r.lines]
     totals = {"combinations": str(sum(ln.combinations for ln in r.lines)),
@@ -251,7 +312,8 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
         "wager": w.id, "name": w.name, "game": w.game, "section": w.section, "paytable": t.id,
         "paytable_section": t.section, "reading": w.reading, "reading_id": w.reading_id,
         "parameters": {k: list(v) if isinstance(v, tuple) else v for k, v in w.parameters.items()},
-        "outcomes": rows, "totals": totals,
+        "data_file": source, "game_cycle": str(r.total), "outcomes": rows, "totals": totals,
+        "routes": _routes(r, second),
     }
     push = r.push_frequency
     loss = sum((ln.probability for ln in r.lines if ln.pay.kind == "lose"), Fraction(0))
@@ -265,8 +327,11 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
         summary |= {"expected_return": exact(r.expected_return), "house_edge": exact(r.house_edge),
                     "rtp": exact(r.return_to_player),
                     "edge_excluding_pushes": exact(r.house_edge / (1 - push)) if push < 1 else None,
-                    "variance": exact(r.variance)}
+                    "variance": exact(r.variance)} | _moments(r)
         block["summary"] = summary
+        block["bands"] = {"method": "normal approximation with the exact standard deviation of one round: "
+                                    "RTP ± z · σ / √rounds, z = " + ", ".join(f"{z} ({lv})" for lv, z in BAND_Z.items()),
+                          "ranges": _bands(r)}
         return block
 
     block["summary"] = summary
@@ -287,6 +352,23 @@ def _wager_block(r: WagerResult) -> dict[str, Any]:
         "fixed_return": exact(a.fixed_return), "units": "each J is the meter divided by the wager",
         "meters": meters, "minimum_wager": exact(a.minimum_wager) if a.minimum_wager else None}
     return block
+
+
+ROUTES = {"vector": "the multiset tables: every ordered multiset of six cards weighted by falling factorials of the "
+                     "shoe's counts, its orderings settled once (exactodds.engine.multiset)",
+          "walk": "the recursive walk of the deal, card by card, memoized on the remaining counts and the round's "
+                  "state; it shares no counting code with the tables (exactodds.engine.walk)"}
+
+
+def _routes(r: WagerResult, second: WagerResult | None) -> dict[str, Any]:
+    """The two routes that counted the table and their agreement (outcome by outcome, exactly)."""
+    if second is None:
+        return {"first": ROUTES["vector"], "second": None, "agreement": "not checked (the tables alone were asked for)"}
+    if [(ln.id, ln.combinations) for ln in r.lines] != [(ln.id, ln.combinations) for ln in second.lines]:
+        raise InconsistentCounts(f"{r.wager.id}:{r.paytable.id}: the two routes count different combinations "
+                                 "(a defect of exactodds, please report it); no certificate is made")
+    return {"first": ROUTES["vector"], "second": ROUTES["walk"],
+            "agreement": f"every outcome's combinations equal ({len(r.lines)} outcomes, exactly)"}
 
 
 def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
@@ -320,8 +402,8 @@ def certificate_number(content: dict[str, Any]) -> str:
 def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str]],
           catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None,
           issued: str | None = None, parties: dict[str, str | None] | None = None,
-          files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None
-          ) -> dict[str, Any]:
+          files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None,
+          paper: str = "letter", second_route: bool = True) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -330,8 +412,15 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     ``files`` are users' data files ({'name': ..., 'text': ...}) whose wagers and
     paytables join the catalogue; the certificate carries each one's text and
     SHA-256, so that :func:`verify` needs nothing else. ``progress`` is called with (tables
-    priced, tables in all) after each table. At most :data:`LIMITS` are priced.
+    priced, tables in all) after each table. At most :data:`LIMITS` are priced. ``paper`` is
+    the printed page (:data:`PAPERS`), an input of the document like the others.
+
+    Every table is counted by both routes (:data:`ROUTES`), which must agree outcome by outcome;
+    ``second_route=False`` counts by the tables alone (the walk of a wager reading every card's suit
+    takes seconds a shoe) and says so in the document, an input :func:`verify` follows.
     """
+    if paper not in PAPERS:
+        raise ExactOddsError(f"--paper: {paper!r} is not a paper size ({' or '.join(PAPERS)})")
 
     if not selection:
         raise ExactOddsError("a certificate needs at least one wager")
@@ -357,12 +446,19 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         cat = Catalogue([at_bet(cat[w], dollars) if w in charged else cat[w] for w in cat])
     results: list[dict[str, Any]] = []
     total = len(shoes) * len(selection)
+    shipped = data_hashes()
+    sources = {f["name"]: f["sha256"] for f in recorded}
     for spec in shoes:
         shoe = _shoe_from_inputs(spec)
+        walked: Sequence[WagerResult | None] = (
+            analyze(shoe, wagers=[f"{w}:{t}" for w, t in selection], catalogue=cat, route="walk").results
+            if second_route else [None] * len(selection))
         blocks = []
-        for wid, tid in selection:
+        for (wid, tid), second in zip(selection, walked):
             (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
-            blocks.append(_wager_block(r))
+            source = cat[wid].source
+            digest = sources[source] if source in sources else shipped[f"data/{source}"]
+            blocks.append(_wager_block(r, {"name": source, "sha256": digest}, second))
             if progress is not None:
                 progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
@@ -380,7 +476,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         "inputs": {"shoes": [dict(s) for s in shoes],
                    "selection": [{"wager": w, "paytable": t} for w, t in selection],
                    **({"bet": str(bet)} if bet is not None else {}),
-                   **({"files": recorded} if recorded else {})},
+                   **({"files": recorded} if recorded else {}), "paper": paper, "second_route": second_route},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
         "results": results,
@@ -430,9 +526,14 @@ def _compare(stated: Any, fresh: Any, path: str) -> str | None:
 def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     """The stated inputs, checked for shape before anything is recomputed from them."""
     inputs = document["inputs"]
-    if not isinstance(inputs, dict) or not {"shoes", "selection"} <= set(inputs) <= {"shoes", "selection", "bet",
-                                                                                      "files"}:
-        raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection' and optionally 'bet' and 'files'")
+    if not isinstance(inputs, dict) or not {"shoes", "selection", "paper", "second_route"} <= set(inputs) <= {
+            "shoes", "selection", "bet", "files", "paper", "second_route"}:
+        raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection', 'paper', 'second_route' and "
+                             "optionally 'bet' and 'files'")
+    if inputs["paper"] not in PAPERS:
+        raise ExactOddsError(f"malformed certificate: inputs.paper is {' or '.join(PAPERS)}")
+    if not isinstance(inputs["second_route"], bool):
+        raise ExactOddsError("malformed certificate: inputs.second_route is true or false")
     shoes, selection = inputs["shoes"], inputs["selection"]
     if not isinstance(shoes, list) or not shoes:
         raise ExactOddsError("malformed certificate: inputs.shoes must list at least one shoe")
@@ -462,7 +563,8 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
         _check_text(value, f"malformed certificate: parties.{key}", optional=True)
     return {"shoes": shoes, "selection": [(s["wager"], s["paytable"]) for s in selection],
             "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties,
-            "files": [{"name": f["name"], "text": f["text"]} for f in files]}
+            "files": [{"name": f["name"], "text": f["text"]} for f in files], "paper": inputs["paper"],
+            "second_route": inputs["second_route"]}
 
 
 def _changed_file(document: dict[str, Any]) -> str | None:

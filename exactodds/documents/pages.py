@@ -125,6 +125,15 @@ def _odds(p: Fraction) -> str:
     return "never" if p == 0 else f"1 in {_grouped(decimal(1 / p, 1))}"
 
 
+#: The CSS page size and the text width of each paper (:data:`exactodds.documents.certificate.PAPERS`).
+_PAPER = {"letter": ("Letter", "184mm"), "a4": ("A4", "178mm")}
+
+
+def _places(text: str, places: int) -> str:
+    """A decimal string (already rounded to more places) rounded half-even to ``places``."""
+    return decimal(Fraction(text), places)
+
+
 def _view(cert: dict[str, Any]) -> dict[str, Any]:
     """Everything the templates print, formatted once here from the exact values."""
     prov = cert["provenance"]
@@ -138,16 +147,17 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
             progressive = b.get("progressive")
             summary.append({
                 "name": b["name"], "section": b["section"], "paytable": b["paytable"], "shoe": shoe,
-                "rtp": "see the formula" if progressive else percent(_fr(s["rtp"]), 4),
+                "rtp": "by meter" if progressive else percent(_fr(s["rtp"]), 4),
                 "rtp_exact": "" if progressive else s["rtp"],
-                "edge": "meter-dependent" if progressive else percent(_fr(s["house_edge"]), 4),
+                "edge": "by meter" if progressive else percent(_fr(s["house_edge"]), 4),
                 "edge_exact": "" if progressive else s["house_edge"],
                 "hit": percent(_fr(s["hit_frequency"]), 4),
-                "sd": "—" if progressive else f"{float(_fr(s['variance'])) ** 0.5:.4f}",
-                "top": "—" if top is None else f"{top['outcome']}: {_odds(_fr(top['probability']))}",
+                "sd": "—" if progressive else _places(s["standard_deviation"], 4),
+                "top": "—" if top is None else _odds(_fr(top["probability"])),
             })
             rows = [{"outcome": o["outcome"], "pays": o["pays"], "combinations": f"{int(o['combinations']):,}",
                      "probability": decimal(_fr(o["probability"]), 10), "probability_exact": o["probability"],
+                     "odds": _odds(_fr(o["probability"])),
                      "ret": _signed(o["return"]), "ret_math": _return_math(o["return"])} for o in b["outcomes"]]
             t = b["totals"]
             total = {"combinations": f"{int(t['combinations']):,}", "probability": decimal(_fr(t["probability"]), 10),
@@ -161,7 +171,9 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                     [("Edge with pushes excluded", percent(_fr(s["edge_excluding_pushes"]), 4))]
                     if s.get("edge_excluding_pushes") is not None else []) + facts + [
                     ("Variance", decimal(_fr(s["variance"]), 8)),
-                    ("Standard deviation", f"{float(_fr(s['variance'])) ** 0.5:.4f}")]
+                    ("Standard deviation", _places(s["standard_deviation"], 4)),
+                    ("Skewness", "—" if s["skewness"] is None else _places(s["skewness"], 4)),
+                    ("Excess kurtosis", "—" if s["excess_kurtosis"] is None else decimal(_fr(s["excess_kurtosis"]), 4))]
                 for label, key in (("Expected return", "expected_return"), ("House edge", "house_edge"),
                                    ("Variance", "variance"), ("Hit frequency", "hit_frequency")):
                     appendix.append({"shoe": shoe, "wager": b["name"], "paytable": b["paytable"], "quantity": label,
@@ -180,15 +192,28 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                 appendix.append({"shoe": shoe, "wager": b["name"], "paytable": b["paytable"],
                                  "quantity": "Expected return (J: meter ÷ wager)",
                                  "math": _mathml_formula(progressive["terms"]), "text": progressive["expected_return"]})
+            bands = b.get("bands")
+            levels = list(bands["ranges"][0]["rtp_percent"]) if bands else []
             wagers.append({"name": b["name"], "game": b["game"], "section": b["section"], "paytable": b["paytable"],
                            "paytable_section": b["paytable_section"], "reading": b["reading"], "rows": rows,
+                           "data_file": b["data_file"]["name"], "data_sha256": b["data_file"]["sha256"],
+                           "routes": (f"two routes: {b['routes']['first']}; and {b['routes']['second']}. "
+                                      f"{b['routes']['agreement'].capitalize()}." if b["routes"]["second"] else
+                                      f"{b['routes']['first']} alone; a second route {b['routes']['agreement']}."),
+                           "band_levels": levels, "band_method": bands["method"] if bands else "",
+                           "bands": [{"rounds": f"{x['rounds']:,}",
+                                      "ranges": [f"{lo}% to {hi}%" for lo, hi in x["rtp_percent"].values()]}
+                                     for x in bands["ranges"]] if bands else [],
                            "total": total, "facts": facts, "meters": meters,
                            "formula": _mathml_formula(progressive["terms"]) if progressive else None,
                            "formula_text": progressive["expected_return"] if progressive else None})
         sections.append({"shoe": shoe, "sequences": f"{int(res['shoe']['sequences']):,}", "wagers": wagers})
     signature = cert.get("signature")
     commit = prov["source_commit"]
+    shoes = {res["shoe"]["description"] for res in cert["results"]}
+    paper = cert["inputs"]["paper"]
     return {
+        "paper": _PAPER[paper][0], "width": _PAPER[paper][1], "one_shoe": next(iter(shoes)) if len(shoes) == 1 else "",
         "title": cert["title"], "number": cert["certificate_number"], "issued": cert["issued"],
         "parties": [(_LABELS[k], v) for k, v in cert["parties"].items()],
         "shoes": [res["shoe"]["description"] for res in cert["results"]],
