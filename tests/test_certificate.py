@@ -16,10 +16,11 @@ from click.testing import CliRunner
 from exactodds.analyses.analysis import load_text
 from exactodds.cli import cli
 from exactodds.documents.certificate import build, verify
-from exactodds.documents.pages import read_document, render_html, render_markdown
+from exactodds.documents.pages import read_document, render_html, render_markdown, write_pdf
 from exactodds.documents.signing import canonical, keygen, load_public_key, sign
 from exactodds.documents.tables import table_texts
 from exactodds.errors import ExactOddsError
+from exactodds.wagers.catalogue import load_catalogue
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -190,10 +191,11 @@ def test_cli_certificate_keygen_and_verify_every_form(tmp_path: Path) -> None:
     assert code == 0 and (prefix.stat().st_mode & 0o777) == 0o600 and Path(f"{prefix}.pub").exists()
     code, _, err = run("keygen", "--output", str(prefix))
     assert code == 2 and "never overwritten" in err
-    for fmt in ("json", "html"):
+    for fmt, routes in (("json", []), ("html", ["--one-route"])):       # the walk once: it takes a while
         out = tmp_path / f"cert.{fmt}"
         code, _, err = run("certificate", "--wager", "lucky-six", "--decks", "6", "--decks", "8", "--format", fmt,
-                           "--output", str(out), "--sign", str(prefix), "--signer", "A. Analyst", "--issuer", "Test Lab")
+                           "--output", str(out), "--sign", str(prefix), "--signer", "A. Analyst", "--issuer", "Test Lab",
+                           *routes)
         assert code == 0, err
         code, stdout, err = run("verify", str(out), "--public-key", f"{prefix}.pub")
         assert code == 0 and "verified EO-" in stdout and "signed by 'A. Analyst'" in stdout, err
@@ -313,7 +315,7 @@ def test_pdf_pages_are_numbered_and_carry_the_certificate(tmp_path: Path) -> Non
     pdfium = pytest.importorskip("pypdfium2")
     out = tmp_path / "c.pdf"
     code, _, err = run("certificate", "--section", "627a.7", "--decks", "8", "--format", "pdf", "--output", str(out),
-                       "--issuer", "Test Lab")
+                       "--issuer", "Test Lab", "--one-route")
     assert code == 0 and out.read_bytes()[:4] == b"%PDF", err
     document, kind, _ = read_document(str(out))
     assert kind == "pdf" and verify(document)[0]
@@ -454,8 +456,11 @@ def test_the_routes_disagreeing_makes_no_certificate(monkeypatch: pytest.MonkeyP
 
 
 def test_every_new_field_changed_fails_verify(lab: dict) -> None:
+    one_route = build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1"), ("banker", "standard")],
+                      issued="2026-11-26", second_route=False)          # verified 11 times: the walk left out
+
     def changed(fn) -> dict:
-        d = copy.deepcopy(lab)
+        d = copy.deepcopy(one_route)
         fn(d)
         return d
     block = lambda d: d["results"][0]["wagers"][1]         # noqa: E731
@@ -469,6 +474,7 @@ def test_every_new_field_changed_fails_verify(lab: dict) -> None:
         ("the band method", lambda d: block(d)["bands"].update(method="exact")),
         ("a data file's digest", lambda d: block(d)["data_file"].update(sha256="0" * 64)),
         ("the routes", lambda d: block(d)["routes"].update(agreement="every outcome's combinations equal")),
+        ("the second route", lambda d: d["inputs"].update(second_route=True)),
         ("the game cycle", lambda d: block(d).update(game_cycle="1")),
         ("the paper", lambda d: d["inputs"].update(paper="a4")),
     ]:
@@ -491,16 +497,33 @@ def test_cli_paper_and_one_route(tmp_path: Path) -> None:
     assert code == 2 and "--paper" in err
 
 
+@pytest.fixture(scope="module")
+def catalogue_cert() -> dict:
+    """The whole catalogue (88 tables) on 8 decks, by the tables alone."""
+    selection = [(w.id, t) for w in load_catalogue().values() for t in w.paytables]
+    return build(shoes=[{"decks": 8, "remove": []}], selection=selection, issued="2026-11-26", second_route=False)
+
+
 @pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
-@pytest.mark.parametrize(("paper", "points"), [("letter", (612, 792)), ("a4", (595, 842))])
-def test_the_whole_catalogue_summary_fits_three_pages(paper: str, points: tuple[int, int], tmp_path: Path) -> None:
-    """88 tables, one line each: the summary from page 2 to at most page 4, on Letter and on A4."""
+@pytest.mark.parametrize(("paper", "points"), [("letter", (612, 792))])     # A4 looked at, and its width tested above
+def test_the_whole_catalogue_summary_fits_three_pages(catalogue_cert: dict, paper: str, points: tuple[int, int],
+                                                       tmp_path: Path) -> None:
+    """88 tables, one row each: the summary from page 2 to at most page 4."""
     pdfium = pytest.importorskip("pypdfium2")
     out = tmp_path / f"all-{paper}.pdf"
-    code, _, err = run("certificate", "--all", "--one-route", "--paper", paper, "--format", "pdf", "--output", str(out))
-    assert code == 0, err
+    printed = copy.deepcopy(catalogue_cert)
+    printed["inputs"]["paper"] = paper                  # printed only (its number is that of the Letter one)
+    write_pdf(printed, str(out))
     pdf = pdfium.PdfDocument(str(out))
     assert tuple(round(x) for x in pdf[0].get_size()) == points
     texts = [pdf[i].get_textpage().get_text_range() for i in range(8)]
     first_table = next(i for i, t in enumerate(texts) if "Game cycle:" in t)
     assert "Summary" in texts[1] and first_table <= 4                        # pages 2, 3, 4 at most
+
+
+def test_a_default_title_fits_however_long_the_names() -> None:
+    text = (ROOT / "examples" / "side-bets.toml").read_text(encoding="utf-8")
+    own = load_text(text, source="side-bets.toml")
+    doc = build(shoes=[{"decks": 8, "remove": []}], selection=[(w.id, next(iter(w.paytables))) for w in own.values()][:4],
+                files=[{"name": "side-bets.toml", "text": text}], second_route=False)
+    assert doc["title"].startswith("Return-to-player certificate: ") and len(doc["title"]) <= 200

@@ -119,7 +119,7 @@ def test_verify_reads_no_more_than_the_size_limit(tmp_path: Path, monkeypatch: p
 
     monkeypatch.setattr(documents, "MAX_BYTES", 4096)
     path = tmp_path / "large.json"
-    path.write_text('{"format": "exactodds-certificate/2", "title": "' + "x" * 5000 + '"}')
+    path.write_text('{"format": "' + certificate_module.FORMAT + '", "title": "' + "x" * 5000 + '"}')
     r = CliRunner().invoke(cli, ["verify", str(path)])
     assert r.exit_code == 2 and "certificate too large" in r.stderr and "4,096 bytes" in r.stderr, r.output
     assert r.stderr.count("\n") == 1
@@ -298,7 +298,7 @@ def test_a_certificate_on_a_full_disk_leaves_no_temporary_file(tmp_path: Path) -
 def _commands(out: Path) -> dict[str, tuple[list[str], Callable[[Path], bool]]]:
     """Each command, and what its output is when whole (it is either whole or absent)."""
     def whole_json(p: Path) -> bool:
-        return json.loads((p / "c.json").read_text())["format"] == "exactodds-certificate/2"
+        return json.loads((p / "c.json").read_text())["format"] == certificate_module.FORMAT
 
     def whole_tables(p: Path) -> bool:
         return sorted(x.name for x in (p / "t").iterdir()) == ["8-decks.csv", "8-decks.md"]

@@ -652,3 +652,56 @@ def test_a_true_simulator_is_flagged_about_as_often_as_alpha_says() -> None:
         rounds = simulate(decks=8, rounds=4_000, seed=1000 + seed, mode="fresh")
         flagged += not check(read_records_of(rounds), wagers=["banker", "tie:8-to-1", "player-pair"], alpha=0.01).ok
     assert flagged <= 4                   # P(more than 4 of 100 | rate 0.01) < 0.004
+
+
+def test_the_return_the_simulator_paid_is_shown_beside_the_cards_own(tmp_path: Path) -> None:
+    """Perfect Pairs paying mixed pairs as coloured: the cards' return looks like variance, the paid one does not."""
+    cat = load_catalogue()
+    path = tmp_path / "pp.csv"
+    rounds = simulate(decks=8, rounds=20_000, seed=6, mode="fresh", faults=["perfect-pairs-mixed-as-coloured"])
+    write_records(rounds, str(path), settle=[(cat["perfect-pairs-player"], cat["perfect-pairs-player"].paytable("A"))])
+    code, out, _ = run("check-sim", str(path), "--wager", "perfect-pairs-player:A", "--format", "json")
+    returns = {r["wager"]: r for r in json.loads(out)["returns"]}
+    paid = returns["perfect-pairs-player:A (as reported)"]
+    with path.open(newline="", encoding="utf-8") as fh:
+        column = [row["perfect-pairs-player:A"] for row in csv.DictReader(fh)]
+    nets = {o.id: o_pay.net for o in cat["perfect-pairs-player"].outcomes
+            if (o_pay := cat["perfect-pairs-player"].paytable("A").pays[o.id]).offered}
+    assert code == 1 and Fraction(paid["observed"]) == sum((nets.get(v, Fraction(-1)) for v in column),
+                                                           Fraction(0)) / len(column)
+    assert Fraction(paid["observed"]) > Fraction(returns["perfect-pairs-player:A"]["observed"])
+
+
+def test_extreme_alpha_and_tiny_files_stay_sound(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    write_records(simulate(decks=8, rounds=3_000, seed=5, mode="fresh"), str(path))
+    code, out, err = run("check-sim", str(path), "--wager", "tie:8-to-1", "--alpha", "1e-200", "--detect", "0.1%",
+                         "--format", "json")
+    (row,) = json.loads(out)["returns"]
+    assert code == 0, err
+    assert math.isfinite(row["detectable"]) and row["detectable"] > 0 and row["rounds_to_detect"] > 3_000
+    one = tmp_path / "one.csv"                       # a single Tie: a chance of 0.095, not a z of 3
+    one.write_text("player1,player2,player3,banker1,banker2,banker3\n2h,5d,,5s,2d,\n", encoding="utf-8")
+    code, out, _ = run("check-sim", str(one), "--wager", "tie:8-to-1", "--format", "json")
+    assert code == 0 and "z return" not in {t["test"] for t in json.loads(out)["tests"]}
+
+
+def test_wager_ignores_settlement_columns_of_wagers_not_loaded(tmp_path: Path) -> None:
+    """A column of a wager from a data file not given is not read when --wager chose what is checked."""
+    path = tmp_path / "own.csv"
+    write_records(simulate(decks=8, rounds=2_000, seed=7, mode="fresh"), str(path))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = [lines[0] + ",perfect-9:A"] + [line + ",lose" for line in lines[1:]]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run("check-sim", str(path), "--wager", "tie:8-to-1")
+    assert code in (0, 1) and err == "" and "tie:8-to-1" in out
+    code, _, err = run("check-sim", str(path))
+    assert code == 2 and "settlement column 'perfect-9:A': no such wager:paytable" in err
+
+
+def test_rounds_breaking_the_rules_are_not_counted_as_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "f.csv"
+    write_records(simulate(decks=8, rounds=5_000, seed=3, mode="fresh", faults=["table1:6,5"]), str(path))
+    code, out, _ = run("check-sim", str(path), "--wager", "banker", "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and data["invalid_rounds"] == 0 and data["invalid"] == [] and data["rule_breaks"]

@@ -34,7 +34,7 @@ _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
               help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
 @options.paytables
 @click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
-              "with-replacement or perfect-pairs-mixed-as-coloured.")
+              "with-replacement, perfect-pairs-mixed-as-coloured or without:CARD (e.g. without:5s).")
 @options.record_format
 @options.hidden_alias("--format", "old_format", type=_RECORD_FORMATS, default=None)
 @click.option("--output", required=True, metavar="FILE", help="Where to write (.csv, .jsonl, .parquet; .gz, .zst, "

@@ -39,7 +39,7 @@ from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze, load_text
 from exactodds.analyses.pricing import WagerResult
 from exactodds.analyses.progressive import load_meters, progressive_analysis
-from exactodds.documents.signing import canonical, check_name, check_signature
+from exactodds.documents.signing import canonical, check_name, check_signature, name_problem
 from exactodds.errors import ExactOddsError, InconsistentCounts
 from exactodds.files import write_atomically
 from exactodds.game import rules
@@ -465,8 +465,14 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     wagers = list(dict.fromkeys(w for w, _ in selection))
     if title is not None and not title.strip():
         raise ExactOddsError("--title: an empty title")
-    title = title or ("Return-to-player certificate: " + ", ".join(cat[w].name for w in wagers[:3])
-                      + (f" and {len(wagers) - 3} more" if len(wagers) > 3 else ""))
+    if title is None:                        # as many names as fit the limit of a title, then "and N more"
+        for shown in range(min(3, len(wagers)), 0, -1):
+            title = ("Return-to-player certificate: " + ", ".join(cat[w].name for w in wagers[:shown])
+                     + (f" and {len(wagers) - shown} more" if len(wagers) > shown else ""))
+            if name_problem(title) is None:
+                break
+        else:
+            title = f"Return-to-player certificate: {len(wagers)} wager{'s' if len(wagers) > 1 else ''}"
     _check_text(title, "--title")
     content = {
         "format": FORMAT,

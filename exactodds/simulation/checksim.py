@@ -318,8 +318,9 @@ class CheckResult(Describes):
             tables.append(self._returns_table())
         if self.rule_breaks:
             tables.append(Table(_BROKEN, self.rule_breaks[:None if verbose else 20],
-                                title=f"Rounds that break the drawing rules of §627a.10 (first "
-                                      f"{min(len(self.rule_breaks), 1000 if verbose else 20):,})"))
+                                title="Rounds that break the drawing rules of §627a.10"
+                                      + ("" if len(self.rule_breaks) <= (1000 if verbose else 20) else
+                                         f" (the first {1000 if verbose else 20:,}; --verbose lists up to 1,000)")))
         keys: list[str] = []
         for r in self.flagged:
             key = f"{r.wager}:{r.paytable}" + (" (as reported)" if r.test.startswith("reported ") else "")
@@ -357,7 +358,7 @@ class CheckResult(Describes):
                       f"{x.interval_99[0]:+.5f} to {x.interval_99[1]:+.5f}", x.z, x.p_value, x.detectable,
                       *((x.rounds_to_detect,) if self.detect is not None else ())) for x in self.returns)
         return Table(columns, rows, title="Return per unit: observed against exact (bug or variance?)",
-                     notes=(f"Detectable: the smallest deviation of the return that {self.rounds:,} rounds detect "
+                     notes=(f"Detectable: the smallest deviation of the return that {_rounds(self.rounds, 'round')} detect "
                             f"at alpha {self.alpha} with {POWER:.0%} power (one test alone, two-sided, normal with "
                             "the exact standard deviation of a round).",))
 
@@ -413,6 +414,11 @@ def _binomial_p(k: int, n: int, p: float) -> float:
     return float(_scipy_stats().binomtest(k, n, p).pvalue)
 
 
+#: The z-test of the return runs when the rounds expect at least this many hits and as many misses: a file of
+#: a few rounds is far from normal (one Tie in one round would read as p 0.002, where its chance is 0.095).
+Z_ROUNDS = 10
+
+
 def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[TestRow]:
     stats = _scipy_stats()
     wager, table = key.split(":", 1)
@@ -427,7 +433,8 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
     if chi is not None:
         stat, df, p_chi = chi
         rows.append(TestRow(wager, table, "chi-square", stat, p_chi, detail=f"df {df}"))
-    if not r.symbolic:
+    hit = float(r.hit_frequency)
+    if not r.symbolic and n * min(hit, 1 - hit) >= Z_ROUNDS:        # a normal approximation of the mean
         nets = [float(ln.net) for ln in r.lines]
         mean = sum(o * v for o, v in zip(observed, nets)) / n
         sd = math.sqrt(float(r.variance) / n)
@@ -529,10 +536,10 @@ def _return_row(key: str, r: WagerResult, counts: Mapping[str, int], n: int, alp
     sigma = math.sqrt(float(r.variance))
     se = sigma / math.sqrt(n)
     z = (float(observed - r.expected_return) / se) if se else 0.0
-    reach = float(norm.ppf(1 - alpha / 2) + norm.ppf(POWER))
-    interval = {q: (float(observed) - float(norm.ppf(1 - (1 - q) / 2)) * se,
-                    float(observed) + float(norm.ppf(1 - (1 - q) / 2)) * se) for q in (0.95, 0.99)}
-    needed = math.ceil((reach * sigma / float(detect)) ** 2) if detect else None
+    reach = float(norm.isf(alpha / 2) + norm.ppf(POWER))        # the upper tail: exact for the smallest alpha
+    interval = {q: (float(observed) - float(norm.isf((1 - q) / 2)) * se,
+                    float(observed) + float(norm.isf((1 - q) / 2)) * se) for q in (0.95, 0.99)}
+    needed = math.ceil((reach * sigma / float(detect)) ** 2) if detect and math.isfinite(reach) else None
     return ReturnRow(key, observed, Fraction(r.expected_return), se, z, float(2 * norm.sf(abs(z))),
                      interval[0.95], interval[0.99], reach * se, needed)
 
@@ -680,7 +687,8 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     t.cards += np.bincount(cards[cards >= 0], minlength=52)
     t.rounds += len(player)
     t.invalid = (t.invalid + problems[:1000])[:1000]
-    t.invalid_count += len(chunk.invalid) + int((~good).sum())     # problems lists only the first of each kind
+    t.invalid_count += len(chunk.invalid) + int((~good).sum()) - breaks.count   # problems lists only the first of
+                                                                                # each kind; rule breaks apart
     if signatures is None:
         signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
     if len(player):
@@ -730,8 +738,12 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
 def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]],
                          source: str = "records", *, add: bool = True) -> None:
     """Every settlement column names a wager:paytable of the catalogue; with ``add``, those not yet
-    checked are added to ``pairs`` (not when ``--wager`` chose what is checked)."""
+    checked are added to ``pairs``. Without (``--wager`` chose what is checked), the other columns are
+    not read at all: they may name wagers of a data file not given."""
+    chosen = {f"{w.id}:{t}" for w, t in pairs}
     for name in names:
+        if not add and name not in chosen:
+            continue
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
             near = did_you_mean(name, [f"{w}:{p}" for w in cat for p in cat[w].paytables])
@@ -786,6 +798,8 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
                                                 for ln in r.lines}
             rows += [TestRow(x.wager, x.paytable, "reported " + x.test, x.statistic, x.p_value, detail=x.detail)
                      for x in _tests(key, r, rep, n)]
+            if not r.symbolic:                         # the return the simulator paid, beside the cards' own
+                returns.append(_return_row(key + " (as reported)", r, rep, n, alpha, detect))
     invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
     first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
     return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first,
@@ -827,6 +841,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
 
     total = Tally()
     signatures = None
+    chosen = frozenset(f"{w.id}:{t}" for w, t in pairs)           # with --wager, the columns read
     if chunks is None:
         chunks = read_chunks(source, fmt=fmt) if source == "-" else read_ahead.of(source, fmt=fmt)
     try:
@@ -835,7 +850,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
                 _check_settled_names(chunk.settled, catalogue, pairs, source, add=add)
                 catalogue = None
             if total.columns is None:
-                total.columns = frozenset(chunk.settled)
+                total.columns = frozenset(chunk.settled) if add else frozenset(chunk.settled) & chosen
                 if settled is not None and total.columns != settled:
                     raise ExactOddsError(f"{source}: settlement columns {', '.join(sorted(total.columns)) or 'none'}"
                                          f", but the first shard has {', '.join(sorted(settled)) or 'none'}")
@@ -891,7 +906,9 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
         if first is not None:
             _check_settled_names(first.settled, cat, pairs, files[0], add=not wagers)
         for part in _on_dask(files, pairs, decks=decks, lenient=lenient, fmt=fmt, scheduler=scheduler,
-                             settled=frozenset(first.settled) if first is not None else frozenset()):
+                             settled=(frozenset(first.settled) if not wagers else
+                                      frozenset(first.settled) & {f"{w.id}:{t}" for w, t in pairs})
+                             if first is not None else frozenset(), add=not wagers):
             total.add(part)
             if progress is not None:
                 progress(part.rounds + part.invalid_count)
@@ -902,14 +919,14 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
 
 
 def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
-             scheduler: Any, settled: frozenset[str]) -> Iterable[Tally]:
+             scheduler: Any, settled: frozenset[str], add: bool = True) -> Iterable[Tally]:
     """Count each file on the cluster; the counts come back to be added up here."""
 
     if "-" in files:
         raise ExactOddsError("--scheduler reads files the workers can open, not standard input")
     with dask_client(scheduler) as (client, as_completed):
         futures = [client.submit(tally_file, f, list(pairs), decks=decks, lenient=lenient, fmt=fmt, settled=settled,
-                                 pure=False) for f in files]
+                                 add=add, pure=False) for f in files]
         for f in as_completed(futures):
             yield f.result()
 
