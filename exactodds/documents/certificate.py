@@ -122,12 +122,13 @@ def data_hashes() -> dict[str, str]:
     return hashes
 
 
-def provenance() -> dict[str, Any]:
+def provenance(hashes: dict[str, str] | None = None) -> dict[str, Any]:
     """The running package: its version, and the source commit fixed when it was built.
 
     The commit comes from ``exactodds/_build.py``, which ``setup.py`` writes when a
     wheel is built from a git checkout; it is never read from a git repository that
-    happens to surround the installed files. An editable install has none.
+    happens to surround the installed files. An editable install has none. ``hashes``: the data
+    files' digests when already worked out (:func:`data_hashes`).
     """
 
     try:
@@ -136,7 +137,7 @@ def provenance() -> dict[str, Any]:
     except ImportError:
         commit, modified = None, None
     return {"exactodds_version": __version__, "source_commit": commit, "source_modified": modified,
-            "data_sha256": data_hashes()}
+            "data_sha256": hashes if hashes is not None else data_hashes()}
 
 
 def select_for_certificate(catalogue: Catalogue, *, wagers: Sequence[str] = (), paytables: Sequence[str] = (),
@@ -491,7 +492,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     document = {k: content[k] for k in ("format", "title")} | {"certificate_number": number} | {
         k: content[k] for k in ("issued", "parties", "inputs", "assumptions", "rounding", "results")}
     stated = {k: v for k, v in document.items()}
-    return document | {"provenance": provenance() | {"content_sha256": _sha256(canonical(stated))}}
+    return document | {"provenance": provenance(shipped) | {"content_sha256": _sha256(canonical(stated))}}
 
 
 # -- verification ---------------------------------------------------------------------------

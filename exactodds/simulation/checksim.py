@@ -75,6 +75,19 @@ __all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "
            "check", "check_files", "check_counts", "tally_chunk", "tally_file"]
 
 
+@dataclass
+class RuleBreaks:
+    """Rounds whose third cards break the drawing rules of §627a.10 (Table 1 and Player's rule): how many, and
+    the first :attr:`KEPT` as (source, line, the cards)."""
+
+    KEPT = 1000
+    count: int = 0
+    first: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def add(self, other: RuleBreaks) -> RuleBreaks:
+        self.count += other.count
+        self.first = (self.first + other.first)[:self.KEPT]
+        return self
 
 
 @dataclass(frozen=True)
@@ -86,7 +99,7 @@ class Records:
     lines: np.ndarray
     settled: dict[str, np.ndarray] = field(default_factory=dict)
     invalid: tuple[tuple[int, str], ...] = ()
-    rule_breaks: RuleBreaks = field(default_factory=lambda: RuleBreaks())     # left out, and a failed check
+    rule_breaks: RuleBreaks = field(default_factory=RuleBreaks)     # left out, and a failed check
 
     def __len__(self) -> int:
         return len(self.player)
@@ -173,21 +186,6 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
         ok &= ~rule_breaks
     counts = np.bincount(codes if ok.all() else codes[ok], minlength=VALUE_SPACE)
     return ok, problems, codes, counts, broken
-
-
-@dataclass
-class RuleBreaks:
-    """Rounds whose third cards break the drawing rules of §627a.10 (Table 1 and Player's rule): how many, and
-    the first :attr:`KEPT` as (source, line, the cards)."""
-
-    KEPT = 1000
-    count: int = 0
-    first: list[tuple[str, int, str]] = field(default_factory=list)
-
-    def add(self, other: RuleBreaks) -> RuleBreaks:
-        self.count += other.count
-        self.first = (self.first + other.first)[:self.KEPT]
-        return self
 
 
 def _show(cards: np.ndarray) -> str:
