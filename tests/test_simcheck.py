@@ -552,7 +552,7 @@ def test_check_sim_renders_one_report_in_every_format(tmp_path: Path) -> None:
 
     for fmt in ("text", "markdown", "html"):
         code, shown, _ = run("check-sim", str(counts), "--counts", "--format", fmt)
-        assert code == 1 and "10,000 rounds" in shown and "FLAGGED — 3 tests" in shown
+        assert code == 1 and "10,000 rounds" in shown and "FLAGGED — 4 tests" in shown     # chi-square, per outcome, z, top
         assert "Observed against expected, banker:standard" in shown and "4,586.0" in shown
         assert all(f"{t['p_value']:.3g}" in shown and t["detail"] in shown for t in flagged)
         assert not any(t["detail"] in shown for t in passed)                  # the flagged tests only ...
@@ -705,3 +705,39 @@ def test_rounds_breaking_the_rules_are_not_counted_as_unreadable(tmp_path: Path)
     code, out, _ = run("check-sim", str(path), "--wager", "banker", "--format", "json")
     data = json.loads(out)
     assert code == 1 and data["invalid_rounds"] == 0 and data["invalid"] == [] and data["rule_breaks"]
+
+
+def test_per_outcome_names_a_rare_outcome_dealt_too_often_holm_adjusted_within_the_wager() -> None:
+    """Counts at their exact expectation but for the rarest outcome, dealt 5 standard deviations too often: the wager's
+    chi-square pools it with the rest, the per-outcome test names it, with Holm over the wager's outcomes
+    (worked out here from scipy's binomial test and the step-down rule, not from checksim)."""
+    from scipy.stats import binomtest, chi2
+
+    from exactodds.analyses.pricing import price
+    from exactodds.engine import deal
+    from exactodds.game.shoe import Shoe
+
+    cat = load_catalogue()
+    wager = cat["dragon-bonus-banker"]
+    table = next(iter(wager.paytables))
+    r = price(wager, wager.paytables[table], deal(Shoe.decks(8)))
+    n = 200_000
+    counts = {ln.id: round(float(ln.probability) * n) for ln in r.lines}
+    rare = min((ln for ln in r.lines if ln.probability > 0), key=lambda ln: ln.probability)
+    counts[rare.id] += round(5 * math.sqrt(counts[rare.id]))          # 5 standard deviations
+    biggest = max(counts, key=counts.__getitem__)
+    counts[biggest] += n - sum(counts.values())
+    result = check_counts({"wagers": {f"{wager.id}:{table}": counts}}, alpha=0.01)
+    row = next(t for t in result.rows if t.test == "per outcome")
+    assert row.flagged and row.detail.startswith(f"{rare.name}: {counts[rare.id]:,} vs ")
+
+    def two_sided(k: int, p: float) -> float:
+        e = n * p
+        return (binomtest(k, n, p).pvalue if min(e, n - e) < 5 else chi2.sf((k - e) ** 2 / (e * (1 - p)), 1))
+
+    raw = sorted(two_sided(counts[ln.id], float(ln.probability)) for ln in r.lines if 0 < ln.probability < 1)
+    assert 0 < row.p_value == pytest.approx(min(1.0, len(raw) * raw[0]), rel=1e-9)   # Holm's first step
+    fair = {ln.id: round(float(ln.probability) * n) for ln in r.lines}
+    fair[biggest] += n - sum(fair.values())
+    calm = check_counts({"wagers": {f"{wager.id}:{table}": fair}}, alpha=0.01)
+    assert not next(t for t in calm.rows if t.test == "per outcome").flagged

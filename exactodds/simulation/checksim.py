@@ -440,6 +440,10 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
             z = (mean - float(r.expected_return)) / sd
             rows.append(TestRow(wager, table, "z return", z, float(2 * stats.norm.sf(abs(z))),
                                 detail=f"mean {mean:+.6f} vs exact {float(r.expected_return):+.6f}"))
+    per_outcome = _per_outcome(r, observed, on_lines)
+    if per_outcome is not None:
+        k, p_outcome, which = per_outcome
+        rows.append(TestRow(wager, table, "per outcome", k, p_outcome, detail=which))
     tops = [ln for ln in r.lines if ln.pay.symbolic] or sorted(
         (ln for ln in r.lines if ln.id != "lose"), key=lambda ln: ln.net, reverse=True)
     if tops and tops[0].probability > 0:
@@ -449,6 +453,32 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
         rows.append(TestRow(wager, table, "binomial top", float(k), p,
                             detail=f"{top.name}: {k} vs {float(top.probability) * n:.2f} expected"))
     return rows
+
+
+def _outcome_p(k: int, n: int, p: float) -> float:
+    """The two-sided p-value of ``k`` rounds of an outcome of chance ``p`` in ``n``: the chi-square with one
+    degree of freedom where both the outcome and the rest expect 5 rounds or more, the exact binomial test
+    otherwise (where the chi-square's approximation is poor)."""
+    expected = n * p
+    if min(expected, n - expected) < 5:
+        return _binomial_p(k, n, p)
+    return float(_scipy_stats().chi2.sf((k - expected) ** 2 / (expected * (1 - p)), 1))
+
+
+def _per_outcome(r: WagerResult, observed: Sequence[int], n: int) -> tuple[float, float, str] | None:
+    """Each outcome of the wager tested alone (its rounds against the exact chance), Holm-adjusted over the
+    wager's outcomes: (the smallest adjusted p-value's raw statistic — the outcome's rounds —, that adjusted
+    p-value, which outcome it is). A wager's chi-square sees a shift spread over its outcomes; this one sees
+    a rare outcome dealt too often or too seldom, and names it. None with fewer than three outcomes to test
+    (with two, each alone is the chi-square again)."""
+    tested = [(ln, k) for ln, k in zip(r.lines, observed) if 0 < ln.probability < 1]
+    if not n or len(tested) < 3:
+        return None
+    adjusted = holm_adjusted([_outcome_p(k, n, float(ln.probability)) for ln, k in tested])
+    i = min(range(len(tested)), key=lambda j: adjusted[j])
+    line, k = tested[i]
+    return (float(k), adjusted[i], f"{line.name}: {k:,} vs {float(line.probability) * n:,.2f} expected "
+            f"(Holm over {_rounds(len(tested), 'outcome')})")
 
 
 #: Points of each card identity (in card-index order) and the identities of each point value.
