@@ -14,6 +14,7 @@ from exactodds.documents.certificate import (
     build,
     priced_tables,
     select_for_certificate,
+    shoe_from_inputs,
     shoes_from_options,
     write_atomically,
 )
@@ -30,6 +31,8 @@ from exactodds.documents.signing import keygen as make_keys
 from exactodds.documents.tables import write_tables
 from exactodds.errors import ExactOddsError
 from exactodds.files import check_output
+from exactodds.simulation.recordio import detect
+from exactodds.simulation.validation import validation_rounds, write_validation
 from exactodds.render.tables import Column, Report, Table, render_report
 
 #: The columns of a certificate's CSV form: one row per shoe, wager paytable and outcome, exact values.
@@ -59,11 +62,16 @@ from exactodds.render.tables import Column, Report, Table, render_report
               help="Page size of the HTML and PDF (an input of the certificate: it is recorded, and verified).")
 @click.option("--one-route", is_flag=True, help="Count by the multiset tables alone, without confirming every table "
               "by the recursive walk (faster for wagers reading every card's suit; the certificate says so).")
+@click.option("--validation", "validation", metavar="FILE", help="Also write a validation data file (.csv, .jsonl, "
+              ".parquet; .gz after CSV or JSON Lines): a round of every outcome of every wager certified, rare ones "
+              "included, and of every value-level round class, each with its settlement, for your software to "
+              "settle and check-sim --validation to compare.")
 def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: tuple[str, ...], everything: bool,
                 paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
                 fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
-                approved_by: str | None, key: str | None, signer: str | None, paper: str, one_route: bool) -> None:
+                approved_by: str | None, key: str | None, signer: str | None, paper: str, one_route: bool,
+                validation: str | None) -> None:
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV or PDF), optionally signed.
 
     Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes) or pdf,
@@ -86,13 +94,32 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
     if signer is not None and key is None:
         raise ExactOddsError("--signer goes with --sign KEY")
     check_name(signer, "--signer", optional=True)            # before the figures are computed
+    kind = None
+    if validation is not None:
+        check_output(validation, option="--validation")
+        if output is not None and Path(validation).resolve() == Path(output).resolve():
+            raise ExactOddsError(f"--validation {validation}: the same file as --output")
+        try:
+            kind = detect(validation, None)[0]
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"--validation {exc}") from None
     cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
                  parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
                  files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
                  second_route=not one_route)
     if key is not None:
         cert = sign(cert, key, signer=signer)
+    if validation is not None:                     # its rounds found before anything is written
+        pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
+        rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
     done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
+    if validation is not None:
+        written = write_validation(rounds, pairs, validation, kind)  # type: ignore[arg-type]
+        click.echo(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} first, "
+                   f"a round of each outcome of the {len(pairs)} wager paytable{'s' if len(pairs) != 1 else ''}, "
+                   f"then one of each of {rounds.classes:,} value-level round classes), each with its settlement"
+                   + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
+                      f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else ""), err=True)
     if fmt == "pdf":
         write_pdf(cert, output)  # type: ignore[arg-type]
         click.echo(f"wrote {output}: {done}, pdf", err=True)

@@ -113,12 +113,15 @@ def _no_total() -> Iterator[int]:
 @click.option("--verbose", is_flag=True, help="Show every test, not only flagged ones.")
 @click.option("--detect", metavar="DEVIATION", help="Also show the rounds needed to detect a deviation of the return "
               "this large, e.g. 0.1% or 0.001 (at --alpha, with 80% power).")
+@click.option("--validation", is_flag=True, help="SOURCE is a validation file (certificate --validation) with "
+              "your software's settlements: check each round's settlement and the drawing rules, no statistics.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @options.result_format
 @click.pass_context
 def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tuple[str, ...],
               paytables_files: tuple[str, ...], alpha: float, counts: bool, input_format: str | None, lenient: bool,
-              scheduler: str | None, verbose: bool, detect: str | None, quiet: bool, fmt: str) -> None:
+              scheduler: str | None, verbose: bool, detect: str | None, validation: bool, quiet: bool,
+              fmt: str) -> None:
     """Test a simulator's output against the exact distribution: files, directories or globs of
     shards (read as one data set), or '-'.
 
@@ -131,6 +134,9 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
     2 bad input.
     """
     deviation = _deviation(detect) if detect is not None else None
+    if validation and (counts or detect is not None):
+        raise ExactOddsError(f"--validation checks rounds one by one: it does not go with "
+                             f"{'--counts' if counts else '--detect'}")
     if counts and len(paths) > 1:
         raise ExactOddsError(f"--counts reads one counts file, got {len(paths)} sources")
     path = paths[0]
@@ -153,7 +159,7 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
                       show_pos=True, show_eta=False) as bar:
             result = check_files(list(paths), decks=decks, wagers=wagers or None, alpha=alpha, lenient=lenient,
                                  fmt=input_format, scheduler=scheduler, progress=bar.update, catalogue=cat,
-                                 detect=deviation)
+                                 detect=deviation, validation=validation)
     click.echo(render(result, fmt, verbose=verbose), nl=False)
     if not result.ok:
         sys.exit(EXIT_CHECK_FAILED)

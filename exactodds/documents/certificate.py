@@ -49,7 +49,8 @@ from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
 from exactodds.wagers.pays import vigorish_terms
 
-__all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
+__all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "shoe_from_inputs",
+           "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
            "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS"]
 
@@ -237,7 +238,7 @@ def catalogue_with(files: Sequence[Any]) -> Catalogue:
     return cat
 
 
-def _shoe_from_inputs(spec: Any) -> Shoe:
+def shoe_from_inputs(spec: Any) -> Shoe:
     if not isinstance(spec, dict) or set(spec) != {"decks", "remove"}:
         raise ExactOddsError("malformed certificate: each of inputs.shoes needs exactly 'decks' and 'remove'")
     decks, remove = spec["decks"], spec["remove"]
@@ -450,7 +451,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     shipped = data_hashes()
     sources = {f["name"]: f["sha256"] for f in recorded}
     for spec in shoes:
-        shoe = _shoe_from_inputs(spec)
+        shoe = shoe_from_inputs(spec)
         walked: Sequence[WagerResult | None] = (
             analyze(shoe, wagers=[f"{w}:{t}" for w, t in selection], catalogue=cat, route="walk").results
             if second_route else [None] * len(selection))
@@ -659,7 +660,7 @@ def shoes_from_options(decks: Iterable[int], remove: str | None) -> list[dict[st
     specs = [{"decks": d, "remove": cards} for d in decks]
     for spec in specs:
         try:
-            _shoe_from_inputs(spec)
+            shoe_from_inputs(spec)
         except ExactOddsError as exc:
             raise ExactOddsError(f"--decks/--remove: {exc}") from None
     return specs

@@ -32,6 +32,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     ],
     "simulate": ["SimulatedRounds", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"],
     "testing": ["assert_matches"],
+    "validation": ["ValidationRounds", "validation_rounds", "write_validation", "SEARCH_BATCHES"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
@@ -103,3 +104,4 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         write_records,
     )
     from exactodds.simulation.testing import assert_matches
+    from exactodds.simulation.validation import SEARCH_BATCHES, ValidationRounds, validation_rounds, write_validation

@@ -282,6 +282,7 @@ class CheckResult(Describes):
     returns: tuple[ReturnRow, ...] = ()                      # per wager with a fixed paytable
     rule_breaks: tuple[tuple[str, int, str], ...] = ()       # the first rounds that break §627a.10
     detect: Fraction | None = None                           # --detect
+    validation: bool = False                                 # a validation file: settlements only, no statistic
 
     @property
     def flagged(self) -> list[TestRow]:
@@ -310,7 +311,7 @@ class CheckResult(Describes):
         every = Table(_TESTS, tuple((f"{r.wager}:{r.paytable}" if r.paytable else r.wager, r.test, r.statistic,
                                        r.p_value, r.adjusted, "FLAG" if r.flagged else "", r.detail)
                                       for r in self.rows))
-        shown = every if verbose else Table(_TESTS, tuple(row for row in every.rows if row[5]))
+        shown = every if verbose or self.validation else Table(_TESTS, tuple(row for row in every.rows if row[5]))
         tables = [shown] if shown.rows else []
         if self.returns:
             tables.append(self._returns_table())
@@ -342,8 +343,12 @@ class CheckResult(Describes):
                             if self.detect is not None else {})} for x in self.returns],
             "rule_breaks": [{"source": src, "line": line, "cards": cards} for src, line, cards in self.rule_breaks],
         }
-        return Report("check-sim", title=f"check-sim: {self.rounds:,} rounds, {_rounds(len(self.rows), 'test')}, "
-                                         f"Holm-adjusted at alpha {self.alpha}",
+        data["validation"] = self.validation
+        title = (f"check-sim --validation: {self.rounds:,} rounds, every settlement and the drawing rules checked "
+                 "round by round" if self.validation else
+                 f"check-sim: {self.rounds:,} rounds, {_rounds(len(self.rows), 'test')}, "
+                 f"Holm-adjusted at alpha {self.alpha}")
+        return Report("check-sim", title=title,
                       headline=headline, tables=tuple(tables), tidy=every, data=data)
 
     def _returns_table(self) -> Table:
@@ -782,9 +787,11 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
 
 
 def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float,
-                      detect: Fraction | None = None) -> CheckResult:
+                      detect: Fraction | None = None, validation: bool = False) -> CheckResult:
     """The tests of a check, from its counts (the reduce step's last part). ``detect``: a deviation of the
-    return whose rounds needed to detect it are shown per wager (``--detect``)."""
+    return whose rounds needed to detect it are shown per wager (``--detect``). With ``validation`` the
+    rounds are a validation file's (:mod:`exactodds.simulation.validation`), chosen, not dealt: only the
+    drawing rules and every settlement are checked, no statistic."""
 
     if not 0 < alpha < 1:
         raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
@@ -798,6 +805,8 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
                             f"{_rounds(t.rule_breaks.count, 'round')} "
                             f"{'breaks' if t.rule_breaks.count == 1 else 'break'} the drawing rules of §627a.10, "
                             f"left out; first at {src}:{line}: {cards}"))
+    if validation:
+        return _validation_result(t, pairs, rows)
     rows += _card_tests(t.cards)
     observed: dict[str, dict[str, tuple[int, float]]] = {}
     returns: list[ReturnRow] = []
@@ -813,14 +822,7 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
             returns.append(_return_row(key, r, counts, n, alpha, detect))
         observed[key] = {ln.name: (int(counts.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
         if key in t.reported:
-            wrong = t.mismatches.get(key, 0)
-            if wrong:
-                src, line, paid, ours = t.first_mismatch[key]
-                rows.append(TestRow(w.id, tid, "settlement", float(wrong), 0.0, 0.0, True,
-                                    f"{_rounds(wrong, 'round')} settled differently; first at {src}:{line}: "
-                                    f"paid {paid!r}, the cards say {ours!r}"))
-            else:
-                rows.append(TestRow(w.id, tid, "settlement", 0.0, 1.0, 1.0, False, "every round settled as its cards say"))
+            rows.append(_settlement_row(t, w.id, tid))
             rep = dict(zip(ids, t.reported[key][:-1].tolist()))
             observed[key + " (as reported)"] = {ln.name: (int(rep.get(ln.id, 0)), float(ln.probability) * n)
                                                 for ln in r.lines}
@@ -832,6 +834,33 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
     first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
     return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first,
                        tuple(returns), tuple(t.rule_breaks.first), detect)
+
+
+def _settlement_row(t: Tally, wager: str, table: str) -> TestRow:
+    """Whether every round's reported settlement of ``wager:table`` is the one its cards say (a failed check
+    naming the first round that is not)."""
+    wrong = t.mismatches.get(f"{wager}:{table}", 0)
+    if wrong:
+        src, line, paid, ours = t.first_mismatch[f"{wager}:{table}"]
+        return TestRow(wager, table, "settlement", float(wrong), 0.0, 0.0, True,
+                       f"{_rounds(wrong, 'round')} settled differently; first at {src}:{line}: "
+                       f"paid {paid!r}, the cards say {ours!r}")
+    return TestRow(wager, table, "settlement", 0.0, 1.0, 1.0, False,
+                   f"every round settled as its cards say ({t.rounds:,})")
+
+
+def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[TestRow]) -> CheckResult:
+    """A validation file's check: the drawing rules (``rows``) and each wager's settlement, round by round."""
+    unsettled = [f"{w.id}:{tid}" for w, tid in pairs if f"{w.id}:{tid}" not in t.reported]
+    if unsettled or not pairs:
+        raise ExactOddsError(f"--validation checks the settlements a file carries; it has no column "
+                             f"{', '.join(unsettled[:3])}" if pairs else
+                             "--validation checks the settlements a file carries; it has no WAGER:PAYTABLE column")
+    rows += [_settlement_row(t, w.id, tid) for w, tid in pairs]
+    invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
+    first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
+    return CheckResult(t.rounds, 0.0, tuple(rows), {}, invalid, t.invalid_count, first, (),
+                       tuple(t.rule_breaks.first), None, validation=True)
 
 
 def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
@@ -896,7 +925,8 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
 
 def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
                 lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
-                scheduler: Any = None, progress: Any = None, detect: Fraction | None = None) -> CheckResult:
+                scheduler: Any = None, progress: Any = None, detect: Fraction | None = None,
+                validation: bool = False) -> CheckResult:
     """Check a file, a directory or a glob of shards (or several of these, read as one data set)
     in chunks, in bounded memory.
 
@@ -917,7 +947,7 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
         ahead = read_ahead.of(files[0], fmt=fmt)
     try:
         cat = catalogue if catalogue is not None else load_catalogue()
-        pairs = _pairs(cat, wagers)
+        pairs = _pairs(cat, wagers) if wagers or not validation else []     # a validation file: its columns
         _scipy_stats()              # before counting, so its memory is not added to what counting leaves behind
     except BaseException:
         if ahead is not None:
@@ -943,7 +973,7 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
     if total.rounds == 0 and not total.rule_breaks.count:
         raise ExactOddsError(f"{source}: no valid rounds to check"
                              + (f" ({total.invalid_count:,} invalid)" if total.invalid_count else ""))
-    return result_from_tally(total, pairs, decks=decks, alpha=alpha, detect=detect)
+    return result_from_tally(total, pairs, decks=decks, alpha=alpha, detect=detect, validation=validation)
 
 
 def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,

@@ -1,0 +1,205 @@
+"""A validation data file: a fixed set of rounds, each with the settlement the certified mathematics
+gives it, for a game developer to feed to the game's software and compare (``check-sim --validation``).
+
+Two parts, in this order:
+
+* **Every outcome, rare ones included.** For every certified wager and paytable, one round of each
+  outcome it offers that the shoe can deal (a Royal Match of kings and queens, six cards of one suit,
+  a three-card 7 that wins): found by a seeded search over rounds dealt by the rules of §627a.10
+  from small sets of card identities (one to six identities a round, so that suits, colours and
+  ranks repeat as the rare outcomes need), in batches, until every outcome has its round.
+* **Every value-level round class.** One round of each value code (the point value of each of the
+  six card slots, or none: :mod:`exactodds.simulation.roundclasses`) the drawing rules can deal:
+  every decision of §627a.10 and Table 1, each Player and Banker total, each count of cards.
+
+Every round can come out of the shoe certified (of several, out of each): no card identity more
+often than the shoe holds it. The same selection and shoes give the same file, byte for byte.
+
+>>> from exactodds.wagers import load_catalogue
+>>> from exactodds.game.shoe import Shoe
+>>> cat = load_catalogue()
+>>> v = validation_rounds([(cat["dragon-7-insurance"], cat["dragon-7-insurance"].paytable("standard"))],
+...                       [Shoe.decks(8)])
+>>> v.classes, len(v.player) - v.classes
+(339400, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from exactodds.analyses.pricing import price
+from exactodds.engine.distribution import deal
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe
+from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter
+from exactodds.simulation.roundclasses import _dealable, decode_values, settle_grouped
+from exactodds.simulation.rounds import POINTS, deal_from
+from exactodds.simulation.simulate import SimulatedRounds, record_table
+
+__all__ = ["ValidationRounds", "validation_rounds", "write_validation", "SEARCH_BATCHES"]
+
+#: The search for rare outcomes: batches of this many rounds, at most this many batches.
+SEARCH_ROUNDS = 100_000
+SEARCH_BATCHES = 40
+#: Sizes of the sets of card identities a searched round is dealt from (one: six copies of one card).
+_ALPHABETS = (1, 2, 3, 4, 6, 13)
+
+
+@dataclass(frozen=True)
+class ValidationRounds:
+    """The rounds of a validation file: ``player``/``banker`` ``(n, 3)`` card indices (-1 no third card);
+    the first ``len - classes`` rounds hit the outcomes (``hits``: wager:paytable -> outcome -> round),
+    the last ``classes`` are one per value-level round class."""
+
+    player: np.ndarray
+    banker: np.ndarray
+    classes: int
+    hits: dict[str, dict[str, int]]
+    impossible: tuple[str, ...]          # wager:paytable outcome the shoe cannot deal (its chance is 0)
+    not_dealable: int                    # value-level classes the shoe cannot deal (too few of a value)
+
+
+def _floor(shoes: Sequence[Shoe]) -> Shoe:
+    """The cards every one of ``shoes`` holds: a round that comes out of it comes out of each."""
+    ranks = tuple(min(s.rank_counts[r] for s in shoes) for r in range(13))
+    if all(s.card_counts is not None for s in shoes):
+        cards = tuple(min(s.card_counts[i] for s in shoes) for i in range(52))  # type: ignore[index]
+        return Shoe(ranks, cards, "the cards every certified shoe holds")
+    return Shoe(ranks, None, "the cards every certified shoe holds")
+
+
+def _units(shoe: Shoe) -> tuple[np.ndarray, np.ndarray]:
+    """What a shoe limits: per card index its unit (the identity, or the rank in a shoe of unknown suits),
+    and each unit's count."""
+    if shoe.card_counts is not None:
+        return np.arange(52), np.array(shoe.card_counts)
+    return np.arange(52) // 4, np.array(shoe.rank_counts)
+
+
+def _fits(cards: np.ndarray, shoe: Shoe) -> np.ndarray:
+    """Per row of ``cards`` ((n, 6), -1 none): does no identity (or rank, in a shoe of unknown suits)
+    come more often than ``shoe`` holds it?"""
+    unit, limits = _units(shoe)
+    used = np.zeros((len(cards), len(limits) + 1), dtype=np.int16)
+    for k in range(cards.shape[1]):
+        np.add.at(used, (np.arange(len(cards)), np.where(cards[:, k] >= 0, unit[cards[:, k]], len(limits))), 1)
+    return np.asarray((used[:, :-1] <= limits).all(axis=1))
+
+
+def _class_rounds(shoe: Shoe) -> tuple[np.ndarray, int]:
+    """One round ``(n, 6)`` of each value-level class the drawing rules deal and ``shoe`` holds, and how
+    many classes it cannot hold. A class's round is :func:`decode_values`'s where that fits the shoe;
+    otherwise its cards are taken slot by slot, each the same card where the shoe still holds one, else
+    the card of its value the shoe holds most of (a one-deck shoe has one 5♠)."""
+    rounds = decode_values(np.flatnonzero(_dealable())).astype(np.int16)
+    bad = np.flatnonzero(~_fits(rounds, shoe))
+    unit, limits = _units(shoe)
+    left = np.tile(limits, (len(bad), 1)).astype(np.int64)
+    rows = np.arange(len(bad))
+    ok = np.ones(len(bad), dtype=bool)
+    for slot in range(6):
+        card = rounds[bad, slot].astype(np.int64)
+        present = card >= 0
+        value = POINTS[np.maximum(card, 0)]
+        have = left[:, unit]                                              # (rows, 52): what each card has left
+        other = np.argmax(np.where(POINTS[None, :] == value[:, None], have, -1), axis=1)
+        card = np.where(~present | (have[rows, np.maximum(card, 0)] > 0), card, other)
+        ok &= ~present | (have[rows, np.maximum(card, 0)] > 0)
+        np.subtract.at(left, (rows[present], unit[card[present]]), 1)
+        rounds[bad, slot] = card
+    keep = np.ones(len(rounds), dtype=bool)
+    keep[bad[~ok]] = False
+    return rounds[keep], int((~ok).sum())
+
+
+def _search_batch(rng: np.random.Generator, shoe: Shoe) -> np.ndarray:
+    """Rounds ``(n, 6)`` dealt by the rules from six cards drawn, each round, from a small random set of
+    identities, all of one suit, of one colour, of one point value, or of any (so that a one-deck shoe,
+    which holds each identity once, still deals six cards of a suit or four nines); only those the shoe
+    holds."""
+    n = SEARCH_ROUNDS
+    size = rng.choice(_ALPHABETS, size=n)
+    suit = np.arange(52) % 4
+    group = rng.integers(0, 4, size=n)[:, None]         # 0 any card, 1 one suit, 2 one colour, 3 one value
+    chosen = rng.integers(0, 10, size=n)[:, None]
+    red = np.isin(suit, (1, 2))
+    outside = np.select([group == 1, group == 2, group == 3],
+                        [suit != chosen % 4, red != (chosen % 2 == 1), POINTS != chosen], False)
+    alphabet = np.argsort(rng.random((n, 52)) + outside, axis=1)[:, :max(_ALPHABETS)]   # the group's first
+    pick = (rng.random((n, 6)) * size[:, None]).astype(np.int64)
+    sequence = np.take_along_axis(alphabet, pick, axis=1)
+    player, banker = deal_from(sequence)
+    cards = np.concatenate([player, banker], axis=1).astype(np.int16)
+    return cards[_fits(cards, shoe)]
+
+
+def _assign(pairs: Sequence[tuple[Any, Any]], cards: np.ndarray) -> list[np.ndarray]:
+    """Per pair, the outcome index each round is paid as (-1 a loss)."""
+    return [a for _, a in settle_grouped(list(pairs), cards[:, :3], cards[:, 3:])]
+
+
+def validation_rounds(pairs: Sequence[tuple[Any, Any]], shoes: Sequence[Shoe], *, seed: int = 627) -> ValidationRounds:
+    """The rounds of a validation file for ``pairs`` (wager, paytable) certified on ``shoes``."""
+    if not pairs or not shoes:
+        raise ExactOddsError("a validation file needs at least one wager and one shoe")
+    floor = _floor(shoes)
+    dist = deal(floor)
+    wanted: dict[tuple[int, int], str] = {}              # (pair, outcome index) -> "wager:paytable outcome"
+    impossible: list[str] = []
+    for j, (w, t) in enumerate(pairs):
+        combos = {ln.id: ln.combinations for ln in price(w, t, dist).lines}
+        for k, o in enumerate(w.outcomes):
+            if t.pays[o.id].offered:
+                if combos.get(o.id, 0) > 0:
+                    wanted[j, k] = o.id
+                else:
+                    impossible.append(f"{w.id}:{t.id} {o.id}")
+    classes, not_dealable = _class_rounds(floor)
+    found: dict[tuple[int, int], np.ndarray] = {}
+    for j, assigned in enumerate(_assign(pairs, classes)):  # the classes hit most outcomes already
+        for k in np.unique(assigned[assigned >= 0]).tolist():
+            if (j, k) in wanted:
+                found[j, k] = classes[int(np.argmax(assigned == k))]
+    rng = np.random.default_rng(seed)
+    for _ in range(SEARCH_BATCHES):
+        missing = [key for key in wanted if key not in found]
+        if not missing:
+            break
+        batch = _search_batch(rng, floor)
+        need = sorted({j for j, _ in missing})
+        for j, assigned in zip(need, _assign([pairs[j] for j in need], batch)):
+            for k in [k for jj, k in missing if jj == j]:
+                hit = np.flatnonzero(assigned == k)
+                if len(hit):
+                    found[j, k] = batch[hit[0]]
+    missing = [key for key in wanted if key not in found]
+    if missing:
+        names = ", ".join(f"{pairs[j][0].id}:{pairs[j][1].id} {wanted[j, k]}" for j, k in missing[:5])
+        raise ExactOddsError(f"no round found for {names} in {SEARCH_BATCHES * SEARCH_ROUNDS:,} searched: "
+                             "a defect of exactodds, please report it")
+    targeted: list[np.ndarray] = []
+    hits: dict[str, dict[str, int]] = {}
+    where: dict[bytes, int] = {}
+    for (j, k) in sorted(wanted):                        # one round per outcome; shared where one serves two
+        row = found[j, k]
+        place = where.setdefault(row.tobytes(), len(targeted))
+        if place == len(targeted):
+            targeted.append(row)
+        hits.setdefault(f"{pairs[j][0].id}:{pairs[j][1].id}", {})[wanted[j, k]] = place
+    cards = np.concatenate([np.array(targeted, dtype=np.int16).reshape(-1, 6), classes])
+    return ValidationRounds(cards[:, :3], cards[:, 3:], len(classes), hits, tuple(impossible), not_dealable)
+
+
+def write_validation(rounds: ValidationRounds, pairs: Sequence[tuple[Any, Any]], path: str, fmt: str) -> int:
+    """Write ``rounds`` with every pair's settlement in the check-sim schema (atomically); the rounds written."""
+    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
+    table = record_table(SimulatedRounds(rounds.player, rounds.banker, np.zeros(len(rounds.player), dtype=np.int64),
+                                         "validation"), list(pairs))
+    with RecordWriter(path, fmt, columns) as out:
+        out.write(table)
+    return len(rounds.player)
