@@ -19,6 +19,7 @@ from exactodds.errors import ExactOddsError
 from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
 from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, detect
 from exactodds.simulation.simulate import record_table, simulate_chunks
+from exactodds.simulation.withinshoe import SHOE_COLUMN
 
 _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
 
@@ -34,14 +35,17 @@ _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
               help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
 @options.paytables
 @click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
-              "with-replacement, perfect-pairs-mixed-as-coloured or without:CARD (e.g. without:5s).")
+              "with-replacement, perfect-pairs-mixed-as-coloured, without:CARD (e.g. without:5s) or riffle:K "
+              "(K riffles, not a full shuffle).")
+@click.option("--shoe-column", is_flag=True, help="Write a 'shoe' column numbering each round's shoe, for "
+              "check-sim's within-shoe tests (--mode shoe).")
 @options.record_format
 @options.hidden_alias("--format", "old_format", type=_RECORD_FORMATS, default=None)
 @click.option("--output", required=True, metavar="FILE", help="Where to write (.csv, .jsonl, .parquet; .gz, .zst, "
               ".bz2 or .lz4 after a CSV or JSON Lines name; '-' for standard output).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, settle: tuple[str, ...],
-             paytables_files: tuple[str, ...], faults: tuple[str, ...], record_format: str | None,
+             paytables_files: tuple[str, ...], faults: tuple[str, ...], shoe_column: bool, record_format: str | None,
              old_format: str | None, output: str, quiet: bool) -> None:
     """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory."""
     fmt = either(record_format, old_format, "--format (of simulate's records)", "--record-format")
@@ -64,15 +68,17 @@ def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, set
     named = [x.lstrip(".") for x in PurePath(output).suffixes if x.lstrip(".").lower() in ("csv", "jsonl", "parquet")]
     if fmt is not None and output != "-" and named and named[-1].lower() != fmt:
         raise ExactOddsError(f"{option} {fmt} but --output {output} names a .{named[-1]} file")
+    if shoe_column and mode != "shoe":
+        raise ExactOddsError("--shoe-column numbers real shoes: it goes with --mode shoe")
     seed = options.drawn_seed(seed)
     chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
-    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
+    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs), *([SHOE_COLUMN] if shoe_column else [])]
     t0 = time.perf_counter()
     show = not quiet and sys.stderr.isatty() and output != "-"
     try:
         with RecordWriter(output, kind, columns) as out, progress(show, length=rounds, label="dealing") as bar:
             for part in chunks:
-                out.write(record_table(part, pairs))
+                out.write(record_table(part, pairs, shoe=shoe_column))
                 bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
     except OSError as exc:                           # a full disk: the file named, its temporary file gone
         if output == "-" or isinstance(exc, BrokenPipeError):

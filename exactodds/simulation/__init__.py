@@ -18,7 +18,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "cluster": ["dask_client"],
     "exposure": ["Exposure", "WagerExposure", "exposure_batch", "ExposureSpec", "TC_RANGE"],
     "recordio": [
-        "Chunk", "CARD_COLUMNS", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
+        "Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources",
+        "read_chunks",
         "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead"
     ],
     "roundclasses": [
@@ -33,6 +34,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "simulate": ["SimulatedRounds", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"],
     "testing": ["assert_matches"],
     "validation": ["ValidationRounds", "validation_rounds", "write_validation", "SEARCH_BATCHES"],
+    "withinshoe": ["SERIAL_ROUNDS", "WithinShoe", "Carry", "tally_within", "within_rows", "split_shoes"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
@@ -58,6 +60,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         CHUNK_ROWS,
         FORMATS,
         MAX_RECORD_BYTES,
+        SHOE_COLUMN,
         Chunk,
         RecordWriter,
         arrow_strings,
@@ -105,3 +108,11 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     )
     from exactodds.simulation.testing import assert_matches
     from exactodds.simulation.validation import SEARCH_BATCHES, ValidationRounds, validation_rounds, write_validation
+    from exactodds.simulation.withinshoe import (
+        SERIAL_ROUNDS,
+        Carry,
+        WithinShoe,
+        split_shoes,
+        tally_within,
+        within_rows,
+    )

@@ -42,7 +42,7 @@ import numpy as np
 
 from exactodds import extras
 from exactodds.analyses.analysis import priced_pairs
-from exactodds.analyses.pricing import WagerResult, price, table_signature
+from exactodds.analyses.pricing import WagerResult, price, return_numerators, table_signature
 from exactodds.engine.columns import value_columns
 from exactodds.engine.distribution import deal
 from exactodds.engine.multiset import codes
@@ -69,6 +69,7 @@ from exactodds.simulation.roundclasses import (
     value_codes,
 )
 from exactodds.simulation.rounds import features, round_keys, settle_rounds
+from exactodds.simulation.withinshoe import SHOE_COLUMN, Carry, WithinShoe, split_shoes, tally_within, within_rows
 from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, load_catalogue
 
 __all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "ReturnRow", "RuleBreaks", "Tally",
@@ -631,12 +632,15 @@ class Tally:
     columns: frozenset[str] | None = None       # the settlement columns of the first chunk read
     rule_breaks: RuleBreaks = field(default_factory=RuleBreaks)
     cards: np.ndarray = field(default_factory=lambda: np.zeros(52, dtype=np.int64))   # dealt, per identity
+    within: WithinShoe = field(default_factory=WithinShoe)      # the within-shoe tests, with a shoe column
+    carry: Carry = field(default_factory=Carry, repr=False)     # a file's shoe across its chunks (not added)
 
     def add(self, other: Tally) -> Tally:
         if self.columns is None:
             self.columns = other.columns
         self.rule_breaks.add(other.rule_breaks)
         self.cards = self.cards + other.cards
+        self.within.add(other.within)
         self.rounds += other.rounds
         self.histogram.merge(other.histogram)
         for mine, theirs in ((self.counts, other.counts), (self.reported, other.reported)):
@@ -727,6 +731,10 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     if len(player):
         t.histogram.add(cards, kinds={histogram_kind(s) for s in signatures}, signatures=signatures,
                         value_counts=value_counts, codes=codes if everything else codes[good])
+    if SHOE_COLUMN in chunk.settled and len(player):      # the order dealt within each shoe
+        shoe_codes, shoe_names = chunk.settled[SHOE_COLUMN]
+        named = np.asarray([str(x) for x in shoe_names] or [""])[shoe_codes if everything else shoe_codes[good]]
+        tally_within(t.within, t.carry, cards, named, decks, _main_game_chances)
     groups: dict[Any, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
     cache: dict[str, Any] = {}
     for w, tid in pairs:                               # the simulator's own settlements
@@ -775,7 +783,7 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
     not read at all: they may name wagers of a data file not given."""
     chosen = {f"{w.id}:{t}" for w, t in pairs}
     for name in names:
-        if not add and name not in chosen:
+        if name == SHOE_COLUMN or (not add and name not in chosen):
             continue
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
@@ -808,6 +816,11 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
     if validation:
         return _validation_result(t, pairs, rows)
     rows += _card_tests(t.cards)
+    split = split_shoes(t.within)
+    if split:
+        raise ExactOddsError(f"shoe {split[0]} is split between files: the within-shoe tests read a shoe's rounds "
+                             "from one file")
+    rows += [TestRow("shoes", "", name, z, p, detail=what) for name, z, p, what in within_rows(t.within)]
     observed: dict[str, dict[str, tuple[int, float]]] = {}
     returns: list[ReturnRow] = []
     tallied = t.outcome_counts(pairs) if n else {}
@@ -834,6 +847,24 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
     first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
     return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first,
                        tuple(returns), tuple(t.rule_breaks.first), detect)
+
+
+def _main_game_chances(value_counts: np.ndarray) -> np.ndarray:
+    """The exact chances of Banker, Player and Tie off each shoe of ``value_counts`` (shoes, 10), as floats
+    (a test's chances; each from exact integer counts): from the batched returns of the Player bet (2 on a
+    win, 1 on a tie, §627a.12) and the Tie bet, whose pays give P(Tie) and then P(Player)."""
+    cat = load_catalogue()
+    player, tie = cat["player"], cat["tie"]
+    p_table, t_table = player.paytable("standard"), tie.paytable("8-to-1")
+    got_p, got_t = return_numerators([(player, p_table), (tie, t_table)], value_counts)
+    assert got_p is not None and got_t is not None
+    tie_back = float(t_table.pays["tie"].net + 1)                    # a tie returns 9 units
+    out = np.empty((len(value_counts), 3))
+    for i, (fp, ft, total) in enumerate(zip(got_p.first, got_t.first, got_p.totals)):
+        p_tie = ft / (got_t.scale * total) / tie_back
+        p_player = (fp / (got_p.scale * total) - p_tie) / 2           # E[return + 1] = 2 P(Player) + P(Tie)
+        out[i] = (1 - p_player - p_tie, p_player, p_tie)
+    return out
 
 
 def _settlement_row(t: Tally, wager: str, table: str) -> TestRow:
@@ -920,6 +951,8 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
         close = getattr(chunks, "close", None)
         if close is not None:
             close()
+    if total.carry.first is not None and total.carry.shoe is not None:     # its first and last shoe
+        total.within.edges.append((source, total.carry.first, total.carry.shoe))
     return total
 
 

@@ -61,10 +61,12 @@ from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import check_output, cleanup_on_signals, mode_for, signals_held
 from exactodds.game.cards import Card
 
-__all__ = ["Chunk", "CARD_COLUMNS", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
+__all__ = ["Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
            "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
+#: The optional column naming each round's shoe (check-sim's within-shoe tests).
+SHOE_COLUMN = "shoe"
 FORMATS = ("csv", "jsonl", "parquet")
 _COMPRESSION = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}   # LZ4: frames
 #: Compressed files that pyarrow cannot read or write as a stream: named, never taken for text.
@@ -358,8 +360,8 @@ def _check_header(path: str, names: list[str]) -> list[str]:
     for name in extra:
         if name in seen:
             raise ExactOddsError(f"{path}:1: settlement column {name!r} appears twice")
-        if ":" not in name:
-            raise ExactOddsError(f"{path}:1: column {name!r} is not a card column nor WAGER:PAYTABLE")
+        if ":" not in name and name != SHOE_COLUMN:
+            raise ExactOddsError(f"{path}:1: column {name!r} is not a card column, WAGER:PAYTABLE nor {SHOE_COLUMN}")
         seen.add(name)
     return extra
 
@@ -748,8 +750,11 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
     settle = rec.get("settled", {})
     if not isinstance(settle, dict) or not all(isinstance(v, str) for v in settle.values()):
         raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid")
-    if extra := set(rec) - {"player", "banker", "settled"}:
+    if extra := set(rec) - {"player", "banker", "settled", SHOE_COLUMN}:
         raise ValueError(f"unknown key {sorted(extra)[0]!r}")
+    shoe = rec.get(SHOE_COLUMN)
+    if SHOE_COLUMN in rec and (isinstance(shoe, bool) or not isinstance(shoe, (str, int))):
+        raise ValueError(f"'{SHOE_COLUMN}' names the round's shoe: a number or text")
     colons = text.count(":")                            # one after each key, so a key given twice adds one
     if (colons != len(rec) + len(settle) + ("".join(settle).count(":") if key_colons is None else key_colons)
             and colons != len(rec) + len(settle) + "".join(settle).count(":") + "".join(settle.values()).count(":")):
@@ -757,6 +762,8 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
             json.loads(text, object_pairs_hook=unique_keys)
         except DuplicateKey as exc:
             raise ValueError(f"duplicate key {exc.key!r}") from None
+    if SHOE_COLUMN in rec:
+        settle = {**settle, SHOE_COLUMN: str(shoe)}
     return hands, settle
 
 
@@ -868,12 +875,15 @@ def _jsonl_bytes(table: Any) -> bytes:
         return [encoded[c] for c in codes.tolist()]
 
     hands = [list(zip(*(texts(n) for n in names))) for names in (CARD_COLUMNS[:3], CARD_COLUMNS[3:])]
-    settled = [texts(n, json.dumps(n) + ": ") for n in table.column_names if n not in CARD_COLUMNS]
+    settled = [texts(n, json.dumps(n) + ": ") for n in table.column_names if n not in (*CARD_COLUMNS, SHOE_COLUMN)]
+    shoes = texts(SHOE_COLUMN, f'"{SHOE_COLUMN}": ') if SHOE_COLUMN in table.column_names else None
     out = []
     for row, (player, banker) in enumerate(zip(*hands)):
         line = ('{"player": [' + ", ".join(c for c in player if c) + '], "banker": ['
                 + ", ".join(c for c in banker if c) + "]")
         if settled:
             line += ', "settled": {' + ", ".join(str(column[row]) for column in settled) + "}"
+        if shoes is not None:
+            line += ", " + str(shoes[row])
         out.append(line + "}")
     return ("\n".join(out) + "\n").encode("utf-8") if out else b""

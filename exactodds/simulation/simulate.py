@@ -14,7 +14,8 @@ Two ways to deal:
 ``faults`` deliberately breaks the simulator (for tests and for learning what
 check-sim catches): ``"table1:B,X"`` flips Table 1's cell for Banker total B and
 Player third card X; ``"with-replacement"`` deals each card from a full shoe;
-``"without:CARD"`` (e.g. ``without:5s``) leaves every copy of that card out of the shoe.
+``"without:CARD"`` (e.g. ``without:5s``) leaves every copy of that card out of the shoe;
+``"riffle:K"`` shuffles each shoe by K riffles only, leaving neighbouring cards together.
 
 >>> rounds = simulate(decks=8, rounds=5, seed=1, mode="fresh")
 >>> rounds.player.shape, rounds.banker.shape
@@ -39,10 +40,11 @@ from exactodds.game.shoe import Shoe
 from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, arrow_strings, dictionary_column
 from exactodds.simulation.roundclasses import settle_grouped
 from exactodds.simulation.rounds import _DRAW, POINTS, deal_from, window_draws
+from exactodds.simulation.withinshoe import SHOE_COLUMN
 
 __all__ = ["SimulatedRounds", "simulate", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"]
 
-FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured", "without:CARD")
+FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured", "without:CARD", "riffle:K")
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,31 @@ def _draw_table(faults: Iterable[str]) -> np.ndarray:
             table[b, x] = not table[b, x]
         elif fault.startswith("without:"):
             _missing(fault)
+        elif fault.startswith("riffle:"):
+            _riffles(fault)
         elif fault not in ("with-replacement", "perfect-pairs-mixed-as-coloured"):
             raise ExactOddsError(f"unknown fault {fault!r} (faults: {', '.join(FAULTS)})")
     return table
+
+
+def _riffles(fault: str) -> int:
+    """The riffles of a ``riffle:K`` fault: the shoe, assembled with each card's copies together, is
+    given K riffle shuffles instead of a full shuffle, and neighbouring cards stay together."""
+    try:
+        k = int(fault[len("riffle:"):])
+    except ValueError:
+        k = 0
+    if not 1 <= k <= 20:
+        raise ExactOddsError(f"fault {fault!r}: write riffle:K with K riffles from 1 to 20")
+    return k
+
+
+def _riffled(cards: np.ndarray, shoes: int, rng: np.random.Generator, k: int) -> np.ndarray:
+    """``shoes`` copies of ``cards`` each given ``k`` (inverse) riffle shuffles: each card draws k random
+    bits and the cards are put in the order of those bits, keeping their order within equal bits (the
+    Gilbert-Shannon-Reeds model run backwards: far from uniform for k below about 1.5 log2 of the size)."""
+    keys = rng.integers(0, 1 << k, size=(shoes, len(cards)))
+    return np.take(np.asarray(cards), np.argsort(keys, axis=1, kind="stable"))
 
 
 def _missing(fault: str) -> int:
@@ -157,6 +181,9 @@ def _deal_batch(number: int, *, cards: np.ndarray, seed: int, cut: int, table: n
     rng = np.random.default_rng([seed, number])
     shoes = _batch_shoes(len(cards))
     stack = shuffled_shoes(cards, shoes, rng)
+    riffles = [_riffles(f) for f in faults if f.startswith("riffle:")]
+    if riffles:
+        stack = _riffled(cards, shoes, rng, riffles[0])
     if "with-replacement" in faults:
         stack = cards[rng.integers(0, len(cards), stack.shape)]
     p, b, shoe_no, burned = deal_shoes(stack, cut=cut, draw_table=table)
@@ -334,9 +361,10 @@ def shuffled_shoes(cards: np.ndarray, shoes: int, rng: np.random.Generator) -> n
 _TOKENS = [f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in range(52)]
 
 
-def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()) -> Any:
+def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = (), *, shoe: bool = False) -> Any:
     """Rounds as a pyarrow Table in the check-sim schema (cards and settlements dictionary-encoded;
-    only ``player3`` and ``banker3`` may be null)."""
+    only ``player3`` and ``banker3`` may be null); with ``shoe``, a ``shoe`` column numbering each round's
+    shoe (for check-sim's within-shoe tests)."""
     pa = extras.load("pyarrow")
     tokens = arrow_strings(_TOKENS)
     columns = [dictionary_column(hand[:, k], tokens) for hand in (rounds.player, rounds.banker) for k in range(3)]
@@ -347,6 +375,9 @@ def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()
             ids = ["coloured" if i == "mixed" else i for i in ids]
         columns.append(dictionary_column(np.where(assign < 0, len(ids) - 1, assign), arrow_strings(ids)))
         names.append(f"{wager.id}:{table.id}")
+    if shoe:
+        columns.append(pa.array(rounds.shoe_number.astype(np.int64)))
+        names.append(SHOE_COLUMN)
     # Only a third card may be missing: the other columns are declared not null, which also
     # spares the Parquet writer their definition levels (a fifth of its time).
     schema = pa.schema([pa.field(name, column.type, nullable=name in ("player3", "banker3"))
@@ -355,12 +386,12 @@ def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()
 
 
 def write_records(rounds: SimulatedRounds, path: str, *, fmt: str = "csv",
-                  settle: Iterable[tuple[object, object]] = ()) -> int:
+                  settle: Iterable[tuple[object, object]] = (), shoe: bool = False) -> int:
     """Write per-round records in the check-sim schema (see :mod:`exactodds.simulation.recordio`); returns the number
     written. CSV columns ``player1,...,banker3`` then one ``WAGER:PAYTABLE`` column per settled wager."""
 
     pairs = list(settle)
-    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]   # type: ignore[attr-defined]
+    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs), *([SHOE_COLUMN] if shoe else [])]  # type: ignore[attr-defined]
     with RecordWriter(path, fmt, columns) as out:
-        out.write(record_table(rounds, pairs))
+        out.write(record_table(rounds, pairs, shoe=shoe))
     return len(rounds)
