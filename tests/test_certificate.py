@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import csv
+import io
 import json
 import shutil
 import subprocess
@@ -222,6 +224,7 @@ def test_cli_certificate_keygen_and_verify_every_form(tmp_path: Path) -> None:
         (["certificate", "--wager", "banker", "--sign", "/nonexistent/key"], "cannot read"),
         (["verify", "/nonexistent/c.json"], "cannot read"),
         (["verify", "README.md"], "not a certificate"),
+        (["certificate", "--wager", "tie", "--decks", "8", "--decks", "8"], "--decks 8 is given twice"),
     ],
 )
 def test_certificate_bad_input(args: list[str], message: str) -> None:
@@ -527,3 +530,19 @@ def test_a_default_title_fits_however_long_the_names() -> None:
     doc = build(shoes=[{"decks": 8, "remove": []}], selection=[(w.id, next(iter(w.paytables))) for w in own.values()][:4],
                 files=[{"name": "side-bets.toml", "text": text}], second_route=False)
     assert doc["title"].startswith("Return-to-player certificate: ") and len(doc["title"]) <= 200
+
+
+def test_the_csv_carries_one_in_n_and_a_changed_input_is_named_as_one(lab: dict, tmp_path: Path) -> None:
+    """Issue 25's audit: the certificate's CSV has each outcome's '1 in N' (the JSON's), and verify of a
+    certificate whose stated input was changed says the change is beside the figures, not in them."""
+    code, out, _ = run("certificate", "--wager", "tie:8-to-1", "--format", "csv", "--one-route", "--issued",
+                       "2026-11-26")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    code_json, doc, _ = run("certificate", "--wager", "tie:8-to-1", "--format", "json", "--one-route", "--issued",
+                            "2026-11-26")
+    outcomes = json.loads(doc)["results"][0]["wagers"][0]["outcomes"]
+    assert code == code_json == 0 and [r["one_in"] for r in rows] == [o["one_in"] for o in outcomes]
+    changed = json.loads(doc)
+    changed["inputs"]["paper"] = "a4"
+    ok, message = verify(changed)
+    assert not ok and "something stated beside them was changed" in message and "paper" in message

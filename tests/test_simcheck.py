@@ -545,7 +545,8 @@ def test_check_sim_renders_one_report_in_every_format(tmp_path: Path) -> None:
     code, out, _ = run("check-sim", str(counts), "--counts", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 1
-    assert list(rows[0]) == ["wager", "test", "statistic", "p_value", "adjusted_p_value", "flagged", "detail"]
+    assert list(rows[0])[:7] == ["wager", "test", "statistic", "p_value", "adjusted_p_value", "flagged", "detail"]
+    assert list(rows[0])[7:10] == ["observed_return", "observed_return_exact", "exact_return"]   # its wager's return
     assert [(r["wager"], r["test"], r["flagged"]) for r in rows] == [
         (f"{t['wager']}:{t['paytable']}", t["test"], "FLAG" if t["flagged"] else "") for t in data["tests"]]
     assert [float(r["p_value"]) for r in rows] == [t["p_value"] for t in data["tests"]]      # every digit
@@ -741,3 +742,21 @@ def test_per_outcome_names_a_rare_outcome_dealt_too_often_holm_adjusted_within_t
     fair[biggest] += n - sum(fair.values())
     calm = check_counts({"wagers": {f"{wager.id}:{table}": fair}}, alpha=0.01)
     assert not next(t for t in calm.rows if t.test == "per outcome").flagged
+
+
+def test_the_csv_carries_each_wagers_return_and_detect_says_what_it_cannot(tmp_path: Path) -> None:
+    """Issue 25's audit: check-sim's CSV rows carry their wager's return (the JSON's figures); a deviation too
+    small for a float's digits gives rounds to 3 significant digits; --detect with no fixed paytable is refused."""
+    path = tmp_path / "r.csv"
+    write_records(simulate(decks=8, rounds=3_000, seed=12, mode="fresh"), str(path))
+    code, out, _ = run("check-sim", str(path), "--wager", "banker", "--format", "csv", "--detect", "1e-12")
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if r["wager"] == "banker:standard"]
+    _, doc, _ = run("check-sim", str(path), "--wager", "banker", "--format", "json", "--detect", "1e-12")
+    back = json.loads(doc)["returns"][0]
+    assert code == 0 and rows and all(r["observed_return_exact"] == back["observed"] and
+                                      float(r["se"]) == back["se"] for r in rows)
+    needed = back["rounds_to_detect"]
+    assert needed > 10**20 and str(needed)[3:] == "0" * (len(str(needed)) - 3)
+    assert all(r["rounds_to_detect"] == str(needed) for r in rows)
+    code, _, err = run("check-sim", str(path), "--wager", "heavenly-9-progressive", "--detect", "1%")
+    assert code == 2 and "--detect: no wager checked has a fixed paytable" in err

@@ -612,8 +612,9 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
     stated = {k: v for k, v in document.items() if k not in ("provenance", "signature")}
     diff = _compare(stated, {k: v for k, v in fresh.items() if k != "provenance"}, "")
     if diff == "certificate_number":
-        return False, ("value differs at certificate_number: it is derived from the whole content (a changed "
-                       "title, date, party or figure changes it)")
+        return False, ("value differs at certificate_number: every figure recomputed from the stated inputs "
+                       "matches, so something stated beside them was changed after the number was made: the "
+                       "inputs (shoes, wagers, bet, paper, route, files), the title, the date or a party")
     if diff:
         return False, f"value differs at {diff}"
     prov = document["provenance"]
@@ -657,6 +658,10 @@ def _files_note(document: dict[str, Any]) -> str:
 def shoes_from_options(decks: Iterable[int], remove: str | None) -> list[dict[str, Any]]:
     """Shoe inputs as the certificate states them (checked now, recomputed by verify)."""
     cards = [str(c) for c in parse_card_list(remove, where="--remove")] if remove else []
+    decks = list(decks)
+    twice = next((d for k, d in enumerate(decks) if d in decks[:k]), None)
+    if twice is not None:
+        raise ExactOddsError(f"--decks {twice} is given twice: each shoe is certified once")
     specs = [{"decks": d, "remove": cards} for d in decks]
     for spec in specs:
         try:

@@ -646,14 +646,15 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
 # -- every format of a certificate, by name ------------------------------------------------------
 
 CERTIFICATE_COLUMNS = ("certificate_number", "shoe", "wager", "paytable", "outcome_id", "outcome", "pays", "net",
-                       "combinations", "probability", "return")
+                       "combinations", "probability", "one_in", "return")
 
 
 def certificate_csv(cert: dict[str, Any]) -> str:
     """The certificate's priced outcomes as CSV (exact fractions, as in its JSON)."""
     return write_csv(CERTIFICATE_COLUMNS, [
         [cert["certificate_number"], result["shoe"]["description"], block["wager"], block["paytable"], row["id"],
-         row["outcome"], row["pays"], row["net"], row["combinations"], row["probability"], row["return"]]
+         row["outcome"], row["pays"], row["net"], row["combinations"], row["probability"], row.get("one_in"),
+         row["return"]]
         for result in cert["results"] for block in result["wagers"] for row in block["outcomes"]])
 
 

@@ -261,6 +261,22 @@ _RETURNS = (Column("wager", "Wager:paytable"), Column("observed", "Observed", "d
             Column("z", "z", "float", places=2, signed=True), _Significant("p_value", "p", "float", places=3),
             Column("detectable", "Detectable", "float", places=6))
 
+#: The CSV's further columns: each test's row carries its wager's return (:class:`ReturnRow`), blank where
+#: the wager has none (a share of a meter, or a row of the cards or the shoes).
+_RETURN_TIDY = (Column("observed_return", "Observed return", "decimal", places=6, signed=True, twin=True),
+                Column("exact_return", "Exact return", "decimal", places=6, signed=True, twin=True),
+                Column("se", "SE", "float", places=6), Column("low_95", "95% low", "float", places=6),
+                Column("high_95", "95% high", "float", places=6), Column("low_99", "99% low", "float", places=6),
+                Column("high_99", "99% high", "float", places=6), Column("detectable", "Detectable", "float", places=6),
+                Column("rounds_to_detect", "Rounds to detect", "int"))
+
+
+def _return_cells(x: ReturnRow | None) -> tuple[Any, ...]:
+    if x is None:
+        return (None,) * len(_RETURN_TIDY)
+    return (x.observed, x.exact, x.se, *x.interval_95, *x.interval_99, x.detectable, x.rounds_to_detect)
+
+
 #: The rounds that break the drawing rules.
 _BROKEN = (Column("source", "Source"), Column("line", "Line", "int"), Column("cards", "Cards"))
 
@@ -313,6 +329,10 @@ class CheckResult(Describes):
                                        r.p_value, r.adjusted, "FLAG" if r.flagged else "", r.detail)
                                       for r in self.rows))
         shown = every if verbose or self.validation else Table(_TESTS, tuple(row for row in every.rows if row[5]))
+        returns = {x.wager: x for x in self.returns}
+        tidy = Table(_TESTS + _RETURN_TIDY, tuple(                 # CSV: each test with its wager's return
+            row + _return_cells(returns.get(row[0] + (" (as reported)" if test.test.startswith("reported ") else "")))
+            for row, test in zip(every.rows, self.rows)))
         tables = [shown] if shown.rows else []
         if self.returns:
             tables.append(self._returns_table())
@@ -350,7 +370,7 @@ class CheckResult(Describes):
                  f"check-sim: {self.rounds:,} rounds, {_rounds(len(self.rows), 'test')}, "
                  f"Holm-adjusted at alpha {self.alpha}")
         return Report("check-sim", title=title,
-                      headline=headline, tables=tuple(tables), tidy=every, data=data)
+                      headline=headline, tables=tuple(tables), tidy=tidy, data=data)
 
     def _returns_table(self) -> Table:
         """Per wager: observed against exact return, its standard error and intervals, and what this many
@@ -574,6 +594,8 @@ def _return_row(key: str, r: WagerResult, counts: Mapping[str, int], n: int, alp
     interval = {q: (float(observed) - float(norm.isf((1 - q) / 2)) * se,
                     float(observed) + float(norm.isf((1 - q) / 2)) * se) for q in (0.95, 0.99)}
     needed = math.ceil((reach * sigma / float(detect)) ** 2) if detect and math.isfinite(reach) else None
+    if needed is not None and needed >= 10**15:         # past a float's digits: 3 significant, the rest zeros
+        needed = round(needed, 3 - len(str(needed)))
     return ReturnRow(key, observed, Fraction(r.expected_return), se, z, float(2 * norm.sf(abs(z))),
                      interval[0.95], interval[0.99], reach * se, needed)
 
@@ -843,6 +865,9 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
                      for x in _tests(key, r, rep, n)]
             if not r.symbolic:                         # the return the simulator paid, beside the cards' own
                 returns.append(_return_row(key + " (as reported)", r, rep, n, alpha, detect))
+    if detect is not None and n and not returns:
+        raise ExactOddsError("--detect: no wager checked has a fixed paytable (a progressive's return depends on "
+                             "its meter): name one with --wager")
     invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
     first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
     return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first,
