@@ -60,6 +60,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("analyses.counting", n) for n in ("Count", "suggest_tags")},
     "simulate": ("simulation.simulate", "simulate"),
     "walk": ("engine.walk", "walk"),
+    "design_paytable": ("analyses.designer", "design"),
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -81,6 +82,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:                     # what a type checker and an IDE see
     from exactodds.analyses.analysis import MAIN_WAGERS, Analysis, analyze, load_file, select
     from exactodds.analyses.counting import Count, suggest_tags
+    from exactodds.analyses.designer import design as design_paytable
     from exactodds.analyses.eor import effects_of_removal
     from exactodds.analyses.pricing import OutcomeLine, WagerResult, price
     from exactodds.analyses.progressive import mystery_return, progressive_analysis

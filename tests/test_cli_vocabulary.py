@@ -198,7 +198,7 @@ def test_certificate_text_is_its_markdown_and_csv_its_exact_outcomes() -> None:
     assert code == 0 and rows[0][:3] == ["certificate_number", "shoe", "wager"]
     assert {r[1] for r in rows[1:]} == {"6 decks (312 cards)", "8 decks (416 cards)"}
     block = doc["results"][0]["wagers"][0]
-    assert [r[-2:] for r in rows[1:] if r[1].startswith("8")] == [[o["probability"], o["return"]]
+    assert [r[-3:] for r in rows[1:] if r[1].startswith("8")] == [[o["probability"], o["one_in"], o["return"]]
                                                                    for o in block["outcomes"]]
 
 

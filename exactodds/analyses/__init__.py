@@ -1,6 +1,6 @@
 """Analyses: a wager's paytable priced against the exact distribution, and what follows from it —
 effects of removal and card counts, positions of several wagers, player options (House Money),
-the Banker's vigorish by bet size, and progressive and mystery jackpots.
+the Banker's vigorish by bet size, progressive and mystery jackpots, and the paytable designer.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import lazy_loader
 __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "analysis": ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"],
     "betting": ["Play", "parse_ramp", "ramp_units"],
+    "designer": ["Design", "Designs", "design", "SEARCH_BUDGET"],
     "counting": ["Count", "suggest_tags", "betting_correlation_squared", "parse_tags", "RANKS", "CARDS"],
     "eor": [
         "RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects",
@@ -33,6 +34,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
+    from exactodds.analyses.designer import SEARCH_BUDGET, Design, Designs, design
     from exactodds.analyses.analysis import (
         MAIN_WAGERS,
         ROUTES,

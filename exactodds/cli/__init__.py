@@ -31,7 +31,7 @@ __all__ = ["COMMANDS", "cli", "main"]
 #: Every command, as ``module:function`` of this package, imported on first use.
 COMMANDS = {
     "analyze": ".pricing:analyze", "list": ".pricing:list_", "check": ".pricing:check",
-    "features": ".pricing:features",
+    "features": ".pricing:features", "design": ".pricing:design",
     "progressive": ".tools:progressive", "vigorish": ".tools:vigorish", "position": ".tools:position",
     "house-money": ".tools:house_money_command", "mystery": ".tools:mystery",
     "eor": ".counting:eor", "exposure": ".counting:exposure",

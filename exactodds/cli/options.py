@@ -9,6 +9,8 @@ has its own option: ``--record-format``, ``--input-format``).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -143,6 +145,15 @@ def shoe(n: int, cards: str | None) -> Shoe:
     return made
 
 
+def number_or_percent(text: str, option: str, example: str = "2.5% or 0.025") -> Fraction:
+    """An option's value written as a percentage (``2.5%``) or a number (``0.025``), exactly."""
+    try:
+        raw = text.strip()
+        return Fraction(raw[:-1].strip()) / 100 if raw.endswith("%") else Fraction(raw)
+    except (ValueError, ZeroDivisionError):
+        raise ExactOddsError(f"{option}: {text!r} is not a number such as {example}") from None
+
+
 def user_files(paths: tuple[str, ...]) -> list[tuple[str, str]]:
     """(path, text) of each ``--paytables FILE``, each read once."""
     if any(not p.strip() for p in paths):
@@ -183,6 +194,7 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
 
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
+           "number_or_percent",
            "meter_units", "old_wagers", "output_format", "paytables", "record_format", "remove", "result_format",
            "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
            "with_files"]

@@ -1,17 +1,22 @@
-"""Commands that price and describe the catalogue: ``analyze``, ``list``, ``check`` and ``features``."""
+"""Commands that price and describe the catalogue: ``analyze``, ``list``, ``check``, ``features`` and
+``design`` (pays for a target house edge)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import click
 
 from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze as run_analysis
-from exactodds.analyses.analysis import load_text, select
+from exactodds.analyses.analysis import load_text, priced_pairs, select
+from exactodds.analyses.pricing import price
+from exactodds.engine.distribution import deal
 from exactodds.cli import options
 from exactodds.cli.core import command
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, InconsistentCounts
+from exactodds.files import check_output, write_atomically
 from exactodds.game.cards import Card
 from exactodds.render.tables import Column, Report, Table, render_report
 from exactodds.wagers.bet_size import at_bet, parse_dollars
@@ -198,3 +203,61 @@ def features(fmt: str) -> None:
     # "version": the key of the previous release, beside the "exactodds" every JSON document carries
     report = Report("features", tables=tables, tidy=tidy, data={"version": __version__, "features": rows})
     click.echo(render_report(report, fmt), nl=False)
+
+
+@command()
+@options.wager
+@click.option("--target-edge", required=True, metavar="EDGE", help="The house edge to reach: 2.5% or 0.025.")
+@click.option("--max-pay", default="1000", show_default=True, metavar="N", help="The largest pay, N of 'N to 1'.")
+@click.option("--step", type=click.Choice(["1", "0.5"]), default="0.5", show_default=True,
+              help="Pays in whole numbers or halves.")
+@click.option("--form", type=click.Choice(["to", "for"]), default="to", show_default=True,
+              help="Pays written 'N to 1' or 'N for 1'.")
+@click.option("--max-sd", metavar="SD", help="Only paytables whose standard deviation of a round is at most this.")
+@click.option("--tolerance", default="0.01%", show_default=True, metavar="EDGE",
+              help="How near the target counts as on it; ten times wider, and again, if nothing is.")
+@click.option("--top", type=int, default=5, show_default=True, help="How many paytables to list.")
+@options.decks
+@options.remove
+@options.paytables
+@click.option("--output", metavar="FILE", help="Write the best paytable as a paytable file (TOML) for "
+              "--paytables FILE.")
+@click.option("--id", "paytable_id", default="designed", show_default=True, help="The id of the paytable written.")
+@options.result_format
+def design(wagers: tuple[str, ...], target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
+           top: int, decks: int, remove: str | None, paytables_files: tuple[str, ...], output: str | None,
+           paytable_id: str, fmt: str) -> None:
+    """Pays for a wager's outcomes that give a target house edge, exactly or as near as the constraints allow.
+
+    Starts from the paytable named (or the wager's first): its paid outcomes get pays 'N to 1' (N whole or
+    a half), a rarer outcome paying at least as much, at most --max-pay; its pushes stay pushes. Lists the
+    paytables within --tolerance of the target that change the draft's pays least, each with its exact edge,
+    SD and hit frequency; --output writes the best as a paytable file.
+    """
+    from exactodds.analyses.designer import design as design_paytables   # the designer's module, on use
+    if len(wagers) != 1:
+        raise ExactOddsError(f"design sets the pays of one wager: give --wager WAGER[:PAYTABLE] once, got {len(wagers)}")
+    cat = options.catalogue(paytables_files)
+    wager, table_id = priced_pairs(cat, list(wagers), where="--wager")[0]        # a bare wager: its first paytable
+    target = options.number_or_percent(target_edge, "--target-edge")
+    pay_limit = options.number_or_percent(max_pay, "--max-pay", "200")
+    sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None
+    if sd is not None and sd <= 0:
+        raise ExactOddsError(f"--max-sd: a standard deviation above 0, got {max_sd!r}")
+    if output is not None:
+        check_output(output)
+    shoe = options.shoe(decks, remove)
+    found = design_paytables(wager, wager.paytables[table_id], shoe, target_edge=target, max_pay=pay_limit,
+                             step=Fraction(step), form=form, max_sd=sd, top=top,
+                             tolerance=options.number_or_percent(tolerance, "--tolerance", "0.01%"))
+    click.echo(found.render(fmt), nl=False)
+    if output is not None:
+        text = found.paytable_toml(paytable_id=paytable_id)
+        merged = cat.merged(load_text(text, source=output))             # what is written reads back ...
+        again = price(merged[wager.id], merged[wager.id].paytable(paytable_id), deal(shoe))
+        if -again.expected_return != found.best.edge:                   # ... and prices to the same edge
+            raise InconsistentCounts(f"{output}: the paytable written prices to {-again.expected_return}, not "
+                                     f"{found.best.edge}: a defect of exactodds, please report it")
+        write_atomically(output, text)
+        click.echo(f"wrote {output}: paytable {paytable_id!r} of {wager.id}, house edge "
+                   f"{float(found.best.edge):.6%}", err=True)

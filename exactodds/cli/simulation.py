@@ -91,10 +91,7 @@ def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, set
 
 def _deviation(text: str) -> Fraction:
     """``--detect``: a deviation of the return, as a percentage (``0.1%``) or a number (``0.001``), exactly."""
-    try:
-        value = Fraction(text[:-1]) / 100 if text.strip().endswith("%") else Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise ExactOddsError(f"--detect: {text!r} is not a deviation such as 0.1% or 0.001") from None
+    value = options.number_or_percent(text, "--detect", "0.1% or 0.001")
     if not 0 < value < 2:
         raise ExactOddsError(f"--detect: a deviation of the return is above 0 and below 2 (200%), got {text!r}")
     return value
