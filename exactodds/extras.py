@@ -19,12 +19,12 @@ from types import ModuleType
 
 from exactodds.errors import ExactOddsError
 
-__all__ = ["load", "LIBRARIES"]
+__all__ = ["load", "missing", "LIBRARIES", "EXTRAS"]
 
 #: Module -> the extra that installs it (None: a base dependency, deferred only because it is slow to import).
 LIBRARIES: dict[str, str | None] = {
-    **dict.fromkeys(("pyarrow", "pyarrow.compute", "pyarrow.csv", "pyarrow.json", "pyarrow.parquet"), None),
-    **dict.fromkeys(("scipy.special", "scipy.stats"), None),
+    **dict.fromkeys(("pyarrow", "pyarrow.compute", "pyarrow.csv", "pyarrow.json", "pyarrow.parquet"), "sim"),
+    **dict.fromkeys(("scipy.special", "scipy.stats"), "sim"),
     "sympy": None,
     "jinja2": None,
     "jsonschema": None,
@@ -33,6 +33,22 @@ LIBRARIES: dict[str, str | None] = {
     "matplotlib.pyplot": "notebooks",
     "dask.distributed": "cluster",
 }
+
+
+#: The top-level module of each library an extra brings -> the extra: what a command module that imports
+#: one at its top needs (named in one line when it is missing; see :func:`missing`).
+EXTRAS: dict[str, str] = {
+    "pyarrow": "sim", "scipy": "sim", "cryptography": "pdf", "rfc8785": "pdf", "pypdf": "pdf", "flask": "serve",
+    "waitress": "serve", "pandas": "notebooks", "matplotlib": "notebooks", "dask": "cluster",
+}
+
+
+def missing(exc: ImportError) -> ExactOddsError | None:
+    """The one-line error for an extra's library that is not installed, or None if ``exc`` is not one."""
+    top = (exc.name or "").split(".")[0]
+    if top not in EXTRAS:
+        return None
+    return ExactOddsError(f"this needs {top}: pip install 'exactodds[{EXTRAS[top]}]'")
 
 
 @functools.cache

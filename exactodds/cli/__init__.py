@@ -25,6 +25,7 @@ import click
 
 from exactodds.cli.core import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK, Once, fail
 from exactodds.errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, Interrupted
+from exactodds.extras import missing
 
 __all__ = ["COMMANDS", "cli", "main"]
 
@@ -115,14 +116,31 @@ class _Cli(Once, click.Group):
     """The exactodds group: its commands are imported on first use (click's lazy loading of
     subcommands, from :data:`COMMANDS`), and its errors are one line on stderr with exit code 2."""
 
+    _listing = False
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *COMMANDS])
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
             return super().get_command(ctx, cmd_name)
         module, name = COMMANDS[cmd_name].split(":")
-        found = getattr(importlib.import_module(module, __name__), name)   # the one deferred import
+        try:
+            found = getattr(importlib.import_module(module, __name__), name)   # the one deferred import
+        except ImportError as exc:                       # an extra's library not installed: one line naming it
+            error = missing(exc)
+            if error is None:
+                raise
+            if self._listing:                            # --help lists the command and what it needs
+                return click.Command(cmd_name, help=str(error).replace("this needs", "needs"))
+            fail(str(error))
         if not isinstance(found, click.Command):
             raise TypeError(f"{COMMANDS[cmd_name]} is not a click command")
         _loaded()

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from exactodds import extras
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.cli import options
 from exactodds.cli.core import EXIT_CHECK_FAILED, command, either, given, progress
@@ -70,6 +71,7 @@ def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, set
         raise ExactOddsError(f"{option} {fmt} but --output {output} names a .{named[-1]} file")
     if shoe_column and mode != "shoe":
         raise ExactOddsError("--shoe-column numbers real shoes: it goes with --mode shoe")
+    extras.load("pyarrow")                               # before the seed is drawn and said: one line if missing
     seed = options.drawn_seed(seed)
     chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs), *([SHOE_COLUMN] if shoe_column else [])]
