@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExactOddsError", "InconsistentCounts", "ExactOddsWarning", "Interrupted", "DuplicateKey", "unique_keys",
+__all__ = ["ExactOddsError", "InconsistentCounts", "SuitsUnknown", "ExactOddsWarning", "Interrupted", "DuplicateKey", "unique_keys",
            "read_json"]
 
 
@@ -28,6 +28,10 @@ class InconsistentCounts(ExactOddsError):
     """Counts that break an invariant of the counting (they do not add up to the shoe's
     sequences): a defect, or a forged cache file, never bad input. No figure is made of
     them; the CLI prints the message as one line and exits 1."""
+
+
+class SuitsUnknown(ExactOddsError):
+    """A wager that reads suits asked of a shoe whose suits are unknown (cards removed by rank only)."""
 
 
 class ExactOddsWarning(UserWarning):

@@ -8,14 +8,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from exactodds import engine
 from exactodds.analyses.pricing import PointDistribution, WagerResult, check_wagers, price
 from exactodds.engine.distribution import deal
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, SuitsUnknown
 from exactodds.game.shoe import Shoe
 from exactodds.render.report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
 from exactodds.render.tables import Report, Results, dataframe, render_report
@@ -40,10 +40,25 @@ class Analysis(Results[WagerResult]):
     shoe: Shoe
     results: tuple[WagerResult, ...]
     route: str = "vector"
+    skipped: tuple[str, ...] = ()        # WAGER:PAYTABLE that read suits, of a shoe whose suits are unknown
 
     def report(self, *, summary: bool = False) -> Report:
         """The outcome tables, or with ``summary`` one row per wager and paytable."""
-        return (summary_report if summary else analysis_report)(self.shoe, self.results, route=self.route)
+        made = (summary_report if summary else analysis_report)(self.shoe, self.results, route=self.route)
+        if not self.skipped:
+            return made
+        original = made.data
+
+        def data() -> dict[str, Any]:                   # the JSON names what was left out
+            return {**(original() if callable(original) else original or {}), "skipped": list(self.skipped)}
+
+        return replace(made, data=data, notes=(*made.notes, self.skipped_note()))
+
+    def skipped_note(self) -> str:
+        """What was left out, and why: one line."""
+        return (f"Skipped {len(self.skipped)} wager paytable{'s' if len(self.skipped) != 1 else ''} that read "
+                f"suits, since the shoe's suits are unknown (cards removed by rank only; give them with their "
+                f"suits, e.g. 9h): {', '.join(self.skipped)}")
 
     def render(self, fmt: str, *, summary: bool = False) -> str:
         """The outcome tables, or with ``summary`` one row per wager and paytable, in ``fmt``."""
@@ -203,4 +218,17 @@ def analyze(
         walk = engine.WalkDistribution(shoe)
         walk.prepare(w for w, _ in pairs)                 # one walk per group of wagers reading the same cards
         dist = walk
-    return Analysis(shoe, tuple(price(w, w.paytables[t], dist) for w, t in pairs), route)
+    if shoe.card_counts is not None:
+        return Analysis(shoe, tuple(price(w, w.paytables[t], dist) for w, t in pairs), route)
+    priced, skipped = [], []                  # suits unknown: the wagers that read them are left out, and named
+    for w, t in pairs:
+        try:
+            priced.append(price(w, w.paytables[t], dist))
+        except SuitsUnknown:
+            if len(pairs) == 1:
+                raise
+            skipped.append(f"{w.id}:{t}")
+    if not priced:
+        raise SuitsUnknown(f"every wager chosen reads suits, but the shoe's suits are unknown (cards were given by "
+                           "rank only); give removed cards with their suits, e.g. 9h")
+    return Analysis(shoe, tuple(priced), route, tuple(skipped))

@@ -20,6 +20,8 @@ so tags carry the sign of the effect (:mod:`exactodds.analyses.counting`).
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -116,6 +118,48 @@ class RemovalEffects(Describes):
         """Σ count × effect over the shoe: exactly zero (removing an unseen card changes nothing)."""
         return sum((n * e for n, e in zip(self.counts, self.effects) if e is not None), Fraction(0))
 
+    def favourable_share(self, *, cut: int = 14) -> float | None:
+        """About what share of rounds, dealt down to ``cut`` cards from the end, the edge is in the player's
+        favour: a linear estimate from the effects (None for a progressive without meters).
+
+        After m cards of the N are seen, the return moves by Σ (removed − expected) × effect, each effect
+        grown N/(N − m) as the shoe shrinks: a sum over a random draw without replacement whose standard
+        deviation is N/(N − m) · √(m (N − m)/(N − 1) · Σ n · effect² / N) (Σ n · effect is exactly 0). The
+        share is the normal chance that the return passes 0, averaged over the depths dealt. An estimate
+        to say whether a study is worth making, never a figure: ``exposure`` measures it exactly.
+        """
+        values = self.numeric()
+        base = self.base.at(self.meters) if self.symbolic and self.meters and hasattr(self.base, "at") else self.base
+        if not isinstance(base, Fraction) or any(v is None for v, n in zip(values, self.counts) if n):
+            return None
+        size = self.shoe.size
+        spread = sum((n * float(v) ** 2 for n, v in zip(self.counts, values) if n and v is not None), 0.0) / size
+        if spread == 0 or size <= cut + 1:
+            return 1.0 if base > 0 else 0.0
+        shares = []
+        for m in range(0, size - cut, max(1, (size - cut) // 200)):
+            sigma = size / (size - m) * math.sqrt(m * (size - m) / (size - 1) * spread)
+            shares.append(1.0 if sigma == 0 and base > 0 else 0.0 if sigma == 0 else
+                          0.5 * math.erfc(-float(base) / (sigma * math.sqrt(2))))
+        return sum(shares) / len(shares)
+
+    def verdict(self, *, cut: int = 14) -> str:
+        """One line: is a count worth studying for this wager? (From :meth:`favourable_share`.)"""
+        name = f"{self.wager.id}:{self.paytable.id}"
+        share = self.favourable_share(cut=cut)
+        if share is None:
+            return f"{name}: give --meter to read a verdict (a progressive's effects depend on its meter)"
+        base = self.base.at(self.meters) if self.symbolic and self.meters and hasattr(self.base, "at") else self.base
+        if base > 0:
+            return f"{name}: the player has the edge off the top ({percent(base, 4)}): no count needed"
+        about = f"about {share:.1%} of rounds" if share >= 0.001 else "under 0.1% of rounds"
+        if share >= 0.01:
+            return (f"{name}: worth a count — by its effects of removal (a linear estimate) the edge is the "
+                    f"player's in {about} dealt to a cut card {cut} from the end; "
+                    f"exactodds exposure --wager {name} measures it")
+        return (f"{name}: not countable — by its effects of removal (a linear estimate) the edge is the player's "
+                f"in {about} dealt to a cut card {cut} from the end")
+
     def rows(self) -> list[dict[str, Any]]:
         """One row per removed item: exact effect, its ×100,000 float, the tag."""
         tags = self.count.tags if self.count else {}
@@ -209,6 +253,7 @@ def _table(r: RemovalEffects) -> Table:
     elif r.count is not None:
         notes.append("No count: the effects are all zero (no card moves the return)")
     notes.append(f"Check: Σ copies × effect = {r.weighted_sum} (exactly zero)")
+    notes.append(f"Verdict: {r.verdict()}")
     return Table(_SHOWN, rows, title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}",
                  notes=tuple(notes))
 
@@ -221,6 +266,8 @@ def _as_dict(r: RemovalEffects) -> dict[str, Any]:
         "effects": {item: None if e is None else exact(e) for item, e in zip(r.items, r.effects)},
         "in_shoe": dict(zip(r.items, r.counts)),
         "weighted_sum": exact(r.weighted_sum),
+        "favourable_share_estimate": r.favourable_share(),     # a linear estimate, not an exact figure
+        "verdict": r.verdict(),
     }
     if r.meters is not None:
         out["meters"] = {k: exact(v) for k, v in r.meters.items()}

@@ -14,6 +14,7 @@ from exactodds.analyses.counting import parse_tags
 from exactodds.analyses.eor import effects_of_removal, second_order_effects
 from exactodds.cli import options
 from exactodds.cli.core import command, progress
+from exactodds.documents.plots import check_plot_path, edge_by_penetration, effects_bars, save_plot
 from exactodds.errors import ExactOddsError
 from exactodds.simulation.exposure import BANKROLL, MAX_WORKERS
 from exactodds.simulation.exposure import exposure as run_exposure
@@ -36,10 +37,11 @@ _TAGS = click.option("--tags", metavar="RANK=TAG,...",
               help="Read a progressive's effects at this meter, in units of its wager (default: the reseed).")
 @click.option("--second-order", is_flag=True, help="Instead: the effects of removing one, two and three copies of "
               "each card, and how far they are from linear (what a linear count misses).")
+@options.plot
 @options.result_format
 def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, decks: int, remove: str | None,
         paytables_files: tuple[str, ...], tags: str | None, max_tag: int, meters: tuple[str, ...], second_order: bool,
-        fmt: str) -> None:
+        plot: str | None, fmt: str) -> None:
     """Exact effect of removal of each card on a wager's return, and a count built from it."""
     specs = options.wagers_of(wagers, old_wagers)
     if everything and specs:
@@ -49,12 +51,19 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
         raise ExactOddsError("name a wager (--wager WAGER or WAGER:PAYTABLE, see 'exactodds list') or give --all")
     pairs = priced_pairs(cat, list(cat) if everything else specs, where="--wager")
     given = parse_tags(tags) if tags is not None else None
+    if plot is not None:
+        if second_order:
+            raise ExactOddsError("--plot draws the effects of removal; --second-order has no plot")
+        check_plot_path(plot)
     if second_order:
         click.echo(second_order_effects(options.shoe(decks, remove), pairs, catalogue=cat).render(fmt), nl=False)
         return
     table = effects_of_removal(options.shoe(decks, remove), pairs, catalogue=cat, tags=given, max_tag=max_tag,
                                meters=options.meter_units(meters) or None)
     click.echo(table.render(fmt), nl=False)
+    if plot is not None:
+        save_plot(lambda r, ax: effects_bars(r, ax=ax), table.results, plot)
+        click.echo(f"wrote {plot}: the effects of removal of {len(table.results)} wager table(s)", err=True)
 
 
 @command()
@@ -76,10 +85,12 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
               help="Bankroll, in units, whose risk of ruin is shown.")
 @click.option("--team", is_flag=True, help="Also the play of a team at one table: each player counts his own wager "
               "and bets it from its best threshold (wagers read at point values).")
+@options.plot
 @options.result_format
 def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,
              tags: str | None, paytables_files: tuple[str, ...], batch: int, workers: int | None,
-             scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, team: bool, fmt: str) -> None:
+             scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, team: bool, plot: str | None,
+             fmt: str) -> None:
     """Deal real shoes; the exact edge and the count before every round; what a counter wins.
 
     Shoe i is shuffled from (seed, i).
@@ -93,6 +104,8 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
     steps = parse_ramp(ramp) if ramp is not None else ()
     if bankroll < 1:
         raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
+    if plot is not None:
+        check_plot_path(plot)
     seed = options.drawn_seed(seed)
     with progress(not quiet and sys.stderr.isatty(), length=shoes, label="shoes") as bar:
         done = [0]
@@ -106,3 +119,6 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
                                                                                            MAX_WORKERS),
                               scheduler=scheduler, progress=advance, ramp=steps, bankroll=bankroll, team=team)
     click.echo(result.render(fmt), nl=False)
+    if plot is not None:
+        save_plot(lambda r, ax: edge_by_penetration(r, ax=ax), result.results, plot)
+        click.echo(f"wrote {plot}: the player's expected return against penetration", err=True)

@@ -87,6 +87,9 @@ def output_format(*extra: str) -> Decorator:
 
 result_format: Decorator = output_format()
 
+plot: Decorator = click.option(
+    "--plot", metavar="FILE", help="Also draw it to FILE (.png or .svg; needs exactodds[notebooks]).")
+
 record_format: Decorator = click.option(
     "--record-format", type=click.Choice(["csv", "jsonl", "parquet"]), default=None,
     help="Record format (default: from the extension of --output, else csv).")
@@ -194,7 +197,7 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
 
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
-           "number_or_percent",
+           "number_or_percent", "plot",
            "meter_units", "old_wagers", "output_format", "paytables", "record_format", "remove", "result_format",
            "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
            "with_files"]

@@ -25,6 +25,7 @@ from exactodds.analyses.progressive import (
 from exactodds.analyses.vigorish import COMMON_BETS, VigorishTables, vigorish_table
 from exactodds.cli import options
 from exactodds.cli.core import command, either
+from exactodds.documents.plots import check_plot_path, position_distribution, save_plot
 from exactodds.errors import ExactOddsError
 from exactodds.render.report import render_mystery, render_progressive
 from exactodds.wagers.bet_size import parse_dollars
@@ -176,9 +177,11 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str
               help="A progressive meter in units of its wager, e.g. J=2000 (repeatable).")
 @click.option("--mystery", "mystery", multiple=True, metavar="CONFIGURATION",
               help="Add a must-hit-by bonus the position qualifies for (see 'exactodds mystery'), e.g. A-$5.")
+@options.plot
 @options.result_format
 def position(old_wagers: tuple[str, ...], wagers: tuple[str, ...], decks: int, remove: str | None,
-             paytables_files: tuple[str, ...], meters: tuple[str, ...], mystery: tuple[str, ...], fmt: str) -> None:
+             paytables_files: tuple[str, ...], meters: tuple[str, ...], mystery: tuple[str, ...], plot: str | None,
+             fmt: str) -> None:
     """Several wagers on one round: the exact joint result, its variance and covariances."""
     stakes = options.wagers_of(wagers, old_wagers)
     if not stakes:
@@ -193,8 +196,15 @@ def position(old_wagers: tuple[str, ...], wagers: tuple[str, ...], decks: int, r
                 w.paytable(table)
         except ExactOddsError as exc:
             raise ExactOddsError(f"stake {wid}{':' + table if table else ''}: {exc}") from None
+    if plot is not None:
+        check_plot_path(plot)
     result = run_position(options.shoe(decks, remove), parsed, catalogue=cat, meters=values or None, mystery=mystery)
+    if plot is not None and result.distribution is None:
+        raise ExactOddsError(f"--plot draws the position's distribution, which is not computed here ({result.note})")
     click.echo(result.render(fmt), nl=False)
+    if plot is not None:
+        save_plot(lambda r, ax: position_distribution(r, ax=ax), [result], plot)
+        click.echo(f"wrote {plot}: the distribution of the position's net result", err=True)
 
 
 def _fraction(raw: str, option: str) -> Fraction:

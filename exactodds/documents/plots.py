@@ -6,8 +6,11 @@ moment, for drawing only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import io
+import os
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from exactodds import extras
@@ -16,10 +19,11 @@ from exactodds.analyses.eor import PER, effects_of_removal
 from exactodds.analyses.pricing import WagerResult
 from exactodds.analyses.progressive import ProgressiveAnalysis, load_meters, progressive_analysis
 from exactodds.errors import ExactOddsError
+from exactodds.files import check_output, write_atomically
 from exactodds.game.shoe import Shoe
 
 __all__ = ["edge_by_decks", "outcome_probabilities", "progressive_return", "removal_effect", "effects_bars",
-           "edge_by_penetration"]
+           "edge_by_penetration", "position_distribution", "save_plot", "check_plot_path"]
 
 
 def _one(result: Any, name: str) -> Any:
@@ -163,3 +167,52 @@ def edge_by_penetration(result: Any, *, ax: Any = None) -> Any:
                  fontsize="medium")
     ax.legend(loc="lower left", fontsize="small")
     return ax
+
+
+def position_distribution(position: Any, *, ax: Any = None) -> Any:
+    """The exact distribution of a :class:`~exactodds.analyses.positions.Position`'s net result per round:
+    each result's probability (log scale), losses red, wins green."""
+    ax = _axes(ax)
+    if position.distribution is None:
+        raise ExactOddsError(f"this position has no distribution to draw ({position.note})")
+    items = sorted(position.distribution.items())
+    x = [float(v) for v, _ in items]
+    p = [c / position.total for _, c in items]
+    ax.bar([str(v) if v.denominator == 1 else f"{float(v):g}" for v, _ in items], p,
+           color=["tab:red" if v < 0 else "tab:green" if v > 0 else "grey" for v in x])
+    ax.set_yscale("log")
+    ax.set_xlabel("net result of the position per round (units)")
+    ax.set_ylabel("probability")
+    ax.set_title(f"Position: {', '.join(line.wager.id for line in position.lines)}, {position.shoe.label}",
+                 fontsize="medium")
+    if len(items) > 12:
+        ax.tick_params(axis="x", labelsize="xx-small", rotation=90)
+    return ax
+
+
+#: What ``--plot FILE`` writes, by the file's extension.
+PLOT_FORMATS = (".png", ".svg")
+
+
+def check_plot_path(path: str) -> None:
+    """``--plot FILE``: a .png or .svg whose folder exists (checked before anything is computed)."""
+    if Path(path).suffix.lower() not in PLOT_FORMATS:
+        raise ExactOddsError(f"--plot {path}: a .png or .svg file")
+    check_output(path, option="--plot")
+
+
+def save_plot(draw: Callable[[Any, Any], Any], items: Sequence[Any], path: str) -> None:
+    """Draw each of ``items`` on an axes of its own (``draw(item, ax)``), one above the other, and write the
+    figure to ``path`` (PNG or SVG by its extension) whole or not at all."""
+    os.environ.setdefault("MPLBACKEND", "Agg")           # no screen: draw to a file
+    plt = extras.load("matplotlib.pyplot")
+    figure, axes = plt.subplots(len(items), 1, figsize=(8, 4 * len(items)), squeeze=False)
+    try:
+        for item, ax in zip(items, axes[:, 0]):
+            draw(item, ax)
+        figure.tight_layout()
+        out = io.BytesIO()
+        figure.savefig(out, format=Path(path).suffix.lower()[1:], dpi=120)
+    finally:
+        plt.close(figure)
+    write_atomically(path, out.getvalue(), option="--plot")

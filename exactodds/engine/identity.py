@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from exactodds.errors import ExactOddsError, InconsistentCounts
+from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
 from exactodds.game.cards import Card, Rank, Suit
 from exactodds.game.shoe import Shoe, int64_safe
 from exactodds.wagers.outcomes import HAND_ATTRIBUTES
@@ -112,7 +112,7 @@ def _labels(needs: tuple[str, ...]) -> tuple[np.ndarray, tuple[tuple[object, ...
 
 def _card_counts(shoe: Shoe, what: str) -> tuple[int, ...]:
     if shoe.card_counts is None:
-        raise ExactOddsError(
+        raise SuitsUnknown(
             f"{what} reads suits, but the shoe's suits are unknown (cards were given by rank only); "
             "give removed cards with their suits, e.g. 9h"
         )

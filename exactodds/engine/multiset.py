@@ -52,7 +52,7 @@ from exactodds.engine import bounds
 from exactodds.engine.columns import INITIAL_SLOTS, VALUES_READ, identity_columns, slots_read, value_columns
 from exactodds.engine.modular import crt, primes_for
 from exactodds.engine.roundtable import slot_values
-from exactodds.errors import ExactOddsError, InconsistentCounts
+from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
 from exactodds.game.cards import Rank
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe, int64_safe
 from exactodds.wagers.outcomes import (
@@ -132,7 +132,7 @@ def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
     if resolution == "rank":
         return list(shoe.rank_counts)
     if shoe.card_counts is None:
-        raise ExactOddsError(
+        raise SuitsUnknown(
             "it reads suits, but the shoe's suits are unknown (cards were given by rank only); "
             "give removed cards with their suits, e.g. 9h"
         )

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, SuitsUnknown
 from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
@@ -422,7 +422,7 @@ def _root_counts(shoe: Shoe, specs: tuple[Spec | None, ...], what: str) -> tuple
     for r, n in enumerate(shoe.rank_counts):              # suits unknown: only whole ranks can be told apart
         classes = {part.of[4 * r + j] for j in range(4)}
         if len(classes) > 1:
-            raise ExactOddsError(f"{what} reads suits, but the shoe's suits are unknown (cards were given by "
+            raise SuitsUnknown(f"{what} reads suits, but the shoe's suits are unknown (cards were given by "
                                  "rank only); give removed cards with their suits, e.g. 9h")
         counts[classes.pop()] += n
     return tuple(counts)
@@ -703,7 +703,7 @@ def _read_split(shoe: Shoe, by_rank: bool, by_suit: bool, what: str) -> Split:
             c = (rank if by_rank else None, suit if by_suit else None)
             per[_points(rank)][c] = per[_points(rank)].get(c, 0) + n
     elif by_suit:
-        raise ExactOddsError(f"{what} reads suits, but the shoe's suits are unknown (cards were given by "
+        raise SuitsUnknown(f"{what} reads suits, but the shoe's suits are unknown (cards were given by "
                              "rank only); give removed cards with their suits, e.g. 9h")
     else:
         for rank, n in enumerate(shoe.rank_counts, start=1):

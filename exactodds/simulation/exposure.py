@@ -619,8 +619,9 @@ class Exposure(Results[WagerExposure]):
                              title="The team: each player counts his own wager and bets 1 unit on it from its best "
                                    "threshold (rounds bet: bets placed; the variance counts bets on the same round "
                                    "together)"),)
+        verdicts = tuple(f"Verdict: {r.verdict()}" for r in self.results)     # the answer, last
         return Report("exposure", tables=tables, tidy=tidy, data=data,
-                      notes=(f"Sign convention: {SIGN_CONVENTION}.",))
+                      notes=(f"Sign convention: {SIGN_CONVENTION}.", *verdicts))
 
 
 _MEANING = "the player's exact expected return per unit on the cards not yet seen, before each round"
