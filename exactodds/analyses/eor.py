@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -324,8 +324,10 @@ def effects_of_removal(
     tags: dict[str, int] | None = None,
     max_tag: int = 3,
     meters: dict[str, Fraction] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> EffectsTable:
     """Exact effects of removal of each (wager, paytable) off ``shoe``, with a suggested count.
+    ``progress(done, total)``: called as each removed item is priced.
 
     One exact distribution is dealt per removed item and shared by every wager
     that needs it. ``tags`` (item → integer) replaces the suggested count.
@@ -345,8 +347,13 @@ def effects_of_removal(
     base_dist = deal(shoe)
     bases = [expected_return(w, t, base_dist) for w, t in resolved]
     removed: dict[tuple[str, int], list[Any]] = {}
+    todo = sum(len(_items(kind)) for kind in kinds)
+    done = 0
     for kind in sorted(kinds):
         for i, item in enumerate(_items(kind)):
+            done += 1
+            if progress is not None:
+                progress(done, todo)
             if _count(shoe, item) == 0:
                 continue
             dist = deal(shoe.remove(item))

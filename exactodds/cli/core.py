@@ -77,6 +77,8 @@ def either(new: Any, old: Any, old_name: str, new_name: str) -> Any:
 class NoBar:
     """Stands in for a progress bar when none is shown."""
 
+    length: int | None = None
+
     def __enter__(self) -> Self:
         return self
 

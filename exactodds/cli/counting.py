@@ -58,8 +58,17 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
     if second_order:
         click.echo(second_order_effects(options.shoe(decks, remove), pairs, catalogue=cat).render(fmt), nl=False)
         return
-    table = effects_of_removal(options.shoe(decks, remove), pairs, catalogue=cat, tags=given, max_tag=max_tag,
-                               meters=options.meter_units(meters) or None)
+    shoe = options.shoe(decks, remove)
+    with progress(everything and sys.stderr.isatty(), length=1, label="removing (cards)") as bar:
+        done = [0]
+
+        def advance(priced: int, total: int) -> None:
+            bar.length = total                      # known once the wagers' resolutions are
+            bar.update(priced - done[0])
+            done[0] = priced
+
+        table = effects_of_removal(shoe, pairs, catalogue=cat, tags=given, max_tag=max_tag,
+                                   meters=options.meter_units(meters) or None, progress=advance)
     click.echo(table.render(fmt), nl=False)
     if plot is not None:
         save_plot(lambda r, ax: effects_bars(r, ax=ax), table.results, plot)

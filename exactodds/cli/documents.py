@@ -62,6 +62,7 @@ from exactodds.render.tables import Column, Report, Table, render_report
               help="Page size of the HTML and PDF (an input of the certificate: it is recorded, and verified).")
 @click.option("--one-route", is_flag=True, help="Count by the multiset tables alone, without confirming every table "
               "by the recursive walk (faster for wagers reading every card's suit; the certificate says so).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--validation", "validation", metavar="FILE", help="Also write a validation data file (.csv, .jsonl, "
               ".parquet; .gz after CSV or JSON Lines): a round of every outcome of every wager certified, rare ones "
               "included, and of every value-level round class, each with its settlement, for your software to "
@@ -71,7 +72,7 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                 fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
                 approved_by: str | None, key: str | None, signer: str | None, paper: str, one_route: bool,
-                validation: str | None) -> None:
+                quiet: bool, validation: str | None) -> None:
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV or PDF), optionally signed.
 
     Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes) or pdf,
@@ -103,10 +104,18 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
             kind = detect(validation, None)[0]
         except ExactOddsError as exc:
             raise ExactOddsError(f"--validation {exc}") from None
-    cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
-                 parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
-                 files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
-                 second_route=not one_route)
+    show = not quiet and sys.stderr.isatty()
+    with progress(show, length=max(1, len(shoes) * len(selection)), label="pricing (tables)") as bar:
+        counted = [0]
+
+        def advance(priced: int, total: int) -> None:
+            bar.update(priced - counted[0])
+            counted[0] = priced
+
+        cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
+                     parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
+                     files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
+                     second_route=not one_route, progress=advance)
     if key is not None:
         cert = sign(cert, key, signer=signer)
     if validation is not None:                     # its rounds found before anything is written
@@ -121,6 +130,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                    + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
                       f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else ""), err=True)
     if fmt == "pdf":
+        if show:
+            click.echo("printing the PDF with Chromium ...", err=True)
         write_pdf(cert, output)  # type: ignore[arg-type]
         click.echo(f"wrote {output}: {done}, pdf", err=True)
         return

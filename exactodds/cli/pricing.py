@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -40,12 +41,13 @@ from exactodds.wagers.pays import vigorish_terms
 @options.bet
 @click.option("--route", type=click.Choice(["vector", "walk"]), default="vector", show_default=True,
               help="Exact route: vectorised enumeration, or the recursive memoized walk.")
+@click.option("--full", is_flag=True, help="With --all in a terminal: every outcome table, not the summary.")
 @click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
               "frequency) instead of the outcome tables.")
 @options.result_format
 def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
             everything: bool, paytables_files: tuple[str, ...], alternatives: tuple[str, ...],
-            settings: tuple[str, ...], bet: str | None, route: str, summary: bool, fmt: str) -> None:
+            settings: tuple[str, ...], bet: str | None, route: str, full: bool, summary: bool, fmt: str) -> None:
     """Exact per-outcome tables, return, edge and variance for a shoe.
 
     --bet prices every chosen wager that charges a vigorish at that bet size (as --set WAGER:bet=DOLLARS).
@@ -77,12 +79,23 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
                 raise ExactOddsError(f"--bet and --set {wid.strip()}:bet both give the bet size: give one")
         if bet is not None:
             cat = _at_bet(cat, chosen, bet)
+    if full and summary:
+        raise ExactOddsError("--full and --summary exclude each other")
+    if everything and not summary and not full and fmt == "text" and _terminal():
+        summary = True                        # 88 paytables' outcome tables are 1,400 lines: a row each instead
+        click.echo("exactodds: note: the whole catalogue, a row per paytable (--full: every outcome table)",
+                   err=True)
     result = run_analysis(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                           alternatives=alts, route=route)
     click.echo(result.render(fmt, summary=summary), nl=False)
     for w in {r.wager.id: r.wager for r in result if r.wager.implausible}.values():
         click.echo(f"exactodds: warning: {w.id} under the reading {w.reading_id!r} is implausible: "
                    f"{w.implausible}", err=True)
+
+
+def _terminal() -> bool:
+    """Is the output a terminal (a person reading, not a pipe or a file)?"""
+    return sys.stdout.isatty()
 
 
 def _at_bet(cat: Catalogue, chosen: set[str], bet: str) -> Catalogue:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
@@ -264,6 +265,10 @@ def _grid_of(t: Table, fmt: str, escape: Callable[[str], str] = str) -> str:
     return text
 
 
+#: Where the text form wraps a table's introduction (a wager's reading runs to 600 characters).
+TEXT_WIDTH = 100
+
+
 def render_text(report: Report) -> str:
     """Plain text: title, headline lines, each table with its title, figures and notes, then the notes."""
     out: list[str] = []
@@ -273,7 +278,9 @@ def render_text(report: Report) -> str:
     if out:
         out.append("")
     for t in report.tables:
-        block = ([t.title] if t.title else []) + [f"{k}: {v}" for k, v in t.intro.items()]
+        block = ([t.title] if t.title else []) + [textwrap.fill(f"{k}: {v}", TEXT_WIDTH, subsequent_indent="  ",
+                                                                break_on_hyphens=False)
+                                                  for k, v in t.intro.items()]
         block += [_grid_of(t, "text")] if t.columns else []
         block += [f"{k}: {_shown(v)}" for k, v in t.figures.items()] + list(t.notes)
         out += block + [""]
