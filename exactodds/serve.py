@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import secrets
 import socket
 from fractions import Fraction
@@ -27,6 +28,7 @@ from waitress.task import ErrorTask
 from werkzeug.exceptions import HTTPException
 
 from exactodds.analyses.analysis import analyze, priced_pairs
+from exactodds.analyses.eor import effects_of_removal
 from exactodds.analyses.pricing import expected_return
 from exactodds.documents.certificate import build, catalogue_with
 from exactodds.documents.pages import render_html
@@ -63,7 +65,8 @@ def _shoe(decks: Any, removed: Any) -> Any:
 
 
 def choices(catalogue: Any = None) -> list[dict[str, str]]:
-    """Every wager and paytable with fixed pays (a progressive's edge needs its meter)."""
+    """Every wager and paytable with fixed pays (a progressive's edge needs its meter), each with the group
+    the page's picker files it under: its regulation (§627a, §627b, §629b, §631b) or 'your files'."""
 
     cat = catalogue if catalogue is not None else load_catalogue()
     out = []
@@ -71,8 +74,30 @@ def choices(catalogue: Any = None) -> list[dict[str, str]]:
         w = cat[wid]
         for tid, t in w.paytables.items():
             if not any(p.symbolic for p in t.pays.values()):
-                out.append({"key": f"{wid}:{tid}", "name": f"{w.name} ({tid})", "section": w.section})
-    return out
+                found = re.match(r"\s*§?(6\d\db)", w.section)
+                group = f"§{found[1]}" if found else "your files"
+                out.append({"key": f"{wid}:{tid}", "name": f"{w.name} ({tid})", "section": w.section,
+                            "group": group})
+    return sorted(out, key=lambda c: (c["group"], c["section"], c["key"]))
+
+
+def count_for(decks: int, key: str, *, catalogue: Any = None) -> dict[str, Any]:
+    """The suggested count of ``WAGER:PAYTABLE`` on a full shoe of ``decks`` (tags per rank, or per card for
+    a wager that reads suits) and whether its effects of removal make it worth counting."""
+    if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= 100:
+        raise ExactOddsError(f"decks must be a whole number from 1 to 100, got {decks!r}")
+    cached = _COUNTS.get((decks, key, id(catalogue)))
+    if cached is None:
+        r = effects_of_removal(Shoe.decks(decks), [key], catalogue=catalogue)[0]
+        share = r.favourable_share()
+        cached = {"key": key, "resolution": r.resolution, "tags": dict(r.count.tags) if r.count else {},
+                  "countable": share is not None and share >= 0.01, "verdict": r.verdict()}
+        _COUNTS[(decks, key, id(catalogue))] = cached
+    return cached
+
+
+#: Counts already worked out: (decks, WAGER:PAYTABLE, catalogue) -> the answer of :func:`count_for`.
+_COUNTS: dict[tuple[int, str, int], dict[str, Any]] = {}
 
 
 def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = None) -> dict[str, Any]:
@@ -141,7 +166,8 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
     @app.get("/")
     def page() -> Any:
         g.nonce = secrets.token_urlsafe(18)
-        return render_template("shoe.html.j2", decks=decks, choices=offered, chosen=chosen, nonce=g.nonce)
+        return render_template("shoe.html.j2", init={"decks": decks, "choices": offered, "chosen": chosen},
+                               nonce=g.nonce)
 
     @app.post("/api/edges")
     def api_edges() -> Any:
@@ -181,6 +207,20 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
             raise ExactOddsError("decks must be a whole number") from None
         removed = [c for c in request.args.get("removed", "").split(",") if c.strip()]
         return n, removed
+
+    @app.get("/api/count")
+    def api_count() -> Any:
+        for name in request.args:
+            if name not in ("decks", "wager"):
+                raise ExactOddsError(f"unknown query parameter {name!r} (parameters: decks, wager)")
+        key = request.args.get("wager", "")
+        if key not in keys:
+            raise ExactOddsError(f"wager: {key[:MAX_KEY]!r} is not a fixed-pay WAGER:PAYTABLE of this page")
+        try:
+            n = int(request.args.get("decks", decks))
+        except ValueError:
+            raise ExactOddsError("decks must be a whole number") from None
+        return jsonify(count_for(n, key, catalogue=cat))
 
     @app.get("/table/<wager>/<paytable>")
     def table(wager: str, paytable: str) -> Any:

@@ -26,6 +26,7 @@ import exactodds
 from exactodds.analyses.analysis import analyze
 from exactodds.documents.certificate import verify
 from exactodds.documents.pages import read_document
+from exactodds.analyses.eor import effects_of_removal
 from exactodds.game.shoe import Shoe
 from exactodds.serve import MAX_BODY, create_app, listen
 
@@ -96,58 +97,88 @@ def _chromium() -> str | None:
 
 
 @pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
-def test_in_a_real_browser_enter_cards_see_the_edge_change_download_a_certificate(tmp_path: Path) -> None:
+def test_in_a_real_browser_two_tables_a_reload_an_alert_and_a_certificate(tmp_path: Path) -> None:
+    """Issue 28: a surveillance room's page. Two tables, each its own shoe; the edges exact; a reload keeps
+    both shoes; a shoe made favourable to Dragon 7 raises the alert and the count; a certificate downloads;
+    a hostile wager name stays text; the security policy never refuses the page's own script."""
     playwright = pytest.importorskip("playwright.sync_api")
 
     server = listen(create_app(decks=8, files=[_hostile_file()]), "127.0.0.1", 0)      # as `exactodds serve` runs
     threading.Thread(target=server.run, daemon=True).start()
     url = f"http://127.0.0.1:{server.effective_port}/"
     refused: list[str] = []                                  # the browser's reports of its security policy
+    shots = tmp_path / "shots"
+    shots.mkdir()
     try:
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=_chromium(), args=[
                 "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run"])
-            page = browser.new_page(accept_downloads=True)
+            page = browser.new_page(accept_downloads=True, viewport={"width": 1400, "height": 900})
             page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
             page.goto(url)
-            row = page.locator("tr[data-key='dragon-7-insurance:standard'] td.edge")
-            row.wait_for()                                      # no string evaluated: the policy forbids eval
-            before = row.inner_text()
-            assert before == "-7.6113%"                                    # off the top of 8 decks
-            page.fill("#card", "8s 9h 8d 9c 8c 9s 8h 9d")                    # naturals out: Dragon 7 improves
-            page.press("#card", "Enter")
-            playwright.expect(page.locator("#cards")).to_contain_text("9d")
-            after = row.inner_text()
+            first = page.locator("section.panel[data-table='0']")
+            edge = first.locator("tr[data-key='dragon-7-insurance:standard'] td.edge")
+            edge.wait_for()                                     # no string evaluated: the policy forbids eval
+            assert edge.inner_text() == "-7.6113%"                          # off the top of 8 decks
+            page.screenshot(path=str(shots / "early.png"))
+            page.click("#add-table")
+            second = page.locator("section.panel[data-table='1']")
+            second.locator("tr[data-key='tie:8-to-1'] td.edge").wait_for()
+            # table 1: the naturals' cards out (Dragon 7 improves); table 2: a few low cards
+            first.locator("input.card").fill("8s 9h 8d 9c 8c 9s 8h 9d")
+            first.locator("input.card").press("Enter")
+            playwright.expect(first.locator(".last")).to_contain_text("9d")
+            second.locator("input.card").fill("2s 3h 4d")
+            second.locator("input.card").press("Enter")
+            playwright.expect(second.locator(".last")).to_contain_text("4d")
             shoe = Shoe.decks(8).remove("8s", "9h", "8d", "9c", "8c", "9s", "8h", "9d")
             want = analyze(shoe, wagers=["dragon-7-insurance"])[0].expected_return
-            assert after != before and Fraction(row.get_attribute("title")) == want
-            page.fill("#card", "Zz")
-            page.press("#card", "Enter")
-            playwright.expect(page.locator("#error")).not_to_be_empty()
-            assert "unknown card" in page.inner_text("#error")
+            playwright.expect(edge).not_to_have_text("-7.6113%")
+            assert Fraction(edge.get_attribute("title")) == want
+            assert "K 32" in first.locator(".left").inner_text() and "9 28" in first.locator(".left").inner_text()
+            count = first.locator("tr[data-key='dragon-7-insurance:standard'] td.count")
+            tags = effects_of_removal(Shoe.decks(8), ["dragon-7-insurance:standard"])[0].count.tags
+            running = 4 * tags["8"] + 4 * tags["9"]                           # +24: eight cards of tag +3
+            playwright.expect(count).to_have_text(f"{running:+d} / {running / (408 / 52):.1f}")   # per deck left
+            page.reload()                                             # the shoes survive a reload
+            edge.wait_for()
+            playwright.expect(edge).not_to_have_text("-7.6113%")
+            assert Fraction(edge.get_attribute("title")) == want
+            playwright.expect(second.locator(".last")).to_contain_text("2s 3h 4d")
+            assert not page.locator("#alert").is_visible()
+            # a shoe rich in 7s and poor in 8s and 9s: Dragon 7 turns in the player's favour
+            lows = " ".join(f"{r}{s}" for r in ("8", "9") for s in "shdc" for _ in range(4))
+            first.locator("input.card").fill(lows)
+            first.locator("input.card").press("Enter")
+            playwright.expect(page.locator("#alert")).to_be_visible()
+            playwright.expect(page.locator("#alert")).to_contain_text("Table 1: Dragon 7 Insurance")
+            assert first.get_attribute("class") == "panel favourable"
+            page.screenshot(path=str(shots / "late.png"))
+            page.fill("section.panel[data-table='1'] input.card", "Zz")
+            page.press("section.panel[data-table='1'] input.card", "Enter")
+            playwright.expect(second.locator(".error")).to_contain_text("unknown card")
             with page.expect_download() as info:
-                page.click("tr[data-key='dragon-7-insurance:standard'] a.certificate")
+                second.locator("tr[data-key='tie:8-to-1'] a.certificate").click()
             saved = tmp_path / "certificate.html"
             info.value.save_as(saved)
-            page.click("summary")
-            page.check(f"input.wager[value='{_HOSTILE}:A']")          # a hostile id: its links stay links
-            hostile = page.locator("#edges tbody tr").filter(has_text="Hostile <b>name</b>")
+            second.locator("details.picker summary").click()
+            second.locator("input.search").fill("hostile")
+            box = second.locator(f"input.wager[value='{_HOSTILE}:A']")
+            assert box.is_visible() and not second.locator("input.wager[value='tie:8-to-1']").is_visible()
+            box.check()
+            hostile = second.locator("table.edges tbody tr").filter(has_text="Hostile <b>name</b>")
             hostile.wait_for()
-            assert page.locator("#edges img").count() == 0
+            assert page.locator("table.edges img").count() == 0
             href = hostile.locator("a.table").get_attribute("href")
             assert urllib.parse.unquote(href.partition("?")[0]) == f"/table/{_HOSTILE}/A" and "<" not in href
-            with page.context.expect_page() as opened:
-                hostile.locator("a.table").click()
-            opened.value.wait_for_load_state()
-            assert opened.value.title() == _HOSTILE and opened.value.locator("table").count() == 1
             browser.close()
     finally:
         server.close()
     assert refused == []                                             # the page's own script and style ran
     document, kind, _ = read_document(str(saved))
     assert kind == "html" and verify(document)[0]
-    assert len(document["inputs"]["shoes"][0]["remove"]) == 8
+    assert document["inputs"]["shoes"][0]["remove"] == ["2s", "3h", "4d"]
 
 
 @pytest.mark.parametrize("url, words", [
