@@ -131,3 +131,22 @@ def test_parquet_validation_files_read_back(tmp_path: Path) -> None:
     assert code == 0
     code, shown, _ = run("check-sim", str(val), "--validation")
     assert code == 0 and "339,4" in shown
+
+
+def test_an_outcome_the_search_misses_is_named_not_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From an audit: a user's outcome of six given ranks escaped the search and failed the certificate; now
+    the certificate and the file are written and the outcome is named in a warning."""
+    from exactodds.simulation import validation
+
+    monkeypatch.setattr(validation, "SEARCH_BATCHES", 1)
+    bet = tmp_path / "ladder.toml"
+    bet.write_text('[[wager]]\nid = "face-ladder"\nname = "J Q 3 against K 10 6"\nsection = "test"\n'
+                   '  [[wager.outcome]]\n  id = "jackpot"\n  name = "Player J Q 3, Banker K 10 6"\n'
+                   '  when = "player_rank_1 == 11 and player_rank_2 == 12 and player_rank_3 == 3 and '
+                   'banker_rank_1 == 13 and banker_rank_2 == 10 and banker_rank_3 == 6"\n'
+                   '  [[wager.paytable]]\n  id = "A"\n  pays = { jackpot = "100000 to 1" }\n')
+    out, val = tmp_path / "c.json", tmp_path / "v.csv"
+    code, _, err = run("certificate", "--paytables", str(bet), "--one-route", "--format", "json", "--output", str(out),
+                       "--validation", str(val))
+    assert code == 0 and out.exists() and val.exists()
+    assert "warning: the validation file has no round of 1 outcome" in err and "face-ladder:A jackpot" in err

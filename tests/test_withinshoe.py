@@ -104,3 +104,28 @@ def test_shoe_ids_are_checked(tmp_path: Path) -> None:
     (tmp_path / "b.csv").write_text("\n".join([lines[0]] + lines[middle:]) + "\n")
     code, _, err = run("check-sim", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--wager", "tie")
     assert code == 2 and "is split between files" in err and err.count("\n") == 1
+
+
+def test_a_shoe_id_covering_more_cards_than_a_shoe_or_left_empty_is_refused(tmp_path: Path) -> None:
+    """From an audit: two real shoes under one id gave NaN and 'OK'; now one line naming the shoe."""
+    rounds = next(simulate_chunks(decks=8, rounds=400, seed=2, mode="shoe"))
+    path = tmp_path / "r.csv"
+    write_records(rounds, str(path), shoe=True)
+    lines = path.read_text().splitlines()
+    same = [lines[0]] + [line.rsplit(",", 1)[0] + ",one" for line in lines[1:]]      # every round: shoe 'one'
+    (tmp_path / "one.csv").write_text("\n".join(same) + "\n")
+    code, out, err = run("check-sim", str(tmp_path / "one.csv"), "--wager", "tie")
+    assert code == 2 and out == "" and "shoe 'one' deals" in err and "more often than a 8-deck shoe" in err
+    assert err.count("\n") == 1
+    empty = [lines[0]] + [line.rsplit(",", 1)[0] + "," for line in lines[1:]]
+    (tmp_path / "empty.csv").write_text("\n".join(empty) + "\n")
+    code, _, err = run("check-sim", str(tmp_path / "empty.csv"), "--wager", "tie")
+    assert code == 2 and "an empty id" in err
+
+
+def test_riffles_go_with_real_shoes_one_fault_a_run(tmp_path: Path) -> None:
+    out = str(tmp_path / "x.csv")
+    code, _, err = run("simulate", "--rounds", "100", "--mode", "fresh", "--fault", "riffle:3", "--output", out)
+    assert code == 2 and "goes with --mode shoe" in err
+    code, _, err = run("simulate", "--rounds", "100", "--fault", "riffle:3", "--fault", "riffle:5", "--output", out)
+    assert code == 2 and "one riffle fault a run" in err

@@ -122,25 +122,29 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
         rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
     done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
-    if validation is not None:
+    if fmt == "pdf":
+        if show:
+            click.echo("printing the PDF with Chromium ...", err=True)
+        write_pdf(cert, output)  # type: ignore[arg-type]
+        click.echo(f"wrote {output}: {done}, pdf", err=True)
+    else:
+        text = CERTIFICATE_RENDERERS[fmt](cert)
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            write_atomically(output, text)
+            click.echo(f"wrote {output}: {done}, {fmt}", err=True)
+    if validation is not None:                     # after the certificate: a failed one leaves this file untouched
         written = write_validation(rounds, pairs, validation, kind)  # type: ignore[arg-type]
         click.echo(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} first, "
                    f"a round of each outcome of the {len(pairs)} wager paytable{'s' if len(pairs) != 1 else ''}, "
                    f"then one of each of {rounds.classes:,} value-level round classes), each with its settlement"
                    + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
                       f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else ""), err=True)
-    if fmt == "pdf":
-        if show:
-            click.echo("printing the PDF with Chromium ...", err=True)
-        write_pdf(cert, output)  # type: ignore[arg-type]
-        click.echo(f"wrote {output}: {done}, pdf", err=True)
-        return
-    text = CERTIFICATE_RENDERERS[fmt](cert)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        write_atomically(output, text)
-        click.echo(f"wrote {output}: {done}, {fmt}", err=True)
+        if rounds.not_found:
+            click.echo(f"exactodds: warning: the validation file has no round of {len(rounds.not_found)} outcome"
+                       f"{'s' if len(rounds.not_found) != 1 else ''} the shoe can deal (the search found none; "
+                       f"add one by hand): {', '.join(rounds.not_found[:5])}", err=True)
 
 
 @command()

@@ -500,8 +500,9 @@ def _per_outcome(r: WagerResult, observed: Sequence[int], n: int) -> tuple[float
     tested = [(ln, k) for ln, k in zip(r.lines, observed) if 0 < ln.probability < 1]
     if not n or len(tested) < 3:
         return None
-    adjusted = holm_adjusted([_outcome_p(k, n, float(ln.probability)) for ln, k in tested])
-    i = min(range(len(tested)), key=lambda j: adjusted[j])
+    raw = [_outcome_p(k, n, float(ln.probability)) for ln, k in tested]
+    adjusted = holm_adjusted(raw)
+    i = min(range(len(tested)), key=lambda j: (adjusted[j], raw[j]))     # ties (Holm's caps): the furthest out
     line, k = tested[i]
     return (float(k), adjusted[i], f"{line.name}: {k:,} vs {float(line.probability) * n:,.2f} expected "
             f"(Holm over {_rounds(len(tested), 'outcome')})")
@@ -727,7 +728,8 @@ class Tally:
 
 
 def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, lenient: bool,
-                into: Tally | None = None, signatures: Sequence[tuple[Any, ...]] | None = None) -> Tally:
+                into: Tally | None = None, signatures: Sequence[tuple[Any, ...]] | None = None,
+                within: bool = True) -> Tally:
     """Count one chunk of rounds for every (wager, paytable): the map step of a check (added
     to ``into`` when given, which is then returned). ``signatures``: the pairs' table
     signatures, when already known."""
@@ -753,7 +755,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     if len(player):
         t.histogram.add(cards, kinds={histogram_kind(s) for s in signatures}, signatures=signatures,
                         value_counts=value_counts, codes=codes if everything else codes[good])
-    if SHOE_COLUMN in chunk.settled and len(player):      # the order dealt within each shoe
+    if within and SHOE_COLUMN in chunk.settled and len(player):      # the order dealt within each shoe
         shoe_codes, shoe_names = chunk.settled[SHOE_COLUMN]
         named = np.asarray([str(x) for x in shoe_names] or [""])[shoe_codes if everything else shoe_codes[good]]
         tally_within(t.within, t.carry, cards, named, decks, _main_game_chances)
@@ -942,7 +944,7 @@ def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = No
 def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool,
                fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None,
                chunks: Iterator[Any] | None = None, settled: frozenset[str] | None = None,
-               add: bool = True) -> Tally:
+               add: bool = True, within: bool = True) -> Tally:
     """Read one file in chunks and count it (the unit of work of a check on a cluster).
 
     With ``catalogue``, the settlement columns of the first chunk are checked against it and
@@ -969,7 +971,7 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
                                          f", but the first shard has {', '.join(sorted(settled)) or 'none'}")
             if signatures is None:
                 signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
-            tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures)
+            tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures, within=within)
             if progress is not None:
                 progress(len(chunk))
     finally:
@@ -1016,7 +1018,7 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
         for k, f in enumerate(files):                    # the first chunk's settlement columns checked first
             total.add(tally_file(f, pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
                                  catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None,
-                                 settled=total.columns if k else None, add=not wagers))
+                                 settled=total.columns if k else None, add=not wagers, within=not validation))
     else:
         first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
         if first is not None:

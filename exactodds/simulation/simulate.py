@@ -182,7 +182,7 @@ def _deal_batch(number: int, *, cards: np.ndarray, seed: int, cut: int, table: n
     shoes = _batch_shoes(len(cards))
     stack = shuffled_shoes(cards, shoes, rng)
     riffles = [_riffles(f) for f in faults if f.startswith("riffle:")]
-    if riffles:
+    if riffles:                                       # one riffle fault a run (checked in simulate_chunks)
         stack = _riffled(cards, shoes, rng, riffles[0])
     if "with-replacement" in faults:
         stack = cards[rng.integers(0, len(cards), stack.shape)]
@@ -213,6 +213,11 @@ def simulate_chunks(*, decks: int = 8, rounds: int, seed: int, mode: str = "shoe
     faults = tuple(faults)
     table = _draw_table(faults)
     _check(decks, rounds, seed, mode, cut)
+    riffles = [f for f in faults if f.startswith("riffle:")]
+    if riffles and mode != "shoe":
+        raise ExactOddsError(f"fault {riffles[0]!r} riffles real shoes: it goes with --mode shoe")
+    if len(riffles) > 1:
+        raise ExactOddsError(f"faults {', '.join(riffles)}: one riffle fault a run")
     cards = _shoe_cards(decks, faults)
     if mode == "fresh":
         number = done = 0

@@ -62,6 +62,7 @@ class ValidationRounds:
     hits: dict[str, dict[str, int]]
     impossible: tuple[str, ...]          # wager:paytable outcome the shoe cannot deal (its chance is 0)
     not_dealable: int                    # value-level classes the shoe cannot deal (too few of a value)
+    not_found: tuple[str, ...] = ()      # outcomes the shoe can deal that the search found no round of
 
 
 def _floor(shoes: Sequence[Shoe]) -> Shoe:
@@ -177,22 +178,19 @@ def validation_rounds(pairs: Sequence[tuple[Any, Any]], shoes: Sequence[Shoe], *
                 hit = np.flatnonzero(assigned == k)
                 if len(hit):
                     found[j, k] = batch[hit[0]]
-    missing = [key for key in wanted if key not in found]
-    if missing:
-        names = ", ".join(f"{pairs[j][0].id}:{pairs[j][1].id} {wanted[j, k]}" for j, k in missing[:5])
-        raise ExactOddsError(f"no round found for {names} in {SEARCH_BATCHES * SEARCH_ROUNDS:,} searched: "
-                             "a defect of exactodds, please report it")
+    not_found = tuple(f"{pairs[j][0].id}:{pairs[j][1].id} {wanted[j, k]}" for j, k in wanted if (j, k) not in found)
     targeted: list[np.ndarray] = []
     hits: dict[str, dict[str, int]] = {}
     where: dict[bytes, int] = {}
-    for (j, k) in sorted(wanted):                        # one round per outcome; shared where one serves two
+    for (j, k) in sorted(found):                         # one round per outcome; shared where one serves two
         row = found[j, k]
         place = where.setdefault(row.tobytes(), len(targeted))
         if place == len(targeted):
             targeted.append(row)
         hits.setdefault(f"{pairs[j][0].id}:{pairs[j][1].id}", {})[wanted[j, k]] = place
     cards = np.concatenate([np.array(targeted, dtype=np.int16).reshape(-1, 6), classes])
-    return ValidationRounds(cards[:, :3], cards[:, 3:], len(classes), hits, tuple(impossible), not_dealable)
+    return ValidationRounds(cards[:, :3], cards[:, 3:], len(classes), hits, tuple(impossible), not_dealable,
+                            not_found)
 
 
 def write_validation(rounds: ValidationRounds, pairs: Sequence[tuple[Any, Any]], path: str, fmt: str) -> int:

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from exactodds.errors import ExactOddsError
+from exactodds.game.cards import Card
 from exactodds.simulation.recordio import SHOE_COLUMN
 from exactodds.simulation.rounds import POINTS
 
@@ -104,6 +106,9 @@ def _block(into: WithinShoe, carry: Carry, cards: np.ndarray, shoe_ids: np.ndarr
     if not n:
         return
     ids = shoe_ids.astype(str)
+    if (np.char.strip(ids) == "").any():
+        raise ExactOddsError(f"{SHOE_COLUMN} column: an empty id (round {int(np.argmax(np.char.strip(ids) == '')) + 1} "
+                             "of a chunk); every round names its shoe, or the column is left out")
     if carry.first is None:
         carry.first = str(ids[0])
     new = np.r_[ids[0] != carry.shoe, ids[1:] != ids[:-1]]            # a round that starts a shoe
@@ -126,6 +131,12 @@ def _block(into: WithinShoe, carry: Carry, cards: np.ndarray, shoe_ids: np.ndarr
     previous[starts] = -1                                             # a shoe's first card has none before it
     if carried:
         previous[0] = carry.last_card
+    over = np.flatnonzero(seen[np.arange(len(stream)), stream] >= decks)      # a copy the shoe does not hold
+    if len(over):
+        k = int(over[0])
+        raise ExactOddsError(f"shoe {str(ids[np.repeat(np.arange(n), per_round)[k]])!r} deals "
+                             f"{Card.from_index(int(stream[k]))} more often than a {decks}-deck shoe holds it: give "
+                             f"each shoe its own id (a run of rounds), or the shoe's --decks")
     has = previous >= 0
     prev, card, seen_h = previous[has], stream[has], seen[has].astype(np.int64)
     total = decks * 52 - seen_h.sum(axis=1)
