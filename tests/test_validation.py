@@ -108,6 +108,14 @@ def test_the_file_round_trips_through_check_sim_and_a_changed_settlement_fails(t
         csv.writer(fh).writerows(rows)
     code, shown, _ = run("check-sim", str(broken), "--validation", "--decks", "6")
     assert code == 1 and f"first at {broken}:{line + 1}: paid 'lose', the cards say 'dragon_7'" in shown
+    short = tmp_path / "short.csv"                               # a game that leaves out the rounds it gets wrong
+    with short.open("w", newline="") as fh:
+        csv.writer(fh).writerows([row for k, row in enumerate(rows) if k < 1000 and k != line and row[6] != "dragon_7"])
+    code, shown, _ = run("check-sim", str(short), "--validation", "--decks", "6")
+    assert code == 1 and "of 339,400 value-level round classes a 6-deck shoe deals" in shown
+    assert "no round of dragon-7-insurance:standard dragon_7" in shown
+    code, _, _ = run("check-sim", str(short), "--validation", "--decks", "6", "--lenient")
+    assert code == 0
 
 
 def test_validation_inputs_are_refused_in_one_line(tmp_path: Path) -> None:

@@ -61,6 +61,7 @@ from exactodds.simulation.recordio import (
 from exactodds.simulation.roundclasses import (
     VALUE_SPACE,
     RoundHistogram,
+    _dealable,
     breaks_rules,
     decode_digits,
     distinct,
@@ -819,7 +820,7 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
 
 
 def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float,
-                      detect: Fraction | None = None, validation: bool = False) -> CheckResult:
+                      detect: Fraction | None = None, validation: bool = False, complete: bool = True) -> CheckResult:
     """The tests of a check, from its counts (the reduce step's last part). ``detect``: a deviation of the
     return whose rounds needed to detect it are shown per wager (``--detect``). With ``validation`` the
     rounds are a validation file's (:mod:`exactodds.simulation.validation`), chosen, not dealt: only the
@@ -838,7 +839,7 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
                             f"{'breaks' if t.rule_breaks.count == 1 else 'break'} the drawing rules of §627a.10, "
                             f"left out; first at {src}:{line}: {cards}"))
     if validation:
-        return _validation_result(t, pairs, rows)
+        return _validation_result(t, pairs, rows, decks=decks, complete=complete)
     rows += _card_tests(t.cards)
     split = split_shoes(t.within)
     if split:
@@ -894,6 +895,13 @@ def _main_game_chances(value_counts: np.ndarray) -> np.ndarray:
     return out
 
 
+def _by_line(w: Wager, tid: str, counted: Mapping[str, np.ndarray]) -> list[int]:
+    """The rounds of each of the wager's priced lines (offered outcomes, then a loss), from ``counted``."""
+    ids = [o.id for o in w.outcomes] + ["lose"]
+    per = dict(zip(ids, counted[f"{w.id}:{tid}"].tolist())) if f"{w.id}:{tid}" in counted else {}
+    return [int(per.get(o.id, 0)) for o in w.outcomes if w.paytables[tid].pays[o.id].offered] + [per.get("lose", 0)]
+
+
 def _settlement_row(t: Tally, wager: str, table: str) -> TestRow:
     """Whether every round's reported settlement of ``wager:table`` is the one its cards say (a failed check
     naming the first round that is not)."""
@@ -907,14 +915,37 @@ def _settlement_row(t: Tally, wager: str, table: str) -> TestRow:
                    f"every round settled as its cards say ({t.rounds:,})")
 
 
-def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[TestRow]) -> CheckResult:
-    """A validation file's check: the drawing rules (``rows``) and each wager's settlement, round by round."""
+def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[TestRow], *, decks: int,
+                       complete: bool) -> CheckResult:
+    """A validation file's check: the drawing rules (``rows``), each wager's settlement round by round, and
+    (with ``complete``) that the file holds a round of every value-level class and of every outcome a full
+    shoe of ``decks`` can deal, so a game cannot pass by leaving out the rounds it gets wrong."""
     unsettled = [f"{w.id}:{tid}" for w, tid in pairs if f"{w.id}:{tid}" not in t.reported]
     if unsettled or not pairs:
         raise ExactOddsError(f"--validation checks the settlements a file carries; it has no column "
                              f"{', '.join(unsettled[:3])}" if pairs else
                              "--validation checks the settlements a file carries; it has no WAGER:PAYTABLE column")
     rows += [_settlement_row(t, w.id, tid) for w, tid in pairs]
+    dealable = _dealable()
+    if decks < 2:                                      # a deck holds four of each value but 0 (sixteen)
+        digits = decode_digits(np.arange(VALUE_SPACE))
+        dealable = dealable & ~(np.stack([(digits == v).sum(axis=1) for v in range(1, 10)], axis=1) > 4 * decks
+                                ).any(axis=1)
+    seen = t.histogram.values if t.histogram.values is not None else np.zeros(VALUE_SPACE, dtype=np.int64)
+    lacking = int(np.count_nonzero(dealable & (seen == 0)))
+    counted = t.outcome_counts(pairs) if t.rounds else {}
+    dist = deal(Shoe.decks(decks))
+    unseen = [f"{w.id}:{tid} {ln.id}" for w, tid in pairs
+              for ln, k in zip(price(w, w.paytables[tid], dist).lines, _by_line(w, tid, counted))
+              if ln.id != "lose" and ln.combinations > 0 and k == 0]
+    short = bool(lacking or unseen)
+    rows.append(TestRow("rounds", "", "coverage", float(lacking + len(unseen)), 0.0 if short else 1.0,
+                        0.0 if short else 1.0, short and complete,
+                        (f"{int(np.count_nonzero(dealable)) - lacking:,} of {int(np.count_nonzero(dealable)):,} value-level "
+                         f"round classes a {decks}-deck shoe deals" + (f"; no round of {', '.join(unseen[:4])}"
+                                                                       + (" ..." if len(unseen) > 4 else "")
+                                                                       if unseen else "; every outcome")
+                         + ("" if complete else " (--lenient: not flagged)"))))
     invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
     first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
     return CheckResult(t.rounds, 0.0, tuple(rows), {}, invalid, t.invalid_count, first, (),
@@ -1033,7 +1064,8 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
     if total.rounds == 0 and not total.rule_breaks.count:
         raise ExactOddsError(f"{source}: no valid rounds to check"
                              + (f" ({total.invalid_count:,} invalid)" if total.invalid_count else ""))
-    return result_from_tally(total, pairs, decks=decks, alpha=alpha, detect=detect, validation=validation)
+    return result_from_tally(total, pairs, decks=decks, alpha=alpha, detect=detect, validation=validation,
+                             complete=not lenient)
 
 
 def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,
