@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import html as html_lib
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -287,7 +289,10 @@ def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> No
                      files=[{"name": "house.toml", "text": house.read_text()}])
     client = app.test_client()
     page = client.get("/").get_data(as_text=True)
-    assert 'value="house-bet:A" checked' in page and 'value="tie:7-to-1" checked' in page
+    init = json.loads(html_lib.unescape(re.search(r"data-init='([^']*)'", page)[1]))    # the page's first state
+    assert init["chosen"] == ["house-bet:A", "tie:7-to-1"]
+    assert {"house-bet:A", "tie:7-to-1"} <= {c["key"] for c in init["choices"]}
+    assert next(c for c in init["choices"] if c["key"] == "house-bet:A")["group"] == "your files"
     r = client.post("/api/edges", json={"decks": 8, "removed": [], "wagers": ["house-bet:A"]}).get_json()
     (exact,) = analyze(Shoe.decks(8), wagers=["house-bet"], catalogue=load_catalogue().merged(load_file(house)))
     assert Fraction(r["wagers"][0]["expected_return"]) == exact.expected_return
