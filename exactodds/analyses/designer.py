@@ -11,9 +11,10 @@ integer programme in a few variables. It is solved exactly, in integers, by a br
   before it (a rarer outcome never pays less), at most ``max_pay``;
 * before each pay is chosen, the pays still to come can add no less than the current pay on every one
   of them and no more than ``max_pay`` on every one, so only the pays that can still end within the
-  best gap found so far are tried; the rarest outcome's pay is then read off directly.
+  tolerance are tried, nearest the draft's pay first; the rarest outcome's are read off an interval.
 
-The best ``top`` paytables are kept (ties: the smaller pays first), each priced back exactly; a search
+The ``top`` paytables that change the draft least are kept (ties: the smaller gap, then the smaller
+pays), each priced back exactly; a search
 that reaches its budget says so, and its paytables are then the best found, not proven best.
 
 >>> from exactodds.wagers import load_catalogue
@@ -55,7 +56,7 @@ class Design:
     edge: Fraction                       # the house's, per unit wagered
     variance: Fraction                   # of one round's result
     hit_frequency: Fraction              # rounds paid more than the wager
-    change: Fraction | None = None       # Σ |N − the draft's N| / the draft's N (None: searched by the gap)
+    change: Fraction | None = None       # Σ |N − the draft's N| / the draft's N
 
     @property
     def standard_deviation(self) -> float:

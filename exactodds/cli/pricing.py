@@ -12,6 +12,7 @@ import click
 from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze as run_analysis
 from exactodds.analyses.analysis import load_text, priced_pairs, select
+from exactodds.analyses.designer import design as design_paytables
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
 from exactodds.cli import options
@@ -247,7 +248,6 @@ def design(wagers: tuple[str, ...], target_edge: str, max_pay: str, step: str, f
     paytables within --tolerance of the target that change the draft's pays least, each with its exact edge,
     SD and hit frequency; --output writes the best as a paytable file.
     """
-    from exactodds.analyses.designer import design as design_paytables   # the designer's module, on use
     if len(wagers) != 1:
         raise ExactOddsError(f"design sets the pays of one wager: give --wager WAGER[:PAYTABLE] once, got {len(wagers)}")
     cat = options.catalogue(paytables_files)

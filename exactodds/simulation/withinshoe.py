@@ -148,8 +148,7 @@ def _block(into: WithinShoe, carry: Carry, cards: np.ndarray, shoe_ids: np.ndarr
     # serial correlation: each round after a shoe's first, while this file's budget lasts
     outcome = _outcomes(cards)
     before = np.r_[carry.last_outcome if carried else -1, outcome[:-1]]
-    before[new] = -1
-    before[0] = carry.last_outcome if carried else -1
+    before[new] = -1                                                  # a shoe's first round: none before it
     usable = np.flatnonzero(before >= 0)[:max(carry.serial_left, 0)]
     if len(usable):
         first_card = np.r_[0, np.cumsum(per_round)[:-1]]
