@@ -26,6 +26,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "distribution": ["RoundDistribution", "deal", "round_table", "round_weights", "POINT_NAMES"],
     "identity": ["hand_attributes", "initial_counts", "all_card_categories", "ALL_CARD_CATEGORIES"],
     "modular": ["primes_for", "crt"],
+    "native": ["kernels", "status"],
     "multiset": [
         "MultisetTable", "compile_table", "told_apart", "Varies", "resolution_of", "SUITS", "EVERY_SUIT", "estimate",
         "RESOLUTIONS", "slot_values", "codes", "point_names"
@@ -58,6 +59,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from exactodds.engine.distribution import POINT_NAMES, RoundDistribution, deal, round_table, round_weights
     from exactodds.engine.identity import ALL_CARD_CATEGORIES, all_card_categories, hand_attributes, initial_counts
     from exactodds.engine.modular import crt, primes_for
+    from exactodds.engine.native import kernels, status
     from exactodds.engine.multiset import (
         EVERY_SUIT,
         RESOLUTIONS,

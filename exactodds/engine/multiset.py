@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from exactodds import cache
-from exactodds.engine import bounds
+from exactodds.engine import bounds, native
 from exactodds.engine.columns import INITIAL_SLOTS, VALUES_READ, identity_columns, slots_read, value_columns
 from exactodds.engine.modular import crt, primes_for
 from exactodds.engine.roundtable import slot_values
@@ -251,6 +251,12 @@ class MultisetTable:
         levels, last = self._prefix_tree(multisets)
         weights = weights[np.argsort(last)]            # rows in the order of the tree's last level
         out = np.empty((len(sizes), weights.shape[1]), dtype=np.int64)
+        core = native.kernels()
+        if core is not None:                           # every product and sum checked: an overflow is an error
+            slots, parents, level_sizes = self._flat_tree(multisets)
+            core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
+                            np.ascontiguousarray(weights, dtype=np.int64), out)
+            return out
         for first in range(0, len(sizes), _SHOES_PER_BLOCK):
             block = f[first:first + _SHOES_PER_BLOCK]
             slots, _ = levels[0]
@@ -282,6 +288,18 @@ class MultisetTable:
                 levels.append((prefixes[:, k].astype(np.intp), parent_of[first]))
                 parent_of = place
             memo[key] = (levels, parent_of)
+        return memo[key]
+
+    def _flat_tree(self, multisets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_prefix_tree` as three ``int64`` arrays for the compiled kernel: every level's slots,
+        every level's parents, and each level's size."""
+        memo: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = self.__dict__.setdefault("_flat_trees", {})
+        key = multisets.tobytes()
+        if key not in memo:
+            levels, _ = self._prefix_tree(multisets)
+            memo[key] = (np.concatenate([s for s, _ in levels]).astype(np.int64),
+                         np.concatenate([p for _, p in levels]).astype(np.int64),
+                         np.array([len(s) for s, _ in levels], dtype=np.int64))
         return memo[key]
 
     def inconsistent(self, problem: str) -> InconsistentCounts:
@@ -361,9 +379,18 @@ class MultisetTable:
         """Per key, Σ over its entries of the orderings × the multiset's row of ``per_multiset`` (× the
         entry's ``per_entry``), in ``int64``: the caller sees that every sum fits.
 
-        The terms are formed in place in a work array this thread keeps from shoe to shoe: a new array of
-        that size each shoe costs more in the memory pages the system hands out than the arithmetic does
-        (the point table's counts: 0.14 against 0.45 ms)."""
+        By the compiled kernel where it is built (each product and sum checked: an overflow is an
+        error, never a wrap); else the terms are formed in place in a work array this thread keeps from
+        shoe to shoe: a new array of that size each shoe costs more in the memory pages the system hands
+        out than the arithmetic does (the point table's counts: 0.14 against 0.45 ms)."""
+        core = native.kernels()
+        if core is not None:
+            multiset, orderings, starts = self._int64_entries()
+            out = np.empty((len(starts), *per_multiset.shape[1:]), dtype=np.int64)
+            core.key_sums(np.ascontiguousarray(per_multiset, dtype=np.int64), max(math.prod(per_multiset.shape[1:]), 1),
+                          multiset, orderings, starts,
+                          None if per_entry is None else np.ascontiguousarray(per_entry, dtype=np.int64), out)
+            return out
         terms = _scratch("terms", per_multiset.dtype, (len(self.entry_multiset), *per_multiset.shape[1:]))
         # mode="clip": the table's indices are in range, and the default ("raise") copies through a buffer
         np.take(per_multiset, self.entry_multiset, axis=0, out=terms, mode="clip")
@@ -372,6 +399,14 @@ class MultisetTable:
             terms *= per_entry.reshape(orderings.shape)
         terms *= orderings
         return np.add.reduceat(terms, self.key_starts, axis=0)
+
+    def _int64_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The entries' multisets and orderings and the keys' starts as contiguous ``int64`` (for the
+        compiled kernels; made once per table)."""
+        if "_entries64" not in self.__dict__:
+            self.__dict__["_entries64"] = tuple(np.ascontiguousarray(a, dtype=np.int64) for a in
+                                                    (self.entry_multiset, self.entry_orderings, self.key_starts))
+        return self.__dict__["_entries64"]  # type: ignore[no-any-return]
 
     def _weights(self, f: np.ndarray, name: str = "multisets") -> np.ndarray:
         """:func:`_products` in ``int64`` by halves: each distinct first half of the cards' factor slots is
@@ -389,16 +424,21 @@ class MultisetTable:
             memo[name] = (np.ascontiguousarray(first.T), first_at.reshape(-1),
                           np.ascontiguousarray(second.T), second_at.reshape(-1))
         first, first_at, second, second_at = memo[name]
+        core = native.kernels()
+        if core is not None and f.dtype == np.int64:       # each product checked: an overflow is an error
+            out = np.empty(rows.shape[1], dtype=np.int64)
+            core.products(f, self._by_card(name, np.int64), len(rows), out)
+            return out
         w = np.take(_products(f, first, None), first_at)
         w *= np.take(_products(f, second, None), second_at)
         return w
 
-    def _by_card(self, name: str = "multisets") -> np.ndarray:
+    def _by_card(self, name: str = "multisets", dtype: Any = None) -> np.ndarray:
         """The multisets' (or the pattern images') factor indices as contiguous rows (faster to gather)."""
-        memo: dict[str, np.ndarray] = self.__dict__.setdefault("_rows", {})
-        if name not in memo:
-            memo[name] = np.ascontiguousarray(getattr(self, name).T)
-        return memo[name]
+        memo: dict[tuple[str, Any], np.ndarray] = self.__dict__.setdefault("_rows", {})
+        if (name, dtype) not in memo:
+            memo[(name, dtype)] = np.ascontiguousarray(getattr(self, name).T, dtype=dtype)
+        return memo[(name, dtype)]
 
 
 #: The value multiplicities of :meth:`MultisetTable.value_multiplicities`, by the multisets' bytes: the

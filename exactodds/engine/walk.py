@@ -43,7 +43,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-from exactodds.errors import ExactOddsError, SuitsUnknown
+import numpy as np
+
+from exactodds.engine import bounds, native
+from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
 from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
@@ -481,6 +484,11 @@ class _Walk:
         summary = tuple(t.start for t in self.trackers)
         counts = _root_counts(shoe, self._specs(summary), what)
         out: defaultdict[tuple[int, ...], int] = defaultdict(int)
+        core = native.kernels()
+        if core is not None:                              # the same walk, forward, in C
+            for (point, last), n in _compiled_leaves(core, self, shoe, what).items():
+                out[self._hits(point, last)] += n
+            return dict(out)
         for hits, n in self._enter(counts, (0, 0, 0, 0, -1), summary):
             out[hits] += n
         return dict(out)
@@ -646,6 +654,9 @@ def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...]) -> dict[tup
     by point value, for trackers that read nothing else of a card: forward, one card at a time, each
     distinct (counts, state, summaries) carried once with the ways to reach it. Once no summary can
     change, the rest of the round is walked backwards, memoized on (counts, state) alone."""
+    core = native.kernels()
+    if core is not None:                                  # the same counts, by the compiled walk
+        return _compiled_leaves(core, walk, counts, "")
     value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
     size = sum(counts)
     finished: dict[tuple[Counts, State], tuple[tuple[Key, int], ...]] = {}
@@ -947,3 +958,164 @@ class WalkDistribution:
                 paid[h[k]] = -1 if oid is None else index[oid]
             settled[paid[h[k]]] = settled.get(paid[h[k]], 0) + n
         return settled
+
+
+# -- the walk in C: the automaton of what a wager reads, built here, walked by the extension -----
+#
+# The compiled walk (exactodds/engine/_core.c, walk) knows neither the rules nor the wagers. It is
+# handed two finite automata built here from the same pieces the walk above uses: the round states
+# (totals, cards, the player's third card) with, per point value, the state after a card of it
+# (:func:`_transitions`, from exactodds.game.rules), and the summaries of the trackers with, per
+# class of cards at each position, the summary after it and how the classes merge
+# (:meth:`_Walk._move`). It deals forward, one layer per card, each distinct (cards dealt per class,
+# round state, summary) carried once with its ways, and returns the ways per (final round state,
+# final summary), the unread cards counted: what :meth:`_Walk._enter` returns per hit tuple before
+# the hits are read. Both automata are shoe-free and kept per set of trackers.
+
+#: The most states one layer of the compiled walk may hold (each takes at most 128 bytes of its hash
+#: table, two layers and the leaves at once: about 1.5 GB at the limit); a larger walk is refused.
+WALK_STATES_LIMIT = 4_000_000
+#: Cards of a position (P1 B1 P2 B2 P3 B3) in deal order: the index of each (hand, card index).
+_POSITIONS = (("player", 0), ("banker", 0), ("player", 1), ("banker", 1), ("player", 2), ("banker", 2))
+#: The positions that can take the card after one at each position (§627a.8(c), §627a.10): a hand's
+#: third card comes after the four initial cards, the Banker's after the Player's or alone.
+_AFTER = ((1,), (2,), (3,), (4, 5), (5,), ())
+
+
+@dataclass(frozen=True)
+class _RoundStates:
+    """Every round state the deal reaches, as arrays for the compiled walk."""
+
+    states: tuple[State, ...]
+    position: np.ndarray                # per state, the position of the next card, -1 once over
+    cards: np.ndarray                   # per state, the cards dealt
+    next: np.ndarray                    # per (state, point value), the state after a card of it
+    over: np.ndarray                    # per state, 1 if the round is over
+
+
+@functools.cache
+def _round_states() -> _RoundStates:
+    order = [_START]
+    index = {_START: 0}
+    rows: dict[int, list[int]] = {}
+    for state in order:                                   # breadth first: ``order`` grows as states are found
+        if _next_hand(state) is None:
+            continue
+        row = []
+        for after, _over in _transitions(state)[2]:
+            if after not in index:
+                index[after] = len(order)
+                order.append(after)
+            row.append(index[after])
+        rows[index[state]] = row
+    states = tuple(index)
+    position = [_POSITIONS.index((h, st[1] if h == "player" else st[3])) if (h := _next_hand(st)) else -1
+                for st in states]
+    nxt = [rows.get(i, [i] * 10) for i in range(len(states))]
+    return _RoundStates(states, np.array(position, dtype=np.int64), np.array([st[1] + st[3] for st in states], dtype=np.int64),
+                        np.array(nxt, dtype=np.int64).reshape(-1), np.array([p < 0 for p in position], dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class _Automaton:
+    """The summaries of a walk's trackers (nodes) and how dealing each class at each position moves
+    between them, as arrays for the compiled walk (node 0: the start)."""
+
+    summaries: tuple[tuple[Any, ...], ...]
+    specs: tuple[tuple[Spec | None, ...], ...]
+    node_offset: np.ndarray             # node s's classes: node_offset[s] to node_offset[s + 1]
+    class_value: np.ndarray             # per (node, class), its point value
+    trans_offset: np.ndarray            # per (node, position), where its transitions start, or -1
+    trans_next: np.ndarray              # per transition, the node after it
+    trans_merge: np.ndarray             # per transition, where in ``merges`` its map of classes starts, or -1
+    merges: np.ndarray
+
+
+_AUTOMATA: dict[tuple[_Tracker, ...], _Automaton] = {}
+
+
+def _automaton(walk: _Walk) -> _Automaton:
+    """The automaton of ``walk``'s trackers, built on first use and kept (the last 32)."""
+    found = _AUTOMATA.get(walk.trackers)
+    if found is not None:
+        return found
+    start = tuple(t.start for t in walk.trackers)
+    nodes: dict[tuple[Any, ...], int] = {start: 0}
+    transitions: dict[tuple[int, int], list[tuple[int, tuple[int, ...] | None]]] = {}
+    todo, seen = [(start, 0)], {(start, 0)}              # (summary, position of the next card)
+    while todo:
+        summary, pos = todo.pop()
+        node = nodes[summary]
+        hand, k = _POSITIONS[pos]
+        moves = transitions.get((node, pos))
+        if moves is None:
+            moves = transitions[(node, pos)] = []
+            for i in range(len(_partition(walk._specs(summary)).labels)):
+                _v, after, merge, _w = walk._move(summary, hand, k, i)
+                moves.append((nodes.setdefault(after, len(nodes)), merge))
+        for after in {walk._move(summary, hand, k, i)[1] for i in range(len(moves))}:
+            for then in _AFTER[pos]:
+                if (after, then) not in seen:
+                    seen.add((after, then))
+                    todo.append((after, then))
+    summaries = tuple(nodes)
+    specs = tuple(walk._specs(s) for s in summaries)
+    labels = [_partition(sp).labels for sp in specs]
+    offsets = np.cumsum([0, *map(len, labels)]).astype(np.int64)
+    trans_offset = np.full(len(summaries) * len(_POSITIONS), -1, dtype=np.int64)
+    trans_next: list[int] = []
+    trans_merge: list[int] = []
+    merges: list[int] = []
+    merge_at: dict[tuple[int, ...], int] = {}
+    for (node, pos), moves in transitions.items():
+        trans_offset[node * len(_POSITIONS) + pos] = len(trans_next)
+        for to, merge in moves:
+            trans_next.append(to)
+            if merge is None:
+                trans_merge.append(-1)
+            else:
+                if merge not in merge_at:
+                    merge_at[merge] = len(merges)
+                    merges.extend(merge)
+                trans_merge.append(merge_at[merge])
+    built = _Automaton(summaries, specs, offsets, np.array([lab[0] for ls in labels for lab in ls], dtype=np.int64),
+                       trans_offset, np.array(trans_next, dtype=np.int64), np.array(trans_merge, dtype=np.int64),
+                       np.array(merges, dtype=np.int64))
+    if len(_AUTOMATA) >= 32:
+        del _AUTOMATA[next(iter(_AUTOMATA))]
+    _AUTOMATA[walk.trackers] = built
+    return built
+
+
+def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
+                     ) -> dict[tuple[Key, tuple[Any, ...]], int]:
+    """Counts per (what ``walk``'s wagers read of the final state, the final summaries) of the rounds
+    of ``shoe`` (or, for trackers that read point values only, of these cards per point value), by
+    the compiled walk; the invariant (they add up to the shoe's sequences) checked."""
+    auto = _automaton(walk)
+    rounds = _round_states()
+    per_specs: dict[tuple[Spec | None, ...], Counts] = {}
+    counts: list[int] = []
+    for sp in auto.specs:
+        if sp not in per_specs:
+            per_specs[sp] = shoe if not isinstance(shoe, Shoe) else _root_counts(shoe, sp, what)
+        counts.extend(per_specs[sp])
+    if len(counts) != len(auto.class_value):
+        raise ExactOddsError(f"internal: the compiled walk of {what or 'a wager'} was given the wrong cards")
+    size = sum(per_specs[auto.specs[0]])
+    try:
+        leaves = core.walk(size, auto.node_offset, auto.class_value, np.array(counts, dtype=np.int64),
+                           auto.trans_offset, auto.trans_next, auto.trans_merge, auto.merges, rounds.position,
+                           rounds.cards, rounds.next, rounds.over, WALK_STATES_LIMIT)
+    except MemoryError:
+        raise ExactOddsError(f"the walk of {what or 'a wager'} would hold more than {WALK_STATES_LIMIT:,} states "
+                             f"after one card (about {bounds._gb(WALK_STATES_LIMIT * 384)}): refused; read fewer "
+                             "cards' ranks or suits, or use the tables (--route vector)") from None
+    out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
+    for state, node, n in leaves:
+        out[(walk._point(rounds.states[state]), auto.summaries[node])] += n
+    total = sum(out.values())
+    if total != math.perm(size, CARDS_PER_ROUND):
+        raise InconsistentCounts(f"internal: the compiled walk of {what or 'a wager'} counted {total} rounds, not "
+                                 f"the shoe's {math.perm(size, CARDS_PER_ROUND)}: a defect of exactodds, please report it")
+    return dict(out)

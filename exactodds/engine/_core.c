@@ -1,0 +1,599 @@
+/*
+ * exactodds.engine._core: the engine's hot kernels in C, exact.
+ *
+ * Three kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
+ * said), writing into arrays the caller made, with the GIL released while it counts:
+ *
+ *   products     each multiset's weight for one shoe: a product of falling factors;
+ *   key_sums     the sparse sum of a multiset table (engine/multiset.py): per key, the sum over
+ *                its entries of orderings x the multiset's weight(s) [x a per-entry factor];
+ *   batch_sums   the same weights for many shoes at once, as a tree of shared products,
+ *                times a matrix of shoe-free columns (the exposure kernel);
+ *   walk         the walk of the deal, card by card over the classes a wager tells apart,
+ *                forward, one layer per card, each distinct (shoe left, round state,
+ *                summary) carried once with its ways (engine/walk.py builds the automaton).
+ *
+ * Exactness. products counts in signed 64-bit integers, key_sums and batch_sums sum in signed 128
+ * bits (a sum whose terms have both signs may pass 2^63 on the way to a result that fits), every
+ * product and sum checked (__builtin_*_overflow), and each result checked to fit 64 bits: an
+ * overflow is an error (OverflowError), never a wrap. walk counts in unsigned __int128 under a proven bound: every
+ * quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
+ * ordered 6-card sequences, which is at most N^6 for N cards; the caller passes N and the kernel
+ * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). Every index read from
+ * an array is checked against the array it indexes.
+ *
+ * Nothing here knows the rules of baccarat: the drawing rules reach the walk as a table of round
+ * states built in Python from exactodds.game.rules, and what a wager reads as an automaton of
+ * summaries built from its trackers.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+/* -- buffers -------------------------------------------------------------------------------- */
+
+typedef struct {
+    Py_buffer view;
+    int64_t *data;
+    Py_ssize_t n;
+    int held;
+} Arr;
+
+/* Take an int64 C-contiguous buffer from ``obj`` (writable if asked); 0 on success. */
+static int arr_get(PyObject *obj, Arr *a, int writable, const char *name)
+{
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    a->held = 0;
+    if (PyObject_GetBuffer(obj, &a->view, flags) < 0) {
+        PyErr_Format(PyExc_TypeError, "%s: a C-contiguous%s int64 array is needed", name,
+                     writable ? " writable" : "");
+        return -1;
+    }
+    a->held = 1;
+    const char *f = a->view.format ? a->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (a->view.itemsize != 8 || (strcmp(f, "q") != 0 && strcmp(f, "l") != 0)) {
+        PyErr_Format(PyExc_TypeError, "%s: int64 items are needed (got format %s, itemsize %zd)", name,
+                     a->view.format ? a->view.format : "?", a->view.itemsize);
+        PyBuffer_Release(&a->view);
+        a->held = 0;
+        return -1;
+    }
+    a->data = (int64_t *)a->view.buf;
+    a->n = a->view.len / 8;
+    return 0;
+}
+
+static void arr_release(Arr *a)
+{
+    if (a->held) {
+        PyBuffer_Release(&a->view);
+        a->held = 0;
+    }
+}
+
+/* Error codes of the kernels, turned into Python exceptions once the GIL is held again. */
+enum { OK = 0, E_OVERFLOW = 1, E_INDEX = 2, E_MEMORY = 3, E_LIMIT = 4, E_SIGNAL = 5, E_SHAPE = 6 };
+
+static PyObject *raise_code(int code, const char *where)
+{
+    switch (code) {
+    case E_OVERFLOW:
+        PyErr_Format(PyExc_OverflowError, "%s: a count does not fit 64 bits", where);
+        break;
+    case E_INDEX:
+        PyErr_Format(PyExc_IndexError, "%s: an index out of range (a malformed table)", where);
+        break;
+    case E_MEMORY:
+        PyErr_NoMemory();
+        break;
+    case E_SHAPE:
+        PyErr_Format(PyExc_ValueError, "%s: arrays of mismatched shapes", where);
+        break;
+    default:
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_RuntimeError, "%s: failed (%d)", where, code);
+    }
+    return NULL;
+}
+
+/* -- products and key_sums ---------------------------------------------------------------- */
+
+/* The weight of each multiset: the product of its cards' falling factors (a negative factor, n - o
+ * with fewer than o + 1 cards, stands for a falling factorial that is 0, and is read as 0). */
+static int weights_of(const int64_t *f, Py_ssize_t nf, const int64_t *rows, Py_ssize_t cards, Py_ssize_t m,
+                      int64_t *w)
+{
+    /* The bound: every factor is at most the largest, so where largest^cards < 2^63 no product can
+     * overflow and none is checked; else each one is. */
+    int64_t largest = 0, bound = 1;
+    int proven = 1;
+    for (Py_ssize_t s = 0; s < nf; s++) largest = f[s] > largest ? f[s] : largest;
+    for (Py_ssize_t j = 0; j < cards && proven; j++) proven = !__builtin_mul_overflow(bound, largest, &bound);
+    for (Py_ssize_t i = 0; i < cards * m; i++)
+        if (rows[i] < 0 || rows[i] >= nf) return E_INDEX;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        int64_t p = 1;
+        for (Py_ssize_t j = 0; j < cards; j++) {
+            int64_t x = f[rows[j * m + i]];
+            x = x < 0 ? 0 : x;
+            if (proven) p *= x;
+            else if (__builtin_mul_overflow(p, x, &p)) return E_OVERFLOW;
+        }
+        w[i] = p;
+    }
+    return OK;
+}
+
+/* products(factors, rows, cards, out): each multiset's weight, into out (one per multiset). */
+static PyObject *products(PyObject *self, PyObject *args)
+{
+    PyObject *of, *orows, *oout;
+    Py_ssize_t cards;
+    if (!PyArg_ParseTuple(args, "OOnO", &of, &orows, &cards, &oout)) return NULL;
+    Arr f = {0}, rows = {0}, out = {0};
+    PyObject *result = NULL;
+    int code = OK;
+    if (arr_get(of, &f, 0, "factors") || arr_get(orows, &rows, 0, "rows") || arr_get(oout, &out, 1, "out"))
+        goto done;
+    if (cards < 1 || rows.n != cards * out.n) {
+        code = E_SHAPE;
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        code = weights_of(f.data, f.n, rows.data, cards, out.n, out.data);
+        Py_END_ALLOW_THREADS
+    }
+    if (code != OK) raise_code(code, "products");
+    else result = Py_NewRef(Py_None);
+done:
+    arr_release(&f); arr_release(&rows); arr_release(&out);
+    return result;
+}
+
+/* One key's sum over entries a..b of column j: in 64 bits, every step checked; should a step
+ * overflow (a sum of terms of both signs may pass 2^63 on the way to a result that fits), again
+ * in 128 bits, every step checked, and the result checked to fit 64 bits. */
+static int key_sum(const int64_t *w, Py_ssize_t m, Py_ssize_t columns, Py_ssize_t j, const int64_t *em,
+                   const int64_t *ord, const int64_t *per, int64_t a, int64_t b, int64_t *result)
+{
+    int64_t sum = 0;
+    int64_t i = a;
+    for (; i < b; i++) {
+        int64_t x = em[i], t;
+        if (x < 0 || x >= m) return E_INDEX;
+        if (__builtin_mul_overflow(w[x * columns + j], ord[i], &t)) break;
+        if (per && __builtin_mul_overflow(t, per[i], &t)) break;
+        if (__builtin_add_overflow(sum, t, &sum)) break;
+    }
+    if (i == b) {
+        *result = sum;
+        return OK;
+    }
+    __int128 wide = 0;
+    for (i = a; i < b; i++) {
+        __int128 t;
+        int64_t x = em[i];
+        if (__builtin_mul_overflow((__int128)w[x * columns + j], (__int128)ord[i], &t)
+            || (per && __builtin_mul_overflow(t, (__int128)per[i], &t)) || __builtin_add_overflow(wide, t, &wide))
+            return E_OVERFLOW;
+    }
+    if (wide > INT64_MAX || wide < INT64_MIN) return E_OVERFLOW;
+    *result = (int64_t)wide;
+    return OK;
+}
+
+/* key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, per_entry, out): per key k
+ * and column j, the sum over k's entries e of orderings[e] x per_multiset[multiset of e, j]
+ * (x per_entry[e]), into out[k, j]. */
+static PyObject *key_sums(PyObject *self, PyObject *args)
+{
+    PyObject *ow, *oem, *oord, *ostarts, *oper, *oout;
+    Py_ssize_t columns;
+    if (!PyArg_ParseTuple(args, "OnOOOOO", &ow, &columns, &oem, &oord, &ostarts, &oper, &oout)) return NULL;
+    Arr w = {0}, em = {0}, ord = {0}, starts = {0}, per = {0}, out = {0};
+    PyObject *result = NULL;
+    int code = OK;
+    if (arr_get(ow, &w, 0, "per_multiset") || arr_get(oem, &em, 0, "entry_multiset")
+        || arr_get(oord, &ord, 0, "entry_orderings") || arr_get(ostarts, &starts, 0, "key_starts")
+        || (oper != Py_None && arr_get(oper, &per, 0, "per_entry")) || arr_get(oout, &out, 1, "out"))
+        goto done;
+    if (columns < 1 || w.n % columns || em.n != ord.n || starts.n * columns != out.n || (per.held && per.n != em.n)) {
+        code = E_SHAPE;
+        goto fail;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t m = w.n / columns, e = em.n, k = starts.n;
+    for (Py_ssize_t key = 0; code == OK && key < k; key++) {
+        int64_t a = starts.data[key], b = key + 1 < k ? starts.data[key + 1] : e;
+        if (a < 0 || b > e || a >= b) { code = E_INDEX; break; }
+        for (Py_ssize_t j = 0; j < columns; j++) {
+            int64_t sum;
+            code = key_sum(w.data, m, columns, j, em.data, ord.data, per.held ? per.data : NULL, a, b, &sum);
+            if (code != OK) break;
+            out.data[key * columns + j] = sum;
+        }
+    }
+    Py_END_ALLOW_THREADS
+fail:
+    if (code != OK) raise_code(code, "key_sums");
+    else result = Py_NewRef(Py_None);
+done:
+    arr_release(&w); arr_release(&em); arr_release(&ord); arr_release(&starts); arr_release(&per);
+    arr_release(&out);
+    return result;
+}
+
+/* -- batch_sums ----------------------------------------------------------------------------- */
+
+#define VALUES 10
+#define SLOTS 6     /* factor slots per token: n, n-1, ..., n-5 */
+
+static PyObject *batch_sums(PyObject *self, PyObject *args)
+{
+    PyObject *ocounts, *oslots, *oparents, *osizes, *oweights, *oout;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &ocounts, &oslots, &oparents, &osizes, &oweights, &oout)) return NULL;
+    Arr counts = {0}, slots = {0}, parents = {0}, sizes = {0}, weights = {0}, out = {0};
+    PyObject *result = NULL;
+    int code = OK;
+    int64_t *work = NULL;
+    __int128 *acc = NULL;
+    if (arr_get(ocounts, &counts, 0, "value_counts") || arr_get(oslots, &slots, 0, "slots")
+        || arr_get(oparents, &parents, 0, "parents") || arr_get(osizes, &sizes, 0, "level_sizes")
+        || arr_get(oweights, &weights, 0, "weights") || arr_get(oout, &out, 1, "out"))
+        goto done;
+    Py_ssize_t shoes = counts.n / VALUES, levels = sizes.n, total = 0, widest = 0;
+    for (Py_ssize_t l = 0; l < levels; l++) {
+        if (sizes.data[l] < 1) { code = E_SHAPE; goto fail; }
+        total += sizes.data[l];
+        if (sizes.data[l] > widest) widest = sizes.data[l];
+    }
+    Py_ssize_t last = levels ? sizes.data[levels - 1] : 0;
+    if (counts.n % VALUES || levels < 1 || slots.n != total || parents.n != total || last == 0
+        || weights.n % last || (shoes && out.n % shoes) || out.n != shoes * (weights.n / last)) {
+        code = E_SHAPE;
+        goto fail;
+    }
+    Py_ssize_t columns = weights.n / last;
+    work = malloc(sizeof(int64_t) * (size_t)(2 * widest + (VALUES + 1) * SLOTS));
+    acc = malloc(sizeof(__int128) * (size_t)(columns ? columns : 1));
+    if (!work || !acc) { code = E_MEMORY; goto fail; }
+    Py_BEGIN_ALLOW_THREADS
+    int64_t *a = work, *b = work + widest, *f = work + 2 * widest;
+    for (Py_ssize_t s = 0; code == OK && s < shoes; s++) {
+        const int64_t *c = counts.data + s * VALUES;
+        int64_t size = 0;
+        for (int t = 0; t < VALUES; t++) {
+            if (c[t] < 0 || __builtin_add_overflow(size, c[t], &size)) { code = E_OVERFLOW; break; }
+            for (int o = 0; o < SLOTS; o++) f[t * SLOTS + o] = c[t] - o < 0 ? 0 : c[t] - o;
+        }
+        for (int o = 0; o < SLOTS; o++) f[VALUES * SLOTS + o] = size - o < 0 ? 0 : size - o;
+        /* the tree of shared products: level l's item i is its parent's product times one factor */
+        const int64_t *sl = slots.data, *pa = parents.data;
+        Py_ssize_t prev = 1;
+        a[0] = 1;
+        for (Py_ssize_t l = 0; code == OK && l < levels; l++) {
+            Py_ssize_t n = sizes.data[l];
+            for (Py_ssize_t i = 0; i < n; i++) {
+                int64_t x = sl[i], p = l ? pa[i] : 0;
+                if (x < 0 || x >= (VALUES + 1) * SLOTS || p < 0 || p >= prev) { code = E_INDEX; break; }
+                if (__builtin_mul_overflow(a[p], f[x], &b[i])) { code = E_OVERFLOW; break; }
+            }
+            int64_t *t = a; a = b; b = t;
+            sl += n; pa += n; prev = n;
+        }
+        for (Py_ssize_t j = 0; j < columns; j++) acc[j] = 0;
+        for (Py_ssize_t i = 0; code == OK && i < last; i++) {
+            if (a[i] == 0) continue;
+            const int64_t *row = weights.data + i * columns;
+            for (Py_ssize_t j = 0; j < columns; j++) {
+                __int128 t;
+                if (__builtin_mul_overflow((__int128)a[i], (__int128)row[j], &t)
+                    || __builtin_add_overflow(acc[j], t, &acc[j])) {
+                    code = E_OVERFLOW;
+                    break;
+                }
+            }
+        }
+        int64_t *o = out.data + s * columns;
+        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
+            if (acc[j] > INT64_MAX || acc[j] < INT64_MIN) { code = E_OVERFLOW; break; }
+            o[j] = (int64_t)acc[j];
+        }
+    }
+    Py_END_ALLOW_THREADS
+fail:
+    if (code != OK) raise_code(code, "batch_sums");
+    else result = Py_NewRef(Py_None);
+done:
+    free(work);
+    free(acc);
+    arr_release(&counts); arr_release(&slots); arr_release(&parents); arr_release(&sizes);
+    arr_release(&weights); arr_release(&out);
+    return result;
+}
+
+/* -- walk ----------------------------------------------------------------------------------- */
+/*
+ * A state of a layer: the automaton's node (what the wager has read: a summary), the round state
+ * (totals, cards, the player's third card), and the classes of the cards dealt so far, sorted (at
+ * most five: the sixth card always ends the round). The cards left of each class are the shoe's
+ * cards of that class (per node: its partition of the 52 identities) less those dealt. Keys are two
+ * 64-bit words; a value is the ways to reach the state, in unsigned 128 bits.
+ */
+
+#define MAX_DEALT 5
+#define MAX_CLASSES 64
+
+typedef struct {
+    uint64_t k1, k2;
+    u128 ways;
+} Entry;
+
+typedef struct {
+    Entry *slots;
+    size_t cap, used;
+} Table;
+
+static const uint64_t EMPTY = UINT64_MAX;
+
+static int table_init(Table *t, size_t cap)
+{
+    t->slots = malloc(sizeof(Entry) * cap);
+    if (!t->slots) return E_MEMORY;
+    t->cap = cap;
+    t->used = 0;
+    for (size_t i = 0; i < cap; i++) t->slots[i].k1 = EMPTY;
+    return OK;
+}
+
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Add ``ways`` to the entry of (k1, k2), making it if new; E_LIMIT past ``limit`` entries. */
+static int table_add(Table *t, uint64_t k1, uint64_t k2, u128 ways, size_t limit)
+{
+    if (2 * (t->used + 1) > t->cap) {                 /* keep the load at most 1/2 */
+        Table bigger;
+        if (t->used + 1 > limit) return E_LIMIT;
+        if (table_init(&bigger, t->cap * 2)) return E_MEMORY;
+        for (size_t i = 0; i < t->cap; i++) {
+            Entry *e = &t->slots[i];
+            if (e->k1 == EMPTY) continue;
+            size_t j = mix(e->k1, e->k2) & (bigger.cap - 1);
+            while (bigger.slots[j].k1 != EMPTY) j = (j + 1) & (bigger.cap - 1);
+            bigger.slots[j] = *e;
+        }
+        bigger.used = t->used;
+        free(t->slots);
+        *t = bigger;
+    }
+    size_t j = mix(k1, k2) & (t->cap - 1);
+    for (;;) {
+        Entry *e = &t->slots[j];
+        if (e->k1 == EMPTY) {
+            e->k1 = k1;
+            e->k2 = k2;
+            e->ways = ways;
+            t->used++;
+            return OK;
+        }
+        if (e->k1 == k1 && e->k2 == k2) {
+            e->ways += ways;          /* at most the shoe's sequences: no overflow (see above) */
+            return OK;
+        }
+        j = (j + 1) & (t->cap - 1);
+    }
+}
+
+/* (n)_r = n (n - 1) ... (n - r + 1), 0 where n < r. */
+static u128 falling(int64_t n, int r)
+{
+    u128 p = 1;
+    for (int i = 0; i < r; i++) p *= (u128)(n - i > 0 ? n - i : 0);
+    return p;
+}
+
+static PyObject *u128_to_long(u128 x)
+{
+    PyObject *hi = PyLong_FromUnsignedLongLong((unsigned long long)(x >> 64));
+    PyObject *lo = PyLong_FromUnsignedLongLong((unsigned long long)x);
+    PyObject *sixty_four = PyLong_FromLong(64), *shifted = NULL, *out = NULL;
+    if (hi && lo && sixty_four && (shifted = PyNumber_Lshift(hi, sixty_four))) out = PyNumber_Or(shifted, lo);
+    Py_XDECREF(hi); Py_XDECREF(lo); Py_XDECREF(sixty_four); Py_XDECREF(shifted);
+    return out;
+}
+
+/*
+ * walk(size, nodes_classes, class_value, class_count, trans_offset, trans_next, trans_merge, merges,
+ *      state_position, state_cards, state_next, state_over, limit)
+ *
+ *   size            N, the shoe's cards (N^6 < 2^127 is checked)
+ *   node_offset     per node, the offset of its classes in class_value and class_count; node_offset[S] the end
+ *   class_value     per (node, class), the point value 0-9 of its cards
+ *   class_count     per (node, class), the shoe's cards of that class
+ *   trans_offset    per (node, position 0-5), the offset of its transitions in trans_next and
+ *                   trans_merge (one per class of the node), or -1 where the walk never goes
+ *   trans_next      the node after dealing that class at that position
+ *   trans_merge     the offset in merges of the map of the node's classes into the next node's
+ *                   classes, or -1 where the classes stay as they are
+ *   state_position  per round state, the position 0-5 of the next card (P1 B1 P2 B2 P3 B3), -1 if over
+ *   state_cards     per round state, the cards dealt
+ *   state_next      per (round state, point value), the state after it
+ *   limit           the most entries a layer may hold
+ *
+ * Returns a list of (final round state, node, count): the ordered 6-card sequences of the shoe that
+ * end the round in that state with the wager's summary at that node (the unread cards counted).
+ */
+static PyObject *walk(PyObject *self, PyObject *args)
+{
+    long long size_ll, limit_ll;
+    PyObject *o[11];
+    if (!PyArg_ParseTuple(args, "LOOOOOOOOOOOL", &size_ll, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8], &o[9], &o[10], &limit_ll))
+        return NULL;
+    static const char *names[11] = {"node_offset", "class_value", "class_count", "trans_offset", "trans_next",
+                                    "trans_merge", "merges", "state_position", "state_cards", "state_next",
+                                    "state_over"};
+    Arr a[11];
+    memset(a, 0, sizeof a);
+    PyObject *result = NULL;
+    int code = OK;
+    Table cur = {0}, nxt = {0}, leaves = {0};
+    for (int i = 0; i < 11; i++)
+        if (arr_get(o[i], &a[i], 0, names[i])) goto done;
+    const int64_t *node_offset = a[0].data, *class_value = a[1].data, *class_count = a[2].data,
+                  *trans_offset = a[3].data, *trans_next = a[4].data, *trans_merge = a[5].data, *merges = a[6].data,
+                  *state_position = a[7].data, *state_cards = a[8].data, *state_next = a[9].data,
+                  *state_over = a[10].data;
+    Py_ssize_t nodes = a[0].n - 1, classes = a[1].n, states = a[7].n, transitions = a[4].n, merged = a[6].n;
+    int64_t size = size_ll;
+    size_t limit = limit_ll < 16 ? 16 : (size_t)limit_ll;
+    /* the bound every count below rests on: N^6 < 2^127 */
+    {
+        u128 p = 1;
+        int ok = size >= 0;
+        for (int i = 0; ok && i < 6; i++) ok = !__builtin_mul_overflow(p, (u128)size, &p);
+        if (!ok || (p >> 127)) {
+            PyErr_SetString(PyExc_OverflowError, "walk: the shoe is too large for 128-bit counts");
+            goto done;
+        }
+    }
+    if (nodes < 1 || node_offset[nodes] != classes || a[2].n != classes || a[3].n != nodes * 6
+        || a[5].n != transitions || a[8].n != states || a[9].n != states * VALUES || a[10].n != states
+        || nodes >= (1LL << 31) || states >= (1 << 16)) {
+        code = E_SHAPE;
+        goto fail;
+    }
+    for (Py_ssize_t s = 0; s < nodes; s++)
+        if (node_offset[s] < 0 || node_offset[s + 1] < node_offset[s] || node_offset[s + 1] - node_offset[s] > MAX_CLASSES) {
+            code = E_SHAPE;
+            goto fail;
+        }
+    if (table_init(&cur, 64) || table_init(&nxt, 64) || table_init(&leaves, 64)) { code = E_MEMORY; goto fail; }
+
+    Py_BEGIN_ALLOW_THREADS
+    code = table_add(&cur, 0, 0, 1, limit);            /* node 0, round state 0, nothing dealt */
+    unsigned long steps = 0;
+    for (int depth = 0; code == OK && cur.used; depth++) {
+        for (size_t slot = 0; code == OK && slot < cur.cap; slot++) {
+            Entry *e = &cur.slots[slot];
+            if (e->k1 == EMPTY) continue;
+            if ((++steps & 0xFFFF) == 0) {              /* let a signal through */
+                Py_BLOCK_THREADS
+                if (PyErr_CheckSignals() < 0) code = E_SIGNAL;
+                Py_UNBLOCK_THREADS
+                if (code != OK) break;
+            }
+            int64_t node = (int64_t)(e->k1 & 0xFFFFFFFFu), state = (int64_t)(e->k1 >> 32);
+            int n = (int)(e->k2 & 7);
+            uint8_t dealt[MAX_DEALT];
+            for (int d = 0; d < n; d++) dealt[d] = (uint8_t)(e->k2 >> (8 * (d + 1)));
+            if (state < 0 || state >= states || n != depth || n > MAX_DEALT) { code = E_INDEX; break; }
+            int64_t position = state_position[state];
+            if (position < 0 || position > 5) { code = E_INDEX; break; }
+            int64_t off = trans_offset[node * 6 + position];
+            int64_t first = node_offset[node], width = node_offset[node + 1] - first;
+            if (off < 0 || off + width > transitions) { code = E_INDEX; break; }
+            u128 tail = falling(size - n - 1, 6 - n - 1);   /* the unread cards, if this card ends the round */
+            for (int64_t i = 0; code == OK && i < width; i++) {
+                int64_t left = class_count[first + i];
+                for (int d = 0; d < n; d++) left -= dealt[d] == i;
+                if (left <= 0) continue;
+                int64_t v = class_value[first + i];
+                if (v < 0 || v >= VALUES) { code = E_INDEX; break; }
+                int64_t after = state_next[state * VALUES + v], to = trans_next[off + i];
+                if (after < 0 || after >= states || to < 0 || to >= nodes) { code = E_INDEX; break; }
+                u128 ways = e->ways * (u128)left;
+                if (state_over[after]) {
+                    if (state_cards[after] != n + 1) { code = E_INDEX; break; }
+                    code = table_add(&leaves, (uint64_t)to | ((uint64_t)after << 32), 0, ways * tail, limit);
+                    continue;
+                }
+                if (n + 1 > MAX_DEALT) { code = E_INDEX; break; }
+                uint8_t next[MAX_DEALT];
+                int64_t map = trans_merge[off + i];
+                int64_t twidth = node_offset[to + 1] - node_offset[to];
+                for (int d = 0; d <= n; d++) {
+                    int64_t c = d < n ? dealt[d] : i;
+                    if (map >= 0) {
+                        if (map + c >= merged) { code = E_INDEX; break; }
+                        c = merges[map + c];
+                    }
+                    if (c < 0 || c >= twidth) { code = E_INDEX; break; }
+                    next[d] = (uint8_t)c;
+                }
+                if (code != OK) break;
+                for (int d = 1; d <= n; d++)              /* sorted: the order of the cards does not matter */
+                    for (int x = d; x > 0 && next[x - 1] > next[x]; x--) {
+                        uint8_t t = next[x]; next[x] = next[x - 1]; next[x - 1] = t;
+                    }
+                uint64_t k2 = (uint64_t)(n + 1);
+                for (int d = 0; d <= n; d++) k2 |= (uint64_t)next[d] << (8 * (d + 1));
+                code = table_add(&nxt, (uint64_t)to | ((uint64_t)after << 32), k2, ways, limit);
+            }
+        }
+        if (code != OK) break;
+        Table t = cur; cur = nxt; nxt = t;            /* the next layer becomes the current one */
+        free(nxt.slots);
+        if ((code = table_init(&nxt, 64)) != OK) break;
+    }
+    Py_END_ALLOW_THREADS
+    if (code != OK) goto fail;
+    result = PyList_New(0);
+    for (size_t slot = 0; result && slot < leaves.cap; slot++) {
+        Entry *e = &leaves.slots[slot];
+        if (e->k1 == EMPTY) continue;
+        PyObject *count = u128_to_long(e->ways), *item = NULL;
+        if (count) item = Py_BuildValue("(LLN)", (long long)(e->k1 >> 32), (long long)(e->k1 & 0xFFFFFFFFu), count);
+        if (!item || PyList_Append(result, item) < 0) Py_CLEAR(result);
+        Py_XDECREF(item);
+    }
+    goto done;
+fail:
+    if (code == E_LIMIT)
+        PyErr_Format(PyExc_MemoryError, "walk: more than %zu states in one layer", limit);
+    else if (code != E_SIGNAL)
+        raise_code(code, "walk");
+done:
+    free(cur.slots); free(nxt.slots); free(leaves.slots);
+    for (int i = 0; i < 11; i++) arr_release(&a[i]);
+    return result;
+}
+
+/* -- the module ----------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"products", products, METH_VARARGS,
+     "products(factors, rows, cards, out)\n"
+     "Each multiset's weight: the product of the factors its cards take (rows: card-major slots), into out."},
+    {"key_sums", key_sums, METH_VARARGS,
+     "key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, per_entry, out)\n"
+     "Per key and column, the sum over its entries of orderings x per_multiset (x per_entry), into out."},
+    {"batch_sums", batch_sums, METH_VARARGS,
+     "batch_sums(value_counts, slots, parents, level_sizes, weights, out)\n"
+     "Per shoe, the multisets' weights (a tree of shared products) times the matrix weights, into out."},
+    {"walk", walk, METH_VARARGS,
+     "walk(size, node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
+     "     state_position, state_cards, state_next, state_over, limit)\n"
+     "The walk of the deal over an automaton of classes: a list of (final state, node, count)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_core", "exactodds's compiled kernels (see exactodds.engine.native).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    return PyModule_Create(&module);
+}
