@@ -28,8 +28,9 @@ def _load() -> tuple[ModuleType | None, str]:
     if os.environ.get(PURE_VARIABLE, "") not in ("", "0"):
         return None, f"switched off ({PURE_VARIABLE})"
     try:
+        # here, not at the top: the extension may be absent (no compiler at install), the pure route then counts
         from exactodds.engine import _core
-    except ImportError as exc:                  # not built here (no compiler at install): the pure route
+    except ImportError as exc:
         return None, f"not built ({exc})"
     return _core, "compiled"
 

@@ -484,7 +484,7 @@ class _Walk:
         summary = tuple(t.start for t in self.trackers)
         counts = _root_counts(shoe, self._specs(summary), what)
         out: defaultdict[tuple[int, ...], int] = defaultdict(int)
-        core = native.kernels()
+        core = _walk_kernels(shoe.size)
         if core is not None:                              # the same walk, forward, in C
             for (point, last), n in _compiled_leaves(core, self, shoe, what).items():
                 out[self._hits(point, last)] += n
@@ -654,7 +654,7 @@ def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...]) -> dict[tup
     by point value, for trackers that read nothing else of a card: forward, one card at a time, each
     distinct (counts, state, summaries) carried once with the ways to reach it. Once no summary can
     change, the rest of the round is walked backwards, memoized on (counts, state) alone."""
-    core = native.kernels()
+    core = _walk_kernels(sum(counts))
     if core is not None:                                  # the same counts, by the compiled walk
         return _compiled_leaves(core, walk, counts, "")
     value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
@@ -1031,12 +1031,16 @@ class _Automaton:
     merges: np.ndarray
 
 
-_AUTOMATA: dict[tuple[_Tracker, ...], _Automaton] = {}
+_AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...]], _Automaton] = {}
+#: The most summaries an automaton may reach (a wager that reads the ranks or suits of many cards
+#: apart, at once, on a shoe that holds most identities); a larger one is refused while it is built.
+AUTOMATON_NODES_LIMIT = 200_000
 
 
-def _automaton(walk: _Walk) -> _Automaton:
-    """The automaton of ``walk``'s trackers, built on first use and kept (the last 32)."""
-    found = _AUTOMATA.get(walk.trackers)
+def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") -> _Automaton:
+    """The automaton of ``walk``'s trackers over the card identities ``present`` (52 flags: a class
+    none of whose cards is in the shoe is never dealt), built on first use and kept (the last 32)."""
+    found = _AUTOMATA.get((walk.trackers, present))
     if found is not None:
         return found
     start = tuple(t.start for t in walk.trackers)
@@ -1048,12 +1052,20 @@ def _automaton(walk: _Walk) -> _Automaton:
         node = nodes[summary]
         hand, k = _POSITIONS[pos]
         moves = transitions.get((node, pos))
+        dealt = _present_classes(walk._specs(summary), present)
         if moves is None:
             moves = transitions[(node, pos)] = []
-            for i in range(len(_partition(walk._specs(summary)).labels)):
+            for i, here in enumerate(dealt):
+                if not here:                              # never dealt: a place holder
+                    moves.append((0, None))
+                    continue
                 _v, after, merge, _w = walk._move(summary, hand, k, i)
                 moves.append((nodes.setdefault(after, len(nodes)), merge))
-        for after in {walk._move(summary, hand, k, i)[1] for i in range(len(moves))}:
+            if len(nodes) > AUTOMATON_NODES_LIMIT:
+                raise ExactOddsError(f"the walk of {what} tells more than {AUTOMATON_NODES_LIMIT:,} states of its "
+                                     "cards apart: refused; read fewer cards' ranks or suits, or use the tables "
+                                     "(--route vector)")
+        for after in {walk._move(summary, hand, k, i)[1] for i, here in enumerate(dealt) if here}:
             for then in _AFTER[pos]:
                 if (after, then) not in seen:
                     seen.add((after, then))
@@ -1083,8 +1095,32 @@ def _automaton(walk: _Walk) -> _Automaton:
                        np.array(merges, dtype=np.int64))
     if len(_AUTOMATA) >= 32:
         del _AUTOMATA[next(iter(_AUTOMATA))]
-    _AUTOMATA[walk.trackers] = built
+    _AUTOMATA[(walk.trackers, present)] = built
     return built
+
+
+@functools.cache
+def _present_classes(specs: tuple[Spec | None, ...], present: tuple[bool, ...]) -> tuple[bool, ...]:
+    """Per class of ``specs``, whether any of its card identities is ``present``."""
+    part = _partition(specs)
+    out = [False] * len(part.labels)
+    for i, here in enumerate(present):
+        out[part.of[i]] |= here
+    return tuple(out)
+
+
+def _present(shoe: Shoe) -> tuple[bool, ...]:
+    """Per card identity, whether the shoe holds one (by rank where its suits are unknown)."""
+    if shoe.card_counts is not None:
+        return tuple(n > 0 for n in shoe.card_counts)
+    return tuple(shoe.rank_counts[i // 4] > 0 for i in range(52))
+
+
+def _walk_kernels(size: int) -> Any:
+    """The compiled kernels where they are built and a shoe of ``size`` cards keeps every count of the
+    walk below 2^127 (size^6 < 2^127: up to 2,190,000 cards); else None, and the pure walk counts."""
+    core = native.kernels()
+    return core if core is not None and size**CARDS_PER_ROUND < 2**127 else None
 
 
 def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
@@ -1092,7 +1128,12 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
     """Counts per (what ``walk``'s wagers read of the final state, the final summaries) of the rounds
     of ``shoe`` (or, for trackers that read point values only, of these cards per point value), by
     the compiled walk; the invariant (they add up to the shoe's sequences) checked."""
-    auto = _automaton(walk)
+    if isinstance(shoe, Shoe):
+        present = _present(shoe)
+    else:                                                 # cards per class of the start: value classes
+        of = _partition(walk._specs(tuple(t.start for t in walk.trackers))).of
+        present = tuple(shoe[of[i]] > 0 for i in range(52))
+    auto = _automaton(walk, present, what or "a wager")
     rounds = _round_states()
     per_specs: dict[tuple[Spec | None, ...], Counts] = {}
     counts: list[int] = []

@@ -1,0 +1,203 @@
+"""The compiled core (exactodds/engine/_core.c) against the pure route and the brute force.
+
+Each kernel is held against the code it stands in for, run in the same process with the extension
+switched off (:func:`exactodds.engine.native.pure`), and the walk also against tests/brute.py, on
+shoes and conditions drawn at random: the walk over conditions from the grammar's fuzzer on small
+shoes of unequal suits, the tables over the whole catalogue on depleted shoes, the exposure kernel
+over batches of shoes. Then what C must never do: wrap an overflow, read out of range, grow without
+bound.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from exactodds.analyses.analysis import analyze
+from exactodds.analyses.pricing import return_numerators
+from exactodds.engine import native, walk
+from exactodds.engine.walk import WalkDistribution
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe
+from exactodds.wagers.catalogue import load_catalogue
+
+from .strategies import conditions, depleted_shoes
+from .test_conditions import SHOES, deals, one_outcome, reference
+
+core = native.kernels()
+compiled = pytest.mark.skipif(core is None, reason=f"the compiled core is not in use here: {native.status()}")
+
+
+def _lines(result: Any) -> list[tuple[str, str, tuple[tuple[str, int], ...]]]:
+    return [(r.wager.id, r.paytable.id, tuple((line.id, line.combinations) for line in r.lines)) for r in result.results]
+
+
+def test_the_extension_is_built_and_used_unless_switched_off() -> None:
+    """CI and the README's install build it: a build that silently fell back to the pure route would
+    leave every compiled kernel untested."""
+    if os.environ.get(native.PURE_VARIABLE, "") not in ("", "0"):
+        assert native.kernels() is None and "switched off" in native.status()
+        return
+    assert native.status() == "compiled", native.status()
+    with native.pure():
+        assert native.kernels() is None
+    assert native.kernels() is core
+
+
+@compiled
+@settings(max_examples=120, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(conditions(depth=2))
+def test_the_compiled_walk_equals_the_pure_walk_and_the_brute_force_on_generated_conditions(text: str) -> None:
+    wager = one_outcome(text)
+    for k, cards in enumerate(SHOES):
+        shoe = Shoe.from_card_counts(cards)
+        rows, weights = deals(k)
+        python = reference(text)
+        want = sum(w for row, w in zip(rows, weights) if python(row))
+        try:
+            got = WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"])
+        except ExactOddsError as exc:              # a feature the walk does not read: refused, in one line
+            assume("does not know" not in str(exc))
+            raise
+        with native.pure():
+            pure = WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"])
+        assert got == pure, text
+        assert got.get(0, 0) == want, f"{text!r} on shoe {cards}"
+
+
+@compiled
+@settings(max_examples=12, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(depleted_shoes())
+def test_the_catalogue_by_the_compiled_tables_equals_the_pure_tables(shoe: Shoe) -> None:
+    got = analyze(shoe, everything=True)
+    with native.pure():
+        want = analyze(shoe, everything=True)
+    assert _lines(got) == _lines(want)
+
+
+@compiled
+@pytest.mark.parametrize("shoe", [Shoe.decks(8), Shoe.decks(1).remove("9s", "9h", "Kd", "Qc"), Shoe.decks(30)],
+                         ids=["8 decks", "1 deck less 4 cards", "30 decks (past int64)"])
+def test_the_catalogue_by_the_compiled_walk_equals_the_tables(shoe: Shoe) -> None:
+    """Two routes that share no counting code, every wager of the catalogue: the walk in C, the
+    tables (at 30 decks modulo primes, rebuilt by the CRT)."""
+    assert _lines(analyze(shoe, everything=True, route="walk")) == _lines(analyze(shoe, everything=True))
+
+
+@compiled
+def test_the_compiled_walk_equals_the_pure_walk_on_the_catalogue_one_deck() -> None:
+    shoe = Shoe.decks(1).remove("As", "Kh", "7d")
+    got = analyze(shoe, everything=True, route="walk")
+    with native.pure():
+        want = analyze(shoe, everything=True, route="walk")
+    assert _lines(got) == _lines(want)
+
+
+@compiled
+@settings(max_examples=20, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.lists(st.integers(0, 140), min_size=10, max_size=10), min_size=1, max_size=40))
+def test_the_exposure_kernel_equals_the_pure_batch(values: list[list[int]]) -> None:
+    counts = np.array(values, dtype=np.int64)
+    counts[:, 0] += 6                                   # every shoe holds a round
+    cat = load_catalogue()
+    pairs = [(cat[w], cat[w].paytable(t)) for w, t in
+             (("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard"), ("tie", "8-to-1"))]
+    got = return_numerators(pairs, counts, second=True, cross=True)
+    with native.pure():
+        want = return_numerators(pairs, counts, second=True, cross=True)
+    assert got == want
+    assert all(found is not None for found in got)
+
+
+@compiled
+def test_kernels_release_the_gil_and_give_the_same_counts_from_threads() -> None:
+    shoe = Shoe.decks(8).remove("5s", "9h")
+    wager = load_catalogue()["dragon-bonus-player"]
+    want = WalkDistribution(shoe).outcome_counts(wager, wager.paytable("A"))
+    got: list[dict[int, int]] = []
+
+    def run() -> None:
+        got.append(WalkDistribution(shoe).outcome_counts(wager, wager.paytable("A")))
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [want] * 3
+
+
+# -- what the C must never do ---------------------------------------------------------------------
+
+def _i64(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+@compiled
+def test_an_overflow_in_the_key_sums_is_an_error_never_a_wrap() -> None:
+    out = np.empty(1, dtype=np.int64)
+    big = 2**62
+    with pytest.raises(OverflowError):                  # 2 x 2^62 does not fit
+        core.key_sums(_i64(big), 1, _i64(0), _i64(2), _i64(0), None, out)
+    with pytest.raises(OverflowError):                  # 2^62 + 2^62 does not fit
+        core.key_sums(_i64(big, big), 1, _i64(0, 1), _i64(1, 1), _i64(0), None, out)
+    # a sum that passes 2^63 on the way to a result that fits is exact (counted again in 128 bits)
+    core.key_sums(_i64(big, big, big), 1, _i64(0, 1, 2), _i64(1, 1, -1), _i64(0), None, out)
+    assert int(out[0]) == big
+
+
+@compiled
+def test_an_overflow_in_the_products_is_an_error_never_a_wrap() -> None:
+    out = np.empty(1, dtype=np.int64)
+    core.products(_i64(2**31, 2**31 - 1), _i64(0, 1), 2, out)
+    assert int(out[0]) == 2**31 * (2**31 - 1)
+    with pytest.raises(OverflowError):
+        core.products(_i64(2**32, 2**32), _i64(0, 1), 2, out)
+
+
+@compiled
+def test_an_index_out_of_range_is_an_error_never_a_read() -> None:
+    out = np.empty(1, dtype=np.int64)
+    with pytest.raises(IndexError):
+        core.products(_i64(1, 2), _i64(0, 2), 2, out)
+    with pytest.raises(IndexError):
+        core.key_sums(_i64(1), 1, _i64(1), _i64(1), _i64(0), None, out)
+    with pytest.raises(TypeError):                      # only int64 arrays are read
+        core.key_sums(np.array([1.0]), 1, _i64(0), _i64(1), _i64(0), None, out)
+
+
+@compiled
+def test_the_walk_refuses_a_shoe_past_its_128_bit_bound_and_the_pure_walk_takes_it() -> None:
+    auto = walk._automaton(walk._Walk((), ()), (True,) * 52)
+    rounds = walk._round_states()
+    with pytest.raises(OverflowError):
+        core.walk(2**22, auto.node_offset, auto.class_value, np.full(len(auto.class_value), 2**19, dtype=np.int64),
+                  auto.trans_offset, auto.trans_next, auto.trans_merge, auto.merges, rounds.position, rounds.cards,
+                  rounds.next, rounds.over, 1000)
+    assert walk._walk_kernels(2**22) is None and walk._walk_kernels(416) is core
+
+
+@compiled
+def test_a_walk_past_its_state_limit_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(walk, "WALK_STATES_LIMIT", 50)
+    wager = one_outcome("player_suit_1 == banker_suit_1 and player_rank_2 == banker_rank_2")
+    with pytest.raises(ExactOddsError, match=r"more than 50 states .* refused") as exc:
+        WalkDistribution(Shoe.decks(8)).outcome_counts(wager, wager.paytables["A"])
+    assert "\n" not in str(exc.value)
+
+
+def test_the_pure_switch_is_read_from_the_environment() -> None:
+    import subprocess
+    import sys
+    code = "from exactodds.engine import native; print(native.status())"
+    env = {**os.environ, native.PURE_VARIABLE: "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "switched off (EXACTODDS_PURE)"
