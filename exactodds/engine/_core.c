@@ -13,10 +13,11 @@
  *                forward, one layer per card, each distinct (shoe left, round state,
  *                summary) carried once with its ways (engine/walk.py builds the automaton).
  *
- * Exactness. products counts in signed 64-bit integers, key_sums and batch_sums sum in signed 128
- * bits (a sum whose terms have both signs may pass 2^63 on the way to a result that fits), every
- * product and sum checked (__builtin_*_overflow), and each result checked to fit 64 bits: an
- * overflow is an error (OverflowError), never a wrap. walk counts in unsigned __int128 under a proven bound: every
+ * Exactness. products multiplies unchecked only under the bound largest factor^cards < 2^63, else
+ * each step checked; key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
+ * the way (terms of both signs) again in 128 bits; batch_sums sums modulo 2^64 beside a bound in
+ * double precision that proves the residue is the sum, else again in 128 bits, checked (see each).
+ * A result that does not fit 64 bits is an error (OverflowError), never a wrap. walk counts in unsigned __int128 under a proven bound: every
  * quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
  * ordered 6-card sequences, which is at most N^6 for N cards; the caller passes N and the kernel
  * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). Every index read from
@@ -31,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 typedef unsigned __int128 u128;
 
@@ -231,6 +233,19 @@ done:
 #define VALUES 10
 #define SLOTS 6     /* factor slots per token: n, n-1, ..., n-5 */
 
+/*
+ * batch_sums(value_counts, slots, parents, level_sizes, weights, out): for each shoe (a row of 10
+ * cards per point value), each multiset's weight by a tree of shared products (level l's item i is
+ * item parents[i] of level l - 1 times factor slots[i]), then out[shoe, j] = sum over the last
+ * level's items i of weight[i] x weights[i, j].
+ *
+ * Exact without a check per term: a weight is a product of at most six factors of at most N (the
+ * shoe's cards), so where N^6 < 2^63 none overflows; the sums are formed modulo 2^64 (unsigned,
+ * well defined) beside a bound in double precision, sum of weight[i] x |weights[i, j]| (every
+ * weight is >= 0); where the bound is below 2^62 (its rounding error, at most a factor 1 + n 2^-53,
+ * is far inside that margin) the true sum lies in (-2^62, 2^62) and the residue is it. Else the
+ * shoe is counted again, every step checked in 128 bits.
+ */
 static PyObject *batch_sums(PyObject *self, PyObject *args)
 {
     PyObject *ocounts, *oslots, *oparents, *osizes, *oweights, *oout;
@@ -240,6 +255,8 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     int code = OK;
     int64_t *work = NULL;
     __int128 *acc = NULL;
+    double *absw = NULL, *bound = NULL;
+    uint64_t *mod = NULL;
     if (arr_get(ocounts, &counts, 0, "value_counts") || arr_get(oslots, &slots, 0, "slots")
         || arr_get(oparents, &parents, 0, "parents") || arr_get(osizes, &sizes, 0, "level_sizes")
         || arr_get(oweights, &weights, 0, "weights") || arr_get(oout, &out, 1, "out"))
@@ -251,16 +268,34 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
         if (sizes.data[l] > widest) widest = sizes.data[l];
     }
     Py_ssize_t last = levels ? sizes.data[levels - 1] : 0;
-    if (counts.n % VALUES || levels < 1 || slots.n != total || parents.n != total || last == 0
+    if (counts.n % VALUES || levels < 1 || levels > SLOTS || slots.n != total || parents.n != total || last == 0
         || weights.n % last || (shoes && out.n % shoes) || out.n != shoes * (weights.n / last)) {
         code = E_SHAPE;
         goto fail;
     }
     Py_ssize_t columns = weights.n / last;
+    /* the tree's indices, checked once */
+    {
+        const int64_t *sl = slots.data, *pa = parents.data;
+        Py_ssize_t prev = 1;
+        for (Py_ssize_t l = 0; l < levels; l++) {
+            for (Py_ssize_t i = 0; i < sizes.data[l]; i++)
+                if (sl[i] < 0 || sl[i] >= (VALUES + 1) * SLOTS || (l ? pa[i] : 0) < 0 || (l ? pa[i] : 0) >= prev) {
+                    code = E_INDEX;
+                    goto fail;
+                }
+            sl += sizes.data[l]; pa += sizes.data[l]; prev = sizes.data[l];
+        }
+    }
+    size_t cols = (size_t)(columns ? columns : 1);
     work = malloc(sizeof(int64_t) * (size_t)(2 * widest + (VALUES + 1) * SLOTS));
-    acc = malloc(sizeof(__int128) * (size_t)(columns ? columns : 1));
-    if (!work || !acc) { code = E_MEMORY; goto fail; }
+    acc = malloc(sizeof(__int128) * cols);
+    absw = malloc(sizeof(double) * (size_t)weights.n + 1);
+    bound = malloc(sizeof(double) * cols);
+    mod = malloc(sizeof(uint64_t) * cols);
+    if (!work || !acc || !absw || !bound || !mod) { code = E_MEMORY; goto fail; }
     Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < weights.n; i++) absw[i] = fabs((double)weights.data[i]);
     int64_t *a = work, *b = work + widest, *f = work + 2 * widest;
     for (Py_ssize_t s = 0; code == OK && s < shoes; s++) {
         const int64_t *c = counts.data + s * VALUES;
@@ -269,21 +304,43 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
             if (c[t] < 0 || __builtin_add_overflow(size, c[t], &size)) { code = E_OVERFLOW; break; }
             for (int o = 0; o < SLOTS; o++) f[t * SLOTS + o] = c[t] - o < 0 ? 0 : c[t] - o;
         }
+        if (code != OK) break;
         for (int o = 0; o < SLOTS; o++) f[VALUES * SLOTS + o] = size - o < 0 ? 0 : size - o;
-        /* the tree of shared products: level l's item i is its parent's product times one factor */
+        int64_t power = 1;                  /* every factor is at most size: a product of six at most size^6 */
+        int proven = 1;
+        for (int o = 0; o < SLOTS && proven; o++) proven = !__builtin_mul_overflow(power, size, &power);
         const int64_t *sl = slots.data, *pa = parents.data;
-        Py_ssize_t prev = 1;
         a[0] = 1;
         for (Py_ssize_t l = 0; code == OK && l < levels; l++) {
             Py_ssize_t n = sizes.data[l];
             for (Py_ssize_t i = 0; i < n; i++) {
-                int64_t x = sl[i], p = l ? pa[i] : 0;
-                if (x < 0 || x >= (VALUES + 1) * SLOTS || p < 0 || p >= prev) { code = E_INDEX; break; }
-                if (__builtin_mul_overflow(a[p], f[x], &b[i])) { code = E_OVERFLOW; break; }
+                int64_t p = a[l ? pa[i] : 0], x = f[sl[i]];
+                if (proven) b[i] = p * x;
+                else if (__builtin_mul_overflow(p, x, &b[i])) { code = E_OVERFLOW; break; }
             }
             int64_t *t = a; a = b; b = t;
-            sl += n; pa += n; prev = n;
+            sl += n; pa += n;
         }
+        if (code != OK) break;
+        for (Py_ssize_t j = 0; j < columns; j++) { mod[j] = 0; bound[j] = 0.0; }
+        for (Py_ssize_t i = 0; i < last; i++) {
+            if (a[i] == 0) continue;
+            uint64_t x = (uint64_t)a[i];
+            double dx = (double)a[i];
+            const int64_t *row = weights.data + i * columns;
+            const double *arow = absw + i * columns;
+            for (Py_ssize_t j = 0; j < columns; j++) {
+                mod[j] += x * (uint64_t)row[j];
+                bound[j] += dx * arow[j];
+            }
+        }
+        int64_t *o = out.data + s * columns;
+        int wide = 0;
+        for (Py_ssize_t j = 0; j < columns; j++) {
+            if (!(bound[j] < 4611686018427387904.0)) wide = 1;        /* 2^62 (and a NaN never passes) */
+            o[j] = (int64_t)mod[j];
+        }
+        if (!wide) continue;
         for (Py_ssize_t j = 0; j < columns; j++) acc[j] = 0;
         for (Py_ssize_t i = 0; code == OK && i < last; i++) {
             if (a[i] == 0) continue;
@@ -297,7 +354,6 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
                 }
             }
         }
-        int64_t *o = out.data + s * columns;
         for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
             if (acc[j] > INT64_MAX || acc[j] < INT64_MIN) { code = E_OVERFLOW; break; }
             o[j] = (int64_t)acc[j];
@@ -308,8 +364,7 @@ fail:
     if (code != OK) raise_code(code, "batch_sums");
     else result = Py_NewRef(Py_None);
 done:
-    free(work);
-    free(acc);
+    free(work); free(acc); free(absw); free(bound); free(mod);
     arr_release(&counts); arr_release(&slots); arr_release(&parents); arr_release(&sizes);
     arr_release(&weights); arr_release(&out);
     return result;
