@@ -201,3 +201,18 @@ def test_the_pure_switch_is_read_from_the_environment() -> None:
     env = {**os.environ, native.PURE_VARIABLE: "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "switched off (EXACTODDS_PURE)"
+
+
+@compiled
+def test_the_exposure_kernel_counts_again_in_128_bits_where_its_bound_does_not_prove_the_residue() -> None:
+    """One shoe of 10 cards per value; slots 0 (n = 10) and 60 (N = 100): weights 10 and 100. A column
+    whose terms pass 2^62 on the way to a small sum is counted again, exactly; one whose sum does not
+    fit 64 bits is an error."""
+    counts = np.full((1, 10), 10, dtype=np.int64)
+    slots, parents, sizes = _i64(0, 60), _i64(0, 0), _i64(2)
+    out = np.empty((1, 2), dtype=np.int64)
+    big = 2**62
+    core.batch_sums(counts, slots, parents, sizes, np.array([[big // 10, 3], [-(big // 100), 4]]), out)
+    assert out.tolist() == [[10 * (big // 10) - 100 * (big // 100), 430]]
+    with pytest.raises(OverflowError):
+        core.batch_sums(counts, slots, parents, sizes, np.array([[big // 5, 0], [big // 100, 0]]), out)
