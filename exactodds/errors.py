@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExactOddsError", "InconsistentCounts", "SuitsUnknown", "ExactOddsWarning", "Interrupted", "DuplicateKey", "unique_keys",
+__all__ = ["ExactOddsError", "InconsistentCounts", "SuitsUnknown", "TooLarge", "ExactOddsWarning", "Interrupted", "DuplicateKey", "unique_keys",
            "read_json"]
 
 
@@ -32,6 +32,11 @@ class InconsistentCounts(ExactOddsError):
 
 class SuitsUnknown(ExactOddsError):
     """A wager that reads suits asked of a shoe whose suits are unknown (cards removed by rank only)."""
+
+
+class TooLarge(ExactOddsError):
+    """A table or a walk refused before it grows past its limit of memory (one line saying what it
+    reads and what to read instead); the other route may still price the wager."""
 
 
 class ExactOddsWarning(UserWarning):

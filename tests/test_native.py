@@ -23,7 +23,7 @@ from exactodds.analyses.analysis import analyze
 from exactodds.analyses.pricing import return_numerators
 from exactodds.engine import native, walk
 from exactodds.engine.walk import WalkDistribution
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, TooLarge
 from exactodds.game.shoe import Shoe
 from exactodds.wagers.catalogue import load_catalogue
 
@@ -189,7 +189,7 @@ def test_the_walk_refuses_a_shoe_past_its_128_bit_bound_and_the_pure_walk_takes_
 def test_a_walk_past_its_state_limit_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(walk, "WALK_STATES_LIMIT", 50)
     wager = one_outcome("player_suit_1 == banker_suit_1 and player_rank_2 == banker_rank_2")
-    with pytest.raises(ExactOddsError, match=r"more than 50 states .* refused") as exc:
+    with pytest.raises(TooLarge, match=r"more than 50 states .* refused") as exc:
         WalkDistribution(Shoe.decks(8)).outcome_counts(wager, wager.paytables["A"])
     assert "\n" not in str(exc.value)
 

@@ -191,3 +191,41 @@ section = "example"
 ''', encoding="utf-8")
     with pytest.raises(ExactOddsError, match="outcomes 'a' and 'b' both hold on one round"):
         analyze(Shoe.decks(2), wagers=["clash"], catalogue=load_file(path), route="walk")
+
+
+def test_the_automatic_route_walks_a_wager_whose_table_is_refused_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Route auto (the default): a wager whose table the tables route refuses as too large is priced by
+    the walk, with one warning naming it; the numbers are the tables' own where both can count."""
+    from exactodds.analyses import analysis
+    from exactodds.errors import ExactOddsWarning, TooLarge
+    want = analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A", "tie:8-to-1"], route="vector")
+    real = analysis.price
+
+    def refusing(wager: Wager, paytable: object, dist: object) -> object:
+        if wager.id == "dragon-bonus-player" and not isinstance(dist, WalkDistribution):
+            raise TooLarge("wager 'dragon-bonus-player': reads it all: about 9 rows, 99.0 GB to compile "
+                           "(limit 2.0 GB); read less")
+        return real(wager, paytable, dist)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analysis, "price", refusing)
+    with pytest.warns(ExactOddsWarning, match=r"^dragon-bonus-player:A priced by the walk: its table would be too "
+                                              r"large to build \(about 9 rows, 99.0 GB to compile \(limit 2.0 GB\)\)$"):
+        got = analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A", "tie:8-to-1"])
+    assert [[(x.id, x.combinations) for x in r.lines] for r in got.results] == \
+        [[(x.id, x.combinations) for x in r.lines] for r in want.results]
+    assert got.route == "vector; walk for dragon-bonus-player:A"
+    with pytest.raises(TooLarge, match="99.0 GB"):                    # a route asked for is kept to
+        analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A"], route="vector")
+
+
+def test_a_wager_both_routes_refuse_is_one_line_naming_both() -> None:
+    text = ("[[wager]]\nid = \"every-card-suit\"\nname = \"x\"\nsection = \"test\"\n  [[wager.outcome]]\n  id = \"x\"\n"
+            "  name = \"x\"\n  when = \"player_pair == 'perfect' and banker_suit_3 == player_suit_3 and "
+            "banker_rank_3 == player_rank_3 and banker_suit_1 == 'h'\"\n  [[wager.paytable]]\n  id = \"A\"\n"
+            "  pays = { x = \"200 to 1\" }\n")
+    from exactodds.analyses.analysis import load_text
+    from exactodds.errors import TooLarge
+    with pytest.raises(TooLarge, match=r"GB to compile .*; and by the walk: the walk of wager 'every-card-suit' .* "
+                                       r"refused") as exc:
+        analyze(Shoe.decks(8), wagers=["every-card-suit"], catalogue=load_text(text, source="t.toml"))
+    assert "\n" not in str(exc.value)

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,7 +17,7 @@ from typing import Any
 from exactodds import engine
 from exactodds.analyses.pricing import PointDistribution, WagerResult, check_wagers, price
 from exactodds.engine.distribution import deal
-from exactodds.errors import ExactOddsError, SuitsUnknown
+from exactodds.errors import ExactOddsError, ExactOddsWarning, SuitsUnknown, TooLarge
 from exactodds.game.shoe import Shoe
 from exactodds.render.report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
 from exactodds.render.tables import Report, Results, dataframe, render_report
@@ -29,8 +31,9 @@ MAIN_WAGERS = (
     "rising-phoenix-banker-commission-free",
 )
 
-#: The two exact routes: the vectorised enumeration and the recursive memoized walk.
-ROUTES = ("vector", "walk")
+#: The exact routes: ``auto`` (the tables, and the walk for a wager whose table would be too large
+#: to build), the vectorised enumeration over multiset tables, and the recursive memoized walk.
+ROUTES = ("auto", "vector", "walk")
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,7 @@ def analyze(
     everything: bool = False,
     catalogue: Catalogue | None = None,
     alternatives: Mapping[str, str] | None = None,
-    route: str = "vector",
+    route: str = "auto",
 ) -> Analysis:
     """Price the selected wagers exactly, off the top of ``shoe`` (8 decks by default).
 
@@ -209,21 +212,41 @@ def analyze(
     """
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if route not in ROUTES:
-        raise ExactOddsError(f"unknown route {route!r} (use {' or '.join(ROUTES)})")
+        raise ExactOddsError(f"unknown route {route!r} (use {', '.join(ROUTES)})")
     pairs = select(catalogue if catalogue is not None else load_catalogue(), wagers=wagers,
                    paytables=paytables, everything=everything, alternatives=alternatives)
-    if route == "vector":
-        dist: PointDistribution = deal(shoe)
-    else:                                                 # the walk's module loads only when it is asked for
+    if route == "walk":                                   # the walk's module loads only when it is asked for
         walk = engine.WalkDistribution(shoe)
         walk.prepare(w for w, _ in pairs)                 # one walk per group of wagers reading the same cards
-        dist = walk
+        dist: PointDistribution = walk
+    else:
+        dist = deal(shoe)
+    walked: list[str] = []
+
+    def one(w: Wager, t: str) -> WagerResult:
+        """Price ``w`` under paytable ``t``: by ``dist``, or (route auto) by the walk where its table is refused."""
+        try:
+            return price(w, w.paytables[t], dist)
+        except TooLarge as tables:
+            if route != "auto":
+                raise
+            try:
+                result = price(w, w.paytables[t], engine.WalkDistribution(shoe))
+            except TooLarge as walk:
+                raise TooLarge(f"{tables}; and by the walk: {walk}") from None
+            walked.append(f"{w.id}:{t}")
+            size = re.search(r"about [^;]*\(limit [^)]*\)", str(tables))
+            warnings.warn(ExactOddsWarning(f"{w.id}:{t} priced by the walk: its table would be too large to build"
+                                           + (f" ({size[0]})" if size else "")), stacklevel=3)
+            return result
+
     if shoe.card_counts is not None:
-        return Analysis(shoe, tuple(price(w, w.paytables[t], dist) for w, t in pairs), route)
+        results = tuple(one(w, t) for w, t in pairs)
+        return Analysis(shoe, results, _route_shown(route, walked))
     priced, skipped = [], []                  # suits unknown: the wagers that read them are left out, and named
     for w, t in pairs:
         try:
-            priced.append(price(w, w.paytables[t], dist))
+            priced.append(one(w, t))
         except SuitsUnknown:
             if len(pairs) == 1:
                 raise
@@ -231,4 +254,12 @@ def analyze(
     if not priced:
         raise SuitsUnknown(f"every wager chosen reads suits, but the shoe's suits are unknown (cards were given by "
                            "rank only); give removed cards with their suits, e.g. 9h")
-    return Analysis(shoe, tuple(priced), route, tuple(skipped))
+    return Analysis(shoe, tuple(priced), _route_shown(route, walked), tuple(skipped))
+
+
+def _route_shown(route: str, walked: Sequence[str]) -> str:
+    """The route named in a result: ``vector`` or ``walk``; ``auto`` is shown as the one it took, both
+    where some wagers were walked."""
+    if route != "auto":
+        return route
+    return f"vector; walk for {', '.join(walked)}" if walked else "vector"

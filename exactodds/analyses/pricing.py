@@ -39,7 +39,7 @@ from exactodds.engine.multiset import (
     resolution_of,
     told_apart,
 )
-from exactodds.errors import ExactOddsError, InconsistentCounts
+from exactodds.errors import ExactOddsError, InconsistentCounts, TooLarge
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.render.report import result_dataframe, result_report, result_text
 from exactodds.render.tables import Report, render_report
@@ -323,9 +323,10 @@ def outcome_masks(wager: Wager) -> np.ndarray:
             table = feature_table(table_signature(wager))
         except InconsistentCounts:
             raise
-        except ExactOddsError as exc:       # a table too large to build, say
+        except ExactOddsError as exc:       # a table too large to build, say (the walk may price it)
             alt = f": alternative {wager.reading_id!r}" if wager.reading_id != "regulation" else ""
-            raise ExactOddsError(f"{wager.source}: wager {wager.id!r}{alt}: {exc}") from None
+            refused = TooLarge if isinstance(exc, TooLarge) else ExactOddsError
+            raise refused(f"{wager.source}: wager {wager.id!r}{alt}: {exc}") from None
         masks = np.stack([o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
         clash = np.flatnonzero(masks.sum(axis=0) > 1) if wager.settle == "exclusive" else np.zeros(0, int)
         if len(clash):

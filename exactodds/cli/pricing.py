@@ -40,8 +40,9 @@ from exactodds.wagers.pays import vigorish_terms
               help="Set a wager parameter, e.g. royal-9-progressive:seat=5 or "
                    "royal-9-progressive:combinations=Ks9s,Kh9h (a list is comma-separated).")
 @options.bet
-@click.option("--route", type=click.Choice(["vector", "walk"]), default="vector", show_default=True,
-              help="Exact route: vectorised enumeration, or the recursive memoized walk.")
+@click.option("--route", type=click.Choice(["auto", "vector", "walk"]), default="auto", show_default=True,
+              help="Exact route: the multiset tables, and the walk for a wager whose table would be too large "
+                   "(auto, with one line saying so); the tables alone (vector); or the recursive memoized walk.")
 @click.option("--full", is_flag=True, help="With --all in a terminal: every outcome table, not the summary.")
 @click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
               "frequency) instead of the outcome tables.")

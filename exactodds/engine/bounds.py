@@ -52,7 +52,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, TooLarge
 from exactodds.wagers.outcomes import INITIAL_FEATURES, SLOTS
 
 __all__ = ["Estimate", "LIMIT_BYTES", "BYTES_PER_LEAF", "SECONDS_PER_LEAF", "multiset_estimate", "round_estimate",
@@ -106,7 +106,7 @@ def _gb(n: float) -> str:
 def check(estimate: Estimate) -> None:
     """Refuse a table estimated above ``LIMIT_BYTES`` (one line, before anything is built)."""
     if not estimate.fits:
-        raise ExactOddsError(estimate.refusal())
+        raise TooLarge(estimate.refusal())
 
 
 def multiset_estimate(names: Iterable[str], *, resolution: str, slots: Iterable[int], leaves: int,

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from exactodds.engine import bounds, native
-from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
+from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, TooLarge
 from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
@@ -649,14 +649,15 @@ def _transitions(state: State) -> tuple[str, int, tuple[tuple[State, bool], ...]
     return hand, state[1] if hand == "player" else state[3], tuple((s, _next_hand(s) is None) for s in after)
 
 
-def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...]) -> dict[tuple[Key, tuple[Any, ...]], int]:
+def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...], what: str = ""
+              ) -> dict[tuple[Key, tuple[Any, ...]], int]:
     """Counts per (what the wagers read of the final state, the final summaries) of the rounds dealt
     by point value, for trackers that read nothing else of a card: forward, one card at a time, each
     distinct (counts, state, summaries) carried once with the ways to reach it. Once no summary can
     change, the rest of the round is walked backwards, memoized on (counts, state) alone."""
     core = _walk_kernels(sum(counts))
     if core is not None:                                  # the same counts, by the compiled walk
-        return _compiled_leaves(core, walk, counts, "")
+        return _compiled_leaves(core, walk, counts, what)
     value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
     size = sum(counts)
     finished: dict[tuple[Counts, State], tuple[tuple[Key, int], ...]] = {}
@@ -850,7 +851,7 @@ class _LazyWalk:
         start = tuple(t.start for t in self.coarse)
         out: defaultdict[tuple[int, ...], int] = defaultdict(int)
         reading: set[tuple[int, ...]] = set()
-        for (point, coarse), n in _by_value(_Walk(self.coarse, (), self.classes), counts, start).items():
+        for (point, coarse), n in _by_value(_Walk(self.coarse, (), self.classes), counts, start, what).items():
             if read := self._depends_on(point, coarse):
                 reading.add(read)
             else:
@@ -859,7 +860,7 @@ class _LazyWalk:
         for read in sorted(reading):
             at = tuple(_Card(*self.positions[j], "value") for j in read)
             walk = _Walk(self.coarse + at, (), self.classes)
-            for (point, summary), n in _by_value(walk, counts, start + tuple(t.start for t in at)).items():
+            for (point, summary), n in _by_value(walk, counts, start + tuple(t.start for t in at), what).items():
                 coarse, values = summary[:len(self.coarse)], summary[len(self.coarse):]
                 if self._depends_on(point, coarse) == read:
                     self._split(point, coarse, read, values, n, split, parts)
@@ -1062,9 +1063,8 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
                 _v, after, merge, _w = walk._move(summary, hand, k, i)
                 moves.append((nodes.setdefault(after, len(nodes)), merge))
             if len(nodes) > AUTOMATON_NODES_LIMIT:
-                raise ExactOddsError(f"the walk of {what} tells more than {AUTOMATON_NODES_LIMIT:,} states of its "
-                                     "cards apart: refused; read fewer cards' ranks or suits, or use the tables "
-                                     "(--route vector)")
+                raise TooLarge(f"the walk of {what} would tell more than {AUTOMATON_NODES_LIMIT:,} states of its "
+                               "cards apart: refused; read fewer cards' ranks or suits apart")
         for after in {walk._move(summary, hand, k, i)[1] for i, here in enumerate(dealt) if here}:
             for then in _AFTER[pos]:
                 if (after, then) not in seen:
@@ -1149,9 +1149,9 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
                            auto.trans_offset, auto.trans_next, auto.trans_merge, auto.merges, rounds.position,
                            rounds.cards, rounds.next, rounds.over, WALK_STATES_LIMIT)
     except MemoryError:
-        raise ExactOddsError(f"the walk of {what or 'a wager'} would hold more than {WALK_STATES_LIMIT:,} states "
-                             f"after one card (about {bounds._gb(WALK_STATES_LIMIT * 384)}): refused; read fewer "
-                             "cards' ranks or suits, or use the tables (--route vector)") from None
+        raise TooLarge(f"the walk of {what or 'a wager'} would hold more than {WALK_STATES_LIMIT:,} states "
+                       f"after one card (about {bounds._gb(WALK_STATES_LIMIT * 384)}): refused; read fewer "
+                       "cards' ranks or suits apart") from None
     out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
     for state, node, n in leaves:
         out[(walk._point(rounds.states[state]), auto.summaries[node])] += n
