@@ -194,13 +194,16 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
             raise ExactOddsError(f"unknown key {sorted(extra)[0]!r} (keys: decks, removed, wagers)")
         return jsonify(edges(body.get("decks", decks), body.get("removed", []), body.get("wagers", []), catalogue=cat))
 
-    def _query() -> tuple[Any, list[str]]:
+    def _only(*names: str, hint: str) -> None:
+        """The query names only ``names``, each once (a repeated one is refused, never settled by taking one)."""
         for key in request.args:
-            if key not in ("decks", "removed"):
-                raise ExactOddsError(f"unknown query parameter {key!r} (parameters: decks, removed)")
+            if key not in names:
+                raise ExactOddsError(f"unknown query parameter {key!r} (parameters: {', '.join(names)})")
             if len(request.args.getlist(key)) > 1:
-                raise ExactOddsError(f"query parameter {key!r} given twice (removed lists cards with commas: "
-                                     "removed=Ks,Kh)")
+                raise ExactOddsError(f"query parameter {key!r} given twice ({hint})")
+
+    def _query() -> tuple[Any, list[str]]:
+        _only("decks", "removed", hint="removed lists cards with commas: removed=Ks,Kh")
         try:
             n = int(request.args.get("decks", decks))
         except ValueError:
@@ -210,9 +213,7 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.get("/api/count")
     def api_count() -> Any:
-        for name in request.args:
-            if name not in ("decks", "wager"):
-                raise ExactOddsError(f"unknown query parameter {name!r} (parameters: decks, wager)")
+        _only("decks", "wager", hint="one wager a request: ask again for another")
         key = request.args.get("wager", "")
         if key not in keys:
             raise ExactOddsError(f"wager: {key[:MAX_KEY]!r} is not a fixed-pay WAGER:PAYTABLE of this page")

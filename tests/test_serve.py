@@ -186,6 +186,10 @@ def test_in_a_real_browser_two_tables_a_reload_an_alert_and_a_certificate(tmp_pa
     ("/certificate/tie/8-to-1?decks=8&decks=6", "'decks' given twice"),
     ("/table/tie/8-to-1?deck=6", "unknown query parameter 'deck'"),
     ("/certificate/tie/8-to-1?decks=6&remove=Ks", "unknown query parameter 'remove'"),
+    # issue 40: /api/count answered for the first of two wagers; it refuses a repeat as the others do
+    ("/api/count?wager=tie:8-to-1&wager=banker:standard", "'wager' given twice"),
+    ("/api/count?wager=tie:8-to-1&decks=8&decks=6", "'decks' given twice"),
+    ("/api/count?wager=tie:8-to-1&wagers=tie:8-to-1", "unknown query parameter 'wagers'"),
 ])
 def test_f14_a_repeated_or_unknown_query_parameter_is_refused(client, url, words) -> None:
     r = client.get(url)
