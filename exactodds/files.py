@@ -1,4 +1,4 @@
-"""Writing output files safely: whole or not at all, together or not at all, never over a device, through symlinks to their target.
+"""Writing output files safely: whole or not at all, together or not at all, never over a device or through a link.
 
 Every file exactodds writes goes to a temporary file beside its target and is
 renamed into place when complete, so a reader never sees half a file and an
@@ -7,9 +7,10 @@ belong together (a certificate and its validation file, a folder of tables) are
 renamed into place together, once every one of them is complete: all or none.
 ``--output`` must name a regular file or a new one: a directory, a device such
 as ``/dev/null`` or a pipe is refused (replacing a device node with a file, as
-root, is how things break). A symlink is followed: its target is written. An
-existing file keeps its permissions. An error names the option and the file it
-was writing.
+root, is how things break), and so is a symbolic link (``d.toml → victim.txt``
+would replace the file it points to; ``keygen`` refuses one too): name the file
+itself. An existing file keeps its permissions. An error names the option and
+the file it was writing.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ __all__ = ["check_output", "write_atomically", "write_all_or_nothing", "Outputs"
 
 
 def check_output(path: str | os.PathLike[str], *, option: str = "--output") -> Path:
-    """The file to write for ``path`` (a symlink's target), or a one-line error naming ``option``."""
+    """The file to write for ``path``, or a one-line error naming ``option``: a directory, a device, a pipe
+    or a symbolic link is refused (a link's target is never written: it may be any file of the user's)."""
     p = Path(path)
-    p = Path(os.path.realpath(p)) if p.is_symlink() else p
+    if p.is_symlink():
+        raise ExactOddsError(f"{option} {path}: a symbolic link (to {os.readlink(p)}); exactodds writes no file "
+                             "through a link: name the file itself")
     try:
         st = p.stat()
     except FileNotFoundError:
@@ -210,7 +214,7 @@ class Outputs:
         with signals_held():                                     # every file renamed, or none begun
             for target, tmp, option, path in self._targets:
                 try:
-                    os.replace(tmp, target)
+                    os.replace(tmp, target)                      # a link made there meanwhile is replaced, not followed
                 except OSError as exc:
                     raise cannot_write(option, path, exc) from None
                 self._temps.remove(tmp)

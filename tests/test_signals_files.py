@@ -478,3 +478,47 @@ def test_i40_outputs_are_written_all_or_none_and_an_error_names_the_file_that_fa
                 m.setattr("builtins.open", full)
                 out.write(tmp_path / "b.txt", "new b\n", option="--second")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"] and (tmp_path / "a.txt").read_text() == "old a\n"
+
+
+def test_i40_a_link_made_at_the_target_meanwhile_is_replaced_not_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    with files.Outputs() as out:
+        out.write(tmp_path / "d.toml", "written\n")
+        (tmp_path / "d.toml").symlink_to(victim)                     # planted between the check and the rename
+    assert victim.read_text() == "mine\n" and not (tmp_path / "d.toml").is_symlink()
+    assert (tmp_path / "d.toml").read_text() == "written\n"
+
+
+def _symlink_cases(tmp: Path) -> dict[str, tuple[list[str], str, Path]]:
+    """Each way exactodds writes a file, given a symbolic link: the arguments, the option, the link."""
+    return {
+        "design --output": (["design", "--wager", "tie", "--target-edge", "5%", "--output", "{link}"], "--output",
+                            tmp / "d.toml"),
+        "certificate --output": (["certificate", "--wager", "tie", "--format", "json", "--output", "{link}"],
+                                 "--output", tmp / "c.json"),
+        "certificate --validation": (["certificate", "--wager", "tie", "--format", "json", "--output",
+                                      str(tmp / "c.json"), "--validation", "{link}"], "--validation", tmp / "v.csv"),
+        "simulate --output": (["simulate", "--rounds", "10", "--seed", "1", "--output", "{link}"], "--output",
+                              tmp / "s.csv"),
+        "tables --output-dir": (["tables", "--wager", "tie", "--decks", "8", "--output-dir", str(tmp)],
+                                "--output-dir", tmp / "8-decks.csv"),
+        "keygen --output": (["keygen", "--output", "{link}"], "--output", tmp / "key"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_symlink_cases(Path("."))))
+def test_i40_no_output_is_written_through_a_symbolic_link(tmp_path: Path, case: str) -> None:
+    """``design --output d.toml`` with ``d.toml → victim.txt`` replaced victim.txt; keygen refused a link, the
+    others followed it. Every output now refuses one, in one line naming the option, the link's target
+    untouched and nothing else written."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    args, option, link = _symlink_cases(tmp_path)[case]
+    link.symlink_to(victim)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = CliRunner().invoke(cli, [a.format(link=link) for a in args])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.output, r.output
+    assert option in r.stderr and str(link) in r.stderr, r.stderr
+    assert victim.read_text() == "mine\n" and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
