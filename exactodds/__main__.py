@@ -1,6 +1,58 @@
-"""``python -m exactodds``: the ``exactodds`` command."""
+"""The ``exactodds`` command's entry point (the console script, and ``python -m exactodds``).
 
-from exactodds.cli import main
+Its first act is to answer Ctrl-C and SIGTERM: before it, Python's own handler would print a
+KeyboardInterrupt traceback for an interrupt that lands while the command imports what it needs
+(click, NumPy, the command's modules: a few hundred milliseconds). So nothing is imported before
+the handlers are in place but this module and the package's ``__init__``, which imports nothing
+(Python's start-up and the console script's own two lines come before any code of exactodds: an
+interrupt there is Python's). The command takes the signals over once it runs
+(:meth:`exactodds.cli._Cli.main`: Ctrl-C unwinds, files are removed) and hands them back when it
+is done; an interrupt before or in between ends in one line and exit status 128 + the signal (130
+for Ctrl-C, 143 for SIGTERM), never a traceback, and one after the run is over leaves its status.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+#: The line each signal ends the run with.
+_WORDS: dict[int, bytes] = {signal.SIGINT: b"exactodds: interrupted\n", signal.SIGTERM: b"exactodds: terminated\n"}
+
+
+def _stop(signum: int, frame: object = None) -> None:
+    """End the run at once in one line: nothing is being written (the command's own handlers do that)."""
+    try:
+        os.write(2, _WORDS.get(signum, b"exactodds: interrupted\n"))     # not sys.stderr: it may be mid-write
+    except OSError:
+        pass
+    os._exit(128 + signum)
+
+
+def _over() -> None:
+    """The run is over, its status decided and its output written: a signal from now on is ignored. Python,
+    shutting down, puts back the default action of a signal it handled, and the process would die of one
+    that lands then, in silence and with another status; so unless the shutdown still waits for a thread
+    (which Ctrl-C must be able to stop), the run ends with its own status."""
+    threading = sys.modules.get("threading")
+    if threading is None or all(t.daemon or t is threading.main_thread() for t in threading.enumerate()):
+        for signum in _WORDS:
+            signal.signal(signum, signal.SIG_IGN)
+
+
+def main() -> None:
+    """Install the one-line handlers, then import and run the command under them."""
+    for signum in _WORDS:
+        signal.signal(signum, _stop)
+    try:
+        from exactodds.cli import main as command      # deferred: the heavy imports, after the handlers
+        command()
+    except KeyboardInterrupt as exc:                   # raised where the command could not answer it (in its
+        _stop(getattr(exc, "signum", signal.SIGINT))   # own answer to an error): one line all the same
+    finally:
+        _over()
+
 
 if __name__ == "__main__":
     main()
