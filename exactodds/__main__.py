@@ -33,12 +33,15 @@ def _stop(signum: int, frame: object = None) -> None:
 def _over() -> None:
     """The run is over, its status decided and its output written: a signal from now on is ignored. Python,
     shutting down, puts back the default action of a signal it handled, and the process would die of one
-    that lands then, in silence and with another status; so unless the shutdown still waits for a thread
-    (which Ctrl-C must be able to stop), the run ends with its own status."""
-    threading = sys.modules.get("threading")
-    if threading is None or all(t.daemon or t is threading.main_thread() for t in threading.enumerate()):
-        for signum in _WORDS:
-            signal.signal(signum, signal.SIG_IGN)
+    that lands then, in silence and with another status; so unless the shutdown still waits for a thread or a
+    process (which Ctrl-C must be able to stop), the run ends with its own status."""
+    threading, processes = sys.modules.get("threading"), sys.modules.get("multiprocessing")
+    if threading is not None and any(not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
+        return
+    if processes is not None and processes.active_children():
+        return
+    for signum in _WORDS:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def main() -> None:

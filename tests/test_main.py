@@ -170,3 +170,20 @@ def test_the_command_takes_the_signals_over_and_hands_them_back(monkeypatch: pyt
     assert status == 0 and err == ""
     assert during == [signal.default_int_handler]
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN and signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+
+
+def test_a_run_that_leaves_a_thread_behind_keeps_ctrl_c_for_the_shutdown(monkeypatch: pytest.MonkeyPatch,
+                                                                         capfd: pytest.CaptureFixture[str],
+                                                                         handlers_kept: object) -> None:
+    """Python's shutdown waits for a thread that is not a daemon: Ctrl-C must still be able to stop that wait."""
+    import threading
+
+    release = threading.Event()
+    waiting = threading.Thread(target=release.wait, args=(30,))
+    waiting.start()
+    try:
+        status, _ = _run_entry(monkeypatch, capfd, "features", "--format", "csv")
+        assert status == 0 and signal.getsignal(signal.SIGINT) is entry._stop
+    finally:
+        release.set()
+        waiting.join(5)
