@@ -53,8 +53,25 @@ def main() -> None:
         command()
     except KeyboardInterrupt as exc:                   # raised where the command could not answer it (in its
         _stop(getattr(exc, "signum", signal.SIGINT))   # own answer to an error): one line all the same
+    except SystemExit as exc:
+        if exc.code in (128 + signal.SIGINT, 128 + signal.SIGTERM):
+            _end(exc.code)                             # stopped by a signal, answered, cleaned up: end now
+        raise
     finally:
         _over()
+
+
+def _end(status: int) -> None:
+    """End a run a signal stopped, once the command has answered it (its line written, its files removed),
+    without Python's shutdown: had the interrupt passed through code Python made with exec() (a dataclass
+    or a named tuple being defined), Python would take it for one nobody caught and, under ``python -m``, kill
+    the process with SIGINT as it exits (status -2, not 130); and a thread still at work is not waited for."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -187,3 +187,21 @@ def test_a_run_that_leaves_a_thread_behind_keeps_ctrl_c_for_the_shutdown(monkeyp
     finally:
         release.set()
         waiting.join(5)
+
+
+def test_an_interrupt_that_passed_through_exec_still_ends_130(tmp_path: Path) -> None:
+    """Ctrl-C landing while Python ran code it made with exec() (a dataclass or named tuple being defined, as
+    the command's modules load) was answered in one line, and then Python, taking it for an interrupt nobody
+    caught, killed the process with SIGINT as it exited (status -2; under ``python -m``, where the exit status
+    is left to Python's own exit). The entry point now ends such a run itself, once it has answered it."""
+    driver = tmp_path / "driver.py"
+    driver.write_text(
+        "import sys, types\nimport exactodds.__main__ as entry\nimport exactodds.cli as package\n\n"
+        "def load(name, package=None):                # as the command's module loads: the signal lands in exec\n"
+        "    exec('raise KeyboardInterrupt')\n\n"
+        "package.importlib = types.SimpleNamespace(import_module=load)\nsys.argv = ['exactodds', 'features']\n"
+        "entry.main()\n")
+    env = _env(tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    run = subprocess.run([sys.executable, "-m", "driver"], capture_output=True, text=True, timeout=60, env=env)
+    assert (run.returncode, run.stderr) == (130, "exactodds: interrupted\n")
