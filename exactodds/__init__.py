@@ -15,28 +15,11 @@ the ``exactodds`` command) loads only what a task needs.
 
 from __future__ import annotations
 
-import os
-import signal
-import sys
+from exactodds._version import __version__
 
-
-def _interrupted_while_starting(signum: int, frame: object) -> None:
-    """Ctrl-C or SIGTERM while the ``exactodds`` command imports what it needs: one line, as later."""
-    sys.stderr.write("exactodds: interrupted\n" if signum == signal.SIGINT else "exactodds: terminated\n")
-    sys.stderr.flush()
-    os._exit(128 + signum)
-
-
-# Only where this process is the `exactodds` command (its imports take a few hundred milliseconds, during
-# which Python would print a KeyboardInterrupt traceback); exactodds.cli.main hands the signals back.
-if os.path.basename(sys.argv[0] if sys.argv else "") in ("exactodds", "exactodds.exe"):
-    for _signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(_signum, _interrupted_while_starting)
-
-import importlib  # noqa: E402 - after the handlers, so that a signal while these load is answered as later
-from typing import TYPE_CHECKING, Any  # noqa: E402
-
-from exactodds._version import __version__  # noqa: E402
+# Nothing else is imported here: the command's entry point (exactodds.__main__) comes through this module
+# before it answers Ctrl-C, and a library never installs a signal handler on import.
+TYPE_CHECKING = False
 
 #: Public name -> (module, attribute). Written out here rather than through each layer's own lazy
 #: exports because three names are aliases (features, build_certificate, verify_certificate).
@@ -70,7 +53,7 @@ def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'exactodds' has no attribute {name!r}")
     module, attribute = _EXPORTS[name]
-    value = getattr(importlib.import_module(f".{module}", __name__), attribute)
+    value = getattr(__import__(f"{__name__}.{module}", fromlist=[attribute]), attribute)
     globals()[name] = value
     return value
 
@@ -80,6 +63,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:                     # what a type checker and an IDE see
+    from typing import Any
+
     from exactodds.analyses.analysis import MAIN_WAGERS, Analysis, analyze, load_file, select
     from exactodds.analyses.counting import Count, suggest_tags
     from exactodds.analyses.designer import design as design_paytable

@@ -17,6 +17,7 @@ import json
 import re
 import secrets
 import socket
+import time
 from fractions import Fraction
 from importlib import resources
 from typing import Any
@@ -44,8 +45,18 @@ __all__ = ["create_app", "edges", "listen"]
 MAX_BODY = 128 * 1024
 #: The most wagers one request prices, and the longest ``WAGER:PAYTABLE`` text.
 MAX_WAGERS, MAX_KEY = 100, 200
-#: Threads answering requests: each request holds at most a few MB, so memory stays bounded.
+#: Threads answering requests: each request holds at most a few MB, so memory stays bounded. A thread is
+#: given only a request that has arrived whole, so a slow client never holds one while it sends.
 THREADS = 4
+#: Seconds a request (its line, headers and body) may take to arrive from its first byte: a client that
+#: sends a header a byte at a time is cut off after this.
+REQUEST_SECONDS = 10
+#: Seconds a connection may stay open with no request under way and nothing to send.
+IDLE_SECONDS = 30
+#: Connections kept open from one address, and in all: a new connection beyond either closes the connection of
+#: that address (or of any) that has waited longest for a whole request, so that slow or idle clients never
+#: lock out a new one (waitress would stop accepting, and a legitimate request would wait in the queue).
+PER_CLIENT, CONNECTIONS = 32, 256
 
 #: The wagers shown at first: the countable side bets and the main game.
 DEFAULT_WAGERS = ("dragon-7-insurance:standard", "panda-8-insurance:standard", "tie:8-to-1", "banker:standard",
@@ -194,13 +205,16 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
             raise ExactOddsError(f"unknown key {sorted(extra)[0]!r} (keys: decks, removed, wagers)")
         return jsonify(edges(body.get("decks", decks), body.get("removed", []), body.get("wagers", []), catalogue=cat))
 
-    def _query() -> tuple[Any, list[str]]:
+    def _only(*names: str, hint: str) -> None:
+        """The query names only ``names``, each once (a repeated one is refused, never settled by taking one)."""
         for key in request.args:
-            if key not in ("decks", "removed"):
-                raise ExactOddsError(f"unknown query parameter {key!r} (parameters: decks, removed)")
+            if key not in names:
+                raise ExactOddsError(f"unknown query parameter {key!r} (parameters: {', '.join(names)})")
             if len(request.args.getlist(key)) > 1:
-                raise ExactOddsError(f"query parameter {key!r} given twice (removed lists cards with commas: "
-                                     "removed=Ks,Kh)")
+                raise ExactOddsError(f"query parameter {key!r} given twice ({hint})")
+
+    def _query() -> tuple[Any, list[str]]:
+        _only("decks", "removed", hint="removed lists cards with commas: removed=Ks,Kh")
         try:
             n = int(request.args.get("decks", decks))
         except ValueError:
@@ -210,9 +224,7 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
 
     @app.get("/api/count")
     def api_count() -> Any:
-        for name in request.args:
-            if name not in ("decks", "wager"):
-                raise ExactOddsError(f"unknown query parameter {name!r} (parameters: decks, wager)")
+        _only("decks", "wager", hint="one wager a request: ask again for another")
         key = request.args.get("wager", "")
         if key not in keys:
             raise ExactOddsError(f"wager: {key[:MAX_KEY]!r} is not a fixed-pay WAGER:PAYTABLE of this page")
@@ -275,7 +287,10 @@ def listen(app: Any, host: str, port: int) -> Any:
     try:
         server = create_server(app, host=host, port=port, threads=THREADS, ident="exactodds",
                                max_request_body_size=MAX_BODY, max_request_header_size=MAX_BODY,
-                               connection_limit=64, channel_timeout=30)
+                               # past CONNECTIONS the channel makes room itself (see _channel); waitress's own
+                               # limit, which stops accepting, is only reached by requests all being answered
+                               connection_limit=CONNECTIONS + THREADS + 8, channel_timeout=IDLE_SECONDS,
+                               cleanup_interval=1, asyncore_use_poll=True)       # poll: no limit of 1024 sockets
     except (OSError, ValueError) as exc:
         busy = getattr(exc, "errno", None) in (errno.EADDRINUSE, errno.EACCES)
         option = f"--port {port}" if busy else f"--host {host!r}"
@@ -303,6 +318,48 @@ def _channel() -> Any:
             self.write(body)
 
     class Channel(HTTPChannel):                                  # type: ignore[misc]
+        """A connection that makes room for itself (closing the one that has waited longest for a whole
+        request, past :data:`PER_CLIENT` from its address or :data:`CONNECTIONS` in all) and gives a request
+        :data:`REQUEST_SECONDS` to arrive."""
+
         error_task_class = OneLineError
+        will_close: bool                                     # waitress's: set, the loop closes the connection
+
+        def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
+            super().__init__(server, sock, addr, adj, map=map)
+            self.waiting_since = self.creation_time          # for a whole request: since it opened, or the last one
+            self.request_began: float | None = None          # the first byte of the request under way
+            _make_room(self)
+
+        def received(self, data: bytes) -> bool:
+            if data and self.request is None:
+                self.request_began = time.monotonic()
+            done = bool(super().received(data))
+            if self.request is None:                         # every request received whole (one may be answered)
+                self.request_began = None
+                self.waiting_since = time.time()
+            return done
+
+        def readable(self) -> bool:                          # asked on every turn of the loop (at least each second)
+            began = self.request_began
+            if began is not None and not self.will_close and time.monotonic() - began > REQUEST_SECONDS:
+                self.will_close = True                       # the loop closes it (writable() says so)
+            return bool(super().readable())
+
+        def evictable(self) -> bool:
+            """Neither answering a request nor closing already: only waiting for its client."""
+            return not (self.requests or self.will_close or self.close_when_flushed) and self.connected
+
+    def _make_room(new: Any) -> None:
+        """Close the connections that have waited longest for a whole request, as many as ``new`` puts over the
+        limits of its address and of all (one at most, in the usual case)."""
+        channels = [c for c in list(new._map.values()) if isinstance(c, Channel) and c is not new]
+        host = new.addr[0] if isinstance(new.addr, tuple) else new.addr
+        for limit, group in ((PER_CLIENT, [c for c in channels if (c.addr[0] if isinstance(c.addr, tuple)
+                                                                   else c.addr) == host]), (CONNECTIONS, channels)):
+            waiting = sorted((c for c in group if c.connected and c.evictable()),
+                             key=lambda c: (bool(c.total_outbufs_len), c.waiting_since))
+            for c in waiting[:max(0, len([c for c in group if c.connected]) + 1 - limit)]:
+                c.handle_close()
 
     return Channel

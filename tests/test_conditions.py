@@ -283,3 +283,24 @@ def test_set_with_a_card_pair_no_king_nine_takes_is_refused() -> None:
     ok = CliRunner().invoke(cli, ["analyze", "--wager", "royal-9-progressive:$5", "--set",
                                   "royal-9-progressive:combinations=Ks9s,Kh9h", "--format", "csv"])
     assert ok.exit_code == 0, ok.output
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("𝓹𝓵𝓪𝔂𝓮𝓻 == 9", "'𝓹𝓵𝓪𝔂𝓮𝓻' is not a name a condition reads (it looks like 'player')"),
+    ("ｐｌａｙｅｒ == 9", "(it looks like 'player')"),
+    ("player == 9 and ｔｉｅ", "(it looks like 'tie')"),
+    ("ｍａｘ(player, banker) == 9", "(it looks like 'max')"),
+    ("player == 9 and ñ == 1", "'ñ' is not a name a condition reads: names are written in ASCII"),
+])
+def test_i40_a_name_is_ascii_not_a_look_alike_python_would_fold(text: str, words: str) -> None:
+    """Issue 40, item 8: Python reads a name by its NFKC form, so '𝓹𝓵𝓪𝔂𝓮𝓻 == 9' priced as 'player == 9'."""
+    with pytest.raises(ExactOddsError) as caught:
+        Condition.parse(text, where="mine.toml: w")
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_i40_a_text_in_quotes_may_still_hold_any_character() -> None:
+    """Only names are held to ASCII: a value in quotes is compared as written (and refused if no feature takes it)."""
+    with pytest.raises(ExactOddsError, match="is not a value of 'player_suit_1'"):
+        Condition.parse("player_suit_1 == '♠'", where="w")
+    assert Condition.parse("player_suit_1 == 's'", where="w").names == {"player_suit_1"}

@@ -14,6 +14,7 @@ from exactodds.analyses.analysis import load_text
 from exactodds.analyses.designer import design
 from exactodds.analyses.pricing import price
 from exactodds.engine import deal
+from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
 
 from .test_cli import run
@@ -101,3 +102,30 @@ def test_constraints_hold_and_the_written_paytable_prices_back(tmp_path: Path) -
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:
     code, out, err = run(*args)
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+
+
+@pytest.mark.parametrize(("paytable_id", "message"), [
+    ("a b", "--id 'a b' holds ' ' at position 2"),
+    ('a"b', "--id 'a\"b' holds '\"' at position 2"),          # wrote a file that was not TOML, blamed on the file
+    ("x" * 65, "is 65 characters long; an id has at most 64"),
+    ("x" * 100_000, "is 100,000 characters long"),
+    ("𝓭𝓮𝓼𝓲𝓰𝓷", "holds '𝓭' at position 1"),
+    ("", "--id: an empty id"),
+    ("8-TO-1", "--id 8-TO-1: wager 'tie' already has a paytable '8-to-1'"),
+])
+def test_i40_a_bad_id_is_named_as_id_and_nothing_is_written(tmp_path: Path, paytable_id: str, message: str) -> None:
+    """Issue 40, item 6: ``--id`` was checked only when the written file was read back, so the error named the
+    output file the user never wrote (``d.toml: not valid TOML``); an id of any length was taken."""
+    out = tmp_path / "d.toml"
+    code, stdout, err = run("design", "--wager", "tie", "--target-edge", "5%", "--output", str(out),
+                            "--id", paytable_id)
+    assert code == 2 and stdout == "" and err.count("\n") == 1 and message in err, err
+    assert str(out) not in err and list(tmp_path.iterdir()) == []
+
+
+def test_i40_the_designer_writes_only_an_id_a_file_can_hold() -> None:
+    tie = load_catalogue()["tie"]
+    d = design(tie, tie.paytable("8-to-1"), EIGHT, target_edge=Fraction(5, 100))
+    assert 'id = "my.best-1"' in d.paytable_toml(paytable_id="my.best-1")
+    with pytest.raises(ExactOddsError, match="paytable_id 'x\"' holds"):
+        d.paytable_toml(paytable_id='x"')

@@ -142,11 +142,22 @@ def test_cli_mystery() -> None:
     [
         (["progressive", "--wager", "heavenly-9-progressive", "--meter", "-5"], "amount must be >= 0"),
         (["mystery", "--minimum", "100", "--maximum", "50", "--rate", "2%", "--bet", "1"],
-         "the maximum 50 must be above the minimum 100"),
+         "--maximum 50: must be above --minimum 100"),                  # issue 40: the options named
+        (["mystery", "--minimum", "100", "--maximum", "100", "--rate", "2%", "--bet", "1"],
+         "--maximum 100: must be above --minimum 100"),
+        (["mystery", "--minimum", "100", "--maximum", "500", "--rate", "0", "--bet", "1"],
+         "--rate 0: must be above 0"),
+        (["mystery", "--minimum", "100", "--maximum", "500", "--rate", "0%", "--bet", "1"],
+         "--rate 0%: must be above 0"),
         (["mystery", "--minimum", "100", "--maximum", "500", "--rate", "100%", "--bet", "1"],
          "rate 100% is outside [0, 1)"),
         (["progressive", "--wager", "heavenly-9-progressive", "--increment", "-1%"], "outside [0, 1)"),
         (["progressive", "--wager", "banker"], "has no progressive award"),
+        # issue 40: --bet bounded as analyze --bet is (1e999 ended in a traceback, 1e30 printed 36 digits)
+        (["progressive", "--wager", "royal-9-progressive", "--bet", "1e999"], "--bet: a bet must be above $0 and at most $1,000,000,000"),
+        (["progressive", "--wager", "royal-9-progressive", "--bet", "1e30"], "at most $1,000,000,000, got '1e30'"),
+        (["progressive", "--wager", "royal-9-progressive", "--bet", "0"], "--bet: a bet must be above $0"),
+        (["progressive", "--wager", "royal-9-progressive", "--bet", "5.001"], "--bet: a bet is a whole number of cents"),
     ],
 )
 def test_bad_progressive_input(args: list[str], message: str) -> None:

@@ -97,8 +97,11 @@ def test_outputs_are_written_safely(tmp_path: Path) -> None:
     link = tmp_path / "link.csv"
     link.symlink_to(target)
     code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--output", str(link), "--quiet")
+    assert code == 2 and f"--output {link}: a symbolic link" in err                # issue 40: never through a link
+    assert link.is_symlink() and target.read_text() == "old\n"                     # its target untouched
+    code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--output", str(target), "--quiet")
     assert code == 0, err
-    assert link.is_symlink() and target.read_text().startswith("player1")          # the target was written
+    assert target.read_text().startswith("player1")                                # the file itself is written
     assert (target.stat().st_mode & 0o777) == 0o640                                  # and kept its permissions
     for bad, words in (("/dev/null", "not a regular file"), (str(tmp_path), "is a directory"),
                        (str(tmp_path / "missing" / "x.csv"), "does not exist")):

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -186,6 +187,10 @@ def test_in_a_real_browser_two_tables_a_reload_an_alert_and_a_certificate(tmp_pa
     ("/certificate/tie/8-to-1?decks=8&decks=6", "'decks' given twice"),
     ("/table/tie/8-to-1?deck=6", "unknown query parameter 'deck'"),
     ("/certificate/tie/8-to-1?decks=6&remove=Ks", "unknown query parameter 'remove'"),
+    # issue 40: /api/count answered for the first of two wagers; it refuses a repeat as the others do
+    ("/api/count?wager=tie:8-to-1&wager=banker:standard", "'wager' given twice"),
+    ("/api/count?wager=tie:8-to-1&decks=8&decks=6", "'decks' given twice"),
+    ("/api/count?wager=tie:8-to-1&wagers=tie:8-to-1", "unknown query parameter 'wagers'"),
 ])
 def test_f14_a_repeated_or_unknown_query_parameter_is_refused(client, url, words) -> None:
     r = client.get(url)
@@ -443,3 +448,94 @@ def test_i26_serve_answers_concurrent_clients_exactly_on_waitress_in_bounded_mem
         server.terminate()
         server.wait(timeout=30)
         server.stderr.close()
+
+
+# Issue 40, item 1: slow clients no longer starve the page.
+
+def _answer(port: int, *, timeout: float = 5) -> tuple[Any, float]:
+    """A legitimate request on a new connection: its status (or what went wrong) and how long it took."""
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", "/api/count?wager=tie:8-to-1")
+        r = conn.getresponse()
+        r.read()
+        return r.status, time.monotonic() - started
+    except OSError as exc:
+        return repr(exc), time.monotonic() - started
+    finally:
+        conn.close()
+
+
+def _open(sockets: list[socket.socket]) -> int:
+    """How many of ``sockets`` the server still holds open (it has neither closed nor reset them)."""
+    held = 0
+    for s in sockets:
+        try:
+            held += s.recv(1, socket.MSG_PEEK) != b""
+        except BlockingIOError:
+            held += 1
+        except OSError:
+            pass
+    return held
+
+
+def _drip(sockets: list[socket.socket]) -> None:
+    """One more byte of an endless header from each (a slow client keeps its connection busy this way)."""
+    for s in sockets:
+        try:
+            s.send(b"x")
+        except OSError:
+            pass
+
+
+def test_i40_a_legitimate_request_is_answered_while_100_slow_clients_hold_connections(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With waitress's defaults (64 connections), 70 clients sending a header a byte every 10 s kept a request
+    unanswered for over 120 s. Now a thread is given only a whole request, the connections are not the
+    bottleneck (past PER_CLIENT from one address the one that has waited longest is closed), and a request
+    must arrive within REQUEST_SECONDS however slowly it drips. On 127.0.0.1 only, bounded: 100 slow clients
+    (half sending a byte every half second, half a header begun and nothing more) and a few requests."""
+    import exactodds.serve as serve_module
+
+    monkeypatch.setattr(serve_module, "PER_CLIENT", 1000)        # first, as if each slow client had its own address
+    server = listen(create_app(decks=8, wagers=["tie:8-to-1"]), "127.0.0.1", 0)
+    loop = threading.Thread(target=server.run, daemon=True)
+    loop.start()
+    port = server.effective_port
+    slow: list[socket.socket] = []
+    try:
+        assert _answer(port, timeout=60)[0] == 200                # warm: the count's tables are made once
+        for i in range(100):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"GET /api/count?wager=tie:8-to-1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            s.setblocking(False)
+            slow.append(s)
+        dripping = slow[::2]
+        answers = []
+        for _ in range(3):                                        # all 100 held: the page still answers at once
+            _drip(dripping)
+            answers.append(_answer(port))
+            time.sleep(0.5)
+        assert all(status == 200 and took < 2 for status, took in answers), answers
+        assert _open(slow) == 100
+
+        monkeypatch.setattr(serve_module, "PER_CLIENT", 32)      # the page's own limit: the longest waiting go
+        status, took = _answer(port)
+        assert status == 200 and took < 2, (status, took)
+        assert _open(slow) <= 32 - 1
+
+        monkeypatch.setattr(serve_module, "REQUEST_SECONDS", 1)  # however slowly they drip, their time is up
+        deadline = time.monotonic() + 5
+        while _open(slow) and time.monotonic() < deadline:
+            _drip(dripping)
+            time.sleep(0.25)
+        assert _open(slow) == 0
+        assert _answer(port)[0] == 200
+    finally:
+        for s in slow:
+            s.close()
+        server.trigger.pull_trigger(lambda: [d.close() for d in list(server._map.values())])
+        loop.join(10)
+        server.task_dispatcher.shutdown()
+    assert not loop.is_alive()

@@ -410,3 +410,115 @@ def test_a_signal_while_a_class_is_made_is_still_one_line(monkeypatch, signum, s
     result = CliRunner().invoke(cli, ["analyze", "--wager", "tie"])
     assert result.exit_code == status
     assert result.output.strip().splitlines() == [f"exactodds: {word}"]
+
+
+# -- issue 40: outputs written together or not at all, each error naming its file, never through a link -----
+
+def _certificate_args(out: Path, validation: Path | str, *, to_file: bool = True) -> list[str]:
+    return ["certificate", "--wager", "tie", "--decks", "8", "--format", "json",
+            *(["--output", str(out / "c.json")] if to_file else []), "--validation", str(validation)]
+
+
+def test_i40_a_validation_file_that_cannot_be_made_writes_neither_file(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``certificate --validation`` where its temporary file could not be made (``/proc/x.csv`` as root) ended in a
+    43-line traceback, with the certificate written; now one line naming --validation, and neither file."""
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        if str(kwargs.get("prefix", "")).startswith(".v.csv."):
+            raise FileNotFoundError(2, "No such file or directory")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    r = CliRunner().invoke(cli, _certificate_args(tmp_path, tmp_path / "v.csv"))
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.output, r.output
+    assert f"--validation {tmp_path / 'v.csv'}: cannot write (No such file or directory)" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_i40_validation_into_proc_is_one_line_and_nothing_written(tmp_path: Path) -> None:
+    """The case as reported (as root /proc passes the access check and the temporary file cannot be made;
+    as anyone else it is refused as not writable): one line, nothing written."""
+    if not Path("/proc").is_dir():
+        pytest.skip("no /proc")
+    r = CliRunner().invoke(cli, _certificate_args(tmp_path, "/proc/x.csv"))
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "--validation /proc/x.csv" in r.stderr, r.output
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["v.csv", "v.jsonl.gz", "v.parquet"])
+@pytest.mark.parametrize("to_file", [True, False], ids=["certificate-to-a-file", "certificate-to-stdout"])
+def test_i40_a_full_disk_while_writing_the_validation_file_names_it(tmp_path: Path, name: str,
+                                                                    to_file: bool) -> None:
+    """A full disk while the validation file was written blamed standard output ('cannot write to standard
+    output … No space left on device'); the file is named, and neither it nor the certificate is written
+    (nor printed: the validation file is made first)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    r = subprocess.run([*EXE, *_certificate_args(out, out / name, to_file=to_file)], capture_output=True, text=True,
+                       timeout=300, env=_env(tmp_path), preexec_fn=_small_files(60_000))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--validation {out / name}: cannot write (File too large)" in r.stderr, r.stderr
+    assert "standard output" not in r.stderr and r.stdout == ""
+    assert list(out.iterdir()) == []
+
+
+def test_i40_outputs_are_written_all_or_none_and_an_error_names_the_file_that_failed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.txt").write_text("old a\n")
+    with pytest.raises(ExactOddsError, match=r"^--second .*b\.txt: cannot write \(No space left on device\)$"):
+        with files.Outputs() as out:
+            out.write(tmp_path / "a.txt", "new a\n", option="--first")
+            with monkeypatch.context() as m:
+                def full(*args: object, **kwargs: object) -> object:
+                    raise OSError(28, "No space left on device")
+                m.setattr("builtins.open", full)
+                out.write(tmp_path / "b.txt", "new b\n", option="--second")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"] and (tmp_path / "a.txt").read_text() == "old a\n"
+
+
+def test_i40_a_link_made_at_the_target_meanwhile_is_replaced_not_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    with files.Outputs() as out:
+        out.write(tmp_path / "d.toml", "written\n")
+        (tmp_path / "d.toml").symlink_to(victim)                     # planted between the check and the rename
+    assert victim.read_text() == "mine\n" and not (tmp_path / "d.toml").is_symlink()
+    assert (tmp_path / "d.toml").read_text() == "written\n"
+
+
+def _symlink_cases(tmp: Path) -> dict[str, tuple[list[str], str, Path]]:
+    """Each way exactodds writes a file, given a symbolic link: the arguments, the option, the link."""
+    return {
+        "design --output": (["design", "--wager", "tie", "--target-edge", "5%", "--output", "{link}"], "--output",
+                            tmp / "d.toml"),
+        "certificate --output": (["certificate", "--wager", "tie", "--format", "json", "--output", "{link}"],
+                                 "--output", tmp / "c.json"),
+        "certificate --validation": (["certificate", "--wager", "tie", "--format", "json", "--output",
+                                      str(tmp / "c.json"), "--validation", "{link}"], "--validation", tmp / "v.csv"),
+        "simulate --output": (["simulate", "--rounds", "10", "--seed", "1", "--output", "{link}"], "--output",
+                              tmp / "s.csv"),
+        "tables --output-dir": (["tables", "--wager", "tie", "--decks", "8", "--output-dir", str(tmp)],
+                                "--output-dir", tmp / "8-decks.csv"),
+        "keygen --output": (["keygen", "--output", "{link}"], "--output", tmp / "key"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_symlink_cases(Path("."))))
+def test_i40_no_output_is_written_through_a_symbolic_link(tmp_path: Path, case: str) -> None:
+    """``design --output d.toml`` with ``d.toml → victim.txt`` replaced victim.txt; keygen refused a link, the
+    others followed it. Every output now refuses one, in one line naming the option, the link's target
+    untouched and nothing else written."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    args, option, link = _symlink_cases(tmp_path)[case]
+    link.symlink_to(victim)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = CliRunner().invoke(cli, [a.format(link=link) for a in args])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.output, r.output
+    assert option in r.stderr and str(link) in r.stderr, r.stderr
+    assert victim.read_text() == "mine\n" and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -184,8 +184,52 @@ def test_i26_an_id_the_command_line_cannot_name_is_refused(where: str, toml: str
     with pytest.raises(ExactOddsError) as caught:
         load_file(path)
     message = str(caught.value)
-    assert "\n" not in message and "cannot name: use letters, digits and - _ . $" in message, message
+    assert "\n" not in message and "cannot name: use ASCII letters, digits and - _ . $" in message, message
     assert f"{where} #1" in message or where == "wager", message
+
+
+@pytest.mark.parametrize("value", ["a!b", "a+b", "a~b", "a@b", "a^b", "caf\u00e9", "\U0001d4f9", "x" * 65])
+@pytest.mark.parametrize("where", ["wager", "paytable", "alternative"])
+def test_i40_the_id_rule_is_what_its_message_says(where: str, value: str, tmp_path: Path) -> None:
+    """Issue 40, item 8: the message listed what an id may hold (letters, digits and - _ . $) but the rule was a
+    list of what it may not, so '!', '+', '~', '@', '^' and any letter of any script passed. The rule is now
+    the list the message gives (ASCII letters), at most 64 characters, and the schema's pattern is the same."""
+    ids = {"wager": value, "paytable": "A", "alternative": "r"}
+    ids[where] = value
+    text = (f'[[wager]]\nid = "{ids["wager"]}"\nname = "x"\nsection = "t"\n  [[wager.outcome]]\n  id = "x"\n'
+            f'  name = "x"\n  when = "tie"\n  [[wager.paytable]]\n  id = "{ids["paytable"]}"\n  pays = {{ x = "8 to 1" }}\n'
+            f'  [[wager.alternative]]\n  id = "{ids["alternative"]}"\n  reading = "r"\n')
+    with pytest.raises(ExactOddsError) as caught:
+        load_file(write(tmp_path, text))
+    message = str(caught.value)
+    assert "\n" not in message, message
+    assert ("an id has at most 64" in message if len(value) > 64 else
+            "cannot name: use ASCII letters, digits and - _ . $" in message), message
+
+
+def test_i40_the_schemas_id_pattern_and_the_loaders_rule_agree() -> None:
+    import json
+    import string
+
+    import jsonschema
+
+    from exactodds.wagers.catalogue import ID_CHARACTERS, MAX_ID, check_id
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "exactodds" / "data" /
+                         "paytable-file.schema.json").read_text())
+    pattern = schema["$defs"]["id"]["pattern"]
+    assert schema["$defs"]["paytable"]["properties"]["id"]["pattern"] == pattern
+    assert ID_CHARACTERS == set(string.ascii_letters + string.digits + "-_.$")
+    samples = [*(c for c in map(chr, range(0x20, 0x250))), "8-to-1", "$5", "x" * MAX_ID, "x" * (MAX_ID + 1),
+               "a.b_c-d$", "\uff54ie", "\U0001d4f9"]
+    for value in samples:
+        try:
+            check_id(value, where="id")
+            ok = True
+        except ExactOddsError:
+            ok = False
+        valid = jsonschema.Draft202012Validator({"type": "string", "pattern": pattern}).is_valid(value)
+        assert ok == (valid and value.strip() == value), repr(value)
 
 
 ALT = '  [[wager.alternative]]\n  id = "r"\n  reading = "r"\n'

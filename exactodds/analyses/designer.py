@@ -39,7 +39,7 @@ from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Describes, Report, Table, dataframe, exact
-from exactodds.wagers.catalogue import Paytable, Wager
+from exactodds.wagers.catalogue import Paytable, Wager, check_id
 
 __all__ = ["Design", "Designs", "design", "SEARCH_BUDGET"]
 
@@ -84,6 +84,7 @@ class Designs(Describes):
 
     def paytable_toml(self, *, paytable_id: str = "designed", k: int = 0) -> str:
         """Design ``k`` as a paytable file for this wager (``exactodds analyze --paytables FILE``)."""
+        check_id(paytable_id, where="paytable_id")      # written into the TOML as it is: nothing to escape
         d = self.designs[k]
         pays = ", ".join(f'{oid} = "{text}"' for oid, text in d.pays_text.items())
         return (f"# Designed by exactodds {__version__}: house edge {float(d.edge):.6%} (exactly {d.edge}) "

@@ -146,6 +146,12 @@ class _Cli(Once, click.Group):
         _loaded()
         return found
 
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as exc:                         # Ctrl-C or SIGTERM while the group's options
+            raise _stopped_by(exc) from None                     # are parsed: past click's blank line and Abort
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -162,13 +168,16 @@ class _Cli(Once, click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
-        previous = signal.getsignal(signal.SIGTERM)
-        try:
-            signal.signal(signal.SIGTERM, _terminate)            # SIGTERM unwinds as Ctrl-C does
-        except ValueError:                                       # not the main thread: leave it
-            previous = None
+        previous: dict[int, Any] = {}
         shown, warnings.showwarning = warnings.showwarning, _warn
         try:
+            for signum, handler in ((signal.SIGINT, signal.default_int_handler),   # Ctrl-C unwinds (see _Stopped),
+                                    (signal.SIGTERM, _terminate)):                  # and SIGTERM as Ctrl-C does:
+                try:                                             # within this try, so that one arriving now is
+                    previous[signum] = signal.getsignal(signum)  # answered below
+                    signal.signal(signum, handler)
+                except ValueError:                               # not the main thread: leave it
+                    previous.pop(signum, None)
             rv = super().main(*args, **kwargs)
             sys.stdout.flush()                               # a full disk shows here, not at exit
         except InconsistentCounts as exc:                    # a check of the counting failed: no figure
@@ -184,9 +193,16 @@ class _Cli(Once, click.Group):
             if stop.message:
                 click.echo(f"exactodds: {stop.message}", err=True)
             sys.exit(stop.status)
-        except (click.exceptions.Abort, KeyboardInterrupt):      # Ctrl-C while click itself parsed
-            click.echo("exactodds: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+        except click.exceptions.Abort as exc:                    # Ctrl-C while click itself prompted
+            cause = exc.__cause__
+            stopped = _stopped_by(cause) if isinstance(cause, KeyboardInterrupt) else _Stopped(EXIT_INTERRUPTED,
+                                                                                               "interrupted")
+            click.echo(f"exactodds: {stopped.message}", err=True)
+            sys.exit(stopped.status)
+        except KeyboardInterrupt as exc:                         # Ctrl-C or SIGTERM anywhere else in click
+            stopped = _stopped_by(exc)
+            click.echo(f"exactodds: {stopped.message}", err=True)
+            sys.exit(stopped.status)
         except BrokenPipeError:
             _silence_stdout()
             sys.exit(EXIT_OK)
@@ -194,10 +210,10 @@ class _Cli(Once, click.Group):
             if exc.filename is None:
                 fail(f"cannot write to standard output ({exc.strerror or exc})")
             raise
-        finally:
-            warnings.showwarning = shown
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+        finally:                                                 # the signals handed back (to the entry
+            warnings.showwarning = shown                         # point's one-line handlers, as the run ends)
+            for number, before in previous.items():
+                signal.signal(number, before)
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
 
@@ -210,12 +226,11 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run the command (the entry point, :func:`exactodds.__main__.main`, calls it once it answers Ctrl-C and
+    SIGTERM itself; :meth:`_Cli.main` takes them over)."""
     global _collector_waits
     gc.disable()                                          # until the command is loaded: see _loaded
     _collector_waits = True
-    signal.signal(signal.SIGINT, signal.default_int_handler)       # from here on, Ctrl-C unwinds (see _Stopped)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for stream in (sys.stdout, sys.stderr):               # a terminal that cannot show ♠ gets '?'
         if hasattr(stream, "reconfigure") and (stream.encoding or "").lower().replace("-", "") != "utf8":
             stream.reconfigure(errors="replace")

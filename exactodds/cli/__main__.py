@@ -1,5 +1,5 @@
-"""``python -m exactodds.cli``: the ``exactodds`` command."""
+"""``python -m exactodds.cli``: the ``exactodds`` command (through its entry point, :mod:`exactodds.__main__`)."""
 
-from exactodds.cli import main
+from exactodds.__main__ import main
 
 main()

@@ -16,7 +16,6 @@ from exactodds.documents.certificate import (
     select_for_certificate,
     shoe_from_inputs,
     shoes_from_options,
-    write_atomically,
 )
 from exactodds.documents.certificate import verify as verify_certificate
 from exactodds.documents.pages import (
@@ -30,7 +29,7 @@ from exactodds.documents.signing import check_name, load_public_key, sign
 from exactodds.documents.signing import keygen as make_keys
 from exactodds.documents.tables import write_tables
 from exactodds.errors import ExactOddsError
-from exactodds.files import check_output
+from exactodds.files import Outputs, check_output
 from exactodds.simulation.recordio import detect
 from exactodds.simulation.validation import validation_rounds, write_validation
 from exactodds.render.tables import Column, Report, Table, render_report
@@ -122,29 +121,35 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
         rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
     done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
-    if fmt == "pdf":
-        if show:
-            click.echo("printing the PDF with Chromium ...", err=True)
-        write_pdf(cert, output)  # type: ignore[arg-type]
-        click.echo(f"wrote {output}: {done}, pdf", err=True)
-    else:
-        text = CERTIFICATE_RENDERERS[fmt](cert)
-        if output is None:
-            click.echo(text, nl=False)
+    wrote = []
+    with Outputs() as out:                         # the certificate and its validation file: both written, or neither
+        if validation is not None:                 # first: a failure here prints no certificate either
+            written = write_validation(rounds, pairs, validation, kind, outputs=out)  # type: ignore[arg-type]
+            wrote.append(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} "
+                         f"first, a round of each outcome of the {len(pairs)} wager paytable"
+                         f"{'s' if len(pairs) != 1 else ''}, then one of each of {rounds.classes:,} value-level round "
+                         "classes), each with its settlement"
+                         + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
+                            f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else ""))
+        if fmt == "pdf":
+            if show:
+                click.echo("printing the PDF with Chromium ...", err=True)
+            write_pdf(cert, output, outputs=out)  # type: ignore[arg-type]
+            wrote.insert(0, f"wrote {output}: {done}, pdf")
         else:
-            write_atomically(output, text)
-            click.echo(f"wrote {output}: {done}, {fmt}", err=True)
-    if validation is not None:                     # after the certificate: a failed one leaves this file untouched
-        written = write_validation(rounds, pairs, validation, kind)  # type: ignore[arg-type]
-        click.echo(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} first, "
-                   f"a round of each outcome of the {len(pairs)} wager paytable{'s' if len(pairs) != 1 else ''}, "
-                   f"then one of each of {rounds.classes:,} value-level round classes), each with its settlement"
-                   + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
-                      f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else ""), err=True)
-        if rounds.not_found:
-            click.echo(f"exactodds: warning: the validation file has no round of {len(rounds.not_found)} outcome"
-                       f"{'s' if len(rounds.not_found) != 1 else ''} the shoe can deal (the search found none; "
-                       f"add one by hand): {', '.join(rounds.not_found[:5])}", err=True)
+            text = CERTIFICATE_RENDERERS[fmt](cert)
+            if output is None:
+                click.echo(text, nl=False)
+                sys.stdout.flush()                 # a full disk shows here, before the validation file is kept
+            else:
+                out.write(output, text)
+                wrote.insert(0, f"wrote {output}: {done}, {fmt}")
+    for line in wrote:
+        click.echo(line, err=True)
+    if validation is not None and rounds.not_found:
+        click.echo(f"exactodds: warning: the validation file has no round of {len(rounds.not_found)} outcome"
+                   f"{'s' if len(rounds.not_found) != 1 else ''} the shoe can deal (the search found none; "
+                   f"add one by hand): {', '.join(rounds.not_found[:5])}", err=True)
 
 
 @command()

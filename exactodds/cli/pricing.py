@@ -22,7 +22,7 @@ from exactodds.files import check_output, write_atomically
 from exactodds.game.cards import Card
 from exactodds.render.tables import Column, Report, Table, render_report
 from exactodds.wagers.bet_size import at_bet, parse_dollars
-from exactodds.wagers.catalogue import Catalogue
+from exactodds.wagers.catalogue import Catalogue, check_id
 from exactodds.wagers.outcomes import vocabulary
 from exactodds.wagers.pays import vigorish_terms
 
@@ -258,6 +258,10 @@ def design(wagers: tuple[str, ...], target_edge: str, max_pay: str, step: str, f
     sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None
     if sd is not None and sd <= 0:
         raise ExactOddsError(f"--max-sd: a standard deviation above 0, got {max_sd!r}")
+    check_id(paytable_id, where="--id")                 # named here, not as a fault of the file written
+    if taken := [t for t in wager.paytables if t.lower() == paytable_id.lower()]:
+        raise ExactOddsError(f"--id {paytable_id}: wager {wager.id!r} already has a paytable {taken[0]!r} (ids are "
+                             "read in any case); choose another")
     if output is not None:
         check_output(output)
     shoe = options.shoe(decks, remove)

@@ -77,15 +77,10 @@ def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, set
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs), *([SHOE_COLUMN] if shoe_column else [])]
     t0 = time.perf_counter()
     show = not quiet and sys.stderr.isatty() and output != "-"
-    try:
-        with RecordWriter(output, kind, columns) as out, progress(show, length=rounds, label="dealing") as bar:
-            for part in chunks:
-                out.write(record_table(part, pairs, shoe=shoe_column))
-                bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
-    except OSError as exc:                           # a full disk: the file named, its temporary file gone
-        if output == "-" or isinstance(exc, BrokenPipeError):
-            raise
-        raise ExactOddsError(f"--output {output}: cannot write ({exc.strerror or exc})") from None
+    with RecordWriter(output, kind, columns) as out, progress(show, length=rounds, label="dealing") as bar:
+        for part in chunks:                          # a full disk: one line naming --output, no file left
+            out.write(record_table(part, pairs, shoe=shoe_column))
+            bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
     wall = time.perf_counter() - t0
     click.echo(f"dealt and wrote {out.rows:,} rounds in {wall:.2f} s ({out.rows / wall / 1e6:.2f} M rounds/s)"
                + ("" if output == "-" else f" to {output}"), err=True)

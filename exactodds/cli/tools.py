@@ -29,7 +29,7 @@ from exactodds.documents.plots import check_plot_path, position_distribution, sa
 from exactodds.errors import ExactOddsError
 from exactodds.render.report import render_mystery, render_progressive
 from exactodds.wagers.bet_size import parse_dollars
-from exactodds.wagers.pays import THOUSANDS, parse_amount, vigorish_terms
+from exactodds.wagers.pays import THOUSANDS, vigorish_terms
 
 
 def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any, option: str = "--meter") -> dict[str, Any]:
@@ -110,9 +110,7 @@ def progressive(old_wagers: tuple[str, ...], wagers: tuple[str, ...], paytable: 
     symbols = list(analysis.coefficients)
     amount = analysis.minimum_wager
     if bet is not None:
-        amount = parse_amount(bet, where="--bet", what="a dollar amount")
-        if amount <= 0:
-            raise ExactOddsError(f"--bet {bet!r}: must be above 0")
+        amount = parse_dollars(bet, where="--bet")           # bounded as analyze --bet is
     at = _meter_values(meters, symbols, amount) if meters else None
     inc = {s: m.increment_rate for s, m in (spec.meters.items() if spec else []) if m.increment_rate is not None}
     inc.update(_rates(increments, symbols, "--increment"))
@@ -258,11 +256,14 @@ def mystery(whole_cents: bool, minimum: str | None, maximum: str | None, rate: s
     if any(x is not None for x in custom):
         if any(x is None for x in custom):
             raise ExactOddsError("a configuration of your own needs --minimum, --maximum, --rate and --bet")
-        specs = [MysterySpec(
-            "custom", "Your configuration", "631b.6(c) rule",
-            _dollars(bet, where="--bet", allow_zero=False),  # type: ignore[arg-type]
-            _dollars(minimum, where="--minimum"), _dollars(maximum, where="--maximum"),  # type: ignore[arg-type]
-            parse_rate(rate, where="--rate"))]  # type: ignore[arg-type]
+        low, high = _dollars(minimum, where="--minimum"), _dollars(maximum, where="--maximum")  # type: ignore[arg-type]
+        share = parse_rate(rate, where="--rate")  # type: ignore[arg-type]
+        if high <= low:                                 # named by option here, as the configuration's own check cannot
+            raise ExactOddsError(f"--maximum {maximum}: must be above --minimum {minimum}")
+        if share == 0:
+            raise ExactOddsError(f"--rate {rate}: must be above 0, or the meter never moves")
+        specs = [MysterySpec("custom", "Your configuration", "631b.6(c) rule",
+                             _dollars(bet, where="--bet", allow_zero=False), low, high, share)]  # type: ignore[arg-type]
     else:
         specs = list(load_meters()[1].values())
     if whole_cents:

@@ -32,7 +32,7 @@ from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamO
 from exactodds import extras
 from exactodds.documents.certificate import LIMITS, MAX_BYTES, write_atomically
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
-from exactodds.files import signals_held, temporary_folder
+from exactodds.files import Outputs, signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
 from exactodds.render.tables import write_csv
 
@@ -336,10 +336,14 @@ def _print_pdf(cert: dict[str, Any], *, where: str, missing: str = _NO_CHROMIUM,
         return out.getvalue()
 
 
-def write_pdf(cert: dict[str, Any], path: str) -> None:
-    """Print the HTML certificate to PDF with headless Chromium and attach the JSON (written atomically)."""
-
-    write_atomically(path, _print_pdf(cert, where=f"--output {path}"))
+def write_pdf(cert: dict[str, Any], path: str, *, outputs: Outputs | None = None) -> None:
+    """Print the HTML certificate to PDF with headless Chromium and attach the JSON (written atomically; with
+    ``outputs``, as one of that group of files, all written or none)."""
+    data = _print_pdf(cert, where=f"--output {path}")
+    if outputs is None:
+        write_atomically(path, data)
+    else:
+        outputs.write(path, data)
 
 
 # -- checking a PDF against the rendering of its certificate -----------------------------------

@@ -47,7 +47,6 @@ import json
 import os
 import queue
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -58,7 +57,7 @@ import numpy as np
 
 from exactodds import extras
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
-from exactodds.files import check_output, cleanup_on_signals, mode_for, signals_held
+from exactodds.files import Outputs, cannot_write
 from exactodds.game.cards import Card
 
 __all__ = ["Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
@@ -771,24 +770,30 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
 
 class RecordWriter:
     """Writes records in chunks to a temporary file beside ``path``, renamed into place when
-    complete; removed on an error, Ctrl-C or SIGTERM. ``-`` writes standard output."""
+    complete; removed on an error, Ctrl-C or SIGTERM. ``-`` writes standard output.
 
-    def __init__(self, path: str, fmt: str, columns: Sequence[str]):
+    ``option`` names the file in an error (``--output``, ``--validation``). With ``outputs`` (a
+    :class:`exactodds.files.Outputs` the caller holds) the file is one of a group and is renamed into
+    place with the others when the group's block ends, or not at all.
+    """
+
+    def __init__(self, path: str, fmt: str, columns: Sequence[str], *, option: str = "--output",
+                 outputs: Outputs | None = None):
         if fmt not in FORMATS:
             raise ExactOddsError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-        self.path, self.fmt, self.columns = path, fmt, list(columns)
+        self.path, self.fmt, self.columns, self.option = path, fmt, list(columns), option
         self.compression: str | None = None
         if path != "-":
-            _check_compression(f"--output {path}", [Path(path).suffix.lower()])
+            _check_compression(f"{option} {path}", [Path(path).suffix.lower()])
             self.compression = _COMPRESSION.get(Path(path).suffix.lower())
             if fmt == "parquet" and self.compression:
-                raise ExactOddsError(f"--output {path}: Parquet compresses itself; drop the {Path(path).suffix}")
+                raise ExactOddsError(f"{option} {path}: Parquet compresses itself; drop the {Path(path).suffix}")
         elif fmt == "parquet":
-            raise ExactOddsError("--output -: Parquet is written to a file")
-        self._tmp: str | None = None
+            raise ExactOddsError(f"{option} -: Parquet is written to a file")
+        self._group = outputs
+        self._own = contextlib.ExitStack()
         self._sink: Any = None
         self._writer: Any = None
-        self._signals = contextlib.ExitStack()
         self.rows = 0
 
     def __enter__(self) -> RecordWriter:
@@ -797,18 +802,21 @@ class RecordWriter:
             self._raw: BinaryIO = sys.stdout.buffer
             self._sink = pa.PythonFile(self._raw, mode="w")
             return self
-
-        target = check_output(self.path)
-        self._target = target
-        temps: list[str] = []
-        self._signals.enter_context(cleanup_on_signals(temps))   # Ctrl-C or SIGTERM: no file left
-        with signals_held():                                     # made and recorded in one step
-            fd, self._tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                             prefix=f".{target.name}.", suffix=".tmp")
-            temps.append(self._tmp)
-            os.close(fd)
-        self._sink = pa.output_stream(self._tmp, compression=self.compression)
+        group = self._group or self._own.enter_context(Outputs())      # its own group of one, else the caller's
+        tmp = group.temporary(self.path, option=self.option)
+        with self._failing():
+            self._sink = pa.output_stream(tmp, compression=self.compression)
         return self
+
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """A failed write to the file (a full disk) as one line naming it; standard output's own errors pass."""
+        try:
+            yield
+        except OSError as exc:                            # pyarrow's I/O errors are OSErrors too
+            if self.path == "-":
+                raise
+            raise cannot_write(self.option, self.path, exc) from None
 
     def _discard(self) -> None:
         parts = (self._writer,) if self.path == "-" else (self._writer, self._sink)   # standard output stays open
@@ -816,54 +824,49 @@ class RecordWriter:
             try:
                 if part is not None:
                     part.close()
-            except Exception:                         # noqa: BLE001 - the file goes anyway
+            except Exception:                         # noqa: BLE001 - the file goes anyway (with its group)
                 pass
         self._writer = self._sink = None
-        if self._tmp is not None:
-            Path(self._tmp).unlink(missing_ok=True)
-            self._tmp = None
 
     def write(self, table: Any) -> None:
         """Write one chunk (a pyarrow Table with :attr:`columns`)."""
         pcsv = extras.load("pyarrow.csv")
         pq = extras.load("pyarrow.parquet")
-        if self.fmt == "parquet":
-            if self._writer is None:
-                self._writer = pq.ParquetWriter(self._sink, table.schema, compression="snappy",
-                                               write_statistics=False)   # min/max of card text: of no use
-            self._writer.write_table(table)
-        elif self.fmt == "csv":
-            if self._writer is None:
-                self._sink.write((",".join(self.columns) + "\n").encode("utf-8"))
-                self._writer = pcsv.CSVWriter(self._sink, table.schema, write_options=pcsv.WriteOptions(
-                    include_header=False, quoting_style="none"))
-            self._writer.write_table(table)
-        else:                                             # slices: Python objects for a few rows at a time
-            step = max(1, _rows_for(table.num_columns, 1 << 19) // 16)
-            for start in range(0, table.num_rows, step):
-                self._sink.write(_jsonl_bytes(table.slice(start, step)))
+        with self._failing():
+            if self.fmt == "parquet":
+                if self._writer is None:
+                    self._writer = pq.ParquetWriter(self._sink, table.schema, compression="snappy",
+                                                   write_statistics=False)   # min/max of card text: of no use
+                self._writer.write_table(table)
+            elif self.fmt == "csv":
+                if self._writer is None:
+                    self._sink.write((",".join(self.columns) + "\n").encode("utf-8"))
+                    self._writer = pcsv.CSVWriter(self._sink, table.schema, write_options=pcsv.WriteOptions(
+                        include_header=False, quoting_style="none"))
+                self._writer.write_table(table)
+            else:                                             # slices: Python objects for a few rows at a time
+                step = max(1, _rows_for(table.num_columns, 1 << 19) // 16)
+                for start in range(0, table.num_rows, step):
+                    self._sink.write(_jsonl_bytes(table.slice(start, step)))
         self.rows += table.num_rows
 
     def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
         try:
             if kind is None:
-                if self._writer is not None:
-                    self._writer.close()
-                if self.path != "-":
-                    self._sink.close()
-                    if self._tmp is not None:
-                        os.chmod(self._tmp, mode_for(self._target))
-                        os.replace(self._tmp, self._target)
-                        self._tmp = None
-                else:
-                    self._sink.flush()
+                with self._failing():
+                    if self._writer is not None:
+                        self._writer.close()
+                    if self.path != "-":
+                        self._sink.close()
+                    else:
+                        self._sink.flush()
             else:
                 self._discard()
-        except OSError as exc:
+        except BaseException as exc:
             self._discard()
-            raise ExactOddsError(f"--output {self.path}: cannot write ({exc.strerror or exc})") from None
-        finally:
-            self._signals.close()
+            self._own.__exit__(type(exc), exc, exc.__traceback__)     # its own group removes the file
+            raise
+        self._own.__exit__(kind, value, tb)           # its own group renames the file into place, or removes it
 
 
 def _jsonl_bytes(table: Any) -> bytes:

@@ -35,6 +35,7 @@ import numpy as np
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
+from exactodds.files import Outputs
 from exactodds.game.shoe import Shoe
 from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter
 from exactodds.simulation.roundclasses import _dealable, decode_values, settle_grouped
@@ -193,11 +194,13 @@ def validation_rounds(pairs: Sequence[tuple[Any, Any]], shoes: Sequence[Shoe], *
                             not_found)
 
 
-def write_validation(rounds: ValidationRounds, pairs: Sequence[tuple[Any, Any]], path: str, fmt: str) -> int:
-    """Write ``rounds`` with every pair's settlement in the check-sim schema (atomically); the rounds written."""
+def write_validation(rounds: ValidationRounds, pairs: Sequence[tuple[Any, Any]], path: str, fmt: str, *,
+                     outputs: Outputs | None = None) -> int:
+    """Write ``rounds`` with every pair's settlement in the check-sim schema (atomically; with ``outputs``, as one
+    of that group of files, all written or none); the rounds written. An error names ``--validation``."""
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
     table = record_table(SimulatedRounds(rounds.player, rounds.banker, np.zeros(len(rounds.player), dtype=np.int64),
                                          "validation"), list(pairs))
-    with RecordWriter(path, fmt, columns) as out:
+    with RecordWriter(path, fmt, columns, option="--validation", outputs=outputs) as out:
         out.write(table)
     return len(rounds.player)

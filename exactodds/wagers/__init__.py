@@ -17,7 +17,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "bet_size": ["vigorish", "at_bet", "parse_dollars", "money", "QUARTER"],
     "catalogue": [
         "Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "read_text", "file_text",
-        "did_you_mean", "check_meter_names", "DATA_FILES", "MAX_FILE_BYTES"
+        "did_you_mean", "check_meter_names", "check_id", "DATA_FILES", "MAX_FILE_BYTES", "ID_CHARACTERS", "MAX_ID"
     ],
     "conditions": ["Condition", "MAX_LENGTH", "MAX_CONSTANT", "MAX_DEPTH", "FUNCTIONS", "parameter_type"],
     "forms": ["Form"],
@@ -33,11 +33,14 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from exactodds.wagers.bet_size import QUARTER, at_bet, money, parse_dollars, vigorish
     from exactodds.wagers.catalogue import (
         DATA_FILES,
+        ID_CHARACTERS,
         MAX_FILE_BYTES,
+        MAX_ID,
         Catalogue,
         Outcome,
         Paytable,
         Wager,
+        check_id,
         check_meter_names,
         did_you_mean,
         file_text,

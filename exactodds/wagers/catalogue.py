@@ -41,7 +41,7 @@ from exactodds.wagers.outcomes import feature_kind
 from exactodds.wagers.pays import Pay, parse_amount, parse_pay
 
 __all__ = ["Outcome", "Paytable", "Wager", "Catalogue", "load_catalogue", "read_file", "read_text", "file_text",
-           "did_you_mean", "check_meter_names", "DATA_FILES", "MAX_FILE_BYTES"]
+           "did_you_mean", "check_meter_names", "check_id", "DATA_FILES", "MAX_FILE_BYTES", "ID_CHARACTERS", "MAX_ID"]
 
 #: The regulation data shipped with the package, one file per chapter.
 DATA_FILES = ("627a.toml", "627b.toml", "631b.toml")
@@ -773,20 +773,41 @@ def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-#: Characters an id of a wager, paytable or reading may not hold: it is named on the command line as
-#: WAGER[:PAYTABLE][=STAKE] (comma-separated in places) and in the live page's addresses.
-_NOT_IN_IDS = frozenset(':=,/\\?#&%<>"\'`|;*[]{}()')
+#: The characters of an id of a wager, paytable or reading (ASCII letters, digits and - _ . $): it is named on
+#: the command line as WAGER[:PAYTABLE][=STAKE] (comma-separated in places) and in the live page's addresses.
+#: An allowlist, so that what the rule lets through is what its message says (the schema's pattern is the same).
+ID_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.$")
+#: The longest id, in characters (the catalogue's longest is 44).
+MAX_ID = 64
+
+
+def check_id(value: str, *, where: str) -> str:
+    """``value`` as an id (:data:`ID_CHARACTERS`, at most :data:`MAX_ID` long), or a one-line error that
+    begins with ``where`` (what names it: ``--id``, or a file's wager and key).
+
+    >>> check_id("8-to-1", where="--id")
+    '8-to-1'
+    >>> check_id("a+b", where="--id")
+    Traceback (most recent call last):
+    ...
+    exactodds.errors.ExactOddsError: --id 'a+b' holds '+' at position 2, which the command line (WAGER:PAYTABLE=STAKE) or the live page's addresses cannot name: use ASCII letters, digits and - _ . $
+    """
+    shown = repr(value) if len(value) <= 40 else repr(value[:40]) + "…"
+    if not value:
+        raise ExactOddsError(f"{where}: an empty id")
+    if len(value) > MAX_ID:
+        raise ExactOddsError(f"{where} {shown} is {len(value):,} characters long; an id has at most {MAX_ID}")
+    for i, ch in enumerate(value):
+        if ch not in ID_CHARACTERS:
+            raise ExactOddsError(f"{where} {shown} holds {ch!r} at position {i + 1}, which the command line "
+                                 "(WAGER:PAYTABLE=STAKE) or the live page's addresses cannot name: use ASCII letters, "
+                                 "digits and - _ . $")
+    return value
 
 
 def _id(entry: Mapping[str, Any], key: str, where: str) -> str:
-    """An id (:func:`_text`) that the command line and the live page's addresses can name."""
-    value = _text(entry, key, where)
-    for i, ch in enumerate(value):
-        if ch in _NOT_IN_IDS or ch.isspace():
-            raise ExactOddsError(f"{where}: {key!r} {value!r} holds {ch!r} at position {i + 1}, which the command "
-                                 "line (WAGER:PAYTABLE=STAKE) or the live page's addresses cannot name: use letters, "
-                                 "digits and - _ . $")
-    return value
+    """An id (:func:`_text`) that the command line and the live page's addresses can name (:func:`check_id`)."""
+    return check_id(_text(entry, key, where), where=f"{where}: {key!r}")
 
 
 def _parse_wager(entry: dict[str, Any], *, source: str, n: int) -> Wager:

@@ -52,6 +52,7 @@ import difflib
 import functools
 import io
 import tokenize
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -413,6 +414,17 @@ def _has_comment(text: str) -> bool:
         return "#" in text                       # unreadable anyway; a '#' in it is not hidden silently
 
 
+def _ascii_names(text: str, where: str) -> None:
+    """Refuse a name written in other than ASCII letters, digits and '_' (a text in quotes may hold anything):
+    Python folds a name to its NFKC form, so a look-alike of a feature's name would read as the feature."""
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.NAME and not token.string.isascii():
+            folded = unicodedata.normalize("NFKC", token.string)
+            like = f" (it looks like {folded!r})" if folded.isascii() else ""
+            raise ExactOddsError(f"{where}: {token.string!r} is not a name a condition reads{like}: names are "
+                                 f"written in ASCII letters, digits and _, in {_shorten(text)}")
+
+
 def _depth(tree: ast.AST) -> int:
     """How deeply the parts of a parsed condition nest (walked without recursion)."""
     deepest, stack = 0, [(tree, 1)]
@@ -465,6 +477,8 @@ class Condition:
             raise ExactOddsError(f"{where}: cannot read condition {_shorten(text)}") from None
         except (RecursionError, MemoryError):
             raise ExactOddsError(f"{where}: condition too long or too deeply nested") from None
+        if not text.isascii():                   # Python reads a name by its NFKC form: '𝓹𝓵𝓪𝔂𝓮𝓻' would be 'player'
+            _ascii_names(text, where)
         if _depth(tree) > MAX_DEPTH:
             raise ExactOddsError(f"{where}: condition too long or too deeply nested (more than {MAX_DEPTH} "
                                  f"levels) in {_shorten(text)}")
