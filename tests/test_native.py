@@ -155,21 +155,14 @@ def test_an_overflow_in_the_key_sums_is_an_error_never_a_wrap() -> None:
 
 
 @compiled
-def test_an_overflow_in_the_products_is_an_error_never_a_wrap() -> None:
-    out = np.empty(1, dtype=np.int64)
-    core.products(_i64(2**31, 2**31 - 1), _i64(0, 1), 2, out)
-    assert int(out[0]) == 2**31 * (2**31 - 1)
-    with pytest.raises(OverflowError):
-        core.products(_i64(2**32, 2**32), _i64(0, 1), 2, out)
-
-
-@compiled
 def test_an_index_out_of_range_is_an_error_never_a_read() -> None:
     out = np.empty(1, dtype=np.int64)
-    with pytest.raises(IndexError):
-        core.products(_i64(1, 2), _i64(0, 2), 2, out)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError):                     # an entry's multiset past the weights
         core.key_sums(_i64(1), 1, _i64(1), _i64(1), _i64(0), None, out)
+    with pytest.raises(IndexError):                     # a key starting past the entries
+        core.key_sums(_i64(1), 1, _i64(0), _i64(1), _i64(2), None, out)
+    with pytest.raises(IndexError):                     # a tree's parent past its level
+        core.batch_sums(np.full((1, 10), 10, dtype=np.int64), _i64(0, 1), _i64(0, 5), _i64(1, 1), _i64(1), out)
     with pytest.raises(TypeError):                      # only int64 arrays are read
         core.key_sums(np.array([1.0]), 1, _i64(0), _i64(1), _i64(0), None, out)
 

@@ -4,7 +4,6 @@
  * Three kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
  * said), writing into arrays the caller made, with the GIL released while it counts:
  *
- *   products     each multiset's weight for one shoe: a product of falling factors;
  *   key_sums     the sparse sum of a multiset table (engine/multiset.py): per key, the sum over
  *                its entries of orderings x the multiset's weight(s) [x a per-entry factor];
  *   batch_sums   the same weights for many shoes at once, as a tree of shared products,
@@ -13,12 +12,11 @@
  *                forward, one layer per card, each distinct (shoe left, round state,
  *                summary) carried once with its ways (engine/walk.py builds the automaton).
  *
- * Exactness. products multiplies unchecked only under the bound largest factor^cards < 2^63, else
- * each step checked; key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
+ * Exactness. key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
  * the way (terms of both signs) again in 128 bits; batch_sums sums modulo 2^64 beside a bound in
  * double precision that proves the residue is the sum, else again in 128 bits, checked (see each).
- * A result that does not fit 64 bits is an error (OverflowError), never a wrap. walk counts in unsigned __int128 under a proven bound: every
- * quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
+ * A result that does not fit 64 bits is an error (OverflowError), never a wrap. The walk counts
+ * in unsigned __int128 under a proven bound: every quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
  * ordered 6-card sequences, which is at most N^6 for N cards; the caller passes N and the kernel
  * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). Every index read from
  * an array is checked against the array it indexes.
@@ -102,58 +100,7 @@ static PyObject *raise_code(int code, const char *where)
     return NULL;
 }
 
-/* -- products and key_sums ---------------------------------------------------------------- */
-
-/* The weight of each multiset: the product of its cards' falling factors (a negative factor, n - o
- * with fewer than o + 1 cards, stands for a falling factorial that is 0, and is read as 0). */
-static int weights_of(const int64_t *f, Py_ssize_t nf, const int64_t *rows, Py_ssize_t cards, Py_ssize_t m,
-                      int64_t *w)
-{
-    /* The bound: every factor is at most the largest, so where largest^cards < 2^63 no product can
-     * overflow and none is checked; else each one is. */
-    int64_t largest = 0, bound = 1;
-    int proven = 1;
-    for (Py_ssize_t s = 0; s < nf; s++) largest = f[s] > largest ? f[s] : largest;
-    for (Py_ssize_t j = 0; j < cards && proven; j++) proven = !__builtin_mul_overflow(bound, largest, &bound);
-    for (Py_ssize_t i = 0; i < cards * m; i++)
-        if (rows[i] < 0 || rows[i] >= nf) return E_INDEX;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        int64_t p = 1;
-        for (Py_ssize_t j = 0; j < cards; j++) {
-            int64_t x = f[rows[j * m + i]];
-            x = x < 0 ? 0 : x;
-            if (proven) p *= x;
-            else if (__builtin_mul_overflow(p, x, &p)) return E_OVERFLOW;
-        }
-        w[i] = p;
-    }
-    return OK;
-}
-
-/* products(factors, rows, cards, out): each multiset's weight, into out (one per multiset). */
-static PyObject *products(PyObject *self, PyObject *args)
-{
-    PyObject *of, *orows, *oout;
-    Py_ssize_t cards;
-    if (!PyArg_ParseTuple(args, "OOnO", &of, &orows, &cards, &oout)) return NULL;
-    Arr f = {0}, rows = {0}, out = {0};
-    PyObject *result = NULL;
-    int code = OK;
-    if (arr_get(of, &f, 0, "factors") || arr_get(orows, &rows, 0, "rows") || arr_get(oout, &out, 1, "out"))
-        goto done;
-    if (cards < 1 || rows.n != cards * out.n) {
-        code = E_SHAPE;
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        code = weights_of(f.data, f.n, rows.data, cards, out.n, out.data);
-        Py_END_ALLOW_THREADS
-    }
-    if (code != OK) raise_code(code, "products");
-    else result = Py_NewRef(Py_None);
-done:
-    arr_release(&f); arr_release(&rows); arr_release(&out);
-    return result;
-}
+/* -- key_sums ------------------------------------------------------------------------------ */
 
 /* One key's sum over entries a..b of column j: in 64 bits, every step checked; should a step
  * overflow (a sum of terms of both signs may pass 2^63 on the way to a result that fits), again
@@ -161,21 +108,30 @@ done:
 static int key_sum(const int64_t *w, Py_ssize_t m, Py_ssize_t columns, Py_ssize_t j, const int64_t *em,
                    const int64_t *ord, const int64_t *per, int64_t a, int64_t b, int64_t *result)
 {
-    int64_t sum = 0;
-    int64_t i = a;
-    for (; i < b; i++) {
-        int64_t x = em[i], t;
-        if (x < 0 || x >= m) return E_INDEX;
-        if (__builtin_mul_overflow(w[x * columns + j], ord[i], &t)) break;
-        if (per && __builtin_mul_overflow(t, per[i], &t)) break;
-        if (__builtin_add_overflow(sum, t, &sum)) break;
+    int64_t sum = 0, from = a;
+    int over = 0;
+    if (columns == 1 && !per) {                       /* the common case, one column: the same, tighter */
+        for (int64_t i = a; i < b; i++) {
+            int64_t x = em[i], t;
+            if ((uint64_t)x >= (uint64_t)m) return E_INDEX;
+            over |= __builtin_mul_overflow(w[x], ord[i], &t);
+            over |= __builtin_add_overflow(sum, t, &sum);
+        }
+        from = b;
     }
-    if (i == b) {
+    for (int64_t i = from; i < b; i++) {              /* every step checked; the flags read once */
+        int64_t x = em[i], t;
+        if ((uint64_t)x >= (uint64_t)m) return E_INDEX;
+        over |= __builtin_mul_overflow(w[x * columns + j], ord[i], &t);
+        if (per) over |= __builtin_mul_overflow(t, per[i], &t);
+        over |= __builtin_add_overflow(sum, t, &sum);
+    }
+    if (!over) {
         *result = sum;
         return OK;
     }
     __int128 wide = 0;
-    for (i = a; i < b; i++) {
+    for (int64_t i = a; i < b; i++) {
         __int128 t;
         int64_t x = em[i];
         if (__builtin_mul_overflow((__int128)w[x * columns + j], (__int128)ord[i], &t)
@@ -627,9 +583,6 @@ done:
 /* -- the module ----------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
-    {"products", products, METH_VARARGS,
-     "products(factors, rows, cards, out)\n"
-     "Each multiset's weight: the product of the factors its cards take (rows: card-major slots), into out."},
     {"key_sums", key_sums, METH_VARARGS,
      "key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, per_entry, out)\n"
      "Per key and column, the sum over its entries of orderings x per_multiset (x per_entry), into out."},

@@ -424,21 +424,16 @@ class MultisetTable:
             memo[name] = (np.ascontiguousarray(first.T), first_at.reshape(-1),
                           np.ascontiguousarray(second.T), second_at.reshape(-1))
         first, first_at, second, second_at = memo[name]
-        core = native.kernels()
-        if core is not None and f.dtype == np.int64:       # each product checked: an overflow is an error
-            out = np.empty(rows.shape[1], dtype=np.int64)
-            core.products(f, self._by_card(name, np.int64), len(rows), out)
-            return out
         w = np.take(_products(f, first, None), first_at)
         w *= np.take(_products(f, second, None), second_at)
         return w
 
-    def _by_card(self, name: str = "multisets", dtype: Any = None) -> np.ndarray:
+    def _by_card(self, name: str = "multisets") -> np.ndarray:
         """The multisets' (or the pattern images') factor indices as contiguous rows (faster to gather)."""
-        memo: dict[tuple[str, Any], np.ndarray] = self.__dict__.setdefault("_rows", {})
-        if (name, dtype) not in memo:
-            memo[(name, dtype)] = np.ascontiguousarray(getattr(self, name).T, dtype=dtype)
-        return memo[(name, dtype)]
+        memo: dict[str, np.ndarray] = self.__dict__.setdefault("_rows", {})
+        if name not in memo:
+            memo[name] = np.ascontiguousarray(getattr(self, name).T)
+        return memo[name]
 
 
 #: The value multiplicities of :meth:`MultisetTable.value_multiplicities`, by the multisets' bytes: the

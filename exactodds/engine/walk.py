@@ -199,6 +199,7 @@ def _first_classes(attrs: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[Ident
     return tuple(of), tuple(reps)
 
 
+@functools.cache
 def _component(spec: Spec, card: Identity) -> Hashable:
     """What a tracker with need ``spec`` reads of ``card``."""
     rank, suit = card
@@ -442,6 +443,10 @@ _FROZEN = _Frozen()
 Result = tuple[tuple[tuple[int, ...], int], ...]
 
 
+#: Per (trackers, wagers): a round of each hit tuple, and the hits of each finished round (:class:`_Walk`).
+_SETTLED: dict[tuple[object, ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
+
+
 class _Walk:
     """One walk of a shoe for wagers that read the same cards: counts per tuple of each wager's
     outcome hits (a bit per outcome whose condition holds)."""
@@ -452,10 +457,17 @@ class _Walk:
         self.wagers = tuple(wagers)
         #: each finished round's (totals, cards) to the one standing for it (else: all or nothing, by ``points``)
         self.classes = classes
-        self.rows: dict[tuple[int, ...], dict[str, object]] = {}      # a round of each hit tuple
+        #: a round of each hit tuple, and the hits of each finished round (shoe-free: kept for the next
+        #: shoe of the same wagers, the last 64 sets of wagers)
+        settled = _SETTLED.get((trackers, tuple(_wager_key(w) for w in wagers)))
+        if settled is None:
+            if len(_SETTLED) >= 64:
+                del _SETTLED[next(iter(_SETTLED))]
+            settled = _SETTLED[(trackers, tuple(_wager_key(w) for w in wagers))] = ({}, {})
+        self.rows: dict[tuple[int, ...], dict[str, object]] = settled[0]
         #: whether the wagers read the totals or card counts of the hands (else one key stands for all)
         self.points = any(w.features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)) for w in wagers)
-        self._leaves: dict[tuple[Key, tuple[Any, ...]], tuple[int, ...]] = {}
+        self._leaves: dict[tuple[Key, tuple[Any, ...]], tuple[int, ...]] = settled[1]
         self._memo: dict[tuple[Counts, State, tuple[Any, ...]], Result] = {}
         self._tails: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]] = {}
         self._moves: dict[tuple[Any, ...], tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]] = {}
@@ -1046,32 +1058,37 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
         return found
     start = tuple(t.start for t in walk.trackers)
     nodes: dict[tuple[Any, ...], int] = {start: 0}
+    specs_of: dict[tuple[Any, ...], tuple[Spec | None, ...]] = {start: walk._specs(start)}
     transitions: dict[tuple[int, int], list[tuple[int, tuple[int, ...] | None]]] = {}
     todo, seen = [(start, 0)], {(start, 0)}              # (summary, position of the next card)
     while todo:
         summary, pos = todo.pop()
-        node = nodes[summary]
+        if (nodes[summary], pos) in transitions:
+            continue
         hand, k = _POSITIONS[pos]
-        moves = transitions.get((node, pos))
-        dealt = _present_classes(walk._specs(summary), present)
-        if moves is None:
-            moves = transitions[(node, pos)] = []
-            for i, here in enumerate(dealt):
-                if not here:                              # never dealt: a place holder
-                    moves.append((0, None))
-                    continue
-                _v, after, merge, _w = walk._move(summary, hand, k, i)
-                moves.append((nodes.setdefault(after, len(nodes)), merge))
-            if len(nodes) > AUTOMATON_NODES_LIMIT:
-                raise TooLarge(f"the walk of {what} would tell more than {AUTOMATON_NODES_LIMIT:,} states of its "
-                               "cards apart: refused; read fewer cards' ranks or suits apart")
-        for after in {walk._move(summary, hand, k, i)[1] for i, here in enumerate(dealt) if here}:
-            for then in _AFTER[pos]:
-                if (after, then) not in seen:
-                    seen.add((after, then))
-                    todo.append((after, then))
+        specs = specs_of[summary]
+        labels = _partition(specs).labels
+        moves = transitions[(nodes[summary], pos)] = []
+        for i, here in enumerate(_present_classes(specs, present)):
+            if not here:                                  # never dealt: a place holder
+                moves.append((0, None))
+                continue
+            label = labels[i]                             # what the trackers read of the card: as _Walk._move
+            v = cast(int, label[0])
+            after = tuple(t.update(x, label[j + 1], v, hand, k) for j, (t, x) in enumerate(zip(walk.trackers, summary)))
+            if after not in specs_of:
+                specs_of[after] = walk._specs(after)
+            then = specs_of[after]
+            moves.append((nodes.setdefault(after, len(nodes)), _merge(specs, then) if then != specs else None))
+            for nxt in _AFTER[pos]:
+                if (after, nxt) not in seen:
+                    seen.add((after, nxt))
+                    todo.append((after, nxt))
+        if len(nodes) > AUTOMATON_NODES_LIMIT:
+            raise TooLarge(f"the walk of {what} would tell more than {AUTOMATON_NODES_LIMIT:,} states of its "
+                           "cards apart: refused; read fewer cards' ranks or suits apart")
     summaries = tuple(nodes)
-    specs = tuple(walk._specs(s) for s in summaries)
+    specs = tuple(specs_of[s] for s in summaries)
     labels = [_partition(sp).labels for sp in specs]
     offsets = np.cumsum([0, *map(len, labels)]).astype(np.int64)
     trans_offset = np.full(len(summaries) * len(_POSITIONS), -1, dtype=np.int64)
