@@ -1066,20 +1066,20 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
         if (nodes[summary], pos) in transitions:
             continue
         hand, k = _POSITIONS[pos]
-        specs = specs_of[summary]
-        labels = _partition(specs).labels
+        at = specs_of[summary]
+        read = _partition(at).labels
         moves = transitions[(nodes[summary], pos)] = []
-        for i, here in enumerate(_present_classes(specs, present)):
+        for i, here in enumerate(_present_classes(at, present)):
             if not here:                                  # never dealt: a place holder
                 moves.append((0, None))
                 continue
-            label = labels[i]                             # what the trackers read of the card: as _Walk._move
+            label = read[i]                             # what the trackers read of the card: as _Walk._move
             v = cast(int, label[0])
             after = tuple(t.update(x, label[j + 1], v, hand, k) for j, (t, x) in enumerate(zip(walk.trackers, summary)))
             if after not in specs_of:
                 specs_of[after] = walk._specs(after)
             then = specs_of[after]
-            moves.append((nodes.setdefault(after, len(nodes)), _merge(specs, then) if then != specs else None))
+            moves.append((nodes.setdefault(after, len(nodes)), _merge(at, then) if then != at else None))
             for nxt in _AFTER[pos]:
                 if (after, nxt) not in seen:
                     seen.add((after, nxt))
