@@ -44,10 +44,23 @@ def _over() -> None:
         signal.signal(signum, signal.SIG_IGN)
 
 
+#: The thread pools of the numerical libraries NumPy may load, set to one thread unless the user set them:
+#: exactodds's kernels run one thread each (the compiled core's in C, the GIL released), and its parallel
+#: work is processes (exposure, check-sim), whose BLAS threads would fight each other for the cores.
+_ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+
+
+def _one_thread() -> None:
+    """Set each of :data:`_ONE_THREAD` to 1 where the environment does not set it."""
+    for name in _ONE_THREAD:
+        os.environ.setdefault(name, "1")
+
+
 def main() -> None:
     """Install the one-line handlers, then import and run the command under them."""
     for signum in _WORDS:
         signal.signal(signum, _stop)
+    _one_thread()                                      # before NumPy is imported, so its libraries read them
     try:
         from exactodds.cli import main as command      # deferred: the heavy imports, after the handlers
         command()

@@ -205,3 +205,15 @@ def test_an_interrupt_that_passed_through_exec_still_ends_130(tmp_path: Path) ->
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
     run = subprocess.run([sys.executable, "-m", "driver"], capture_output=True, text=True, timeout=60, env=env)
     assert (run.returncode, run.stderr) == (130, "exactodds: interrupted\n")
+
+
+def test_the_entry_point_asks_one_thread_of_the_numerical_libraries_unless_the_user_set_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38, item 5: exposure's worker processes each ran NumPy's BLAS threads, which fought the pool."""
+    from exactodds import __main__ as entry
+    for name in entry._ONE_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    entry._one_thread()
+    assert {n: os.environ[n] for n in entry._ONE_THREAD} == {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "3",
+                                                            "MKL_NUM_THREADS": "1", "BLIS_NUM_THREADS": "1"}
