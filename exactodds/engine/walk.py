@@ -1045,9 +1045,10 @@ class _Automaton:
 
 
 _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...]], _Automaton] = {}
-#: The most summaries an automaton may reach (a wager that reads the ranks or suits of many cards
-#: apart, at once, on a shoe that holds most identities); a larger one is refused while it is built.
-AUTOMATON_NODES_LIMIT = 200_000
+#: The most moves (a class of cards dealt at a position from a summary) an automaton may hold (a wager
+#: that reads the ranks or suits of many cards apart, at once, on a shoe that holds most identities):
+#: about 150 MB while it is built; a larger one is refused as it grows. The catalogue's largest: 44,780.
+AUTOMATON_MOVES_LIMIT = 1_000_000
 
 
 def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") -> _Automaton:
@@ -1061,6 +1062,7 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
     specs_of: dict[tuple[Any, ...], tuple[Spec | None, ...]] = {start: walk._specs(start)}
     transitions: dict[tuple[int, int], list[tuple[int, tuple[int, ...] | None]]] = {}
     todo, seen = [(start, 0)], {(start, 0)}              # (summary, position of the next card)
+    made = 0
     while todo:
         summary, pos = todo.pop()
         if (nodes[summary], pos) in transitions:
@@ -1084,9 +1086,10 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
                 if (after, nxt) not in seen:
                     seen.add((after, nxt))
                     todo.append((after, nxt))
-        if len(nodes) > AUTOMATON_NODES_LIMIT:
-            raise TooLarge(f"the walk of {what} would tell more than {AUTOMATON_NODES_LIMIT:,} states of its "
-                           "cards apart: refused; read fewer cards' ranks or suits apart")
+        made += len(moves)
+        if made > AUTOMATON_MOVES_LIMIT:
+            raise TooLarge(f"the walk of {what} would tell more than {AUTOMATON_MOVES_LIMIT:,} ways its cards can "
+                           "come apart: refused; read fewer cards' ranks or suits apart")
     summaries = tuple(nodes)
     specs = tuple(specs_of[s] for s in summaries)
     labels = [_partition(sp).labels for sp in specs]
