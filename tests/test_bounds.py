@@ -49,6 +49,9 @@ def _wager(when: str) -> str:
 TOO_LARGE = {
     "six suits equal, card by card": "player_suit_1 == player_suit_2 == player_suit_3 == banker_suit_1 "
                                      "== banker_suit_2 == banker_suit_3",
+}
+#: Too large for the tables, priced by the walk (route auto): under the same memory limit.
+WALKED = {
     "both pairs with a third card": "player_pair != 'none' and banker_pair != 'none' and player_value_3 >= 0",
 }
 
@@ -65,6 +68,25 @@ def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when:
     assert r.stdout == "" and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-2000:]
     assert "wager 'huge'" in r.stderr and " GB to compile (limit 2.0 GB); read " in r.stderr
     assert " rows, " in r.stderr and str(path) in r.stderr
+    assert "; and by the walk: the walk of wager 'huge' (§test) would " in r.stderr    # both routes refuse it
+
+
+@pytest.mark.parametrize("when", WALKED.values(), ids=WALKED.keys())
+def test_a_condition_too_large_for_the_tables_is_walked_under_the_memory_limit(when: str, tmp_path: Path) -> None:
+    wager = read_text(_wager(when), source="huge.toml")["huge"]
+    sig = signature_for(wager.features, texts=wager.texts)
+    assert not multiset.estimate(sig[1], told=sig[2]).fits                    # truly too large for the tables
+    path = tmp_path / "huge.toml"
+    path.write_text(_wager(when))
+    r = _run(["-m", "exactodds.cli", "analyze", "--paytables", str(path), "--wager", "huge", "--format", "json"],
+             tmp_path / "cache")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stderr.startswith("exactodds: warning: huge:A priced by the walk: its table would be too large to build "
+                               "(about ") and r.stderr.count("\n") == 1, r.stderr
+    got = json.loads(r.stdout)
+    assert got["route"] == "vector; walk for huge:A"
+    (priced,) = got["wagers"]
+    assert sum(int(x["combinations"]) for x in priced["outcomes"]) == int(priced["combinations"]) == 4998398275503360
 
 
 def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_path: Path) -> None:

@@ -209,3 +209,12 @@ def test_the_exposure_kernel_counts_again_in_128_bits_where_its_bound_does_not_p
     assert out.tolist() == [[10 * (big // 10) - 100 * (big // 100), 430]]
     with pytest.raises(OverflowError):
         core.batch_sums(counts, slots, parents, sizes, np.array([[big // 5, 0], [big // 100, 0]]), out)
+
+
+def test_a_walk_whose_split_would_pass_its_limit_is_refused_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk by point values splits each round by the suits it reads: the terms are counted first."""
+    monkeypatch.setattr(walk, "SPLIT_LIMIT", 10)
+    wager = one_outcome("banker_cards == 3 and banker_suit_1 == banker_suit_2 == banker_suit_3")
+    with pytest.raises(TooLarge, match=r"would split [\d,]+ classes of rounds into [\d,]+ by the ranks or suits they "
+                                       r"read \(limit 10\): refused"):
+        WalkDistribution(Shoe.decks(8).remove("As")).outcome_counts(wager, wager.paytables["A"])

@@ -630,6 +630,9 @@ Component = tuple[int | None, str | None]     # (rank, suit) of a card, None whe
 Split = dict[int, dict[Component, int]]       # the shoe's cards of each point value per component
 
 _START: State = (0, 0, 0, 0, -1)
+#: The most (round, components read) terms the split of a walk by point values may take (about 12 s in
+#: Python at the limit); a larger one is refused before it starts.
+SPLIT_LIMIT = 1_000_000
 #: The most assignments of components tried to find the positions a class of rounds depends on
 #: (beyond it, every position dealt is read: more work, the same counts).
 _DEPENDENCE_BUDGET = 5_000
@@ -846,14 +849,17 @@ class _LazyWalk:
                 self._depends[key] = dealt
             else:
                 seen = self._unread(point)
-                table = {}
-                for a in itertools.product(*alphabets):
+                table: dict[tuple[Component, ...], tuple[int, ...]] = {}
+                found: set[int] = set()
+                for a in itertools.product(*alphabets):      # each assignment after the ones it is compared with
                     for j, c in zip(dealt, a):
                         seen[j] = c
-                    table[a] = self._hits(point, coarse, tuple(seen))
-                self._depends[key] = tuple(
-                    j for x, j in enumerate(dealt)
-                    if any(h != table[a[:x] + (alphabets[x][0],) + a[x + 1:]] for a, h in table.items()))
+                    h = table[a] = self._hits(point, coarse, tuple(seen))
+                    found.update(x for x in range(len(dealt)) if x not in found and a[x] != alphabets[x][0]
+                                 and h != table[a[:x] + (alphabets[x][0],) + a[x + 1:]])
+                    if len(found) == len(dealt):             # every position matters: no need to try the rest
+                        break
+                self._depends[key] = tuple(j for x, j in enumerate(dealt) if x in found)
         return self._depends[key]
 
     def run(self, shoe: Shoe, what: str) -> dict[tuple[int, ...], int]:
@@ -869,13 +875,21 @@ class _LazyWalk:
             else:
                 out[self._hits(point, coarse, tuple(self._unread(point)))] += n
         parts: defaultdict[tuple[tuple[int, ...], int], int] = defaultdict(int)    # (hits, denominator): numerator
+        rounds = []                       # every walk first, then the split: its size is known before it starts
         for read in sorted(reading):
             at = tuple(_Card(*self.positions[j], "value") for j in read)
             walk = _Walk(self.coarse + at, (), self.classes)
             for (point, summary), n in _by_value(walk, counts, start + tuple(t.start for t in at), what).items():
                 coarse, values = summary[:len(self.coarse)], summary[len(self.coarse):]
                 if self._depends_on(point, coarse) == read:
-                    self._split(point, coarse, read, values, n, split, parts)
+                    rounds.append((point, coarse, read, values, n))
+        terms = sum(math.prod(len(split.get(v, ())) for v in values) for _p, _c, _r, values, _n in rounds)
+        if terms > SPLIT_LIMIT:
+            raise TooLarge(f"the walk of {what} would split {len(rounds):,} classes of rounds into {terms:,} by the "
+                           f"ranks or suits they read (limit {SPLIT_LIMIT:,}): refused; read fewer cards' ranks or "
+                           "suits apart")
+        for point, coarse, read, values, n in rounds:
+            self._split(point, coarse, read, values, n, split, parts)
         total: defaultdict[tuple[int, ...], Fraction] = defaultdict(Fraction)
         for (hits, den), num in parts.items():
             total[hits] += Fraction(num, den)
@@ -1047,8 +1061,8 @@ class _Automaton:
 _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...]], _Automaton] = {}
 #: The most moves (a class of cards dealt at a position from a summary) an automaton may hold (a wager
 #: that reads the ranks or suits of many cards apart, at once, on a shoe that holds most identities):
-#: about 150 MB while it is built; a larger one is refused as it grows. The catalogue's largest: 44,780.
-AUTOMATON_MOVES_LIMIT = 1_000_000
+#: about 60 MB and 6 s while it is built; a larger one is refused as it grows. The catalogue's largest: 44,780.
+AUTOMATON_MOVES_LIMIT = 400_000
 
 
 def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") -> _Automaton:
