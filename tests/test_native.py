@@ -218,3 +218,13 @@ def test_a_walk_whose_split_would_pass_its_limit_is_refused_before_it_starts(mon
     with pytest.raises(TooLarge, match=r"would split [\d,]+ classes of rounds into [\d,]+ by the ranks or suits they "
                                        r"read \(limit 10\): refused"):
         WalkDistribution(Shoe.decks(8).remove("As")).outcome_counts(wager, wager.paytables["A"])
+
+
+@compiled
+def test_an_overflow_in_a_table_sum_is_one_line_naming_a_defect_never_a_number() -> None:
+    from exactodds.engine.multiset import compile_table
+    from exactodds.errors import InconsistentCounts
+    table = compile_table(("banker", "banker_cards", "player", "player_cards"))
+    huge = np.full(len(table.multisets), 2**62, dtype=np.int64)
+    with pytest.raises(InconsistentCounts, match=r"counts by banker, .*: key_sums: a count does not fit 64 bits"):
+        table.key_sums(huge)

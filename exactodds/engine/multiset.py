@@ -252,10 +252,13 @@ class MultisetTable:
         weights = weights[np.argsort(last)]            # rows in the order of the tree's last level
         out = np.empty((len(sizes), weights.shape[1]), dtype=np.int64)
         core = native.kernels()
-        if core is not None:                           # every product and sum checked: an overflow is an error
+        if core is not None:                           # exact by a proven bound or counted again: never a wrap
             slots, parents, level_sizes = self._flat_tree(multisets)
-            core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
-                            np.ascontiguousarray(weights, dtype=np.int64), out)
+            try:
+                core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
+                                np.ascontiguousarray(weights, dtype=np.int64), out)
+            except OverflowError as exc:               # the caller's bound broken: a defect, one line
+                raise self.inconsistent(f"sums for many shoes by {', '.join(self.names)}: {exc}") from None
             return out
         for first in range(0, len(sizes), _SHOES_PER_BLOCK):
             block = f[first:first + _SHOES_PER_BLOCK]
@@ -387,9 +390,12 @@ class MultisetTable:
         if core is not None:
             multiset, orderings, starts = self._int64_entries()
             out = np.empty((len(starts), *per_multiset.shape[1:]), dtype=np.int64)
-            core.key_sums(np.ascontiguousarray(per_multiset, dtype=np.int64), max(math.prod(per_multiset.shape[1:]), 1),
-                          multiset, orderings, starts,
-                          None if per_entry is None else np.ascontiguousarray(per_entry, dtype=np.int64), out)
+            try:
+                core.key_sums(np.ascontiguousarray(per_multiset, dtype=np.int64),
+                              max(math.prod(per_multiset.shape[1:]), 1), multiset, orderings, starts,
+                              None if per_entry is None else np.ascontiguousarray(per_entry, dtype=np.int64), out)
+            except OverflowError as exc:               # the caller's bound broken: a defect, one line
+                raise self.inconsistent(f"counts by {', '.join(self.names)}: {exc}") from None
             return out
         terms = _scratch("terms", per_multiset.dtype, (len(self.entry_multiset), *per_multiset.shape[1:]))
         # mode="clip": the table's indices are in range, and the default ("raise") copies through a buffer

@@ -1186,6 +1186,9 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
         raise TooLarge(f"the walk of {what or 'a wager'} would hold more than {WALK_STATES_LIMIT:,} states "
                        f"after one card (about {bounds._gb(WALK_STATES_LIMIT * 384)}): refused; read fewer "
                        "cards' ranks or suits apart") from None
+    except (IndexError, ValueError, OverflowError) as exc:     # a malformed automaton: a defect, one line
+        raise InconsistentCounts(f"internal: the compiled walk of {what or 'a wager'} failed ({exc}): a defect of "
+                                 "exactodds, please report it") from None
     out: defaultdict[tuple[Key, tuple[Any, ...]], int] = defaultdict(int)
     for state, node, n in leaves:
         out[(walk._point(rounds.states[state]), auto.summaries[node])] += n
