@@ -63,12 +63,18 @@ Counts = tuple[int, ...]
 
 def walk(shoe: Shoe) -> dict[Key, int]:
     """Counts per (player total, banker total, player cards, banker cards)."""
-    return dict(_walk(shoe.value_counts))
+    return dict(_walk(shoe.value_counts, _walk_kernels(shoe.size) is not None))
 
 
 @functools.lru_cache(maxsize=64)
-def _walk(value_counts: Counts) -> tuple[tuple[Key, int], ...]:
-    """Counts per (player total, banker total, player cards, banker cards)."""
+def _walk(value_counts: Counts, compiled: bool) -> tuple[tuple[Key, int], ...]:
+    """Counts per (player total, banker total, player cards, banker cards): by the compiled walk (the
+    walk of a wager that reads nothing but the totals and cards) or, without it, here."""
+    core = _walk_kernels(sum(value_counts)) if compiled else None
+    if core is not None:
+        counts = tuple(value_counts[cast(int, label[0])] for label in _partition(()).labels)   # in class order
+        leaves = _compiled_leaves(core, _Walk((), (), points=True), counts, "the main game")
+        return tuple((point, n) for (point, _none), n in leaves.items())
     size = sum(value_counts)
 
     @functools.cache
@@ -452,7 +458,7 @@ class _Walk:
     outcome hits (a bit per outcome whose condition holds)."""
 
     def __init__(self, trackers: tuple[_Tracker, ...], wagers: Sequence[Wager],
-                 classes: Mapping[Key, Key] | None = None):
+                 classes: Mapping[Key, Key] | None = None, *, points: bool | None = None):
         self.trackers = trackers
         self.wagers = tuple(wagers)
         #: each finished round's (totals, cards) to the one standing for it (else: all or nothing, by ``points``)
@@ -466,7 +472,8 @@ class _Walk:
             settled = _SETTLED[(trackers, tuple(_wager_key(w) for w in wagers))] = ({}, {})
         self.rows: dict[tuple[int, ...], dict[str, object]] = settled[0]
         #: whether the wagers read the totals or card counts of the hands (else one key stands for all)
-        self.points = any(w.features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)) for w in wagers)
+        self.points = points if points is not None else \
+            any(w.features & (frozenset(POINT_FEATURES) | frozenset(DERIVED)) for w in wagers)
         self._leaves: dict[tuple[Key, tuple[Any, ...]], tuple[int, ...]] = settled[1]
         self._memo: dict[tuple[Counts, State, tuple[Any, ...]], Result] = {}
         self._tails: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]] = {}
