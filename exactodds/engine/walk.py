@@ -4,9 +4,11 @@ Depth-first, one card at a time, the walk deals P1, B1, P2, B2 and any third
 cards from the remaining value counts, following :mod:`exactodds.game.rules`. The
 rest of a round depends only on the remaining counts and the round's state so
 far, so each sub-result is memoized on exactly that — not on the order in
-which the cards came. It uses Python integers only (no NumPy, no bound on the
-shoe) and shares nothing with :mod:`exactodds.engine` but the drawing rules,
-which makes agreement between the two a check of the counting in each.
+which the cards came. It shares nothing with the tables of :mod:`exactodds.engine`
+but the drawing rules, which makes agreement between the two a check of the
+counting in each. It runs in the compiled core where that is built (see the end
+of this module: the same walk, forward, over automata built here, in 128-bit
+integers up to 2,190,000 cards), else in Python integers, with no bound on the shoe.
 
 Every wager is walked the same way (:class:`WalkDistribution`): the cards are
 counted per class of the cards the wager tells apart, given what it has read so
