@@ -451,6 +451,9 @@ _FROZEN = _Frozen()
 Result = tuple[tuple[tuple[int, ...], int], ...]
 
 
+#: The most states the walk in Python keeps in its memo (about 1.5 KB each; the catalogue needs 77,804):
+#: past it the walk is refused, as the compiled one is past :data:`WALK_STATES_LIMIT`.
+PURE_STATES_LIMIT = 400_000
 #: Per (trackers, wagers): a round of each hit tuple, and the hits of each finished round (:class:`_Walk`).
 _SETTLED: dict[tuple[object, ...], tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
@@ -481,6 +484,11 @@ class _Walk:
         self._tails: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]] = {}
         self._moves: dict[tuple[Any, ...], tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]] = {}
 
+    def _too_many(self) -> None:
+        raise TooLarge(f"the walk of {getattr(self, '_what', '') or 'a wager'} would keep more than "
+                       f"{PURE_STATES_LIMIT:,} states (the pure route, about {bounds._gb(PURE_STATES_LIMIT * 1500)}): "
+                       "refused; read fewer cards' ranks or suits apart")
+
     def _specs(self, summary: tuple[Any, ...]) -> tuple[Spec | None, ...]:
         return tuple(t.need(s) for t, s in zip(self.trackers, summary))
 
@@ -510,6 +518,8 @@ class _Walk:
             for (point, last), n in _compiled_leaves(core, self, shoe, what).items():
                 out[self._hits(point, last)] += n
             return dict(out)
+        _automaton(self, _present(shoe), what)            # the compiled walk's bound, checked here too
+        self._what = what
         for hits, n in self._enter(counts, (0, 0, 0, 0, -1), summary):
             out[hits] += n
         return dict(out)
@@ -572,6 +582,8 @@ class _Walk:
                 out[hits] += c * n
         result = tuple(out.items())
         self._memo[key] = result
+        if len(self._memo) + len(self._tails) > PURE_STATES_LIMIT:
+            self._too_many()
         return result
 
     def _tail(self, counts: Counts, state: State, live: tuple[Any, ...]
@@ -598,6 +610,8 @@ class _Walk:
                 out[end] += c * n
         result = tuple(out.items())
         self._tails[key] = result
+        if len(self._memo) + len(self._tails) > PURE_STATES_LIMIT:
+            self._too_many()
         return result
 
 
@@ -682,6 +696,8 @@ def _by_value(walk: _Walk, counts: Counts, summary: tuple[Any, ...], what: str =
     core = _walk_kernels(sum(counts))
     if core is not None:                                  # the same counts, by the compiled walk
         return _compiled_leaves(core, walk, counts, what)
+    of = _partition(walk._specs(summary)).of              # the compiled walk's bound, checked here too
+    _automaton(walk, tuple(counts[of[i]] > 0 for i in range(52)), what or "a wager")
     value = cast(tuple[int, ...], tuple(label[0] for label in _partition((None,) * len(walk.trackers)).labels))
     size = sum(counts)
     finished: dict[tuple[Counts, State], tuple[tuple[Key, int], ...]] = {}
