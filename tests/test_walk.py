@@ -229,3 +229,12 @@ def test_a_wager_both_routes_refuse_is_one_line_naming_both() -> None:
                                        r"refused") as exc:
         analyze(Shoe.decks(8), wagers=["every-card-suit"], catalogue=load_text(text, source="t.toml"))
     assert "\n" not in str(exc.value)
+
+
+def test_the_walk_route_on_a_shoe_of_unknown_suits_skips_the_wagers_that_read_them_as_the_tables_do() -> None:
+    """It refused the whole catalogue at the first wager that reads suits (walked all at once, up front)."""
+    shoe = Shoe.decks(2).remove("9", "9", "K", "5h")                 # a bare rank: the suits are unknown
+    walked, tables = (analyze(shoe, everything=True, route=r) for r in ("walk", "vector"))
+    assert walked.skipped == tables.skipped and walked.skipped
+    assert [[(x.id, x.combinations) for x in r.lines] for r in walked.results] == \
+        [[(x.id, x.combinations) for x in r.lines] for r in tables.results]

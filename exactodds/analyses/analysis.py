@@ -217,7 +217,8 @@ def analyze(
                    paytables=paytables, everything=everything, alternatives=alternatives)
     if route == "walk":                                   # the walk's module loads only when it is asked for
         walk = engine.WalkDistribution(shoe)
-        walk.prepare(w for w, _ in pairs)                 # one walk per group of wagers reading the same cards
+        if shoe.card_counts is not None:                  # suits unknown: each wager walked alone, or skipped below
+            walk.prepare(w for w, _ in pairs)             # one walk per group of wagers reading the same cards
         dist: PointDistribution = walk
     else:
         dist = deal(shoe)
