@@ -547,12 +547,18 @@ class _Walk:
             label = _partition(specs).labels[i]
             v = label[0]
             assert isinstance(v, int)
-            after = tuple(s if s is _FROZEN else t.update(s, label[j + 1], v, hand, k)
-                          for j, (t, s) in enumerate(zip(self.trackers, summary)))
+            after = self._updated(summary, label, hand, k)
             then = tuple(None if s is _FROZEN else t.need(s) for t, s in zip(self.trackers, after))
             merge = _merge(specs, then) if then != specs else None
             move = self._moves[key] = (v, after, merge, len(_partition(then).labels))
         return move
+
+    def _updated(self, summary: tuple[Any, ...], label: tuple[Hashable, ...], hand: str, k: int) -> tuple[Any, ...]:
+        """The summaries after a card of the class ``label`` (its point value, then what each tracker reads of
+        it) is dealt to ``hand`` as its card ``k``; a frozen summary stays as it is."""
+        v = cast(int, label[0])
+        return tuple(s if s is _FROZEN else t.update(s, label[j + 1], v, hand, k)
+                     for j, (t, s) in enumerate(zip(self.trackers, summary)))
 
     def _step(self, counts: Counts, state: State, summary: tuple[Any, ...]) -> Result:
         """Counts per hit tuple of the sequences that finish the round from here (the unread
@@ -1114,9 +1120,7 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
             if not here:                                  # never dealt: a place holder
                 moves.append((0, None))
                 continue
-            label = read[i]                             # what the trackers read of the card: as _Walk._move
-            v = cast(int, label[0])
-            after = tuple(t.update(x, label[j + 1], v, hand, k) for j, (t, x) in enumerate(zip(walk.trackers, summary)))
+            after = walk._updated(summary, read[i], hand, k)     # what the trackers read of the card, as _move
             if after not in specs_of:
                 specs_of[after] = walk._specs(after)
             then = specs_of[after]
