@@ -212,12 +212,16 @@ def test_the_exposure_kernel_counts_again_in_128_bits_where_its_bound_does_not_p
 
 
 def test_a_walk_whose_split_would_pass_its_limit_is_refused_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The walk by point values splits each round by the suits it reads: the terms are counted first."""
-    monkeypatch.setattr(walk, "SPLIT_LIMIT", 10)
+    """The walk by point values splits each round by the suits it reads: the terms are counted first; past
+    the limit, the wager is walked card by card instead, to the same counts."""
     wager = one_outcome("banker_cards == 3 and banker_suit_1 == banker_suit_2 == banker_suit_3")
+    shoe = Shoe.decks(8).remove("As")
+    split = WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"])
+    monkeypatch.setattr(walk, "SPLIT_LIMIT", 10)
     with pytest.raises(TooLarge, match=r"would split [\d,]+ classes of rounds into [\d,]+ by the ranks or suits they "
                                        r"read \(limit 10\): refused"):
-        WalkDistribution(Shoe.decks(8).remove("As")).outcome_counts(wager, wager.paytables["A"])
+        walk._LazyWalk(walk._wager_trackers(wager), [wager]).run(shoe, "a test")
+    assert WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"]) == split
 
 
 @compiled

@@ -52,7 +52,7 @@ from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, T
 from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
-from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, point_row
+from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, SUITS_TOLD_APART, point_row
 
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager
@@ -218,6 +218,8 @@ def _component(spec: Spec, card: Identity) -> Hashable:
         return suit
     if kind == "colour":
         return _colour(suit)
+    if kind == "block":                                # ('block', blocks): the first suit of the card's block
+        return next(b for b in spec[1].split("|") if suit in b)[0]
     if kind == "is":                                   # ('is', attribute, value): equal to it or not
         return _component((spec[1],), card) == spec[2]
     if kind == "hand-first":                           # a hand's first card and, for any, its second
@@ -272,20 +274,36 @@ class _Tracker:
         """Whether the summary can no longer change."""
         return False
 
+    def keeps(self, suits: Mapping[str, str]) -> bool:
+        """Whether the summary of cards with their suits renamed by ``suits`` (a permutation) can be
+        told from the summary of the cards (:meth:`relabel`)."""
+        return True
+
+    def relabel(self, s: Any, suits: Mapping[str, str]) -> Any:
+        """The summary of the same cards with their suits renamed by ``suits``, a permutation the
+        tracker :meth:`keeps` (see :func:`_symmetries`)."""
+        return s
+
     def features(self, s: Any, row: dict[str, object]) -> None:
         raise NotImplementedError
 
 
 @dataclass(frozen=True)
 class _Card(_Tracker):
-    """The value, rank or suit of the card at one position (k: 0-2 in the hand)."""
+    """The value, rank or suit of the card at one position (k: 0-2 in the hand). A suit that the
+    wagers read only against suits they name (``told``: the blocks of suits no name tells apart, joined
+    by '|') is read as its block, and shown as the block's first suit: every suit of a block gives the
+    same hits, as no condition compares it with another card's."""
 
     hand: str
     k: int
     attr: str
+    told: str = ""
 
     def need(self, s: Any) -> Spec | None:
-        return (self.attr,) if s is _PENDING and self.attr != "value" else None
+        if s is not _PENDING or self.attr == "value":
+            return None
+        return ("block", self.told) if self.told else (self.attr,)
 
     def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
         if hand != self.hand or k != self.k:
@@ -294,6 +312,13 @@ class _Card(_Tracker):
 
     def done(self, s: Any) -> bool:
         return s is not _PENDING
+
+    def keeps(self, suits: Mapping[str, str]) -> bool:
+        return not self.told or all(set(map(suits.get, b)) == set(b) for b in self.told.split("|"))
+
+    def relabel(self, s: Any, suits: Mapping[str, str]) -> Any:
+        # a block read keeps its first suit: the renamings it keeps map each block to itself
+        return suits[s] if self.attr == "suit" and not self.told and s is not _PENDING else s
 
     def features(self, s: Any, row: dict[str, object]) -> None:
         missing = "" if self.attr == "suit" else -1
@@ -348,6 +373,14 @@ class _Every(_Tracker):
     def done(self, s: Any) -> bool:
         return s == _BROKEN
 
+    def keeps(self, suits: Mapping[str, str]) -> bool:
+        return self.attr != "colour" or _keeps_colours(suits)
+
+    def relabel(self, s: Any, suits: Mapping[str, str]) -> Any:
+        if s is _PENDING or s == _BROKEN or self.attr == "rank":
+            return s
+        return suits[s] if self.attr == "suit" else _colour(suits["h" if s == "red" else "s"])
+
     def features(self, s: Any, row: dict[str, object]) -> None:
         row[f"same_{self.attr}"] = s != _BROKEN
 
@@ -372,25 +405,64 @@ class _Hand(_Tracker):
     def done(self, s: Any) -> bool:
         return s is not _PENDING and s[0] == "both"
 
+    def keeps(self, suits: Mapping[str, str]) -> bool:
+        return "pair" not in self.attrs or _keeps_colours(suits)      # a pair's kind reads colours
+
+    def relabel(self, s: Any, suits: Mapping[str, str]) -> Any:
+        if s is _PENDING:
+            return s
+        if s[0] == "first":                               # the first card's class: the class of its image
+            of, reps = _first_classes(self.attrs)
+            rank, suit = reps[s[1]]
+            return ("first", of[_IDENTITIES.index((rank, suits[suit]))])
+        return ("both", tuple(_renamed_attribute(n, x, suits) for n, x in zip(self.attrs, s[1])))
+
     def features(self, s: Any, row: dict[str, object]) -> None:
         for name, value in zip(self.attrs, s[1]):
             row[f"{self.hand}_{name}"] = value
+
+
+def _keeps_colours(suits: Mapping[str, str]) -> bool:
+    """Whether a renaming of the suits maps the red suits to one colour (a pair's kind, one colour)."""
+    return len({_colour(suits[x]) for x in "hd"}) == 1
+
+
+def _renamed_attribute(name: str, value: Any, suits: Mapping[str, str]) -> Any:
+    """A hand attribute (:func:`_hand_attribute`) of two cards, once their suits are renamed by ``suits``."""
+    if name == "nines":                                   # the letters of the nines, in order
+        return "".join(sorted(suits[x] for x in value))
+    if name == "king_9" and value:                        # 'K♠9♥': the suits' symbols renamed
+        named = {v: k for k, v in _SYMBOL.items()}
+        return f"K{_SYMBOL[suits[named[value[1]]]]}9{_SYMBOL[suits[named[value[3]]]]}"
+    return value                                          # a pair's kind (colours kept), suited, royal: unchanged
 
 
 _HAND_ATTRS = ("pair", "suited", "royal_match", "royal_9", "king_9", "nines")
 _POSITION = re.compile(r"^(player|banker)_(value|rank|suit)_([123])$")
 
 
-def _trackers(features: frozenset[str]) -> tuple[_Tracker, ...]:
+def _wager_trackers(wager: Wager) -> tuple[_Tracker, ...]:
+    """The trackers of ``wager``'s features, a suit read only against named suits read by block."""
+    blocks = [set(_SUITS)]
+    for named in wager.texts:
+        blocks = [part for b in blocks for part in (b & named, b - named) if part]
+    told = "|".join(sorted("".join(s for s in _SUITS if s in b) for b in blocks))
+    return _trackers(wager.features, told=told, joined=wager.joined)
+
+
+def _trackers(features: frozenset[str], *, told: str = "", joined: frozenset[str] = frozenset()
+              ) -> tuple[_Tracker, ...]:
     """The trackers that give the features ``features`` of a round (point features come from the
-    round's state)."""
+    round's state); with ``told``, a suit not ``joined`` (compared with another feature) is read by
+    the blocks of ``told``."""
     out: list[_Tracker] = []
     hand_attrs: dict[str, set[str]] = {"player": set(), "banker": set()}
     for name in sorted(features):
         if name in POINT_FEATURES or name in DERIVED:
             continue
         if m := _POSITION.match(name):
-            out.append(_Card(m[1], int(m[3]) - 1, m[2]))
+            by_block = told if m[2] == "suit" and name not in joined else ""
+            out.append(_Card(m[1], int(m[3]) - 1, m[2], by_block))
         elif name.endswith("_two_card_total") and name.split("_")[0] in hand_attrs:
             out.append(_TwoCardTotal(name.split("_")[0]))
         elif name.startswith("count_") and name[6:].isdigit() and len(name) == 7:
@@ -483,11 +555,14 @@ class _Walk:
         self._memo: dict[tuple[Counts, State, tuple[Any, ...]], Result] = {}
         self._tails: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]] = {}
         self._moves: dict[tuple[Any, ...], tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]] = {}
+        #: the renamings of the suits the walk of the shoe at hand may make (:func:`_symmetries`)
+        self._symmetries: tuple[tuple[str, ...], ...] = ()
 
     def _too_many(self) -> None:
         raise TooLarge(f"the walk of {getattr(self, '_what', '') or 'a wager'} would keep more than "
                        f"{PURE_STATES_LIMIT:,} states (the pure route, about {bounds._gb(PURE_STATES_LIMIT * 1500)}): "
-                       "refused; read fewer cards' ranks or suits apart")
+                       "refused; read fewer cards' ranks or suits apart, or walk it with the compiled core "
+                       "(built by pip install from a clone, with a C compiler)")
 
     def _specs(self, summary: tuple[Any, ...]) -> tuple[Spec | None, ...]:
         return tuple(t.need(s) for t, s in zip(self.trackers, summary))
@@ -518,7 +593,9 @@ class _Walk:
             for (point, last), n in _compiled_leaves(core, self, shoe, what).items():
                 out[self._hits(point, last)] += n
             return dict(out)
-        _automaton(self, _present(shoe), what)            # the compiled walk's bound, checked here too
+        self._symmetries = _symmetries(self, shoe)
+        self._moves.clear()                               # they rename suits as this shoe allows
+        _automaton(self, _present(shoe), what, self._symmetries)    # the compiled walk's bound, checked here too
         self._what = what
         for hits, n in self._enter(counts, (0, 0, 0, 0, -1), summary):
             out[hits] += n
@@ -548,8 +625,13 @@ class _Walk:
             v = label[0]
             assert isinstance(v, int)
             after = self._updated(summary, label, hand, k)
+            by = None
+            if self._symmetries and _FROZEN not in after:   # renamed as the compiled walk's automaton does
+                after, by = _least_image(self.trackers, after, self._symmetries)
             then = tuple(None if s is _FROZEN else t.need(s) for t, s in zip(self.trackers, after))
-            merge = _merge(specs, then) if then != specs else None
+            merge = _renamed(specs, then, by) if by is not None else _merge(specs, then) if then != specs else None
+            if merge is not None and merge == tuple(range(len(merge))) and len(_partition(then).labels) == len(merge):
+                merge = None                              # a renaming that moves no class
             move = self._moves[key] = (v, after, merge, len(_partition(then).labels))
         return move
 
@@ -905,6 +987,9 @@ class _LazyWalk:
                 reading.add(read)
             else:
                 out[self._hits(point, coarse, tuple(self._unread(point)))] += n
+        if (widest := max(map(len, reading), default=0)) >= 5:   # 10^5 nodes of values, 10 moves each: past the limit
+            raise TooLarge(f"the walk of {what} by point values would carry the values of {widest} positions read "
+                           f"(more than {AUTOMATON_MOVES_LIMIT:,} ways its cards can come apart): refused")
         parts: defaultdict[tuple[tuple[int, ...], int], int] = defaultdict(int)    # (hits, denominator): numerator
         rounds = []                       # every walk first, then the split: its size is known before it starts
         for read in sorted(reading):
@@ -988,15 +1073,21 @@ class WalkDistribution:
         groups: defaultdict[tuple[_Tracker, ...], list[Wager]] = defaultdict(list)
         for w in wagers:
             key = _wager_key(w)
-            if key not in self._hits and all(_wager_key(x) != key for x in groups[_trackers(w.features)]):
-                groups[_trackers(w.features)].append(w)
+            if key not in self._hits and all(_wager_key(x) != key for x in groups[_wager_trackers(w)]):
+                groups[_wager_trackers(w)].append(w)
         for trackers, members in groups.items():
             if not members:
                 continue
             what = f"wager {members[0].id!r} (§{members[0].section})"
-            run: _Walk | _LazyWalk = (_lazy_walk(trackers, members) if _LazyWalk.fits(trackers)
-                                      else _Walk(trackers, members))
-            hits = run.run(self.shoe, what)
+            run: _Walk | _LazyWalk = _Walk(trackers, members)
+            if _LazyWalk.fits(trackers):                  # by point value, split at the end: fastest where it fits
+                try:
+                    lazy = _lazy_walk(trackers, members)
+                    hits, run = lazy.run(self.shoe, what), lazy
+                except TooLarge:                          # too many positions read at once: card by card
+                    hits = run.run(self.shoe, what)
+            else:
+                hits = run.run(self.shoe, what)
             for k, w in enumerate(members):
                 self._hits[_wager_key(w)] = (hits, k, run)
 
@@ -1089,19 +1180,28 @@ class _Automaton:
     merges: np.ndarray
 
 
-_AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...]], _Automaton] = {}
+_AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...], tuple[tuple[str, ...], ...]], _Automaton] = {}
 #: The most moves (a class of cards dealt at a position from a summary) an automaton may hold (a wager
 #: that reads the ranks or suits of many cards apart, at once, on a shoe that holds most identities):
 #: about 60 MB and 6 s while it is built; a larger one is refused as it grows. The catalogue's largest: 44,780.
 AUTOMATON_MOVES_LIMIT = 400_000
 
 
-def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") -> _Automaton:
+def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
+               symmetries: tuple[tuple[str, ...], ...] = ()) -> _Automaton:
     """The automaton of ``walk``'s trackers over the card identities ``present`` (52 flags: a class
-    none of whose cards is in the shoe is never dealt), built on first use and kept (the last 32)."""
-    found = _AUTOMATA.get((walk.trackers, present))
+    none of whose cards is in the shoe is never dealt), built on first use and kept (the last 32).
+
+    With ``symmetries`` (permutations of the suits, images of ``_SUITS``, that change neither the shoe
+    nor any wager's hits: :func:`_symmetries`), each summary reached is renamed to the least of its
+    images, and the cards dealt with it (the move's map of classes): two states of the walk that one
+    renaming makes equal have the same rounds to come, renamed, so they are carried as one."""
+    found = _AUTOMATA.get((walk.trackers, present, symmetries))
     if found is not None:
         return found
+    def canonical(summary: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[str, ...] | None]:
+        return _least_image(walk.trackers, summary, symmetries) if symmetries else (summary, None)
+
     start = tuple(t.start for t in walk.trackers)
     nodes: dict[tuple[Any, ...], int] = {start: 0}
     specs_of: dict[tuple[Any, ...], tuple[Spec | None, ...]] = {start: walk._specs(start)}
@@ -1120,11 +1220,12 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
             if not here:                                  # never dealt: a place holder
                 moves.append((0, None))
                 continue
-            after = walk._updated(summary, read[i], hand, k)     # what the trackers read of the card, as _move
+            after, by = canonical(walk._updated(summary, read[i], hand, k))   # what the trackers read, as _move
             if after not in specs_of:
                 specs_of[after] = walk._specs(after)
             then = specs_of[after]
-            moves.append((nodes.setdefault(after, len(nodes)), _merge(at, then) if then != at else None))
+            moves.append((nodes.setdefault(after, len(nodes)),
+                          _renamed(at, then, by) if by is not None else _merge(at, then) if then != at else None))
             for nxt in _AFTER[pos]:
                 if (after, nxt) not in seen:
                     seen.add((after, nxt))
@@ -1158,8 +1259,56 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager") ->
                        np.array(merges, dtype=np.int64))
     if len(_AUTOMATA) >= 32:
         del _AUTOMATA[next(iter(_AUTOMATA))]
-    _AUTOMATA[(walk.trackers, present)] = built
+    _AUTOMATA[(walk.trackers, present, symmetries)] = built
     return built
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _least_image(trackers: tuple[_Tracker, ...], summary: tuple[Any, ...], symmetries: tuple[tuple[str, ...], ...]
+                 ) -> tuple[tuple[Any, ...], tuple[str, ...] | None]:
+    """The least image (by its text) of the summaries ``summary`` of ``trackers`` under the renamings
+    of the suits ``symmetries``, and the renaming that gives it (None: the summaries themselves)."""
+    best, by = summary, None
+    for p in symmetries:
+        names = dict(zip(_SUITS, p))
+        image = tuple(t.relabel(x, names) for t, x in zip(trackers, summary))
+        if repr(image) < repr(best):
+            best, by = image, p
+    return best, by
+
+
+@functools.cache
+def _renamed(finer: tuple[Spec | None, ...], coarser: tuple[Spec | None, ...], suits: tuple[str, ...]) -> tuple[int, ...]:
+    """The class of ``coarser`` into which each class of ``finer`` falls once its cards' suits are
+    renamed by ``suits`` (images of ``_SUITS``), checked for every identity as :func:`_merge` is."""
+    a, b = _partition(finer), _partition(coarser)
+    names = dict(zip(_SUITS, suits))
+    into: dict[int, int] = {}
+    for i, (rank, suit) in enumerate(_IDENTITIES):
+        j = b.of[_IDENTITIES.index((rank, names[suit]))]
+        if into.setdefault(a.of[i], j) != j:
+            raise ExactOddsError(f"internal: renaming the suits would split a class ({finer!r} -> {coarser!r})")
+    return tuple(into[k] for k in range(len(a.labels)))
+
+
+def _symmetries(walk: _Walk, shoe: Shoe) -> tuple[tuple[str, ...], ...]:
+    """The renamings of the suits (images of ``_SUITS``, the identity left out) under which ``shoe``
+    holds as many cards of each rank and suit, and which map every set of suits ``walk``'s wagers
+    name (in a condition, or through a feature that reads given suits: a pair's colour, nines' letters)
+    to itself: such a renaming changes no wager's hits, so the walk may carry a state and its renamed
+    image as one. None where the shoe's suits are unknown."""
+    if not walk.wagers or shoe.card_counts is None:
+        return ()
+    named = [set(t) & set(_SUITS) for w in walk.wagers for t in w.texts]
+    named += [set(x) for w in walk.wagers for f in w.features for x in SUITS_TOLD_APART.get(f, ())]
+    counts = shoe.card_counts
+    out = []
+    for p in itertools.permutations(_SUITS):
+        names = dict(zip(_SUITS, p))
+        if p != _SUITS and all({names[x] for x in n} == n for n in named) and all(t.keeps(names) for t in walk.trackers) and all(
+                counts[i] == counts[_IDENTITIES.index((rank, names[suit]))] for i, (rank, suit) in enumerate(_IDENTITIES)):
+            out.append(p)
+    return tuple(out)
 
 
 @functools.cache
@@ -1196,7 +1345,7 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
     else:                                                 # cards per class of the start: value classes
         of = _partition(walk._specs(tuple(t.start for t in walk.trackers))).of
         present = tuple(shoe[of[i]] > 0 for i in range(52))
-    auto = _automaton(walk, present, what or "a wager")
+    auto = _automaton(walk, present, what or "a wager", _symmetries(walk, shoe) if isinstance(shoe, Shoe) else ())
     rounds = _round_states()
     per_specs: dict[tuple[Spec | None, ...], Counts] = {}
     counts: list[int] = []

@@ -188,6 +188,11 @@ class Wager:
         return frozenset().union(*(o.condition.texts for o in self.outcomes))
 
     @property
+    def joined(self) -> frozenset[str]:
+        """The features the wager's conditions compare with another feature (see :class:`Condition`)."""
+        return frozenset().union(*(o.condition.joined for o in self.outcomes))
+
+    @property
     def kind(self) -> str:
         """'point', 'round' or 'initial': which exact table the wager reads."""
         return feature_kind(self.features)

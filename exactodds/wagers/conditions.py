@@ -127,7 +127,19 @@ class _Compiler:
                                  "is what its conditions are checked against)")
         self.names: set[str] = set()
         self.texts: list[frozenset[str]] = []    # the texts it names: each value, or the values of one 'in'
+        self.joined: set[str] = set()            # the features compared with another feature ('==', '!=', 'in')
 
+
+    def features_in(self, node: ast.AST) -> set[str]:
+        """The round's features a part of the condition reads."""
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in KNOWN_FEATURES
+                and n.id not in self.parameters}
+
+    def join(self, *parts: ast.AST) -> None:
+        """Note the features of ``parts`` as compared with each other, where two of them read any."""
+        read = [self.features_in(p) for p in parts]
+        if sum(bool(r) for r in read) >= 2:
+            self.joined.update(*read)
 
     def fail(self, problem: str) -> ExactOddsError:
         return ExactOddsError(f"{self.where}: {problem} in {_shorten(self.text)}")
@@ -290,6 +302,7 @@ class _Compiler:
                 raise self.fail(f"{self._what(op)} is not part of the condition language")
             (_, a), (_, b) = compiled[k], compiled[k + 1]
             left, right = operands[k], operands[k + 1]
+            self.join(left, right)
             if a.startswith(_LIST) or b.startswith(_LIST):
                 raise self.fail(f"a list is read with 'in' or an index, not {_WRITTEN[type(op)]}")
             if a != b:
@@ -327,6 +340,7 @@ class _Compiler:
                     raise self.fail(f"{self.describe(node.left, kind)} is looked up among {self.describe(e, ekind)}")
                 values.append(fn)
                 self.check_values(node.left, e)
+            self.join(node.left, *right_node.elts)
             if all(isinstance(e, ast.Constant) for e in right_node.elts):      # one set of texts, read as one
                 self.texts[named:] = [frozenset().union(*self.texts[named:])] if self.texts[named:] else []
 
@@ -448,6 +462,9 @@ class Condition:
     #: The texts the condition names, written or through a parameter: each value alone, or the values
     #: of one 'in' together (which suits it tells apart: :func:`exactodds.engine.multiset.told_apart`).
     texts: frozenset[frozenset[str]] = field(default=frozenset(), compare=False, hash=False, repr=False)
+    #: The features the condition compares with another feature (``a == b``, ``a in (b, 'x')``): a suit
+    #: read only against named suits is read no finer than they tell apart (the walk reads it so).
+    joined: frozenset[str] = field(default=frozenset(), compare=False, hash=False, repr=False)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its text, and compiled again when unpickled (worker processes price wagers too)."""
@@ -488,7 +505,7 @@ class Condition:
             hint = f" (compare it, e.g. {text} == 0)" if kind == NUMBER else ""
             raise compiler.fail(f"{compiler.describe(tree.body, kind)} is not yes/no{hint}")
         return cls(text, frozenset(compiler.names), where, evaluate, tuple(params.items()),
-                   frozenset(t for t in compiler.texts if t))
+                   frozenset(t for t in compiler.texts if t), frozenset(compiler.joined))
 
     def __call__(self, row: Mapping[str, object], parameters: Mapping[str, object] | None = None) -> bool:
         """Evaluate on one round: ``row`` maps feature names to that round's values."""

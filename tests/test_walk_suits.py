@@ -1,0 +1,142 @@
+"""The walk over bets that read the suits of many cards one by one (exactodds.engine.walk).
+
+Two things let the walk price such a bet, written card by card, in seconds at 8 decks, where the
+tables would need 14 to 80 GB:
+
+* a suit that the conditions read only against suits they name (``player_suit_1 in ('h', 'd')``),
+  never against another card's, is read as its block of suits no name tells apart (red or black);
+* where the shoe holds as many cards of each rank in two suits, and no wager names one of them
+  apart, the walk carries a state and the state with those suits renamed as one.
+
+Both are held here against the brute force over every deal of small shoes (with equal suits, so
+that the renaming is used, and with unequal ones), by the compiled and the pure walk, and against
+the tables at 8 decks: the same bet written with an every-card feature, or a bet the tables can
+still price.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from exactodds import Shoe, deal, load_catalogue, price
+from exactodds.engine import native
+from exactodds.engine.walk import WalkDistribution, _symmetries, _Walk, _wager_trackers
+from exactodds.wagers.catalogue import read_file
+from exactodds.wagers.conditions import Condition
+
+from . import brute
+from .test_cli import run
+
+BETS_FILE = Path(__file__).parent / "suit-bets.toml"
+BETS = read_file(BETS_FILE)
+#: The wagers and paytables of the catalogue that read suits (nines' letters, a King-Nine's, pairs' colours:
+#: renamed too).
+CATALOGUE = [(w, t) for w in load_catalogue().values() for t in w.paytables
+             if any(re.search("pair|suit|nine|king|royal|same_|colour", f) for f in w.features)]
+
+
+def combinations(wager_id: str, counts: object) -> dict[str, int]:
+    w = BETS[wager_id]
+    return {ln.id: ln.combinations for ln in price(w, w.paytables["A"], counts).lines}  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text, joined", [
+    ("player_suit_1 in ('h', 'd') and banker_suit_2 == 's'", set()),
+    ("player_suit_1 == banker_suit_1", {"player_suit_1", "banker_suit_1"}),
+    ("player_suit_3 in (player_suit_1, '') and banker_suit_3 != 'c'", {"player_suit_1", "player_suit_3"}),
+    ("player_suit_1 != 'h' and player_suit_2 == player_suit_1 == banker_suit_2",
+     {"player_suit_1", "player_suit_2", "banker_suit_2"}),
+])
+def test_a_condition_knows_which_features_it_compares_with_another(text: str, joined: set[str]) -> None:
+    assert Condition.parse(text, where="a test").joined == joined
+
+
+def test_a_suit_named_only_is_read_by_its_block_and_a_compared_one_in_full() -> None:
+    told = {t.hand + str(t.k): getattr(t, "told", None) for t in _wager_trackers(BETS["contrast"])}
+    assert set(told.values()) == {"hd|sc"}                   # red and black: six positions, 2 blocks each
+    assert all(getattr(t, "told", "") == "" for t in _wager_trackers(BETS["one-suit-compared"]))
+    mirror = {(t.hand, t.k): t.told for t in _wager_trackers(BETS["mirror"]) if hasattr(t, "told")}
+    assert mirror[("player", 0)] == ""               # compared with the Banker's first card: read in full
+
+
+def test_the_renamings_keep_the_suits_the_wagers_name_and_the_shoes_counts() -> None:
+    def renamings(wager_id: str, shoe: Shoe) -> int:
+        w = BETS[wager_id]
+        return len(_symmetries(_Walk(_wager_trackers(w), [w]), shoe))
+    full = Shoe.decks(8)
+    assert renamings("one-suit-compared", full) == 23                        # every renaming but the identity
+    assert renamings("royal-echo", full) == 23
+    assert renamings("mirror", full) == 1                                     # hearts named, a coloured pair: s <-> c
+    assert renamings("one-suit-compared", full.remove("Ah")) == 5             # the other three suits only
+    assert renamings("one-suit-compared", full.remove("Ah", "As")) == 3       # h <-> s, d <-> c, both
+    assert renamings("one-suit-compared", full.remove("Ah", "2d", "3s")) == 0
+
+
+#: Small shoes, the first three with as many cards of each rank in every suit (the renaming is used).
+SMALL = {
+    "Kings and Queens": {f"{r}{s}": 1 for r in "KQ" for s in "shdc"},
+    "threes and Kings": {f"{r}{s}": 1 for r in "3K" for s in "shdc"},
+    "nines and Kings": {f"{r}{s}": 1 for r in "9K" for s in "shdc"},
+    "unequal suits": {"Kh": 2, "Qh": 1, "Kc": 1, "Qs": 1, "7d": 1, "3h": 1, "3s": 1, "9d": 1},
+}
+
+
+@pytest.mark.parametrize("route", ["compiled", "pure"])
+@pytest.mark.parametrize("name", SMALL)
+def test_tiny_shoes_every_bet_equals_the_brute_force(name: str, route: str) -> None:
+    if route == "compiled" and native.kernels() is None:
+        pytest.skip("the compiled core is not built")
+    shoe = Shoe.from_card_counts(SMALL[name], label=name)
+    pairs = [(BETS[w], "A") for w in BETS] + CATALOGUE
+    want = brute.settle_all(shoe, pairs)
+    hits = 0
+    with native.pure() if route == "pure" else _nothing():
+        walked = WalkDistribution(shoe)
+        for w, t in pairs:
+            got = {ln.id: ln.combinations for ln in price(w, w.paytables[t], walked).lines}
+            expected = want[(w.id, t)]
+            assert got.pop("lose", 0) == expected.pop(None, 0), (w.id, t)
+            assert {k: v for k, v in got.items() if v} == dict(expected), (w.id, t)
+            hits += sum(got.values())
+    assert hits > 0                                       # some bet wins on this shoe: not vacuous
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+@pytest.mark.parametrize("shoe", [Shoe.decks(8), Shoe.decks(8).remove("Ah", "Kh", "Qd", "Jd", "9d", "7h", "2s")],
+                         ids=["8 decks", "8 decks, reds removed"])
+def test_every_card_one_colour_named_card_by_card_equals_same_colour(shoe: Shoe) -> None:
+    walked = combinations("one-colour-named", WalkDistribution(shoe))
+    assert walked == combinations("one-colour-every", deal(shoe))
+    assert walked["one"] > 0
+
+
+def test_every_card_one_suit_compared_card_by_card_equals_same_suit_at_8_decks() -> None:
+    shoe = Shoe.decks(8)
+    walked = combinations("one-suit-compared", WalkDistribution(shoe))
+    assert walked == combinations("one-suit-every", deal(shoe))
+    assert walked["one"] > 0
+
+
+@pytest.mark.parametrize("wager_id", ["mirror", "royal-echo"])
+def test_bets_renamed_by_the_walk_equal_the_tables_at_8_decks(wager_id: str) -> None:
+    shoe = Shoe.decks(8)
+    walked = combinations(wager_id, WalkDistribution(shoe))
+    assert walked == combinations(wager_id, deal(shoe))
+    assert all(walked.values())
+
+
+def test_contrast_is_priced_by_the_walk_by_default_with_one_line_saying_so() -> None:
+    code, out, err = run("analyze", "--paytables", str(BETS_FILE), "--wager", "contrast", "--decks", "8")
+    assert code == 0, err
+    assert err.count("\n") == 1 and "contrast:A priced by the walk" in err
+    assert "4,998,398,275,503,360" in out
