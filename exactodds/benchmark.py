@@ -693,6 +693,7 @@ def _compiled(cat: Any) -> None:
                                 repeat=3)
     _row("  fresh processes (median of 3): exactodds analyze --all --route walk / --route vector",
          f"{walk_s:.2f} / {tables_s:.2f} s", "<= 3x", walk_s / tables_s <= 3)
+    _card_by_card()
     t = time.perf_counter()
     with native.pure():
         pure = lines(analyze(Shoe.decks(8), everything=True, route="walk"))
@@ -714,6 +715,25 @@ def _compiled(cat: Any) -> None:
             continue
         _row(f"instructions per call of {label}: compiled / pure", f"{compiled:,.0f} / {pure_i:,.0f}",
              f"{pure_i / compiled:.1f}x fewer (callgrind)")
+
+
+#: Bets on the suits of all six positions written card by card (tests/suit-bets.toml), which the tables
+#: refuse (14 to 80 GB): priced by the walk, chosen for the user.
+_CARD_BY_CARD = ("contrast", "one-colour-named", "one-suit-compared")
+
+
+def _card_by_card() -> None:
+    """Rows of section 8: bets on six positions' suits, card by card, each in a fresh process."""
+    bets = Path(__file__).resolve().parent.parent / "tests" / "suit-bets.toml"
+    if not bets.is_file():
+        _row("tests/suit-bets.toml", "skipped", "(not beside this installation)")
+        return
+    for wid in _CARD_BY_CARD:
+        wall, peak, err = _run_peak(["analyze", "--paytables", str(bets), "--wager", wid, "--decks", "8"])
+        if "priced by the walk" not in err:
+            raise RuntimeError(f"{wid}: not priced by the walk: {err[-200:]}")
+        _row(f"{wid} (six suits, card by card), fresh process: wall, peak memory", f"{wall:.1f} s, {_mb(peak)}",
+             "<= 30 s, <= 1.5 GB", wall <= 30 and peak <= 1500)
 
 
 #: What the callgrind counts set up (untimed): the point table, a shoe's factors, its weights.
