@@ -28,7 +28,7 @@ NO_RESULT = {
 }
 
 #: Commands that name wagers under another option, and why.
-OTHER_WAGER_OPTION = {"simulate": "--settle names the settlement columns written ('all': every one)"}
+OTHER_WAGER_OPTION: dict[str, str] = {}
 
 DEPRECATION = re.compile(r"^exactodds: warning: (.+) is deprecated; use (\S+)(?: \S+)? \(the old spelling goes in the "
                          r"next release\)$")
@@ -95,7 +95,7 @@ def test_a_shared_option_is_the_same_in_every_command(name: str) -> None:
             assert sig["default"] == "text", cname
             sig = {**sig, "type": None}
         kinds[json.dumps(sig, sort_keys=True, default=str)].append(cname)
-    variants = {"--decks": 2, "--wager": 2}.get(name, 1)
+    variants = {"--decks": 2, "--wager": 3}.get(name, 1)
     assert len(kinds) <= variants, {k: v for k, v in kinds.items()}
     if name == "--decks":
         for cname, sig in seen.items():
@@ -104,8 +104,10 @@ def test_a_shared_option_is_the_same_in_every_command(name: str) -> None:
                 assert "--decks 6 --decks 8" in sig["help"], cname
     if name == "--wager":
         assert {sig["metavar"] for sig in seen.values()} <= {"WAGER[:PAYTABLE]", "WAGER[:PAYTABLE][=STAKE]"}
-        assert all(sig["multiple"] for sig in seen.values())
         assert [c for c, sig in seen.items() if sig["metavar"].endswith("=STAKE]")] == ["position"]
+        once = sorted(c for c, sig in seen.items() if not sig["multiple"])
+        assert once == ["design", "progressive"]           # each prices one wager: its help does not say repeatable
+        assert all(("repeatable" in sig["help"]) == sig["multiple"] for sig in seen.values())
 
 
 def test_commands_choosing_wagers_take_wager() -> None:
@@ -147,6 +149,8 @@ OLD_AND_NEW = {
                             ["position", "--wager", "banker=2", "--wager", "tie:8-to-1", "--decks", "1"]),
     "house-money --bet": (["house-money", "--bet", "player", "--decks", "1"],
                           ["house-money", "--hand", "player", "--decks", "1"]),
+    "simulate --settle": (["simulate", "--rounds", "50", "--seed", "3", "--settle", "tie", "--output", "-"],
+                          ["simulate", "--rounds", "50", "--seed", "3", "--wager", "tie", "--output", "-"]),
     "simulate --format": (["simulate", "--rounds", "50", "--seed", "3", "--format", "jsonl", "--output", "-"],
                           ["simulate", "--rounds", "50", "--seed", "3", "--record-format", "jsonl", "--output", "-"]),
 }
@@ -207,3 +211,38 @@ def test_tables_prints_what_it_wrote_in_the_chosen_format(tmp_path: Any) -> None
     assert code == 0, err
     written = json.loads(out)["written"]
     assert written and all(p.startswith(str(tmp_path)) and "8" in p for p in written)
+
+
+@pytest.mark.parametrize("name", ["design", "progressive"])
+def test_a_command_of_one_wager_refuses_a_second_and_does_not_say_repeatable(name: str) -> None:
+    code, out, err = run(name, "--help")
+    options = out[out.index("Options:"):]
+    wager_help = options[options.index("--wager"):].split("\n  -", 1)[0]
+    assert code == 0 and "repeatable" not in wager_help and "one wager" in wager_help
+    extra = ["--target-edge", "5%"] if name == "design" else []
+    code, out, err = run(name, "--wager", "tie", "--wager", "banker", *extra)
+    assert code == 2 and out == "" and err == ("exactodds: error: --wager given twice ('tie', 'banker'): it takes "
+                                               "one value\n")
+
+
+def test_simulate_names_its_settled_wagers_with_wager() -> None:
+    code, out, err = run("simulate", "--rounds", "20", "--seed", "4", "--wager", "tie:8-to-1", "--wager", "banker",
+                         "--output", "-")
+    assert code == 0 and out.splitlines()[0].endswith(",tie:8-to-1,banker:standard") and "deprecated" not in err
+    code, out, err = run("simulate", "--rounds", "20", "--seed", "4", "--wager", "all", "--output", "-")
+    assert code == 0 and out.splitlines()[0].count(":") > 80          # every wager paytable of the catalogue
+    code, out, err = run("simulate", "--rounds", "20", "--seed", "4", "--wager", "tie", "--settle", "banker",
+                         "--output", "-")
+    assert code == 2 and out == "" and "--settle and --wager are the same option" in err
+    assert "--settle" not in run("simulate", "--help")[1]
+
+
+def test_check_takes_files_as_arguments_or_with_paytables(tmp_path: Any) -> None:
+    mine = tmp_path / "mine.toml"
+    mine.write_text(open("examples/new-bets.toml").read())
+    by_argument = run("check", str(mine))
+    assert by_argument[0] == 0 and "checked against every possible round" in by_argument[1]
+    assert run("check", "--paytables", str(mine)) == by_argument
+    assert run("check", str(mine), "--paytables", str(mine)) == by_argument         # one file, checked once
+    code, out, err = run("check")
+    assert code == 2 and out == "" and "--paytables FILE" in err and err.count("\n") == 1

@@ -97,7 +97,8 @@ def test_constraints_hold_and_the_written_paytable_prices_back(tmp_path: Path) -
     (["design", "--wager", "tie", "--target-edge", "2%", "--max-pay", "0.2"], "below the smallest pay"),
     (["design", "--wager", "tie", "--target-edge", "150%"], "between -100% and 100%"),
     (["design", "--wager", "no-such", "--target-edge", "2%"], "unknown wager 'no-such'"),
-    (["design", "--wager", "tie", "--wager", "banker", "--target-edge", "2%"], "give --wager WAGER[:PAYTABLE] once"),
+    (["design", "--wager", "tie", "--wager", "banker", "--target-edge", "2%"], "--wager given twice"),
+    (["design", "--target-edge", "2%"], "give --wager WAGER[:PAYTABLE]"),
 ])
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:
     code, out, err = run(*args)

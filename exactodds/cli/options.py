@@ -1,7 +1,7 @@
 """The CLI's one option vocabulary, declared once: each shared option has the same name, meaning,
 default and help in every command that takes it, and is read here into what the library takes.
 
-``--wager WAGER[:PAYTABLE]`` (repeatable) chooses wagers, ``--paytables FILE`` adds your files,
+``--wager WAGER[:PAYTABLE]`` (repeatable, but once where a command prices one wager) chooses wagers, ``--paytables FILE`` adds your files,
 ``--decks N`` (8) and ``--remove CARDS`` make the shoe, ``--bet DOLLARS`` is the bet size, ``--seed N``
 repeats a random run, and ``--format`` is the format of the printed result (a data file's own format
 has its own option: ``--record-format``, ``--input-format``).
@@ -50,6 +50,12 @@ wager: Decorator = click.option("--wager", "wagers", callback=each_once, **_WAGE
 
 #: ``--wager`` where naming a wager twice is harmless (a certificate certifies each wager once).
 wager_once_each: Decorator = click.option("--wager", "wagers", **_WAGER)
+
+#: ``--wager`` of a command that prices one wager (``design`` writes one paytable; ``progressive``'s meters,
+#: increments and reseeds are those of one wager): not repeatable, and given twice is an error.
+one_wager: Decorator = click.option(
+    "--wager", "spec", metavar="WAGER[:PAYTABLE]",
+    help="The wager, or one paytable of it (one wager: a bare WAGER means its first paytable; see 'exactodds list').")
 
 stake: Decorator = click.option(
     "--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE][=STAKE]",
@@ -198,6 +204,6 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
            "number_or_percent", "plot",
-           "meter_units", "old_wagers", "output_format", "paytables", "record_format", "remove", "result_format",
+           "meter_units", "old_wagers", "one_wager", "output_format", "paytables", "record_format", "remove", "result_format",
            "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
            "with_files"]

@@ -194,10 +194,17 @@ def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
 
 
 @command()
-@click.argument("paths", nargs=-1, required=True, metavar="FILE...")
-def check(paths: tuple[str, ...]) -> None:
-    """Check every wager of your data files: as data, and each outcome against every possible round."""
-    for path, text in options.user_files(paths):
+@click.argument("paths", nargs=-1, metavar="[FILE]...")
+@options.paytables
+def check(paths: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
+    """Check every wager of your data files: as data, and each outcome against every possible round.
+
+    The files are named as arguments or with --paytables FILE, as every other command takes them.
+    """
+    files = tuple(dict.fromkeys((*paths, *paytables_files)))
+    if not files:
+        raise ExactOddsError("name a data file to check: exactodds check FILE, or --paytables FILE")
+    for path, text in options.user_files(files):
         mine = load_text(text, source=path, check_all=True)
         click.echo(f"{path}: {len(mine)} wager(s) checked against every possible round")
 
@@ -221,7 +228,7 @@ def features(fmt: str) -> None:
 
 
 @command()
-@options.wager
+@options.one_wager
 @click.option("--target-edge", required=True, metavar="EDGE", help="The house edge to reach: 2.5% or 0.025.")
 @click.option("--max-pay", default="1000", show_default=True, metavar="N", help="The largest pay, N of 'N to 1'.")
 @click.option("--step", type=click.Choice(["1", "0.5"]), default="0.5", show_default=True,
@@ -239,7 +246,7 @@ def features(fmt: str) -> None:
               "--paytables FILE.")
 @click.option("--id", "paytable_id", default="designed", show_default=True, help="The id of the paytable written.")
 @options.result_format
-def design(wagers: tuple[str, ...], target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
+def design(spec: str | None, target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
            top: int, decks: int, remove: str | None, paytables_files: tuple[str, ...], output: str | None,
            paytable_id: str, fmt: str) -> None:
     """Pays for a wager's outcomes that give a target house edge, exactly or as near as the constraints allow.
@@ -249,10 +256,10 @@ def design(wagers: tuple[str, ...], target_edge: str, max_pay: str, step: str, f
     paytables within --tolerance of the target that change the draft's pays least, each with its exact edge,
     SD and hit frequency; --output writes the best as a paytable file.
     """
-    if len(wagers) != 1:
-        raise ExactOddsError(f"design sets the pays of one wager: give --wager WAGER[:PAYTABLE] once, got {len(wagers)}")
+    if spec is None:
+        raise ExactOddsError("design sets the pays of one wager: give --wager WAGER[:PAYTABLE]")
     cat = options.catalogue(paytables_files)
-    wager, table_id = priced_pairs(cat, list(wagers), where="--wager")[0]        # a bare wager: its first paytable
+    wager, table_id = priced_pairs(cat, [spec], where="--wager")[0]           # a bare wager: its first paytable
     target = options.number_or_percent(target_edge, "--target-edge")
     pay_limit = options.number_or_percent(max_pay, "--max-pay", "200")
     sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None

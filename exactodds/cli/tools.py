@@ -71,7 +71,7 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 
 @command()
 @options.old_wagers
-@options.wager
+@options.one_wager
 @click.option("--paytable", help="Paytable (default: the wager's first).")
 @options.decks
 @options.remove
@@ -83,7 +83,7 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 @click.option("--reseed", "reseeds", multiple=True, metavar="[NAME=]DOLLARS", help="Reseed amount in dollars.")
 @options.paytables
 @options.result_format
-def progressive(old_wagers: tuple[str, ...], wagers: tuple[str, ...], paytable: str | None, decks: int,
+def progressive(old_wagers: tuple[str, ...], spec: str | None, paytable: str | None, decks: int,
                 remove: str | None, meters: tuple[str, ...], bet: str | None, wager_amount: str | None,
                 increments: tuple[str, ...], reserves: tuple[str, ...], reseeds: tuple[str, ...],
                 paytables_files: tuple[str, ...], fmt: str) -> None:
@@ -91,10 +91,10 @@ def progressive(old_wagers: tuple[str, ...], wagers: tuple[str, ...], paytable: 
 
     --wager names the one progressive wager; --bet is the bet size (default: the stated minimum).
     """
-    chosen = options.wagers_of(wagers, old_wagers)
+    chosen = options.wagers_of((spec,) if spec is not None else (), old_wagers)
     if len(chosen) != 1:
         raise ExactOddsError("name one progressive wager: --wager WAGER[:PAYTABLE]" if not chosen else
-                             f"--wager given {len(chosen)} times: progressive prices one wager")
+                             f"{len(chosen)} wagers given: progressive prices one wager")
     wager = chosen[0]
     bet = either(bet, wager_amount, "--wager-amount", "--bet")
     if ":" in wager:                                      # WAGER:PAYTABLE, as every command names it
