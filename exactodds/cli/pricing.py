@@ -13,6 +13,7 @@ from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze as run_analysis
 from exactodds.analyses.analysis import load_text, priced_pairs, select
 from exactodds.analyses.designer import design as design_paytables
+from exactodds import documents                 # its plots are loaded when --plot is given (lazy_loader)
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
 from exactodds.cli import options
@@ -46,13 +47,16 @@ from exactodds.wagers.pays import vigorish_terms
 @click.option("--full", is_flag=True, help="With --all in a terminal: every outcome table, not the summary.")
 @click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
               "frequency) instead of the outcome tables.")
+@options.plot
 @options.result_format
 def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
             everything: bool, paytables_files: tuple[str, ...], alternatives: tuple[str, ...],
-            settings: tuple[str, ...], bet: str | None, route: str, full: bool, summary: bool, fmt: str) -> None:
+            settings: tuple[str, ...], bet: str | None, route: str, full: bool, summary: bool, plot: str | None,
+            fmt: str) -> None:
     """Exact per-outcome tables, return, edge and variance for a shoe.
 
     --bet prices every chosen wager that charges a vigorish at that bet size (as --set WAGER:bet=DOLLARS).
+    --plot draws the probability of each outcome, a panel per wager paytable (at most 24).
     """
     if everything and wagers:
         raise ExactOddsError("--all and --wager exclude each other")
@@ -87,12 +91,29 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
         summary = True                        # 88 paytables' outcome tables are 1,400 lines: a row each instead
         click.echo("exactodds: note: the whole catalogue, a row per paytable (--full: every outcome table)",
                    err=True)
+    if plot is not None:
+        documents.check_plot_path(plot)
+        chosen = len(select(cat, wagers=wagers, paytables=paytables, everything=everything, alternatives=alts))
+        if chosen > MAX_PANELS:
+            raise ExactOddsError(f"--plot draws a panel per wager paytable, at most {MAX_PANELS}; {chosen} are "
+                                 "chosen: name fewer with --wager")
     result = run_analysis(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                           alternatives=alts, route=route)
     click.echo(result.render(fmt, summary=summary), nl=False)
+    if plot is not None:
+        documents.save_plot(lambda r, ax: documents.outcome_probabilities(r, ax=ax), list(result), plot)
+        click.echo(f"wrote {plot}: the outcome probabilities of {_tables(len(result))}", err=True)
     for w in {r.wager.id: r.wager for r in result if r.wager.implausible}.values():
         click.echo(f"exactodds: warning: {w.id} under the reading {w.reading_id!r} is implausible: "
                    f"{w.implausible}", err=True)
+
+
+#: The most panels ``analyze --plot`` draws (one per wager paytable, one above the other).
+MAX_PANELS = 24
+
+
+def _tables(n: int) -> str:
+    return f"{n} wager paytable{'s' if n != 1 else ''}"
 
 
 def _terminal() -> bool:
