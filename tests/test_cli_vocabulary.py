@@ -246,3 +246,25 @@ def test_check_takes_files_as_arguments_or_with_paytables(tmp_path: Any) -> None
     assert run("check", str(mine), "--paytables", str(mine)) == by_argument         # one file, checked once
     code, out, err = run("check")
     assert code == 2 and out == "" and "--paytables FILE" in err and err.count("\n") == 1
+
+
+def test_meter_is_in_units_of_the_wager_in_every_command_and_its_help_says_so() -> None:
+    from exactodds.cli.options import METER_HELP
+
+    having = {c: o for c, command in COMMANDS.items() if (o := _option(command, "--meter")) is not None}
+    assert set(having) == {"eor", "position", "progressive"}
+    assert all(METER_HELP in (o.help or "") and (o.metavar or "").endswith("UNITS") for o in having.values())
+    # 5000 units of a $5 heavenly-9 wager is a $25,000 meter: progressive reads both spellings alike
+    args = ["progressive", "--wager", "heavenly-9-progressive", "--format", "json"]
+    units, dollars = run(*args, "--meter", "5000"), run(*args, "--meter", "$25000")
+    assert units[0] == dollars[0] == 0 and units[1] == dollars[1] and dollars[2] == ""
+    assert json.loads(units[1])["at"]["meters_units"] == {"J": "5000"}
+    assert units[2] == ("exactodds: warning: --meter is in units of the wager, as in eor and position (until this "
+                        "release progressive read it in dollars): J = 5000.00 units, a meter of $25,000.00 at the "
+                        "$5.00 bet; write --meter '$25000' for dollars\n")
+    # position and eor read a progressive at the same units; dollars there have no bet size to divide by
+    stake = ["position", "--wager", "heavenly-9-progressive", "--format", "json"]
+    assert run(*stake, "--meter", "J=2000")[0] == 0
+    for command in (stake, ["eor", "--wager", "heavenly-9-progressive"]):
+        code, out, err = run(*command, "--meter", "J=$10000")
+        assert code == 2 and out == "" and "in units of the wager here, not dollars" in err

@@ -21,7 +21,7 @@ from exactodds.analyses.analysis import load_text
 from exactodds.cli.core import deprecated
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe, parse_card_list
-from exactodds.wagers.bet_size import parse_dollars
+from exactodds.wagers.pays import parse_amount
 from exactodds.wagers.catalogue import Catalogue, did_you_mean, file_text, load_catalogue
 
 #: The formats of a printed result, the same in every command (the first is the default).
@@ -189,6 +189,36 @@ def catalogue(paths: tuple[str, ...], *, check_all: bool = False) -> Catalogue:
     return with_files(user_files(paths), check_all=check_all)[0]
 
 
+#: ``--meter``'s one unit, the same in every command that takes it (``progressive``, ``position``, ``eor``).
+METER_HELP = ("in units of the wager: the meter's dollars ÷ the bet's dollars, e.g. J=2000 for a $10,000 meter "
+              "on a $5 bet")
+
+
+def meter_option(metavar: str, help: str, also: str = "") -> Decorator:
+    """``--meter``: a progressive meter, in units of the wager everywhere (:data:`METER_HELP`)."""
+    return click.option("--meter", "meters", multiple=True, metavar=metavar,
+                        help=f"{help}, {METER_HELP}{'; ' + also if also else ''}.")
+
+
+def meter_amount(raw: str, *, where: str, bet: Fraction | None = None) -> Fraction:
+    """A meter in units of the wager; written ``$X`` it is dollars, divided by ``bet`` (which a command
+    without a bet size does not have: there, one line asks for units)."""
+    text = raw.strip()
+    if text.startswith("$"):
+        if bet is None:
+            raise ExactOddsError(f"{where}: a meter is in units of the wager here, not dollars (this command has "
+                                 "no bet size): write the meter's dollars ÷ the bet's, e.g. 2000 for $10,000 on $5")
+        return _amount(text[1:], where=where, what="a dollar amount") / bet
+    return _amount(text, where=where, what="a number of units of the wager")
+
+
+def _amount(text: str, *, where: str, what: str) -> Fraction:
+    value = parse_amount(text, where=where, what=what)
+    if not 0 <= value <= 10**12:
+        raise ExactOddsError(f"{where}: a meter is from 0 to 1,000,000,000,000, got {text[:30]!r}")
+    return value
+
+
 def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
     """``--meter J=2000`` (units of the wager) → {'J': Fraction(2000)}."""
     values: dict[str, Any] = {}
@@ -198,12 +228,12 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
             raise ExactOddsError(f"--meter {item!r}: write NAME=UNITS, e.g. J=2000")
         if name.strip() in values:
             raise ExactOddsError(f"--meter {name.strip()} given twice")
-        values[name.strip()] = parse_dollars(raw, where=f"--meter {item!r}")
+        values[name.strip()] = meter_amount(raw, where=f"--meter {item!r}")
     return values
 
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
            "number_or_percent", "plot",
-           "meter_units", "old_wagers", "one_wager", "output_format", "paytables", "record_format", "remove", "result_format",
+           "METER_HELP", "meter_amount", "meter_option", "meter_units", "old_wagers", "one_wager", "output_format", "paytables", "record_format", "remove", "result_format",
            "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
            "with_files"]

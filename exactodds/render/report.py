@@ -280,6 +280,12 @@ def _one_in(p: Fraction) -> str:
     return "never" if p == 0 else f"1 in {decimal(1 / p, 1)}"
 
 
+def _dollars(x: Fraction) -> str:
+    """``$25,000.00``: dollars to the cent, rounded half-even, with thousands separated."""
+    whole, _, cents = decimal(x, 2).partition(".")
+    return f"${int(whole):,}.{cents}"
+
+
 def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, Fraction] | None,
                        long_run: Fraction | None, increments: dict[str, Fraction],
                        reserves: dict[str, Fraction], reseeds: dict[str, Fraction],
@@ -338,7 +344,8 @@ def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, F
     if wager_amount is not None:
         headline["Wager"] = f"${decimal(wager_amount, 2)}"
     if at is not None:
-        shown = ", ".join(f"{k} = {decimal(v, 4)}" for k, v in at.items())
+        shown = ", ".join(f"{k} = {decimal(v, 4)}" + (f" (a meter of {_dollars(v * wager_amount)})"
+                                                      if wager_amount is not None else "") for k, v in at.items())
         headline[f"At {shown}: expected return"] = Figure(a.at(at), "decimal", 8)
     notes = [f"{m['symbol']}: break-even: {m['break_even_note']}" for m in meters if "break_even_note" in m]
     if long_run is not None:
