@@ -124,7 +124,7 @@ def test_cli_progressive_json() -> None:
     assert code == 0
     data = json.loads(out)
     a = analysis("heavenly-9-progressive", "standard")
-    assert Fraction(data["at"]["expected_return"]) == a.at({"J": Fraction(5000)})
+    assert Fraction(data["at"]["player_expected_return"]) == a.at({"J": Fraction(5000)})
     (meter,) = data["meters"]
     assert Fraction(meter["break_even_dollars"]) == a.break_even("J") * 5
     assert "long_run_rtp" in data

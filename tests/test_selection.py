@@ -278,7 +278,7 @@ def test_check_sim_counts_with_wager_checks_only_those(tmp_path: Path) -> None:
 def test_progressive_takes_a_users_file(house: Path) -> None:
     code, out, err = run("progressive", "--wager", "house-progressive", "--paytables", str(house), "--format", "json")
     assert code == 0, err
-    assert "J" in json.loads(out)["expected_return"]
+    assert "J" in json.loads(out)["player_expected_return"]
 
 
 def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> None:
@@ -295,7 +295,7 @@ def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> No
     assert next(c for c in init["choices"] if c["key"] == "house-bet:A")["group"] == "your files"
     r = client.post("/api/edges", json={"decks": 8, "removed": [], "wagers": ["house-bet:A"]}).get_json()
     (exact,) = analyze(Shoe.decks(8), wagers=["house-bet"], catalogue=load_catalogue().merged(load_file(house)))
-    assert Fraction(r["wagers"][0]["expected_return"]) == exact.expected_return
+    assert Fraction(r["wagers"][0]["player_expected_return"]) == exact.expected_return
     from exactodds.documents.pages import read_document
 
     html = client.get("/certificate/house-bet/A?decks=8").get_data(as_text=True)

@@ -124,7 +124,7 @@ class Designs(Describes):
 
     def data(self) -> dict[str, Any]:
         return {"wager": self.wager.id, "base_paytable": self.base.id, "shoe": self.shoe,
-                "target_edge": exact(self.target), "complete": self.complete, "searched": self.searched,
+                "target_house_edge": exact(self.target), "complete": self.complete, "searched": self.searched,
                 "constraints": self.constraints,
                 "outcomes": [{"id": oid, "name": name, "combinations": c} for oid, name, c in self.outcomes],
                 "total": self.total,

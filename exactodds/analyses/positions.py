@@ -188,7 +188,7 @@ class Position(Describes):
         return {
             "shoe": self.shoe.to_dict(),
             "stakes": [{"wager": ln.wager.id, "paytable": ln.paytable.id, "section": ln.wager.section,
-                        "stake": exact(ln.stake), "expected_per_unit": exact(ln.expected),
+                        "stake": exact(ln.stake), "player_expected_return": exact(ln.expected),
                         "variance_per_unit": exact(ln.variance), "outcomes": ln.outcomes} for ln in self.lines],
             "total": self.total, "expected_value": exact(self.expected_value), "variance": exact(self.variance),
             "standard_deviation": self.standard_deviation, "house_edge": exact(self.house_edge),

@@ -107,7 +107,7 @@ def result_dict(r: WagerResult) -> dict[str, Any]:
             for ln in r.lines
         ],
         "combinations": r.total,
-        "expected_return": exact(r.expected_return),
+        "player_expected_return": exact(r.expected_return),
         "house_edge": exact(r.house_edge),
         "variance": exact(r.variance),
         "standard_deviation": round(r.standard_deviation, 12) if not r.symbolic else None,
@@ -181,7 +181,7 @@ _TIDY_OUTCOMES = _TIDY_KEYS + (
     Column("combinations", kind="int"), Column("probability", kind="decimal", places=12, twin=True),
     Column("return", kind="decimal", places=12, twin=True))
 _TIDY_SUMMARY = _TIDY_KEYS + tuple(Column(k, kind="decimal", places=12, twin=True) for k in (
-    "expected_return", "house_edge", "variance", "hit_frequency", "push_frequency"))
+    "player_expected_return", "house_edge", "variance", "hit_frequency", "push_frequency"))
 
 
 def _keys(shoe: Shoe, r: WagerResult) -> tuple[Any, ...]:
@@ -256,7 +256,7 @@ def summary_row(r: WagerResult) -> dict[str, Any]:
     """One row per wager and paytable: the summary figures, floats beside exact twins."""
     edge = None if r.symbolic else r.house_edge
     return {"shoe": r.shoe_description, "wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
-            "expected_return": _number(r.expected_return), "expected_return_exact": r.expected_return,
+            "player_expected_return": _number(r.expected_return), "player_expected_return_exact": r.expected_return,
             "house_edge": _number(edge) if edge is not None else float("nan"), "house_edge_exact": edge,
             "variance": float("nan") if r.symbolic else float(r.variance),
             "variance_exact": None if r.symbolic else r.variance,
@@ -314,14 +314,14 @@ def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, F
     data: dict[str, Any] = {
         "id": r.wager.id, "name": r.wager.name, "section": r.wager.section, "paytable": r.paytable.id,
         "shoe": r.shoe_description, "meter_units": "meter dollars / wager dollars",
-        "expected_return": str(a.expression), "fixed_return": exact(a.fixed_return),
+        "player_expected_return": str(a.expression), "fixed_return": exact(a.fixed_return),
         "wager_amount": exact(wager_amount) if wager_amount is not None else None,
         "meters": meters,
     }
     if a.spec is not None:
         data["meter_section"] = a.spec.section
     if at is not None:
-        data["at"] = {"meters_units": {k: exact(v) for k, v in at.items()}, "expected_return": exact(a.at(at))}
+        data["at"] = {"meters_units": {k: exact(v) for k, v in at.items()}, "player_expected_return": exact(a.at(at))}
     if long_run is not None:
         data["long_run_rtp"] = exact(long_run)
         data["long_run_includes"] = {k: "increment + reserve" if k in (funded or {}) else "increment + reseed"
