@@ -108,6 +108,20 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
                    f"{w.implausible}", err=True)
 
 
+#: A target house edge written as a bare number from here up (10%) is refused: ``0.5`` may mean 50% or 0.5%.
+AMBIGUOUS_TARGET = Fraction(1, 10)
+
+
+def _target(text: str) -> Fraction:
+    """``--target-edge``: ``2.5%`` or ``0.025``; a bare number of 0.1 or more is refused, not guessed at."""
+    value = options.number_or_percent(text, "--target-edge")
+    if not text.strip().endswith("%") and abs(value) >= AMBIGUOUS_TARGET:
+        raise ExactOddsError(f"--target-edge {text.strip()}: read as a fraction, that is a house edge of "
+                             f"{float(value):.4%}; write {float(value) * 100:g}% if you mean it, or "
+                             f"{text.strip()}% for {text.strip()} percent")
+    return value
+
+
 #: The most panels ``analyze --plot`` draws (one per wager paytable, one above the other).
 MAX_PANELS = 24
 
@@ -281,7 +295,7 @@ def design(spec: str | None, target_edge: str, max_pay: str, step: str, form: st
         raise ExactOddsError("design sets the pays of one wager: give --wager WAGER[:PAYTABLE]")
     cat = options.catalogue(paytables_files)
     wager, table_id = priced_pairs(cat, [spec], where="--wager")[0]           # a bare wager: its first paytable
-    target = options.number_or_percent(target_edge, "--target-edge")
+    target = _target(target_edge)
     pay_limit = options.number_or_percent(max_pay, "--max-pay", "200")
     sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None
     if sd is not None and sd <= 0:

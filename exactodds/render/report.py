@@ -157,7 +157,7 @@ def _figures(r: WagerResult) -> dict[str, Any]:
                 "Hit frequency": Figure(r.hit_frequency, "percent", 4, show_exact=False)}
     return {
         "Expected return": Figure(r.expected_return, "decimal", 8, signed=True),
-        "House edge": Figure(r.house_edge, "percent", 4),
+        "House edge": Figure(r.house_edge, "percent", 4, house_edge=True),
         "Variance": Figure(r.variance, "decimal", 6),
         "Standard deviation": Figure(r.standard_deviation, "float", 6),
         "Hit frequency": Figure(r.hit_frequency, "percent", 4, show_exact=False),
@@ -215,7 +215,7 @@ def analysis_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = 
 def summary_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = "vector") -> Report:
     """One row per wager and paytable (``analyze --summary``)."""
     columns = (Column("wager", "Wager"), Column("paytable", "Paytable"), Column("section", "Section"),
-               Column("house_edge", "House edge", "percent", 4, empty="meter"),
+               Column("house_edge", "House edge", "percent", 4, empty="meter", house_edge=True),
                Column("standard_deviation", "SD", "float", 4, empty="meter"),
                Column("hit_frequency", "Hit frequency", "percent", 4))
     rows = tuple((r.wager.id, r.paytable.id, f"§{r.wager.section}", None if r.symbolic else r.house_edge,
