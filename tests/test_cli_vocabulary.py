@@ -268,3 +268,45 @@ def test_meter_is_in_units_of_the_wager_in_every_command_and_its_help_says_so() 
     for command in (stake, ["eor", "--wager", "heavenly-9-progressive"]):
         code, out, err = run(*command, "--meter", "J=$10000")
         assert code == 2 and out == "" and "in units of the wager here, not dollars" in err
+
+
+@pytest.mark.parametrize("written", ["dragon7", "Dragon-7", "DRAGON_7", "Dragon 7", "dragon-7", "Dragon-7-Insurance"])
+def test_a_wager_id_near_miss_is_suggested_with_case_and_punctuation_folded(written: str) -> None:
+    code, out, err = run("analyze", "--wager", written)
+    assert code == 2 and out == "" and err == (f"exactodds: error: unknown wager {written!r} (did you mean "
+                                               "'dragon-7-insurance'?) (see 'exactodds list')\n")
+
+
+def test_a_name_that_matches_nothing_gets_no_guess() -> None:
+    code, _, err = run("analyze", "--wager", "xyz")
+    assert code == 2 and "did you mean" not in err
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--wager", "banker", "25"], "--wager banker 25: a stake follows its wager after '=': write --wager banker=25"),
+    (["--wager", "tie", "--wager", "banker", "2.5"], "write --wager banker=2.5"),
+    (["banker", "25"], "banker 25: a stake follows its wager after '=': write --wager banker=25"),
+    (["--wager", "banker=25", "7"], "'7' is not a wager: a stake follows its wager after '='"),
+])
+def test_a_stake_written_apart_from_its_wager_is_answered_with_the_spelling_meant(args: list[str], said: str) -> None:
+    code, out, err = run("position", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and said in err and "deprecated" not in err
+    wager, _, stake = said.rpartition("write --wager ")[2].partition("=") if "write" in said else ("", "", "")
+    if wager:                                                   # and what it says to write works
+        assert run("position", "--wager", f"{wager}={stake}", *(["--wager", "tie"] if "tie" in args else []))[0] == 0
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["eor", "--seed", "1"], "eor has no option --seed: exposure and simulate take --seed (see 'exactodds eor --help')"),
+    (["exposure", "--level", "2"], "exposure has no option --level: eor takes --level"),
+    (["design", "--plot", "x.png"], "design has no option --plot: analyze, eor, exposure and position take --plot"),
+    (["eor", "--wagr", "tie"], "eor has no option --wagr (did you mean --wager?)"),
+    (["analyze", "--frobnicate"], "analyze has no option --frobnicate (see 'exactodds analyze --help')"),
+])
+def test_an_option_of_another_command_names_the_commands_that_take_it(args: list[str], said: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and said in err and "Did you mean one of" not in err
+    option = args[1]
+    for other in said.partition(": ")[2].partition(" take")[0].replace(" and ", ", ").split(", "):
+        if other and other in COMMANDS:                        # each command named does take it
+            assert _option(COMMANDS[other], option) is not None, (other, option)

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from exactodds.analyses.analysis import load_text
-from exactodds.cli.core import deprecated
+from exactodds.cli.core import ARGV, deprecated
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.wagers.pays import parse_amount
@@ -116,6 +116,35 @@ def _old_wagers(ctx: click.Context, param: click.Parameter, value: tuple[str, ..
 
 
 old_wagers: Decorator = click.argument("old_wagers", nargs=-1, cls=OldWagers, callback=_old_wagers)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        return False
+    return True
+
+
+def _old_stakes(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """A position's positional words: a number there is a stake written apart from its wager
+    (``--wager banker 25``), answered with the spelling meant (``banker=25``), not as a wager named '25'."""
+    argv = ctx.meta.get(ARGV, [])
+    for item in value:
+        if not _is_number(item):
+            continue
+        at = argv.index(item) if item in argv else 0
+        wager = argv[at - 1] if at >= 1 else ""
+        if wager and not wager.startswith("-") and "=" not in wager and not _is_number(wager):
+            written = f"--wager {wager} {item}" if at >= 2 and argv[at - 2] == "--wager" else f"{wager} {item}"
+            raise ExactOddsError(f"{written}: a stake follows its wager after '=': write --wager {wager}={item}")
+        raise ExactOddsError(f"{item!r} is not a wager: a stake follows its wager after '=', as in "
+                             f"--wager banker={item}")
+    return _old_wagers(ctx, param, value)
+
+
+#: A position's deprecated positional WAGER[:PAYTABLE][=STAKE], where a lone number is a misplaced stake.
+old_stakes: Decorator = click.argument("old_wagers", nargs=-1, cls=OldWagers, callback=_old_stakes)
 
 
 def hidden_alias(old: str, name: str, **kwargs: Any) -> Decorator:
@@ -234,6 +263,6 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
            "number_or_percent", "plot",
-           "METER_HELP", "meter_amount", "meter_option", "meter_units", "old_wagers", "one_wager", "output_format", "paytables", "record_format", "remove", "result_format",
+           "METER_HELP", "meter_amount", "meter_option", "meter_units", "old_stakes", "old_wagers", "one_wager", "output_format", "paytables", "record_format", "remove", "result_format",
            "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
            "with_files"]

@@ -179,7 +179,7 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str
 
 
 @command()
-@options.old_wagers
+@options.old_stakes
 @options.stake
 @options.decks
 @options.remove
