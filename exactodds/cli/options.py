@@ -54,7 +54,7 @@ wager_once_each: Decorator = click.option("--wager", "wagers", **_WAGER)
 #: ``--wager`` of a command that prices one wager (``design`` writes one paytable; ``progressive``'s meters,
 #: increments and reseeds are those of one wager): not repeatable, and given twice is an error.
 one_wager: Decorator = click.option(
-    "--wager", "spec", metavar="WAGER[:PAYTABLE]",
+    "--wager", "wager_spec", metavar="WAGER[:PAYTABLE]",
     help="The wager, or one paytable of it (one wager: a bare WAGER means its first paytable; see 'exactodds list').")
 
 stake: Decorator = click.option(

@@ -93,9 +93,9 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
                    err=True)
     if plot is not None:
         documents.check_plot_path(plot)
-        chosen = len(select(cat, wagers=wagers, paytables=paytables, everything=everything, alternatives=alts))
-        if chosen > MAX_PANELS:
-            raise ExactOddsError(f"--plot draws a panel per wager paytable, at most {MAX_PANELS}; {chosen} are "
+        panels = len(select(cat, wagers=wagers, paytables=paytables, everything=everything, alternatives=alts))
+        if panels > MAX_PANELS:
+            raise ExactOddsError(f"--plot draws a panel per wager paytable, at most {MAX_PANELS}; {panels} are "
                                  "chosen: name fewer with --wager")
     result = run_analysis(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                           alternatives=alts, route=route)
@@ -281,7 +281,7 @@ def features(fmt: str) -> None:
               "--paytables FILE.")
 @click.option("--id", "paytable_id", default="designed", show_default=True, help="The id of the paytable written.")
 @options.result_format
-def design(spec: str | None, target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
+def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
            top: int, decks: int, remove: str | None, paytables_files: tuple[str, ...], output: str | None,
            paytable_id: str, fmt: str) -> None:
     """Pays for a wager's outcomes that give a target house edge, exactly or as near as the constraints allow.
@@ -291,10 +291,10 @@ def design(spec: str | None, target_edge: str, max_pay: str, step: str, form: st
     paytables within --tolerance of the target that change the draft's pays least, each with its exact edge,
     SD and hit frequency; --output writes the best as a paytable file.
     """
-    if spec is None:
+    if wager_spec is None:
         raise ExactOddsError("design sets the pays of one wager: give --wager WAGER[:PAYTABLE]")
     cat = options.catalogue(paytables_files)
-    wager, table_id = priced_pairs(cat, [spec], where="--wager")[0]           # a bare wager: its first paytable
+    wager, table_id = priced_pairs(cat, [wager_spec], where="--wager")[0]           # a bare wager: its first paytable
     target = _target(target_edge)
     pay_limit = options.number_or_percent(max_pay, "--max-pay", "200")
     sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None

@@ -97,7 +97,7 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 @click.option("--reseed", "reseeds", multiple=True, metavar="[NAME=]DOLLARS", help="Reseed amount in dollars.")
 @options.paytables
 @options.result_format
-def progressive(old_wagers: tuple[str, ...], spec: str | None, paytable: str | None, decks: int,
+def progressive(old_wagers: tuple[str, ...], wager_spec: str | None, paytable: str | None, decks: int,
                 remove: str | None, meters: tuple[str, ...], bet: str | None, wager_amount: str | None,
                 increments: tuple[str, ...], reserves: tuple[str, ...], reseeds: tuple[str, ...],
                 paytables_files: tuple[str, ...], fmt: str) -> None:
@@ -105,7 +105,7 @@ def progressive(old_wagers: tuple[str, ...], spec: str | None, paytable: str | N
 
     --wager names the one progressive wager; --bet is the bet size (default: the stated minimum).
     """
-    chosen = options.wagers_of((spec,) if spec is not None else (), old_wagers)
+    chosen = options.wagers_of((wager_spec,) if wager_spec is not None else (), old_wagers)
     if len(chosen) != 1:
         raise ExactOddsError("name one progressive wager: --wager WAGER[:PAYTABLE]" if not chosen else
                              f"{len(chosen)} wagers given: progressive prices one wager")
