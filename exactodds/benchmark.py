@@ -829,9 +829,9 @@ def _records() -> None:
             _row("  counted, the start taken off", f"{rate:.2f} M records/s", ">= 2 M/s", rate >= 2)
         for n in (1_000_000, 10_000_000):
             path = str(Path(tmp, f"all-{n}.parquet"))
-            wall, peak, _ = _run_peak(["simulate", "--rounds", str(n), "--seed", "2", "--output", path, "--settle",
+            wall, peak, _ = _run_peak(["simulate", "--rounds", str(n), "--seed", "2", "--output", path, "--wager",
                                        "all", "--quiet"])
-            _row(f"simulate {n:,} rounds, --settle all (88 columns)", f"{n / wall / 1e6:.2f} M rounds/s, {_mb(peak)}",
+            _row(f"simulate {n:,} rounds, --wager all (88 columns)", f"{n / wall / 1e6:.2f} M rounds/s, {_mb(peak)}",
                  "< 500 MB", peak < 500)
             wall, peak, _ = _run_peak(["check-sim", path, "--quiet"])
             _row("check-sim of them (every settlement compared)", f"{n / wall / 1e6:.2f} M records/s, "

@@ -130,7 +130,6 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
             raise ExactOddsError(f"{w.id}:{tid} pays a progressive meter; choose fixed-pay wagers")
         rows.append({"key": f"{w.id}:{tid}", "name": w.name, "paytable": tid, "section": w.section,
                      "player_expected_return": str(e),
-                     "expected_return": str(e),        # the old name of player_expected_return, kept one release
                      "percent": percent(e, 4), "value": float(e), "favourable": e > 0})
     return {"shoe": shoe.describe(), "cards_left": shoe.size, "removed": 52 * decks - shoe.size, "wagers": rows}
 

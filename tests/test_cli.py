@@ -32,12 +32,12 @@ def test_analyze_json_keeps_exact_values_exact() -> None:
     data = json.loads(out)
     assert data["shoe"]["sequences"] == 4_998_398_275_503_360
     banker = next(w for w in data["wagers"] if w["id"] == "banker")
-    assert {"id", "name", "section", "paytable", "outcomes", "expected_return", "house_edge", "variance"} <= set(banker)
+    assert {"id", "name", "section", "paytable", "outcomes", "player_expected_return", "house_edge", "variance"} <= set(banker)
     wins = banker["outcomes"][0]
     assert wins["combinations"] == 2_292_252_566_437_888 and isinstance(wins["combinations"], int)
     assert Fraction(wins["probability"]) == Fraction(2_292_252_566_437_888, 4_998_398_275_503_360)
     assert sum(Fraction(o["probability"]) for o in banker["outcomes"]) == 1
-    assert Fraction(banker["expected_return"]) == sum(Fraction(o["return"]) for o in banker["outcomes"])
+    assert Fraction(banker["player_expected_return"]) == sum(Fraction(o["return"]) for o in banker["outcomes"])
 
 
 def test_analyze_csv_and_markdown() -> None:

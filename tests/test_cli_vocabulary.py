@@ -28,7 +28,7 @@ NO_RESULT = {
 }
 
 #: Commands that name wagers under another option, and why.
-OTHER_WAGER_OPTION = {"simulate": "--settle names the settlement columns written ('all': every one)"}
+OTHER_WAGER_OPTION: dict[str, str] = {}
 
 DEPRECATION = re.compile(r"^exactodds: warning: (.+) is deprecated; use (\S+)(?: \S+)? \(the old spelling goes in the "
                          r"next release\)$")
@@ -95,7 +95,7 @@ def test_a_shared_option_is_the_same_in_every_command(name: str) -> None:
             assert sig["default"] == "text", cname
             sig = {**sig, "type": None}
         kinds[json.dumps(sig, sort_keys=True, default=str)].append(cname)
-    variants = {"--decks": 2, "--wager": 2}.get(name, 1)
+    variants = {"--decks": 2, "--wager": 3}.get(name, 1)
     assert len(kinds) <= variants, {k: v for k, v in kinds.items()}
     if name == "--decks":
         for cname, sig in seen.items():
@@ -104,8 +104,10 @@ def test_a_shared_option_is_the_same_in_every_command(name: str) -> None:
                 assert "--decks 6 --decks 8" in sig["help"], cname
     if name == "--wager":
         assert {sig["metavar"] for sig in seen.values()} <= {"WAGER[:PAYTABLE]", "WAGER[:PAYTABLE][=STAKE]"}
-        assert all(sig["multiple"] for sig in seen.values())
         assert [c for c, sig in seen.items() if sig["metavar"].endswith("=STAKE]")] == ["position"]
+        once = sorted(c for c, sig in seen.items() if not sig["multiple"])
+        assert once == ["design", "progressive"]           # each prices one wager: its help does not say repeatable
+        assert all(("repeatable" in sig["help"]) == sig["multiple"] for sig in seen.values())
 
 
 def test_commands_choosing_wagers_take_wager() -> None:
@@ -147,6 +149,8 @@ OLD_AND_NEW = {
                             ["position", "--wager", "banker=2", "--wager", "tie:8-to-1", "--decks", "1"]),
     "house-money --bet": (["house-money", "--bet", "player", "--decks", "1"],
                           ["house-money", "--hand", "player", "--decks", "1"]),
+    "simulate --settle": (["simulate", "--rounds", "50", "--seed", "3", "--settle", "tie", "--output", "-"],
+                          ["simulate", "--rounds", "50", "--seed", "3", "--wager", "tie", "--output", "-"]),
     "simulate --format": (["simulate", "--rounds", "50", "--seed", "3", "--format", "jsonl", "--output", "-"],
                           ["simulate", "--rounds", "50", "--seed", "3", "--record-format", "jsonl", "--output", "-"]),
 }
@@ -207,3 +211,102 @@ def test_tables_prints_what_it_wrote_in_the_chosen_format(tmp_path: Any) -> None
     assert code == 0, err
     written = json.loads(out)["written"]
     assert written and all(p.startswith(str(tmp_path)) and "8" in p for p in written)
+
+
+@pytest.mark.parametrize("name", ["design", "progressive"])
+def test_a_command_of_one_wager_refuses_a_second_and_does_not_say_repeatable(name: str) -> None:
+    code, out, err = run(name, "--help")
+    options = out[out.index("Options:"):]
+    wager_help = options[options.index("--wager"):].split("\n  -", 1)[0]
+    assert code == 0 and "repeatable" not in wager_help and "one wager" in wager_help
+    extra = ["--target-edge", "5%"] if name == "design" else []
+    code, out, err = run(name, "--wager", "tie", "--wager", "banker", *extra)
+    assert code == 2 and out == "" and err == ("exactodds: error: --wager given twice ('tie', 'banker'): it takes "
+                                               "one value\n")
+
+
+def test_simulate_names_its_settled_wagers_with_wager() -> None:
+    code, out, err = run("simulate", "--rounds", "20", "--seed", "4", "--wager", "tie:8-to-1", "--wager", "banker",
+                         "--output", "-")
+    assert code == 0 and out.splitlines()[0].endswith(",tie:8-to-1,banker:standard") and "deprecated" not in err
+    code, out, err = run("simulate", "--rounds", "20", "--seed", "4", "--wager", "all", "--output", "-")
+    assert code == 0 and out.splitlines()[0].count(":") > 80          # every wager paytable of the catalogue
+    code, out, err = run("simulate", "--rounds", "20", "--seed", "4", "--wager", "tie", "--settle", "banker",
+                         "--output", "-")
+    assert code == 2 and out == "" and "--settle and --wager are the same option" in err
+    assert "--settle" not in run("simulate", "--help")[1]
+
+
+def test_check_takes_files_as_arguments_or_with_paytables(tmp_path: Any) -> None:
+    mine = tmp_path / "mine.toml"
+    mine.write_text(open("examples/new-bets.toml").read())
+    by_argument = run("check", str(mine))
+    assert by_argument[0] == 0 and "checked against every possible round" in by_argument[1]
+    assert run("check", "--paytables", str(mine)) == by_argument
+    assert run("check", str(mine), "--paytables", str(mine)) == by_argument         # one file, checked once
+    code, out, err = run("check")
+    assert code == 2 and out == "" and "--paytables FILE" in err and err.count("\n") == 1
+
+
+def test_meter_is_in_units_of_the_wager_in_every_command_and_its_help_says_so() -> None:
+    from exactodds.cli.options import METER_HELP
+
+    having = {c: o for c, command in COMMANDS.items() if (o := _option(command, "--meter")) is not None}
+    assert set(having) == {"eor", "position", "progressive"}
+    assert all(METER_HELP in (o.help or "") and (o.metavar or "").endswith("UNITS") for o in having.values())
+    # 5000 units of a $5 heavenly-9 wager is a $25,000 meter: progressive reads both spellings alike
+    args = ["progressive", "--wager", "heavenly-9-progressive", "--format", "json"]
+    units, dollars = run(*args, "--meter", "5000"), run(*args, "--meter", "$25000")
+    assert units[0] == dollars[0] == 0 and units[1] == dollars[1] and dollars[2] == ""
+    assert json.loads(units[1])["at"]["meters_units"] == {"J": "5000"}
+    assert units[2] == ("exactodds: warning: --meter is in units of the wager, as in eor and position (until this "
+                        "release progressive read it in dollars): J = 5000.00 units, a meter of $25,000.00 at the "
+                        "$5.00 bet; write --meter '$25000' for dollars\n")
+    # position and eor read a progressive at the same units; dollars there have no bet size to divide by
+    stake = ["position", "--wager", "heavenly-9-progressive", "--format", "json"]
+    assert run(*stake, "--meter", "J=2000")[0] == 0
+    for command in (stake, ["eor", "--wager", "heavenly-9-progressive"]):
+        code, out, err = run(*command, "--meter", "J=$10000")
+        assert code == 2 and out == "" and "in units of the wager here, not dollars" in err
+
+
+@pytest.mark.parametrize("written", ["dragon7", "Dragon-7", "DRAGON_7", "Dragon 7", "dragon-7", "Dragon-7-Insurance"])
+def test_a_wager_id_near_miss_is_suggested_with_case_and_punctuation_folded(written: str) -> None:
+    code, out, err = run("analyze", "--wager", written)
+    assert code == 2 and out == "" and err == (f"exactodds: error: unknown wager {written!r} (did you mean "
+                                               "'dragon-7-insurance'?) (see 'exactodds list')\n")
+
+
+def test_a_name_that_matches_nothing_gets_no_guess() -> None:
+    code, _, err = run("analyze", "--wager", "xyz")
+    assert code == 2 and "did you mean" not in err
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--wager", "banker", "25"], "--wager banker 25: a stake follows its wager after '=': write --wager banker=25"),
+    (["--wager", "tie", "--wager", "banker", "2.5"], "write --wager banker=2.5"),
+    (["banker", "25"], "banker 25: a stake follows its wager after '=': write --wager banker=25"),
+    (["--wager", "banker=25", "7"], "'7' is not a wager: a stake follows its wager after '='"),
+])
+def test_a_stake_written_apart_from_its_wager_is_answered_with_the_spelling_meant(args: list[str], said: str) -> None:
+    code, out, err = run("position", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and said in err and "deprecated" not in err
+    wager, _, stake = said.rpartition("write --wager ")[2].partition("=") if "write" in said else ("", "", "")
+    if wager:                                                   # and what it says to write works
+        assert run("position", "--wager", f"{wager}={stake}", *(["--wager", "tie"] if "tie" in args else []))[0] == 0
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["eor", "--seed", "1"], "eor has no option --seed: exposure and simulate take --seed (see 'exactodds eor --help')"),
+    (["exposure", "--level", "2"], "exposure has no option --level: eor takes --level"),
+    (["design", "--plot", "x.png"], "design has no option --plot: analyze, eor, exposure and position take --plot"),
+    (["eor", "--wagr", "tie"], "eor has no option --wagr (did you mean --wager?)"),
+    (["analyze", "--frobnicate"], "analyze has no option --frobnicate (see 'exactodds analyze --help')"),
+])
+def test_an_option_of_another_command_names_the_commands_that_take_it(args: list[str], said: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and said in err and "Did you mean one of" not in err
+    option = args[1]
+    for other in said.partition(": ")[2].partition(" take")[0].replace(" and ", ", ").split(", "):
+        if other and other in COMMANDS:                        # each command named does take it
+            assert _option(COMMANDS[other], option) is not None, (other, option)

@@ -304,3 +304,14 @@ def test_i40_a_text_in_quotes_may_still_hold_any_character() -> None:
     with pytest.raises(ExactOddsError, match="is not a value of 'player_suit_1'"):
         Condition.parse("player_suit_1 == '♠'", where="w")
     assert Condition.parse("player_suit_1 == 's'", where="w").names == {"player_suit_1"}
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("banker = 6", "banker == 6"),
+    ("player = 9 and not banker_natural", "player == 9 and not banker_natural"),
+])
+def test_a_single_equals_sign_is_answered_with_use_double_equals(written: str, meant: str) -> None:
+    with pytest.raises(ExactOddsError) as caught:
+        Condition.parse(written, where="outcome 'six'")
+    assert str(caught.value) == f"outcome 'six': '=' in a condition: use == to compare, as in {meant!r} (read {written!r})"
+    Condition.parse(meant, where="outcome 'six'")           # what it says to write reads

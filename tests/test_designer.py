@@ -97,7 +97,8 @@ def test_constraints_hold_and_the_written_paytable_prices_back(tmp_path: Path) -
     (["design", "--wager", "tie", "--target-edge", "2%", "--max-pay", "0.2"], "below the smallest pay"),
     (["design", "--wager", "tie", "--target-edge", "150%"], "between -100% and 100%"),
     (["design", "--wager", "no-such", "--target-edge", "2%"], "unknown wager 'no-such'"),
-    (["design", "--wager", "tie", "--wager", "banker", "--target-edge", "2%"], "give --wager WAGER[:PAYTABLE] once"),
+    (["design", "--wager", "tie", "--wager", "banker", "--target-edge", "2%"], "--wager given twice"),
+    (["design", "--target-edge", "2%"], "give --wager WAGER[:PAYTABLE]"),
 ])
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:
     code, out, err = run(*args)
@@ -129,3 +130,49 @@ def test_i40_the_designer_writes_only_an_id_a_file_can_hold() -> None:
     assert 'id = "my.best-1"' in d.paytable_toml(paytable_id="my.best-1")
     with pytest.raises(ExactOddsError, match="paytable_id 'x\"' holds"):
         d.paytable_toml(paytable_id='x"')
+
+
+def _p_tie() -> Fraction:
+    return Fraction(deal(EIGHT).main_game()["tie"], EIGHT.sequences)
+
+
+def test_a_best_paytable_on_the_players_side_is_said_in_words_and_warned_of() -> None:
+    """Tie at -5%: 10 to 1 is nearest (edge 1 - 11 P(tie) < 0), the player's side, and 0.33% off the target."""
+    code, out, err = run("design", "--wager", "tie", "--target-edge", "-5%", "--top", "1", "--format", "json")
+    data = json.loads(out)
+    (best,) = data["designs"]
+    assert code == 0 and best["pays"] == {"tie": "10 to 1"} and Fraction(best["house_edge"]) == 1 - 11 * _p_tie() < 0
+    assert [c.split(":")[0] for c in data["cautions"]] == ["the best paytable gives the player the edge",
+                                                            "the best paytable is +0.3284% off the target -5.0000%, "
+                                                            "more than 10 times the tolerance asked (0.0100%)"]
+    assert err.splitlines() == [f"exactodds: warning: design: {c}" for c in data["cautions"]]
+    text = run("design", "--wager", "tie", "--target-edge", "-5%", "--top", "1")[1]
+    assert "-4.6716% (the player has the edge)" in text and "Caution: the best paytable gives the player" in text
+
+
+def test_a_paytable_on_target_has_no_caution_and_the_heading_says_its_order() -> None:
+    code, out, err = run("design", "--wager", "dragon-bonus-banker:A", "--target-edge", "2.5%", "--top", "4")
+    assert code == 0 and err == "" and "Caution" not in out
+    assert ("Paytables within 0.0100% of the target, in order of change from paytable 'A' (fewest changes first), "
+            "then nearest the target") in out
+    data = json.loads(run("design", "--wager", "dragon-bonus-banker:A", "--target-edge", "2.5%", "--top", "4",
+                          "--format", "json")[1])
+    changes = [Fraction(d["change"]) for d in data["designs"]]
+    assert changes == sorted(changes) and data["cautions"] == []            # the order the heading says
+    assert Fraction(data["target_house_edge"]) == Fraction(1, 40)
+
+
+@pytest.mark.parametrize("written", ["0.5", "0.1", "-0.25", " 0.5 "])
+def test_a_target_written_as_a_bare_number_from_10_percent_up_is_asked_about(written: str) -> None:
+    code, out, err = run("design", "--wager", "tie", "--target-edge", written)
+    value = Fraction(written.strip())
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"that is a house edge of {float(value):.4%}; write {float(value) * 100:g}% if you mean it" in err
+    assert f"or {written.strip()}% for {written.strip()} percent" in err
+
+
+def test_a_target_written_plainly_is_read_as_it_always_was() -> None:
+    as_number = run("design", "--wager", "tie", "--target-edge", "0.05", "--format", "json")
+    assert as_number[0] == 0 and as_number[1] == run("design", "--wager", "tie", "--target-edge", "5%", "--format",
+                                                     "json")[1]
+    assert run("design", "--wager", "tie", "--target-edge", "50%")[0] == 0         # written with %: meant

@@ -91,7 +91,7 @@ def test_cut_card_effect_is_the_average_over_rounds_dealt_less_the_figure_off_th
         assert sum(row["rounds"] for row in rows) == r.rounds and rows[0]["rounds"] == r.shoes
         assert sum((row["mean_player_expected_return"] * row["rounds"] for row in rows), Fraction(0)) == r.tally.sum_edge
         top = analyze(Shoe.decks(6), wagers=[r.wager.id], paytables=[r.paytable.id])[0].expected_return
-        assert r.off_the_top == top and r.cut_card_effect == r.mean_edge - top
+        assert r.off_the_top == top and r.cut_card_effect == r.mean_player_expected_return - top
         assert r.cut_card_effect_se > 0
         assert r.tally.sum_sq_shoe_rounds == sum(n * n for n in _rounds_per_shoe(21, 12, decks=6, cut=30))
     one = exposure([("tie", "8-to-1")], shoes=1, seed=21, decks=6, cut=30)[0]
@@ -127,7 +127,7 @@ def test_the_figures_are_read_exactly_from_the_sums():
     assert r.advantage_share == Fraction(r.tally.advantage_rounds, r.rounds)
     assert r.perfect_per_100 == 100 * r.tally.sum_advantage / r.rounds
     lowest = r.thresholds()[0]
-    assert lowest["rounds_bet"] == r.rounds and lowest["win_per_100"] == 100 * r.mean_edge
+    assert lowest["rounds_bet"] == r.rounds and lowest["win_per_100"] == 100 * r.mean_player_expected_return
     best = r.best_threshold()
     assert best is None or all(best["win_per_100"] >= row["win_per_100"] for row in r.thresholds())
     assert r.count.tags["8"] > 0 and r.count.tags["7"] < 0
@@ -161,8 +161,9 @@ def test_cli_exposure():
     data = json.loads(out.output)["wagers"][0]
     assert data["shoes"] == 3 and data["seed"] == 4 and data["thresholds"]
     assert Fraction(data["advantage_share"]) >= 0
-    # the player's view is named so; the old key stays one release with the same exact value
-    assert data["mean_player_expected_return"] == data["mean_edge"]
+    # the player's view is named so, in one name: the old key is gone from the JSON
+    assert Fraction(data["mean_player_expected_return"]) <= 1 and "mean_edge" not in data
+    assert not [k for row in data["penetration"] for k in row if k.endswith("edge")]
     text = runner.invoke(cli, ["exposure", "--wager", "tie:8-to-1", "--shoes", "2", "--seed", "4", "--workers", "1"]).output
     assert "Betting by the count" in text and "The player's expected return against penetration" in text
     assert "Sign convention" in text                      # a player's view points to the convention
@@ -170,3 +171,12 @@ def test_cli_exposure():
     assert bad.exit_code == 2 and "--seed" in bad.output and "Traceback" not in bad.output
     bad = runner.invoke(cli, ["exposure", "--wager", "tie", "--shoes", "2", "--seed", "1", "--scheduler", "tcp://127.0.0.1:1"])
     assert bad.exit_code == 2 and "--scheduler" in bad.output
+
+
+def test_mean_edge_is_read_with_a_deprecation_warning_for_one_release():
+    r = exposure(PAIRS[:1], shoes=2, seed=3)[0]
+    with pytest.warns(DeprecationWarning, match="use mean_player_expected_return"):
+        old = r.mean_edge
+    assert old == r.mean_player_expected_return == r.tally.sum_edge / r.rounds
+    frame = exposure(PAIRS[:1], shoes=2, seed=3).to_dataframe()
+    assert "mean_player_expected_return" in frame.columns and "mean_edge" not in frame.columns

@@ -64,3 +64,31 @@ def test_the_schema_accepts_the_examples_and_the_shipped_data() -> None:
         jsonschema.validate(data, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"wager": [{"id": "x", "name": "X", "section": "s", "colour": "red"}]}, schema)
+
+
+def test_a_negative_house_edge_is_said_in_words_wherever_it_is_printed(tmp_path: Path) -> None:
+    """Tie at 12 to 1: house edge 1 - 13 P(tie) < 0; every printed form says the player has the edge, CSV and
+    JSON keep the number alone."""
+    mine = tmp_path / "generous.toml"
+    mine.write_text('[[paytable]]\nwager = "tie"\nid = "generous"\nsection = "a test"\npays = { tie = "12 to 1" }\n')
+    p_tie = Fraction(deal(Shoe.decks(8)).main_game()["tie"], Shoe.decks(8).sequences)
+    edge = 1 - 13 * p_tie
+    assert edge < 0
+
+    def run(*args: str) -> str:
+        r = CliRunner().invoke(cli, [*args, "--paytables", str(mine)])
+        assert r.exit_code == 0, r.output
+        return r.stdout
+
+    shown = f"{float(edge) * 100:.4f}%"
+    assert f"House edge: {shown} (exact {edge}; the player has the edge)" in run("analyze")
+    assert f"{shown} (the player has the edge)" in run("analyze", "--summary")
+    assert "the player has the edge" in run("analyze", "--format", "markdown")
+    assert "the player has the edge" in run("analyze", "--format", "html")
+    assert f"{shown} (the player has the edge)" in run("position", "--wager", "tie:generous")
+    assert "player has the edge" not in run("analyze", "--summary", "--format", "csv")
+    assert Fraction(json.loads(run("analyze", "--format", "json"))["wagers"][0]["house_edge"]) == edge
+    assert "the player has the edge" in repr(analyze(Shoe.decks(8), wagers=["tie:generous"],
+                                                     catalogue=load_catalogue().merged(load_file(mine)))[0])
+    house = run("analyze", "--wager", "tie:8-to-1", "--summary")                   # the house's edge: no words
+    assert "player has the edge" not in house

@@ -31,3 +31,14 @@ def test_eor_exposure_and_position_draw_to_a_file(tmp_path: Path) -> None:
 def test_a_bad_plot_file_is_one_line_and_nothing_is_computed(args: list[str], message: str) -> None:
     code, out, err = run(*args)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_analyze_draws_each_outcome_probability_to_a_file(tmp_path: Path) -> None:
+    drawn = tmp_path / "a.svg"
+    code, out, err = run("analyze", "--wager", "tie", "--wager", "banker", "--plot", str(drawn))
+    assert code == 0 and out == run("analyze", "--wager", "tie", "--wager", "banker")[1]     # the same result printed
+    assert err == f"wrote {drawn}: the outcome probabilities of 3 wager paytables\n"         # tie's two, banker's one
+    svg = drawn.read_text()
+    assert svg.count("paytable 8-to-1") == 1 and "paytable standard" in svg                 # a panel per paytable
+    code, out, err = run("analyze", "--all", "--plot", str(tmp_path / "all.png"))
+    assert code == 2 and out == "" and "at most 24;" in err and "are chosen" in err and not (tmp_path / "all.png").exists()

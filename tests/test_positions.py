@@ -163,7 +163,7 @@ def test_eight_wagers_on_eight_decks_run_in_bounded_memory(tmp_path):
     cov = [[Fraction(c) for c in row] for row in data["covariance_per_unit"]]
     assert Fraction(data["variance"]) == sum(a[i] * a[j] * cov[i][j] for i in range(8) for j in range(8))
     banker = price(CAT["banker"], CAT["banker"].paytable("standard"), deal(SHOE))
-    assert Fraction(data["stakes"][0]["expected_per_unit"]) == banker.expected_return
+    assert Fraction(data["stakes"][0]["player_expected_return"]) == banker.expected_return
     assert Fraction(data["stakes"][0]["variance_per_unit"]) == banker.variance
 
 

@@ -120,11 +120,11 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_cli_progressive_json() -> None:
-    code, out, _ = run("progressive", "--wager", "heavenly-9-progressive", "--meter", "25000", "--format", "json")
+    code, out, _ = run("progressive", "--wager", "heavenly-9-progressive", "--meter", "$25000", "--format", "json")
     assert code == 0
     data = json.loads(out)
     a = analysis("heavenly-9-progressive", "standard")
-    assert Fraction(data["at"]["expected_return"]) == a.at({"J": Fraction(5000)})
+    assert Fraction(data["at"]["player_expected_return"]) == a.at({"J": Fraction(5000)})
     (meter,) = data["meters"]
     assert Fraction(meter["break_even_dollars"]) == a.break_even("J") * 5
     assert "long_run_rtp" in data
@@ -140,7 +140,7 @@ def test_cli_mystery() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["progressive", "--wager", "heavenly-9-progressive", "--meter", "-5"], "amount must be >= 0"),
+        (["progressive", "--wager", "heavenly-9-progressive", "--meter", "-5"], "a meter is from 0"),
         (["mystery", "--minimum", "100", "--maximum", "50", "--rate", "2%", "--bet", "1"],
          "--maximum 50: must be above --minimum 100"),                  # issue 40: the options named
         (["mystery", "--minimum", "100", "--maximum", "100", "--rate", "2%", "--bet", "1"],

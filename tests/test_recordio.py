@@ -27,7 +27,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("records")
     out = {}
     for name in ("r.csv", "r.csv.gz", "r.csv.zst", "r.csv.bz2", "r.jsonl", "r.jsonl.lz4", "r.parquet"):
-        code, _, err = run("simulate", "--rounds", str(ROUNDS), "--seed", "7", "--settle", "tie", "--settle",
+        code, _, err = run("simulate", "--rounds", str(ROUNDS), "--seed", "7", "--wager", "tie", "--wager",
                            "perfect-pairs-player:A", "--output", str(d / name), "--quiet")
         assert code == 0, err
         out[name] = d / name
@@ -199,7 +199,7 @@ def test_json_lines_chunks_shrink_with_their_columns_and_keep_one_set_of_columns
     from exactodds.simulation.recordio import CHUNK_ROWS, _rows_for, read_chunks
 
     path = tmp_path / "wide.jsonl"
-    code, _, _ = run("simulate", "--rounds", "50000", "--seed", "2", "--settle", "all", "--output", str(path), "--quiet")
+    code, _, _ = run("simulate", "--rounds", "50000", "--seed", "2", "--wager", "all", "--output", str(path), "--quiet")
     first = json.loads(path.read_text().splitlines()[0])
     width = 6 + len(first["settled"])
     sizes = [len(chunk) for chunk in read_chunks(str(path))]

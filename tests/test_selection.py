@@ -252,8 +252,8 @@ def test_tables_take_wagers_and_users_files(house: Path, tmp_path: Path) -> None
 
 def test_simulate_settles_and_check_sim_checks_users_wagers(house: Path, tmp_path: Path) -> None:
     rounds = tmp_path / "rounds.csv"
-    code, _, err = run("simulate", "--rounds", "3000", "--seed", "7", "--output", str(rounds), "--settle", "house-bet",
-                       "--settle", "tie:7-to-1", "--paytables", str(house))
+    code, _, err = run("simulate", "--rounds", "3000", "--seed", "7", "--output", str(rounds), "--wager", "house-bet",
+                       "--wager", "tie:7-to-1", "--paytables", str(house))
     assert code == 0, err
     assert rounds.read_text().splitlines()[0].endswith(",house-bet:A,tie:7-to-1")
     code, out, err = run("check-sim", str(rounds), "--wager", "house-bet", "--paytables", str(house), "--format", "json")
@@ -262,7 +262,7 @@ def test_simulate_settles_and_check_sim_checks_users_wagers(house: Path, tmp_pat
     code, _, err = run("check-sim", str(rounds), "--wager", "house-bet")
     assert code == 2 and "unknown wager 'house-bet'" in err
     code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--output", "-", "--paytables", str(house))
-    assert code == 2 and "--paytables goes with --settle" in err
+    assert code == 2 and "--paytables goes with --wager" in err
 
 
 def test_check_sim_counts_with_wager_checks_only_those(tmp_path: Path) -> None:
@@ -278,7 +278,7 @@ def test_check_sim_counts_with_wager_checks_only_those(tmp_path: Path) -> None:
 def test_progressive_takes_a_users_file(house: Path) -> None:
     code, out, err = run("progressive", "--wager", "house-progressive", "--paytables", str(house), "--format", "json")
     assert code == 0, err
-    assert "J" in json.loads(out)["expected_return"]
+    assert "J" in json.loads(out)["player_expected_return"]
 
 
 def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> None:
@@ -295,7 +295,7 @@ def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> No
     assert next(c for c in init["choices"] if c["key"] == "house-bet:A")["group"] == "your files"
     r = client.post("/api/edges", json={"decks": 8, "removed": [], "wagers": ["house-bet:A"]}).get_json()
     (exact,) = analyze(Shoe.decks(8), wagers=["house-bet"], catalogue=load_catalogue().merged(load_file(house)))
-    assert Fraction(r["wagers"][0]["expected_return"]) == exact.expected_return
+    assert Fraction(r["wagers"][0]["player_expected_return"]) == exact.expected_return
     from exactodds.documents.pages import read_document
 
     html = client.get("/certificate/house-bet/A?decks=8").get_data(as_text=True)
@@ -335,7 +335,7 @@ def test_eor_meter_q_for_a_wager_without_meter_q_is_an_error() -> None:
     (["certificate", "--wager", "tie", "--paytable", "8-to-2"], "did you mean '8-to-1'?"),
     (["vigorish", "--wager", "bankr"], "did you mean 'banker'?"),
     (["tables", "--wager", "bankr", "--output-dir", "/nonexistent/t"], "did you mean 'banker'?"),
-    (["simulate", "--rounds", "10", "--seed", "1", "--output", "-", "--settle", "bankr"], "did you mean 'banker'?"),
+    (["simulate", "--rounds", "10", "--seed", "1", "--output", "-", "--wager", "bankr"], "did you mean 'banker'?"),
     (["check-sim", "--counts", str(ROOT / "examples" / "counts.json"), "--wager", "bankr"], "did you mean 'banker'?"),
     (["eor", "--wager", "heavenly-9-progressive", "--tags", "X=1"], "--tags: unknown card 'X'"),
     (["position", "--wager", "heavenly-9-progressive=5", "--meter", "J=2000", "--mystery", "A-$6"], "did you mean 'A-$5'?"),
@@ -374,8 +374,8 @@ def test_position_mystery_given_twice_is_refused_not_counted_twice() -> None:
     (["vigorish", "--wager", "banker", "--wager", "banker"], "--wager 'banker' given twice"),
     (["eor", "--wager", "tie", "--wager", "banker", "--wager", "tie"], "'tie' given twice"),
     (["exposure", "--wager", "banker", "--wager", "banker", "--shoes", "1", "--seed", "1"], "'banker' given twice"),
-    (["simulate", "--rounds", "10", "--seed", "1", "--settle", "tie", "--settle", "tie", "--output", "-"],
-     "--settle 'tie' given twice"),
+    (["simulate", "--rounds", "10", "--seed", "1", "--wager", "tie", "--wager", "tie", "--output", "-"],
+     "--wager 'tie' given twice"),
     (["check-sim", "--counts", "examples/counts.json", "--wager", "tie", "--wager", "tie"],
      "--wager 'tie' given twice"),
     (["position", "--wager", "banker=25", "--wager", "banker=5"], "stake banker:standard given twice"),

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -36,12 +37,15 @@ from typing import Any
 from exactodds._version import __version__
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, ExactOddsWarning
 from exactodds.game.shoe import Shoe
-from exactodds.render.tables import Column, Describes, Report, Table, dataframe, exact
+from exactodds.render.tables import Column, Describes, Report, Table, dataframe, exact, house_edge_words
 from exactodds.wagers.catalogue import Paytable, Wager, check_id
 
-__all__ = ["Design", "Designs", "design", "SEARCH_BUDGET"]
+__all__ = ["Design", "Designs", "design", "FAR", "SEARCH_BUDGET"]
+
+#: The best paytable is "far off" the target past this many times the tolerance asked (a caution).
+FAR = 10
 
 #: Pays tried at most (nodes of the branch and bound) before the search stops with the best found.
 SEARCH_BUDGET = 500_000
@@ -65,7 +69,8 @@ class Design:
 
 @dataclass(frozen=True)
 class Designs(Describes):
-    """The best paytables found for a target house edge, nearest first."""
+    """The best paytables found for a target house edge: those within the tolerance that change the
+    draft's pays least, fewest changes first (then nearest the target, then the smaller pays)."""
 
     wager: Wager
     base: Paytable
@@ -77,17 +82,35 @@ class Designs(Describes):
     searched: int
     complete: bool                                 # the search ran to its end: the best are proven best
     constraints: dict[str, str] = field(default_factory=dict)
+    tolerance: Fraction = Fraction(1, 10_000)      # as asked (the search may have widened it)
 
     @property
     def best(self) -> Design:
         return self.designs[0]
+
+    @property
+    def cautions(self) -> tuple[str, ...]:
+        """What a reader must not miss about the best paytable: it gives the player the edge, or it lies
+        farther from the target than the tolerance asked."""
+        out = []
+        best = self.best
+        if best.edge < 0:
+            out.append(f"the best paytable gives the player the edge: its house edge is {float(best.edge):.4%} "
+                       f"(exact {best.edge}), not the house's")
+        if abs(best.edge - self.target) > FAR * max(self.tolerance, Fraction(1, 10**6)):
+            out.append(f"the best paytable is {float(best.edge - self.target):+.4%} off the target "
+                       f"{float(self.target):.4%}, more than {FAR} times the tolerance asked "
+                       f"({float(self.tolerance):.4%}): the constraints (--max-pay, --step, --form, --max-sd) "
+                       "reach no nearer")
+        return tuple(out)
 
     def paytable_toml(self, *, paytable_id: str = "designed", k: int = 0) -> str:
         """Design ``k`` as a paytable file for this wager (``exactodds analyze --paytables FILE``)."""
         check_id(paytable_id, where="paytable_id")      # written into the TOML as it is: nothing to escape
         d = self.designs[k]
         pays = ", ".join(f'{oid} = "{text}"' for oid, text in d.pays_text.items())
-        return (f"# Designed by exactodds {__version__}: house edge {float(d.edge):.6%} (exactly {d.edge}) "
+        return (f"# Designed by exactodds {__version__}: house edge {float(d.edge):.6%} (exactly {d.edge})"
+                f"{house_edge_words(d.edge)} "
                 f"on {self.shoe},\n# target {float(self.target):.4%}; constraints: "
                 + "; ".join(f"{k} {v}" for k, v in self.constraints.items()) + "\n\n"
                 f'[[paytable]]\nwager = "{self.wager.id}"\nid = "{paytable_id}"\n'
@@ -97,7 +120,7 @@ class Designs(Describes):
     def report(self) -> Report:
         ids = [oid for oid, _, _ in self.outcomes]
         shown = (Column("rank", "#", "int"), *(Column(f"pay_{oid}", name) for oid, name, _ in self.outcomes),
-                 Column("house_edge", "House edge", "percent", 4), Column("gap", "Off target", "percent", 6,
+                 Column("house_edge", "House edge", "percent", 4, house_edge=True), Column("gap", "Off target", "percent", 6,
                                                                           signed=True),
                  Column("sd", "SD", "float", 4), Column("hit_frequency", "Hit frequency", "percent", 4),
                  Column("change", f"Change from {self.base.id}", "percent", 2))
@@ -111,21 +134,25 @@ class Designs(Describes):
         note = ("" if self.complete else
                 f" The search stopped after {self.searched:,} pays tried: the best found, not proven best.")
         title = (f"Paytables for {self.wager.name} ({self.wager.id}) nearest a house edge of "
-                 f"{float(self.target):.4%}, {self.shoe}")
+                 f"{float(self.target):.4%}{house_edge_words(self.target)}, {self.shoe}")
+        within = self.constraints.get("search", "within the tolerance").split(", nearest paytable")[0]
+        order = (f"Paytables {within}, in order of change from paytable {self.base.id!r} (fewest changes "
+                 "first), then nearest the target")
         return Report("design", title=title,
                       headline={"Constraints": "; ".join(f"{k} {v}" for k, v in self.constraints.items()),
                                 "Searched": f"{self.searched:,} pays tried"
                                             + (", every paytable the constraints allow" if self.complete else
                                                ", stopped at the budget")},
-                      tables=(Table(shown, rows, title="Best paytables, nearest the target first",
+                      tables=(Table(shown, rows, title=order,
                                     notes=(("Exact edges: each paytable priced back from the exact outcome "
                                             "counts." + note),)),),
+                      notes=tuple(f"Caution: {c}." for c in self.cautions),
                       tidy=Table(tidy, rows), data=self.data())
 
     def data(self) -> dict[str, Any]:
         return {"wager": self.wager.id, "base_paytable": self.base.id, "shoe": self.shoe,
-                "target_edge": exact(self.target), "complete": self.complete, "searched": self.searched,
-                "constraints": self.constraints,
+                "target_house_edge": exact(self.target), "complete": self.complete, "searched": self.searched,
+                "constraints": self.constraints, "cautions": list(self.cautions),
                 "outcomes": [{"id": oid, "name": name, "combinations": c} for oid, name, c in self.outcomes],
                 "total": self.total,
                 "designs": [{"pays": d.pays_text, "house_edge": exact(d.edge), "variance": exact(d.variance),
@@ -284,8 +311,11 @@ def design(wager: Wager, base: Paytable, shoe: Shoe, *, target_edge: Fraction, m
     outcomes = tuple((o.id, names.get(o.id, o.id), combos.get(o.id, 0)) for o in wager.outcomes
                      if o.id in paying or o.id in pushes)
     constraints["search"] = mode
-    return Designs(wager, base, result.shoe_description, target_edge, tuple(designs), outcomes, total, searched,
-                   not stopped, constraints)
+    found_designs = Designs(wager, base, result.shoe_description, target_edge, tuple(designs), outcomes, total,
+                            searched, not stopped, constraints, tolerance)
+    for caution in found_designs.cautions:
+        warnings.warn(ExactOddsWarning(f"design: {caution}"), stacklevel=2)
+    return found_designs
 
 
 def _variance(ks: tuple[int, ...], c: list[int], step: Fraction, shift: int, lose: int, total: int) -> Fraction:

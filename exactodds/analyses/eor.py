@@ -197,7 +197,7 @@ class EffectsTable(Results[RemovalEffects]):
         for r in self.results:
             nums = [abs(v) for v in r.numeric() if v is not None]
             out.append({"wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
-                        "resolution": r.resolution, "expected_return": r.base,
+                        "resolution": r.resolution, "player_expected_return": r.base,
                         "largest_effect_x100000": float(max(nums) * PER) if nums else None,
                         "betting_correlation": r.count.betting_correlation if r.count else None})
         return out
@@ -262,7 +262,6 @@ def _as_dict(r: RemovalEffects) -> dict[str, Any]:
     out: dict[str, Any] = {
         "wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section, "resolution": r.resolution,
         "player_expected_return": exact(r.base),
-        "expected_return": exact(r.base),        # the old name of player_expected_return, kept one release
         "effects": {item: None if e is None else exact(e) for item, e in zip(r.items, r.effects)},
         "in_shoe": dict(zip(r.items, r.counts)),
         "weighted_sum": exact(r.weighted_sum),

@@ -148,7 +148,7 @@ class Position(Describes):
         names = [f"{ln.wager.id}:{ln.paytable.id}" for ln in self.lines]
         stakes = Table((Column("wager", "Wager"), Column("stake", "Stake", "decimal", 2),
                         Column("expected_per_unit", "Expected per unit", "decimal", 6),
-                        Column("house_edge", "House edge", "percent", 4),
+                        Column("house_edge", "House edge", "percent", 4, house_edge=True),
                         Column("sd_per_unit", "SD per unit", "float", 4)),
                        tuple((name, ln.stake, ln.expected, -ln.expected, math.sqrt(float(ln.variance)))
                              for name, ln in zip(names, self.lines)), title="Stakes")
@@ -167,7 +167,7 @@ class Position(Describes):
         headline: dict[str, Any] = {
             "Shoe": f"{self.shoe.describe()}; {joint}",
             "Expected result per round": Figure(self.expected_value, "decimal", 6),
-            f"House edge on {decimal(self.staked, 2)} staked": Figure(self.house_edge, "percent", 4,
+            f"House edge on {decimal(self.staked, 2)} staked": Figure(self.house_edge, "percent", 4, house_edge=True,
                                                                       show_exact=False),
             "Variance per round": Figure(self.variance, "decimal", 6),
             "Standard deviation": Figure(self.standard_deviation, "float", 4),
@@ -188,7 +188,7 @@ class Position(Describes):
         return {
             "shoe": self.shoe.to_dict(),
             "stakes": [{"wager": ln.wager.id, "paytable": ln.paytable.id, "section": ln.wager.section,
-                        "stake": exact(ln.stake), "expected_per_unit": exact(ln.expected),
+                        "stake": exact(ln.stake), "player_expected_return": exact(ln.expected),
                         "variance_per_unit": exact(ln.variance), "outcomes": ln.outcomes} for ln in self.lines],
             "total": self.total, "expected_value": exact(self.expected_value), "variance": exact(self.variance),
             "standard_deviation": self.standard_deviation, "house_edge": exact(self.house_edge),

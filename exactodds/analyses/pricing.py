@@ -42,7 +42,7 @@ from exactodds.engine.multiset import (
 from exactodds.errors import ExactOddsError, InconsistentCounts, TooLarge
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.render.report import result_dataframe, result_report, result_text
-from exactodds.render.tables import Report, render_report
+from exactodds.render.tables import Report, house_edge_words, render_report
 from exactodds.wagers.catalogue import Paytable, Wager
 from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from exactodds.wagers.pays import Pay
@@ -166,7 +166,8 @@ class WagerResult:
         return any(line.pay.symbolic for line in self.lines)
 
     def __repr__(self) -> str:
-        figure = "expected return in the meters" if self.symbolic else f"house edge {float(self.house_edge):.4%}"
+        figure = ("expected return in the meters" if self.symbolic else
+                  f"house edge {float(self.house_edge):.4%}{house_edge_words(self.house_edge)}")
         return f"<WagerResult {self.wager.id}:{self.paytable.id} on {self.shoe_description}: {figure}>"
 
     def report(self) -> Report:

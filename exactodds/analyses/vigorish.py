@@ -70,7 +70,7 @@ class VigorishTable(Results[VigorishRow]):
         shown = (Column("bet", "Bet", "decimal", 2, prefix="$"),
                  Column("vigorish_unrounded", "5% of the win", "decimal", 4, prefix="$"),
                  Column("vigorish", "Vigorish charged", "decimal", 2, prefix="$"),
-                 Column("house_edge", "House edge", "percent", 4),
+                 Column("house_edge", "House edge", "percent", 4, house_edge=True),
                  Column("added_by_rounding", "Added by rounding", "percent", 4))
         tidy = (Column("bet", kind="decimal", places=2), Column("vigorish_unrounded", kind="decimal", places=4),
                 Column("vigorish", kind="decimal", places=2), Column("house_edge", kind="decimal", places=10, twin=True),

@@ -13,6 +13,7 @@ vocabulary they share.
 
 from __future__ import annotations
 
+import difflib
 import gc
 import importlib
 import os
@@ -61,6 +62,11 @@ def _loaded() -> None:
         _collector_waits = False
         gc.freeze()
         gc.enable()
+
+
+def _and(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
@@ -146,6 +152,36 @@ class _Cli(Once, click.Group):
         _loaded()
         return found
 
+    def _takes(self, option: str) -> list[str]:
+        """The commands that take ``option`` (every command loaded, as --help loads them)."""
+        ctx = click.Context(self)
+        self._listing = True                                   # a command whose extra is missing: skipped
+        try:
+            found = [(name, self.get_command(ctx, name)) for name in self.list_commands(ctx)]
+        finally:
+            self._listing = False
+        return [name for name, command in found if command is not None and any(
+            isinstance(p, click.Option) and option in p.opts and not p.hidden for p in command.params)]
+
+    def _no_such_option(self, exc: click.exceptions.NoSuchOption) -> str:
+        """``eor --seed``: "eor has no option --seed: exposure and simulate take it", naming the commands
+        that have it, or the command's own option it is a near miss of, instead of click's guesses."""
+        command = exc.ctx.command if exc.ctx is not None else None
+        name = exc.option_name
+        if command is None or command is self:
+            return exc.format_message()
+        others = [c for c in self._takes(name) if c != command.name]
+        own = sorted({o for p in command.params if isinstance(p, click.Option) and not p.hidden for o in p.opts
+                      if o.startswith("--")})
+        close = difflib.get_close_matches(name, own, n=1, cutoff=0.8)
+        said = f"{command.name} has no option {name}"
+        if close:
+            said += f" (did you mean {close[0]}?)"
+        if others:
+            named = others if len(others) <= 4 else [*others[:3], f"{len(others) - 3} other commands"]
+            said += (f": {_and(named)} take{'s' if len(others) == 1 else ''} {name}")
+        return said + f" (see 'exactodds {command.name} --help')"
+
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
             return super().make_context(*args, **kwargs)
@@ -187,6 +223,8 @@ class _Cli(Once, click.Group):
         except click.exceptions.NoArgsIsHelpError as exc:   # bare `exactodds`: help, not an error
             click.echo(exc.ctx.get_help() if exc.ctx else "")
             sys.exit(EXIT_OK)
+        except click.exceptions.NoSuchOption as exc:           # click's guesses span unrelated options
+            fail(self._no_such_option(exc))
         except click.ClickException as exc:
             fail(exc.format_message())
         except _Stopped as stop:

@@ -13,12 +13,16 @@ from exactodds.errors import ExactOddsError
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130                      # 128 + SIGINT, as shells report Ctrl-C
 
+#: Where a command's context keeps its words as written (``ctx.meta``).
+ARGV = "exactodds.argv"
+
 
 class Once:
     """Refuses an option that takes one value (or a flag) given more than once, which click would
     settle silently by keeping the last: ``--wager A --wager B`` is an error, not B."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[ARGV] = list(args)             # the words as written, for messages that quote them
         parser = self.make_parser(ctx)  # type: ignore[attr-defined]
         for opt in {**getattr(parser, "_long_opt", {}), **getattr(parser, "_short_opt", {})}.values():
             opt.action = {"store": "append", "store_const": "append_const"}.get(opt.action, opt.action)

@@ -33,8 +33,7 @@ _TAGS = click.option("--tags", metavar="RANK=TAG,...",
 @_TAGS
 @click.option("--level", "--max-tag", "max_tag", type=click.IntRange(1, 10), default=3, show_default=True,
               help="Level of the suggested count: its largest tag (1, 2, 3, ...).")
-@click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
-              help="Read a progressive's effects at this meter, in units of its wager (default: the reseed).")
+@options.meter_option("NAME=UNITS", "Read a progressive's effects at this meter (default: the reseed)")
 @click.option("--second-order", is_flag=True, help="Instead: the effects of removing one, two and three copies of "
               "each card, and how far they are from linear (what a linear count misses).")
 @options.plot

@@ -1,7 +1,7 @@
 """The CLI's one option vocabulary, declared once: each shared option has the same name, meaning,
 default and help in every command that takes it, and is read here into what the library takes.
 
-``--wager WAGER[:PAYTABLE]`` (repeatable) chooses wagers, ``--paytables FILE`` adds your files,
+``--wager WAGER[:PAYTABLE]`` (repeatable, but once where a command prices one wager) chooses wagers, ``--paytables FILE`` adds your files,
 ``--decks N`` (8) and ``--remove CARDS`` make the shoe, ``--bet DOLLARS`` is the bet size, ``--seed N``
 repeats a random run, and ``--format`` is the format of the printed result (a data file's own format
 has its own option: ``--record-format``, ``--input-format``).
@@ -18,10 +18,10 @@ from typing import Any
 import click
 
 from exactodds.analyses.analysis import load_text
-from exactodds.cli.core import deprecated
+from exactodds.cli.core import ARGV, deprecated
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe, parse_card_list
-from exactodds.wagers.bet_size import parse_dollars
+from exactodds.wagers.pays import parse_amount
 from exactodds.wagers.catalogue import Catalogue, did_you_mean, file_text, load_catalogue
 
 #: The formats of a printed result, the same in every command (the first is the default).
@@ -50,6 +50,12 @@ wager: Decorator = click.option("--wager", "wagers", callback=each_once, **_WAGE
 
 #: ``--wager`` where naming a wager twice is harmless (a certificate certifies each wager once).
 wager_once_each: Decorator = click.option("--wager", "wagers", **_WAGER)
+
+#: ``--wager`` of a command that prices one wager (``design`` writes one paytable; ``progressive``'s meters,
+#: increments and reseeds are those of one wager): not repeatable, and given twice is an error.
+one_wager: Decorator = click.option(
+    "--wager", "wager_spec", metavar="WAGER[:PAYTABLE]",
+    help="The wager, or one paytable of it (one wager: a bare WAGER means its first paytable; see 'exactodds list').")
 
 stake: Decorator = click.option(
     "--wager", "wagers", multiple=True, metavar="WAGER[:PAYTABLE][=STAKE]",
@@ -110,6 +116,35 @@ def _old_wagers(ctx: click.Context, param: click.Parameter, value: tuple[str, ..
 
 
 old_wagers: Decorator = click.argument("old_wagers", nargs=-1, cls=OldWagers, callback=_old_wagers)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        return False
+    return True
+
+
+def _old_stakes(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """A position's positional words: a number there is a stake written apart from its wager
+    (``--wager banker 25``), answered with the spelling meant (``banker=25``), not as a wager named '25'."""
+    argv = ctx.meta.get(ARGV, [])
+    for item in value:
+        if not _is_number(item):
+            continue
+        at = argv.index(item) if item in argv else 0
+        wager = argv[at - 1] if at >= 1 else ""
+        if wager and not wager.startswith("-") and "=" not in wager and not _is_number(wager):
+            written = f"--wager {wager} {item}" if at >= 2 and argv[at - 2] == "--wager" else f"{wager} {item}"
+            raise ExactOddsError(f"{written}: a stake follows its wager after '=': write --wager {wager}={item}")
+        raise ExactOddsError(f"{item!r} is not a wager: a stake follows its wager after '=', as in "
+                             f"--wager banker={item}")
+    return _old_wagers(ctx, param, value)
+
+
+#: A position's deprecated positional WAGER[:PAYTABLE][=STAKE], where a lone number is a misplaced stake.
+old_stakes: Decorator = click.argument("old_wagers", nargs=-1, cls=OldWagers, callback=_old_stakes)
 
 
 def hidden_alias(old: str, name: str, **kwargs: Any) -> Decorator:
@@ -183,6 +218,36 @@ def catalogue(paths: tuple[str, ...], *, check_all: bool = False) -> Catalogue:
     return with_files(user_files(paths), check_all=check_all)[0]
 
 
+#: ``--meter``'s one unit, the same in every command that takes it (``progressive``, ``position``, ``eor``).
+METER_HELP = ("in units of the wager: the meter's dollars ÷ the bet's dollars, e.g. J=2000 for a $10,000 meter "
+              "on a $5 bet")
+
+
+def meter_option(metavar: str, help: str, also: str = "") -> Decorator:
+    """``--meter``: a progressive meter, in units of the wager everywhere (:data:`METER_HELP`)."""
+    return click.option("--meter", "meters", multiple=True, metavar=metavar,
+                        help=f"{help}, {METER_HELP}{'; ' + also if also else ''}.")
+
+
+def meter_amount(raw: str, *, where: str, bet: Fraction | None = None) -> Fraction:
+    """A meter in units of the wager; written ``$X`` it is dollars, divided by ``bet`` (which a command
+    without a bet size does not have: there, one line asks for units)."""
+    text = raw.strip()
+    if text.startswith("$"):
+        if bet is None:
+            raise ExactOddsError(f"{where}: a meter is in units of the wager here, not dollars (this command has "
+                                 "no bet size): write the meter's dollars ÷ the bet's, e.g. 2000 for $10,000 on $5")
+        return _amount(text[1:], where=where, what="a dollar amount") / bet
+    return _amount(text, where=where, what="a number of units of the wager")
+
+
+def _amount(text: str, *, where: str, what: str) -> Fraction:
+    value = parse_amount(text, where=where, what=what)
+    if not 0 <= value <= 10**12:
+        raise ExactOddsError(f"{where}: a meter is from 0 to 1,000,000,000,000, got {text[:30]!r}")
+    return value
+
+
 def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
     """``--meter J=2000`` (units of the wager) → {'J': Fraction(2000)}."""
     values: dict[str, Any] = {}
@@ -192,12 +257,12 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
             raise ExactOddsError(f"--meter {item!r}: write NAME=UNITS, e.g. J=2000")
         if name.strip() in values:
             raise ExactOddsError(f"--meter {name.strip()} given twice")
-        values[name.strip()] = parse_dollars(raw, where=f"--meter {item!r}")
+        values[name.strip()] = meter_amount(raw, where=f"--meter {item!r}")
     return values
 
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
            "number_or_percent", "plot",
-           "meter_units", "old_wagers", "output_format", "paytables", "record_format", "remove", "result_format",
+           "METER_HELP", "meter_amount", "meter_option", "meter_units", "old_stakes", "old_wagers", "one_wager", "output_format", "paytables", "record_format", "remove", "result_format",
            "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
            "with_files"]

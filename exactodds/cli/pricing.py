@@ -13,6 +13,7 @@ from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze as run_analysis
 from exactodds.analyses.analysis import load_text, priced_pairs, select
 from exactodds.analyses.designer import design as design_paytables
+from exactodds import documents                 # its plots are loaded when --plot is given (lazy_loader)
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
 from exactodds.cli import options
@@ -46,13 +47,16 @@ from exactodds.wagers.pays import vigorish_terms
 @click.option("--full", is_flag=True, help="With --all in a terminal: every outcome table, not the summary.")
 @click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
               "frequency) instead of the outcome tables.")
+@options.plot
 @options.result_format
 def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
             everything: bool, paytables_files: tuple[str, ...], alternatives: tuple[str, ...],
-            settings: tuple[str, ...], bet: str | None, route: str, full: bool, summary: bool, fmt: str) -> None:
+            settings: tuple[str, ...], bet: str | None, route: str, full: bool, summary: bool, plot: str | None,
+            fmt: str) -> None:
     """Exact per-outcome tables, return, edge and variance for a shoe.
 
     --bet prices every chosen wager that charges a vigorish at that bet size (as --set WAGER:bet=DOLLARS).
+    --plot draws the probability of each outcome, a panel per wager paytable (at most 24).
     """
     if everything and wagers:
         raise ExactOddsError("--all and --wager exclude each other")
@@ -87,12 +91,43 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
         summary = True                        # 88 paytables' outcome tables are 1,400 lines: a row each instead
         click.echo("exactodds: note: the whole catalogue, a row per paytable (--full: every outcome table)",
                    err=True)
+    if plot is not None:
+        documents.check_plot_path(plot)
+        panels = len(select(cat, wagers=wagers, paytables=paytables, everything=everything, alternatives=alts))
+        if panels > MAX_PANELS:
+            raise ExactOddsError(f"--plot draws a panel per wager paytable, at most {MAX_PANELS}; {panels} are "
+                                 "chosen: name fewer with --wager")
     result = run_analysis(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
                           alternatives=alts, route=route)
     click.echo(result.render(fmt, summary=summary), nl=False)
+    if plot is not None:
+        documents.save_plot(lambda r, ax: documents.outcome_probabilities(r, ax=ax), list(result), plot)
+        click.echo(f"wrote {plot}: the outcome probabilities of {_tables(len(result))}", err=True)
     for w in {r.wager.id: r.wager for r in result if r.wager.implausible}.values():
         click.echo(f"exactodds: warning: {w.id} under the reading {w.reading_id!r} is implausible: "
                    f"{w.implausible}", err=True)
+
+
+#: A target house edge written as a bare number from here up (10%) is refused: ``0.5`` may mean 50% or 0.5%.
+AMBIGUOUS_TARGET = Fraction(1, 10)
+
+
+def _target(text: str) -> Fraction:
+    """``--target-edge``: ``2.5%`` or ``0.025``; a bare number of 0.1 or more is refused, not guessed at."""
+    value = options.number_or_percent(text, "--target-edge")
+    if not text.strip().endswith("%") and abs(value) >= AMBIGUOUS_TARGET:
+        raise ExactOddsError(f"--target-edge {text.strip()}: read as a fraction, that is a house edge of "
+                             f"{float(value):.4%}; write {float(value) * 100:g}% if you mean it, or "
+                             f"{text.strip()}% for {text.strip()} percent")
+    return value
+
+
+#: The most panels ``analyze --plot`` draws (one per wager paytable, one above the other).
+MAX_PANELS = 24
+
+
+def _tables(n: int) -> str:
+    return f"{n} wager paytable{'s' if n != 1 else ''}"
 
 
 def _terminal() -> bool:
@@ -194,10 +229,17 @@ def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
 
 
 @command()
-@click.argument("paths", nargs=-1, required=True, metavar="FILE...")
-def check(paths: tuple[str, ...]) -> None:
-    """Check every wager of your data files: as data, and each outcome against every possible round."""
-    for path, text in options.user_files(paths):
+@click.argument("paths", nargs=-1, metavar="[FILE]...")
+@options.paytables
+def check(paths: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
+    """Check every wager of your data files: as data, and each outcome against every possible round.
+
+    The files are named as arguments or with --paytables FILE, as every other command takes them.
+    """
+    files = tuple(dict.fromkeys((*paths, *paytables_files)))
+    if not files:
+        raise ExactOddsError("name a data file to check: exactodds check FILE, or --paytables FILE")
+    for path, text in options.user_files(files):
         mine = load_text(text, source=path, check_all=True)
         click.echo(f"{path}: {len(mine)} wager(s) checked against every possible round")
 
@@ -221,7 +263,7 @@ def features(fmt: str) -> None:
 
 
 @command()
-@options.wager
+@options.one_wager
 @click.option("--target-edge", required=True, metavar="EDGE", help="The house edge to reach: 2.5% or 0.025.")
 @click.option("--max-pay", default="1000", show_default=True, metavar="N", help="The largest pay, N of 'N to 1'.")
 @click.option("--step", type=click.Choice(["1", "0.5"]), default="0.5", show_default=True,
@@ -239,7 +281,7 @@ def features(fmt: str) -> None:
               "--paytables FILE.")
 @click.option("--id", "paytable_id", default="designed", show_default=True, help="The id of the paytable written.")
 @options.result_format
-def design(wagers: tuple[str, ...], target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
+def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
            top: int, decks: int, remove: str | None, paytables_files: tuple[str, ...], output: str | None,
            paytable_id: str, fmt: str) -> None:
     """Pays for a wager's outcomes that give a target house edge, exactly or as near as the constraints allow.
@@ -249,11 +291,11 @@ def design(wagers: tuple[str, ...], target_edge: str, max_pay: str, step: str, f
     paytables within --tolerance of the target that change the draft's pays least, each with its exact edge,
     SD and hit frequency; --output writes the best as a paytable file.
     """
-    if len(wagers) != 1:
-        raise ExactOddsError(f"design sets the pays of one wager: give --wager WAGER[:PAYTABLE] once, got {len(wagers)}")
+    if wager_spec is None:
+        raise ExactOddsError("design sets the pays of one wager: give --wager WAGER[:PAYTABLE]")
     cat = options.catalogue(paytables_files)
-    wager, table_id = priced_pairs(cat, list(wagers), where="--wager")[0]        # a bare wager: its first paytable
-    target = options.number_or_percent(target_edge, "--target-edge")
+    wager, table_id = priced_pairs(cat, [wager_spec], where="--wager")[0]           # a bare wager: its first paytable
+    target = _target(target_edge)
     pay_limit = options.number_or_percent(max_pay, "--max-pay", "200")
     sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None
     if sd is not None and sd <= 0:

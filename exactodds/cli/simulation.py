@@ -32,8 +32,8 @@ _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
 @click.option("--mode", type=click.Choice(["shoe", "fresh"]), default="shoe", show_default=True,
               help="Deal real shoes to a cut card, or every round off a fresh shoe.")
 @click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14).")
-@click.option("--settle", "settle", multiple=True, metavar="WAGER[:PAYTABLE]", callback=options.each_once,
-              help="Write the settlement of these wagers (repeatable; 'all' for the whole catalogue).")
+@options.wager
+@options.hidden_alias("--settle", "settle", multiple=True, callback=options.each_once)
 @options.paytables
 @click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
               "with-replacement, perfect-pairs-mixed-as-coloured, without:CARD (e.g. without:5s) or riffle:K "
@@ -45,22 +45,27 @@ _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
 @click.option("--output", required=True, metavar="FILE", help="Where to write (.csv, .jsonl, .parquet; .gz, .zst, "
               ".bz2 or .lz4 after a CSV or JSON Lines name; '-' for standard output).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, settle: tuple[str, ...],
+def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, wagers: tuple[str, ...],
+             settle: tuple[str, ...],
              paytables_files: tuple[str, ...], faults: tuple[str, ...], shoe_column: bool, record_format: str | None,
              old_format: str | None, output: str, quiet: bool) -> None:
-    """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory."""
+    """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory.
+
+    Each --wager adds the settlement column of that wager paytable ('--wager all': every one of the catalogue).
+    """
     fmt = either(record_format, old_format, "--format (of simulate's records)", "--record-format")
+    settle = either(wagers, settle, "--settle", "--wager")
     option = "--record-format" if record_format is not None else "--format"
     pairs = []
     if paytables_files and not settle:
-        raise ExactOddsError("--paytables goes with --settle (the wagers whose settlement is written)")
+        raise ExactOddsError("--paytables goes with --wager (the wagers whose settlement is written)")
     if settle:                                           # the catalogue only when something is settled
         cat = options.catalogue(paytables_files)
         for item in settle:
             if item == "all":
                 pairs += [(w, w.paytables[t]) for w in cat.values() for t in w.paytables]
             else:
-                pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--settle")]
+                pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--wager")]
         pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())   # each settlement column once
     try:
         kind = fmt or (detect(output, None)[0] if output != "-" else "csv")

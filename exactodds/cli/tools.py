@@ -28,18 +28,19 @@ from exactodds.cli.core import command, either
 from exactodds.documents.plots import check_plot_path, position_distribution, save_plot
 from exactodds.errors import ExactOddsError
 from exactodds.render.report import render_mystery, render_progressive
-from exactodds.wagers.bet_size import parse_dollars
+from exactodds.render.tables import decimal
+from exactodds.wagers.bet_size import money, parse_dollars
 from exactodds.wagers.pays import THOUSANDS, vigorish_terms
 
 
-def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any, option: str = "--meter") -> dict[str, Any]:
-    """``--meter 25000`` (one meter) or ``--meter mega=60000`` (named) in dollars → units of the wager."""
-    out: dict[str, Any] = {}
+def _named(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str, tuple[str, str]]:
+    """``25000`` (the one meter) or ``mega=60000`` / ``J_mega=60000`` (named) → {symbol: (item, value)}."""
+    out: dict[str, tuple[str, str]] = {}
     for item in items:
         name, sep, raw = item.rpartition("=")
         if not sep:
             if len(symbols) != 1:
-                raise ExactOddsError(f"{option} {item!r}: this wager has meters {', '.join(symbols)}; write NAME=DOLLARS")
+                raise ExactOddsError(f"{option} {item!r}: this wager has meters {', '.join(symbols)}; write NAME=VALUE")
             symbol = symbols[0]
         else:
             symbol = name if name in symbols else f"J_{name.lower()}"
@@ -48,11 +49,24 @@ def _meter_values(items: tuple[str, ...], symbols: list[str], wager: Any, option
                                      f"(meters: {', '.join(symbols)})")
         if symbol in out:
             raise ExactOddsError(f"{option} {symbol} given twice")
-        dollars = _dollars(raw, where=f"{option} {item!r}")
-        if wager is None:
-            raise ExactOddsError(f"{option} in dollars needs the bet size: give --bet")
-        out[symbol] = dollars / wager
+        out[symbol] = (item, raw)
     return out
+
+
+def _meter_values(items: tuple[str, ...], symbols: list[str], bet: Fraction | None) -> dict[str, Fraction]:
+    """``--meter`` in units of the wager (``$X``: dollars at the bet), with one line, for a release, on the
+    unit it had here before (dollars)."""
+    named = _named(items, symbols, "--meter")
+    if bet is None and any(raw.strip().startswith("$") for _, raw in named.values()):
+        raise ExactOddsError("--meter in dollars needs the bet size: give --bet (or the meter in units of the wager)")
+    values = {s: options.meter_amount(raw, where=f"--meter {item!r}", bet=bet) for s, (item, raw) in named.items()}
+    if any(not raw.strip().startswith("$") for _, raw in named.values()):
+        shown = ", ".join(f"{s} = {decimal(v, 2)} units" + (f", a meter of {money(v * bet)}" if bet else "")
+                          for s, v in values.items())
+        click.echo(f"exactodds: warning: --meter is in units of the wager, as in eor and position (until this "
+                   f"release progressive read it in dollars): {shown}" + (f" at the {money(bet)} bet" if bet else "")
+                   + "; write --meter '$25000' for dollars", err=True)
+    return values
 
 
 def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str, Any]:
@@ -71,11 +85,11 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 
 @command()
 @options.old_wagers
-@options.wager
+@options.one_wager
 @click.option("--paytable", help="Paytable (default: the wager's first).")
 @options.decks
 @options.remove
-@click.option("--meter", "meters", multiple=True, metavar="[NAME=]DOLLARS", help="Meter value(s) to price at.")
+@options.meter_option("[NAME=]UNITS", "Meter value(s) to price at", "written '$25000', dollars at --bet")
 @options.bet
 @options.hidden_alias("--wager-amount", "wager_amount")
 @click.option("--increment", "increments", multiple=True, metavar="[NAME=]RATE", help="Increment rate, e.g. 10%.")
@@ -83,7 +97,7 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 @click.option("--reseed", "reseeds", multiple=True, metavar="[NAME=]DOLLARS", help="Reseed amount in dollars.")
 @options.paytables
 @options.result_format
-def progressive(old_wagers: tuple[str, ...], wagers: tuple[str, ...], paytable: str | None, decks: int,
+def progressive(old_wagers: tuple[str, ...], wager_spec: str | None, paytable: str | None, decks: int,
                 remove: str | None, meters: tuple[str, ...], bet: str | None, wager_amount: str | None,
                 increments: tuple[str, ...], reserves: tuple[str, ...], reseeds: tuple[str, ...],
                 paytables_files: tuple[str, ...], fmt: str) -> None:
@@ -91,10 +105,10 @@ def progressive(old_wagers: tuple[str, ...], wagers: tuple[str, ...], paytable: 
 
     --wager names the one progressive wager; --bet is the bet size (default: the stated minimum).
     """
-    chosen = options.wagers_of(wagers, old_wagers)
+    chosen = options.wagers_of((wager_spec,) if wager_spec is not None else (), old_wagers)
     if len(chosen) != 1:
         raise ExactOddsError("name one progressive wager: --wager WAGER[:PAYTABLE]" if not chosen else
-                             f"--wager given {len(chosen)} times: progressive prices one wager")
+                             f"{len(chosen)} wagers given: progressive prices one wager")
     wager = chosen[0]
     bet = either(bet, wager_amount, "--wager-amount", "--bet")
     if ":" in wager:                                      # WAGER:PAYTABLE, as every command names it
@@ -117,9 +131,8 @@ def progressive(old_wagers: tuple[str, ...], wagers: tuple[str, ...], paytable: 
     res = {s: m.reserve_rate for s, m in (spec.meters.items() if spec else []) if m.reserve_rate is not None}
     res.update(_rates(reserves, symbols, "--reserve"))
     seeds = {s: m.reseed for s, m in (spec.meters.items() if spec else []) if m.reseed is not None}
-    for item in reseeds:
-        seeds.update({k: v * (amount or 1) for k, v in _meter_values((item,), symbols, amount or 1,
-                                                                     option="--reseed").items()})
+    seeds.update({k: _dollars(raw, where=f"--reseed {item!r}")
+                  for k, (item, raw) in _named(reseeds, symbols, "--reseed").items()})
     long_run = None
     funded = {s: q for s, q in res.items() if s not in seeds or reserves}       # reserve-funded reseeds
     if all(s in inc for s in symbols) and all(s in funded or (s in seeds and amount) for s in symbols):
@@ -166,13 +179,12 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str
 
 
 @command()
-@options.old_wagers
+@options.old_stakes
 @options.stake
 @options.decks
 @options.remove
 @options.paytables
-@click.option("--meter", "meters", multiple=True, metavar="NAME=UNITS",
-              help="A progressive meter in units of its wager, e.g. J=2000 (repeatable).")
+@options.meter_option("NAME=UNITS", "A progressive meter of a wager of the position (repeatable)")
 @click.option("--mystery", "mystery", multiple=True, metavar="CONFIGURATION",
               help="Add a must-hit-by bonus the position qualifies for (see 'exactodds mystery'), e.g. A-$5.")
 @options.plot

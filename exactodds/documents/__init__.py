@@ -22,7 +22,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     ],
     "plots": [
         "edge_by_decks", "outcome_probabilities", "progressive_return", "removal_effect", "effects_bars",
-        "edge_by_penetration"
+        "edge_by_penetration", "position_distribution", "check_plot_path", "save_plot"
     ],
     "signing": [
         "canonical", "keygen", "sign", "check_signature", "load_public_key", "key_id", "check_name", "name_problem",
@@ -67,12 +67,15 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         write_pdf,
     )
     from exactodds.documents.plots import (
+        check_plot_path,
         edge_by_decks,
         edge_by_penetration,
         effects_bars,
         outcome_probabilities,
+        position_distribution,
         progressive_return,
         removal_effect,
+        save_plot,
     )
     from exactodds.documents.signing import (
         ALGORITHM,

@@ -148,12 +148,14 @@ def edge_by_penetration(result: Any, *, ax: Any = None) -> Any:
     ax = _axes(ax)
     rows = result.penetration()
     x = [float(r["seen_from"] + r["seen_to"]) / 2 * 100 for r in rows]
-    mean = [float(r["mean_edge"]) * 100 for r in rows]
-    ax.fill_between(x, [float(r["decile_1_edge"]) * 100 for r in rows], [float(r["decile_9_edge"]) * 100 for r in rows],
+    mean = [float(r["mean_player_expected_return"]) * 100 for r in rows]
+    ax.fill_between(x, [float(r["decile_1_player_expected_return"]) * 100 for r in rows],
+                    [float(r["decile_9_player_expected_return"]) * 100 for r in rows],
                     alpha=0.25, label="middle 80% of rounds")
-    ax.plot(x, [float(r["min_edge"]) * 100 for r in rows], linestyle=":", color="tab:blue", linewidth=0.8,
-            label="lowest and highest")
-    ax.plot(x, [float(r["max_edge"]) * 100 for r in rows], linestyle=":", color="tab:blue", linewidth=0.8)
+    ax.plot(x, [float(r["min_player_expected_return"]) * 100 for r in rows], linestyle=":", color="tab:blue",
+            linewidth=0.8, label="lowest and highest")
+    ax.plot(x, [float(r["max_player_expected_return"]) * 100 for r in rows], linestyle=":", color="tab:blue",
+            linewidth=0.8)
     ax.plot(x, mean, marker="o", label="mean exact player's expected return")
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("shoe seen, %")

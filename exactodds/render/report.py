@@ -107,7 +107,7 @@ def result_dict(r: WagerResult) -> dict[str, Any]:
             for ln in r.lines
         ],
         "combinations": r.total,
-        "expected_return": exact(r.expected_return),
+        "player_expected_return": exact(r.expected_return),
         "house_edge": exact(r.house_edge),
         "variance": exact(r.variance),
         "standard_deviation": round(r.standard_deviation, 12) if not r.symbolic else None,
@@ -157,7 +157,7 @@ def _figures(r: WagerResult) -> dict[str, Any]:
                 "Hit frequency": Figure(r.hit_frequency, "percent", 4, show_exact=False)}
     return {
         "Expected return": Figure(r.expected_return, "decimal", 8, signed=True),
-        "House edge": Figure(r.house_edge, "percent", 4),
+        "House edge": Figure(r.house_edge, "percent", 4, house_edge=True),
         "Variance": Figure(r.variance, "decimal", 6),
         "Standard deviation": Figure(r.standard_deviation, "float", 6),
         "Hit frequency": Figure(r.hit_frequency, "percent", 4, show_exact=False),
@@ -181,7 +181,7 @@ _TIDY_OUTCOMES = _TIDY_KEYS + (
     Column("combinations", kind="int"), Column("probability", kind="decimal", places=12, twin=True),
     Column("return", kind="decimal", places=12, twin=True))
 _TIDY_SUMMARY = _TIDY_KEYS + tuple(Column(k, kind="decimal", places=12, twin=True) for k in (
-    "expected_return", "house_edge", "variance", "hit_frequency", "push_frequency"))
+    "player_expected_return", "house_edge", "variance", "hit_frequency", "push_frequency"))
 
 
 def _keys(shoe: Shoe, r: WagerResult) -> tuple[Any, ...]:
@@ -215,7 +215,7 @@ def analysis_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = 
 def summary_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = "vector") -> Report:
     """One row per wager and paytable (``analyze --summary``)."""
     columns = (Column("wager", "Wager"), Column("paytable", "Paytable"), Column("section", "Section"),
-               Column("house_edge", "House edge", "percent", 4, empty="meter"),
+               Column("house_edge", "House edge", "percent", 4, empty="meter", house_edge=True),
                Column("standard_deviation", "SD", "float", 4, empty="meter"),
                Column("hit_frequency", "Hit frequency", "percent", 4))
     rows = tuple((r.wager.id, r.paytable.id, f"§{r.wager.section}", None if r.symbolic else r.house_edge,
@@ -256,7 +256,7 @@ def summary_row(r: WagerResult) -> dict[str, Any]:
     """One row per wager and paytable: the summary figures, floats beside exact twins."""
     edge = None if r.symbolic else r.house_edge
     return {"shoe": r.shoe_description, "wager": r.wager.id, "paytable": r.paytable.id, "section": r.wager.section,
-            "expected_return": _number(r.expected_return), "expected_return_exact": r.expected_return,
+            "player_expected_return": _number(r.expected_return), "player_expected_return_exact": r.expected_return,
             "house_edge": _number(edge) if edge is not None else float("nan"), "house_edge_exact": edge,
             "variance": float("nan") if r.symbolic else float(r.variance),
             "variance_exact": None if r.symbolic else r.variance,
@@ -278,6 +278,12 @@ def render(fmt: str, shoe: Shoe, results: Sequence[WagerResult], *, route: str =
 
 def _one_in(p: Fraction) -> str:
     return "never" if p == 0 else f"1 in {decimal(1 / p, 1)}"
+
+
+def _dollars(x: Fraction) -> str:
+    """``$25,000.00``: dollars to the cent, rounded half-even, with thousands separated."""
+    whole, _, cents = decimal(x, 2).partition(".")
+    return f"${int(whole):,}.{cents}"
 
 
 def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, Fraction] | None,
@@ -308,14 +314,14 @@ def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, F
     data: dict[str, Any] = {
         "id": r.wager.id, "name": r.wager.name, "section": r.wager.section, "paytable": r.paytable.id,
         "shoe": r.shoe_description, "meter_units": "meter dollars / wager dollars",
-        "expected_return": str(a.expression), "fixed_return": exact(a.fixed_return),
+        "player_expected_return": str(a.expression), "fixed_return": exact(a.fixed_return),
         "wager_amount": exact(wager_amount) if wager_amount is not None else None,
         "meters": meters,
     }
     if a.spec is not None:
         data["meter_section"] = a.spec.section
     if at is not None:
-        data["at"] = {"meters_units": {k: exact(v) for k, v in at.items()}, "expected_return": exact(a.at(at))}
+        data["at"] = {"meters_units": {k: exact(v) for k, v in at.items()}, "player_expected_return": exact(a.at(at))}
     if long_run is not None:
         data["long_run_rtp"] = exact(long_run)
         data["long_run_includes"] = {k: "increment + reserve" if k in (funded or {}) else "increment + reseed"
@@ -338,7 +344,8 @@ def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, F
     if wager_amount is not None:
         headline["Wager"] = f"${decimal(wager_amount, 2)}"
     if at is not None:
-        shown = ", ".join(f"{k} = {decimal(v, 4)}" for k, v in at.items())
+        shown = ", ".join(f"{k} = {decimal(v, 4)}" + (f" (a meter of {_dollars(v * wager_amount)})"
+                                                      if wager_amount is not None else "") for k, v in at.items())
         headline[f"At {shown}: expected return"] = Figure(a.at(at), "decimal", 8)
     notes = [f"{m['symbol']}: break-even: {m['break_even_note']}" for m in meters if "break_even_note" in m]
     if long_run is not None:

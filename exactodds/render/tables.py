@@ -36,7 +36,7 @@ from exactodds.errors import ExactOddsError
 
 __all__ = ["Column", "Table", "Figure", "Report", "Results", "render_report", "RENDERERS", "FORMATS",
            "grid", "GRID_FORMATS", "dataframe", "decimal", "percent", "exact", "signed", "write_csv",
-           "SIGN_CONVENTION", "Describes", "merge", "render_text", "render_markdown", "render_csv", "render_json",
+           "SIGN_CONVENTION", "PLAYER_HAS_THE_EDGE", "house_edge_words", "Describes", "merge", "render_text", "render_markdown", "render_csv", "render_json",
            "render_html"]
 
 T = TypeVar("T")
@@ -46,6 +46,19 @@ FORMATS = ("text", "json", "csv", "markdown", "html")
 #: Said once, pointed to wherever a player's view is printed (docs/formats.md, "Sign convention").
 SIGN_CONVENTION = ("house edge is the house's (positive when the house wins); the player's expected return "
                    "is its negative (positive when the player wins): see 'Sign convention' in docs/formats.md")
+
+#: What a negative house edge means, said beside it wherever one is printed.
+PLAYER_HAS_THE_EDGE = "the player has the edge"
+
+
+def house_edge_words(value: Any) -> str:
+    """``" (the player has the edge)"`` after a negative house edge, else nothing.
+
+    >>> house_edge_words(Fraction(-1, 100)), house_edge_words(Fraction(1, 100))
+    (' (the player has the edge)', '')
+    """
+    return f" ({PLAYER_HAS_THE_EDGE})" if _is_exact(value) and value < 0 else ""
+
 
 Kind = Literal["text", "int", "exact", "decimal", "percent", "float"]
 
@@ -97,6 +110,8 @@ class Column:
     not exact, e.g. a normal approximation). ``places``: the decimals shown; ``csv_places``: in CSV
     (default ``places``). ``twin``: CSV carries ``KEY_exact`` beside a decimal or percent column.
     ``signed``: a leading ``+`` on positive figures. ``empty``: shown for a cell without a value.
+    ``house_edge``: the column is a house edge, and a negative one is said in words ("the player has the
+    edge") where a reader sees it (CSV keeps the number alone).
     """
 
     key: str
@@ -109,6 +124,7 @@ class Column:
     empty: str = ""
     prefix: str = ""          # e.g. "$" (display only)
     align: str | None = None
+    house_edge: bool = False
 
     @property
     def heading(self) -> str:
@@ -135,7 +151,8 @@ class Column:
         else:
             text = decimal(value, self.places)
         text = signed(text) if self.signed else text
-        return text[0] + self.prefix + text[1:] if self.prefix and text[0] in "+-" else self.prefix + text
+        text = text[0] + self.prefix + text[1:] if self.prefix and text[0] in "+-" else self.prefix + text
+        return text + house_edge_words(value) if self.house_edge else text
 
     def tidy(self, value: Any) -> list[Any]:
         """The cell in CSV: the decimal (a fraction, not a percentage), then its exact twin if ``twin``."""
@@ -167,11 +184,15 @@ class Figure:
     signed: bool = False
     show_exact: bool = True
     after: str = ""           # words after the figure, e.g. "(J: the meter in units of the wager)"
+    house_edge: bool = False  # a house edge: a negative one is said in words
 
     def show(self) -> str:
         text = Column("", kind=self.kind, places=self.places, signed=self.signed).show(self.value)
+        words = house_edge_words(self.value).strip(" ()") if self.house_edge else ""
         if self.show_exact and isinstance(self.value, Fraction) and self.kind != "exact":
-            text += f" (exact {self.value})"
+            text += f" (exact {self.value}{'; ' + words if words else ''})"
+        elif words:
+            text += f" ({words})"
         return f"{text} {self.after}" if self.after else text
 
 

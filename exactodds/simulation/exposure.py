@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -361,15 +362,16 @@ class WagerExposure:
         return self.tally.by_penetration
 
     @property
-    def mean_edge(self) -> Fraction:
-        """The player's exact expected return averaged over every round dealt (positive: the player
-        wins; the name is kept from before the sign convention, see :attr:`mean_player_expected_return`)."""
+    def mean_player_expected_return(self) -> Fraction:
+        """The player's exact expected return averaged over every round dealt (positive: the player wins)."""
         return self.tally.sum_edge / self.rounds
 
     @property
-    def mean_player_expected_return(self) -> Fraction:
-        """The player's exact expected return averaged over every round dealt (positive: the player wins)."""
-        return self.mean_edge
+    def mean_edge(self) -> Fraction:
+        """Deprecated: :attr:`mean_player_expected_return` (the old name said "edge" of the player's figure)."""
+        warnings.warn("WagerExposure.mean_edge is deprecated: use mean_player_expected_return (the same value; "
+                      "the old name goes in the next release)", DeprecationWarning, stacklevel=2)
+        return self.mean_player_expected_return
 
     @property
     def advantage_share(self) -> Fraction:
@@ -406,7 +408,8 @@ class WagerExposure:
                 continue
             edge = sum((r[1] for r in inside), Fraction(0))
             rows.append({"threshold": t, "rounds_bet": bet, "share_bet": Fraction(bet, self.rounds),
-                         "mean_edge": edge / bet, "advantage_share": Fraction(sum(r[2] for r in inside), bet),
+                         "mean_player_expected_return": edge / bet,
+                         "advantage_share": Fraction(sum(r[2] for r in inside), bet),
                          "win_per_100": 100 * edge / self.rounds, "win_per_shoe": edge / self.shoes,
                          "win_per_shoe_se": _se(self.tally.sum_sq_threshold.get(t, Fraction(0)), edge, self.shoes),
                          "realized_per_shoe": sum((r[3] for r in inside), Fraction(0)) / self.shoes})
@@ -459,9 +462,10 @@ class WagerExposure:
         for k in sorted(self.tally.by_penetration):
             n, s, adv, lo, hi = self.tally.by_penetration[k]
             out.append({"seen_from": Fraction(k, PEN_BINS), "seen_to": Fraction(k + 1, PEN_BINS), "rounds": n,
-                        "mean_edge": s / n, "advantage_share": Fraction(adv, n), "min_edge": lo, "max_edge": hi,
-                        "decile_1_edge": self._quantile(k, Fraction(1, 10)),
-                        "decile_9_edge": self._quantile(k, Fraction(9, 10))})
+                        "mean_player_expected_return": s / n, "advantage_share": Fraction(adv, n),
+                        "min_player_expected_return": lo, "max_player_expected_return": hi,
+                        "decile_1_player_expected_return": self._quantile(k, Fraction(1, 10)),
+                        "decile_9_player_expected_return": self._quantile(k, Fraction(9, 10))})
         return out
 
     @functools.cached_property
@@ -473,7 +477,7 @@ class WagerExposure:
     def cut_card_effect(self) -> Fraction:
         """The player's expected return averaged over the rounds dealt with the cover card at ``cut``,
         less the figure off the top: what the cut card does to the hold (negative: the house holds more)."""
-        return self.mean_edge - self.off_the_top
+        return self.mean_player_expected_return - self.off_the_top
 
     @property
     def cut_card_effect_se(self) -> float:
@@ -482,7 +486,7 @@ class WagerExposure:
         t, shoes = self.tally, self.shoes
         if shoes < 2:
             return float("nan")
-        r = self.mean_edge
+        r = self.mean_player_expected_return
         spread = (t.sum_sq_shoe_edge - 2 * r * t.sum_shoe_edge_rounds + r * r * t.sum_sq_shoe_rounds) / (shoes - 1)
         per_shoe = Fraction(self.rounds, shoes)
         return math.sqrt(max(float(spread), 0.0) / shoes) / float(per_shoe)
@@ -506,8 +510,7 @@ class WagerExposure:
     def summary(self) -> dict[str, Any]:
         best = self.best_threshold()
         return {"wager": self.wager.id, "paytable": self.paytable.id, "section": self.wager.section,
-                "shoes": self.shoes, "rounds": self.rounds, "mean_edge": self.mean_edge,
-                "mean_player_expected_return": self.mean_edge,
+                "shoes": self.shoes, "rounds": self.rounds, "mean_player_expected_return": self.mean_player_expected_return,
                 "advantage_share": self.advantage_share, "perfect_win_per_100": self.perfect_per_100,
                 "perfect_win_per_shoe": self.perfect_per_shoe, "perfect_win_per_shoe_se": self.perfect_per_shoe_se,
                 "realized_perfect_per_shoe": self.realized_per_shoe,
@@ -597,12 +600,11 @@ class Exposure(Results[WagerExposure]):
             return exact(v) if isinstance(v, Fraction) else v
 
         tidy = Table(_TIDY, tuple((r.wager.id, r.paytable.id, r.decks, r.cut, r.seed, r.shoes, r.rounds,
-                                   row["threshold"], row["rounds_bet"], row["share_bet"], row["mean_edge"],
-                                   row["mean_edge"], row["win_per_100"], row["win_per_shoe"])
+                                   row["threshold"], row["rounds_bet"], row["share_bet"],
+                                   row["mean_player_expected_return"], row["win_per_100"], row["win_per_shoe"])
                                   for r in self.results for row in r.thresholds()))
         data: dict[str, Any] = {
             "player_expected_return": _MEANING,
-            "edge": _MEANING,                   # the old name of the key above, kept one release
             "wagers": [{**{k: plain(v) for k, v in r.summary().items()},
                         "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
                         "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
@@ -639,7 +641,6 @@ _TIDY = (Column("wager"), Column("paytable"), Column("decks", kind="int"), Colum
          Column("seed", kind="int"), Column("shoes", kind="int"), Column("rounds", kind="int"),
          Column("threshold", kind="int"), Column("rounds_bet", kind="int"),
          Column("share_bet", kind="decimal", places=6),
-         Column("mean_edge", kind="decimal", places=6),             # the old name, kept one release
          Column("mean_player_expected_return", kind="decimal", places=6),
          Column("win_per_100", kind="decimal", places=6), Column("win_per_shoe", kind="decimal", places=6, twin=True))
 
@@ -677,7 +678,7 @@ def _tables(r: WagerExposure) -> tuple[Table, ...]:
              f"cover card {r.cut} from the end, seed {r.seed}; {r.rounds:,} rounds")
     best = r.best_threshold()
     lines = (
-        f"Player's expected return, exact, averaged over the rounds dealt: {percent(r.mean_edge, 4)}",
+        f"Player's expected return, exact, averaged over the rounds dealt: {percent(r.mean_player_expected_return, 4)}",
         f"Rounds with a player advantage: {percent(r.advantage_share, 3)}",
         f"Perfect information (bet 1 unit on exactly those rounds): {decimal(r.perfect_per_100, 4)} units per "
         f"100 rounds, {decimal(r.perfect_per_shoe, 4)} per shoe expected (standard error {_pm(r.perfect_per_shoe_se)}); "
@@ -689,14 +690,15 @@ def _tables(r: WagerExposure) -> tuple[Table, ...]:
          f"betting {percent(best['share_bet'], 2)} of rounds"),
     )
     # the table printed stops where fewer than 0.5% of rounds are bet; JSON and CSV hold every threshold
-    th_rows = tuple((f"{row['threshold']:+d}", row["rounds_bet"], row["share_bet"], row["mean_edge"],
+    th_rows = tuple((f"{row['threshold']:+d}", row["rounds_bet"], row["share_bet"], row["mean_player_expected_return"],
                      row["advantage_share"], row["win_per_100"], row["win_per_shoe"]) for row in r.thresholds()
                     if row["threshold"] >= -2 and row["share_bet"] >= Fraction(1, 200))
-    pen_rows = tuple((f"{percent(row['seen_from'], 0)}–{percent(row['seen_to'], 0)}", row["rounds"], row["mean_edge"],
-                      row["advantage_share"], row["min_edge"], row["max_edge"]) for row in r.penetration())
+    pen_rows = tuple((f"{percent(row['seen_from'], 0)}–{percent(row['seen_to'], 0)}", row["rounds"],
+                      row["mean_player_expected_return"], row["advantage_share"], row["min_player_expected_return"],
+                      row["max_player_expected_return"]) for row in r.penetration())
     plays = tuple(_play_row(p, r.bankroll) for p in r.plays())
     se = r.cut_card_effect_se
-    cut_line = (f"Cut card: {percent(r.mean_edge, 4)} averaged over the rounds dealt against {percent(r.off_the_top, 4)} "
+    cut_line = (f"Cut card: {percent(r.mean_player_expected_return, 4)} averaged over the rounds dealt against {percent(r.off_the_top, 4)} "
                 f"off the top: {percent(r.cut_card_effect, 4)} (standard error "
                 f"{'n/a with one shoe' if math.isnan(se) else f'{se:.4%}'}")
     cut_line += ")" if math.isnan(se) or se == 0 else f"; z = {float(r.cut_card_effect) / se:+.2f})"

@@ -241,10 +241,30 @@ class Wager:
         return max(hits, key=lambda oid: self.rank(paytable, oid))   # "highest": pay the best
 
 
-def _did_you_mean(name: str, known: Iterable[str]) -> str:
-    """``": did you mean 'banker'?"`` for a near miss, else nothing."""
+def _folded(name: str) -> str:
+    """A name as a near miss is compared: case and punctuation folded (``Dragon-7`` → ``dragon7``)."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``" (did you mean 'banker'?)"`` for a near miss, else nothing: case and punctuation folded, a name
+    that begins only one known name, then the closest by spelling.
+
+    >>> ids = ["dragon-7-insurance", "panda-8-insurance", "dragon-bonus-player"]
+    >>> _did_you_mean("dragon7", ids), _did_you_mean("Dragon-7", ids)
+    (" (did you mean 'dragon-7-insurance'?)", " (did you mean 'dragon-7-insurance'?)")
+    >>> _did_you_mean("PANDA_8_INSURANCE", ids), _did_you_mean("xyz", ids)
+    (" (did you mean 'panda-8-insurance'?)", '')
+    """
+    names = list(known)
+    folded: dict[str, str] = {}
+    for k in names:
+        folded.setdefault(_folded(k), k)
+    key = _folded(name)
+    begun = [k for f, k in folded.items() if len(key) >= 3 and f.startswith(key)]
+    close = ([folded[key]] if key in folded else begun if len(begun) == 1 else
+             [folded[f] for f in difflib.get_close_matches(key, list(folded), n=1, cutoff=0.6)] if key else [])
+    close = close or difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -428,6 +428,23 @@ def _has_comment(text: str) -> bool:
         return "#" in text                       # unreadable anyway; a '#' in it is not hidden silently
 
 
+def _with_double_equals(text: str) -> str | None:
+    """``text`` with each lone ``=`` (an assignment, outside quotes) written ``==``, or None if it has none:
+    ``banker_total = 6`` is the comparison ``banker_total == 6`` mistyped.
+
+    >>> _with_double_equals("banker_total = 6 and player_total == 'x=y'"), _with_double_equals("a == 1")
+    ("banker_total == 6 and player_total == 'x=y'", None)
+    """
+    try:
+        at = [t.start[1] for t in tokenize.generate_tokens(io.StringIO(text).readline)
+              if t.type == tokenize.OP and t.string == "="]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for column in reversed(at):
+        text = text[:column] + "==" + text[column + 1:]
+    return text if at else None
+
+
 def _ascii_names(text: str, where: str) -> None:
     """Refuse a name written in other than ASCII letters, digits and '_' (a text in quotes may hold anything):
     Python folds a name to its NFKC form, so a look-alike of a feature's name would read as the feature."""
@@ -491,6 +508,10 @@ class Condition:
         try:
             tree = ast.parse(text, mode="eval")
         except SyntaxError:
+            meant = _with_double_equals(text)
+            if meant is not None:
+                raise ExactOddsError(f"{where}: '=' in a condition: use == to compare, as in {_shorten(meant)} "
+                                     f"(read {_shorten(text)})") from None
             raise ExactOddsError(f"{where}: cannot read condition {_shorten(text)}") from None
         except (RecursionError, MemoryError):
             raise ExactOddsError(f"{where}: condition too long or too deeply nested") from None
