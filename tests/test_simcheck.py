@@ -242,7 +242,7 @@ def test_jsonl_records_and_aggregated_counts(tmp_path: Path) -> None:
 def test_cli_simulate_is_seeded(tmp_path: Path) -> None:
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     for p in (a, b):
-        code, _, _ = run("simulate", "--rounds", "2000", "--seed", "42", "--output", str(p), "--settle", "lucky-six")
+        code, _, _ = run("simulate", "--rounds", "2000", "--seed", "42", "--output", str(p), "--wager", "lucky-six")
         assert code == 0
     assert a.read_bytes() == b.read_bytes()
     code, _, err = run("simulate", "--rounds", "10", "--seed", "1", "--cut", "5", "--output", str(a))
@@ -368,8 +368,8 @@ def test_shards_must_carry_the_same_settlement_columns(tmp_path: Path) -> None:
 
 def test_simulate_writes_a_settlement_column_once(tmp_path: Path) -> None:
     path = tmp_path / "twice.csv"
-    code, _, _ = run("simulate", "--rounds", "3000", "--seed", "1", "--output", str(path), "--settle", "banker",
-                     "--settle", "banker:standard", "--settle", "tie")
+    code, _, _ = run("simulate", "--rounds", "3000", "--seed", "1", "--output", str(path), "--wager", "banker",
+                     "--wager", "banker:standard", "--wager", "tie")
     assert code == 0 and path.read_text().splitlines()[0].endswith(",banker3,banker:standard,tie:8-to-1,tie:9-to-1")
     code, _, _ = run("check-sim", str(path), "--wager", "banker")
     assert code == 0
@@ -380,7 +380,7 @@ def test_simulated_parquet_declares_only_third_cards_nullable(tmp_path: Path) ->
     import pyarrow.parquet as pq
 
     path = tmp_path / "r.parquet"
-    code, _, _ = run("simulate", "--rounds", "3000", "--seed", "5", "--output", str(path), "--settle", "dragon-bonus-player")
+    code, _, _ = run("simulate", "--rounds", "3000", "--seed", "5", "--output", str(path), "--wager", "dragon-bonus-player")
     schema = pq.read_schema(path)
     assert code == 0 and [f.name for f in schema if f.nullable] == ["player3", "banker3"]
     assert pq.read_table(path).column("player3").null_count > 0
@@ -516,7 +516,7 @@ def test_a_simulators_settlement_naming_no_outcome_is_flagged_and_its_chi_square
     lines; the settlement test flags them, and the chi-square of the reported counts is over the
     rounds that are on its lines (scipy refuses totals that disagree)."""
     path = tmp_path / "settled.csv"
-    code, _, err = run("simulate", "--rounds", "3000", "--seed", "5", "--mode", "fresh", "--settle", "tie:8-to-1",
+    code, _, err = run("simulate", "--rounds", "3000", "--seed", "5", "--mode", "fresh", "--wager", "tie:8-to-1",
                        "--quiet", "--output", str(path))
     assert code == 0, err
     lines = path.read_text().splitlines()
@@ -603,8 +603,11 @@ def read_records_of(rounds: SimulatedRounds) -> Records:
 
 
 def test_the_return_row_is_the_exact_mean_with_its_exact_standard_error() -> None:
-    """Observed return = Σ net pay over the rounds exactly; SE = the exact σ of a round / √n; the 95% interval
-    is ±1.96 SE; the detectable deviation and the rounds to detect one agree with each other."""
+    """Observed return = Σ net pay over the rounds exactly; SE = the exact σ of a round / √n; the interval is
+    ± z SE at Holm's level over every test (alpha / (tests - flagged)); the detectable deviation and the rounds to
+    detect one agree with each other, at that level."""
+    from scipy.stats import norm
+
     rounds = simulate(decks=8, rounds=40_000, seed=12, mode="fresh")
     result = check(read_records_of(rounds), wagers=["tie:8-to-1"], detect=Fraction(1, 100))
     (row,) = result.returns
@@ -614,9 +617,12 @@ def test_the_return_row_is_the_exact_mean_with_its_exact_standard_error() -> Non
     exact = analyze(wagers=["tie:8-to-1"]).results[0]
     assert row.exact == exact.expected_return
     assert math.isclose(row.se, math.sqrt(float(exact.variance) / n), rel_tol=1e-12)
-    lo, hi = row.interval_95
-    assert math.isclose((hi - lo) / 2, 1.959963984540054 * row.se, rel_tol=1e-9) and lo < float(row.observed) < hi
-    reach = 2.5758293035489 + 0.8416212335729143                  # z of 1 - 0.01/2 and of the 80% power
+    level = 0.01 / (len(result.rows) - len(result.flagged))
+    assert row.interval is not None and math.isclose(row.confidence, 1 - level)
+    lo, hi = row.interval
+    critical = float(norm.isf(level / 2))
+    assert math.isclose((hi - lo) / 2, critical * row.se, rel_tol=1e-9) and lo < float(row.observed) < hi
+    reach = critical + 0.8416212335729143                         # and the z of the 80% power
     assert math.isclose(row.detectable, reach * row.se, rel_tol=1e-9)
     assert row.rounds_to_detect == math.ceil((reach * math.sqrt(float(exact.variance)) / 0.01) ** 2)
 
@@ -663,7 +669,7 @@ def test_the_return_the_simulator_paid_is_shown_beside_the_cards_own(tmp_path: P
     write_records(rounds, str(path), settle=[(cat["perfect-pairs-player"], cat["perfect-pairs-player"].paytable("A"))])
     code, out, _ = run("check-sim", str(path), "--wager", "perfect-pairs-player:A", "--format", "json")
     returns = {r["wager"]: r for r in json.loads(out)["returns"]}
-    paid = returns["perfect-pairs-player:A (as reported)"]
+    paid = returns["perfect-pairs-player:A (as the simulator settled)"]
     with path.open(newline="", encoding="utf-8") as fh:
         column = [row["perfect-pairs-player:A"] for row in csv.DictReader(fh)]
     nets = {o.id: o_pay.net for o in cat["perfect-pairs-player"].outcomes
@@ -760,3 +766,146 @@ def test_the_csv_carries_each_wagers_return_and_detect_says_what_it_cannot(tmp_p
     assert all(r["rounds_to_detect"] == str(needed) for r in rows)
     code, _, err = run("check-sim", str(path), "--wager", "heavenly-9-progressive", "--detect", "1%")
     assert code == 2 and "--detect: no wager checked has a fixed paytable" in err
+
+
+# -- issue 42: one answer per row ----------------------------------------------------------------------------------
+
+def _outside(row) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the exact return lies outside the row's printed interval (as printed: 5 decimals)."""
+    lo, hi = row.interval
+    return not float(f"{lo:+.5f}") <= float(row.exact) <= float(f"{hi:+.5f}")
+
+
+def test_twenty_seeds_of_a_true_simulator_no_row_outside_its_interval_when_the_headline_is_ok() -> None:
+    """20 seeded runs of the reference simulator (every round off a fresh shoe, and real shoes to the cut card):
+    each row's interval is at Holm's level, worked out here from the tests themselves (alpha / (tests - flagged)),
+    a row is flagged exactly when the exact return is outside it, and no row is when the headline is OK; the
+    headline is OK at the stated rate (at most alpha of runs flagged: 3 or more of 20 at 1% has a chance of 0.001)."""
+    from scipy.stats import norm
+
+    ok = 0
+    for seed in range(20):
+        rounds = simulate(decks=8, rounds=3_000, seed=4200 + seed, mode="fresh" if seed % 2 else "shoe")
+        result = check(read_records_of(rounds), wagers=["banker", "tie:8-to-1", "player-pair", "dragon-bonus-banker:A"],
+                       alpha=0.01)
+        level = 0.01 / (len(result.rows) - len(result.flagged)) if len(result.flagged) < len(result.rows) else 0.01
+        z_flags = {f"{r.wager}:{r.paytable}": r.flagged for r in result.rows if r.test == "z return"}
+        assert len(result.returns) == 4
+        for row in result.returns:
+            assert row.interval is not None and row.verdict in ("variance", "FLAG: bug (outside its interval)")
+            critical = float(norm.isf(level / 2))
+            assert math.isclose(row.interval[1] - float(row.observed), critical * row.se, rel_tol=1e-9)
+            assert row.flagged == z_flags[row.wager] == _outside(row) == (row.verdict != "variance")
+            if result.ok:
+                assert not _outside(row)
+        ok += result.ok
+    assert ok >= 18
+
+
+def test_a_row_outside_its_interval_is_the_flagged_one_and_the_note_counts_the_tests() -> None:
+    """Counts of the Tie bet 5 standard deviations off, beside a fair Banker: the Tie's row alone is FLAG, the exact
+    return outside its interval; the note under the table names the tests run and the 1 in 20 of a plain 95%."""
+    from exactodds.analyses.pricing import price
+    from exactodds.engine import deal
+    from exactodds.game.shoe import Shoe
+
+    cat = load_catalogue()
+    n = 100_000
+    dist = deal(Shoe.decks(8))
+    data: dict[str, dict[str, int]] = {}
+    for wid, table in (("tie", "8-to-1"), ("banker", "standard")):
+        r = price(cat[wid], cat[wid].paytable(table), dist)
+        counts = {ln.id: round(float(ln.probability) * n) for ln in r.lines}
+        counts["lose"] += n - sum(counts.values())
+        data[f"{wid}:{table}"] = counts
+    tie = data["tie:8-to-1"]
+    shift = round(5 * math.sqrt(tie["tie"]))
+    tie["tie"] += shift
+    tie["lose"] -= shift
+    data["banker:standard"] = {k: v for k, v in data["banker:standard"].items()}
+    result = check_counts({"rounds": n, "wagers": data}, alpha=0.01)
+    rows = {x.wager: x for x in result.returns}
+    assert rows["tie:8-to-1"].flagged and _outside(rows["tie:8-to-1"])
+    assert not rows["banker:standard"].flagged and not _outside(rows["banker:standard"])
+    assert rows["tie:8-to-1"].verdict == "FLAG: bug (outside its interval)" and rows["banker:standard"].verdict == "variance"
+    text = str(result)
+    assert f"{len(result.rows)} tests were run: a plain 95% interval misses the exact return 1 time in 20 by chance" in text
+    assert f"Holm at alpha 0.01 over the {len(result.rows)} tests" in text and "95% interval  " not in text
+
+
+def test_the_simulators_own_settlement_is_shown_only_where_it_differs_and_labelled(tmp_path: Path) -> None:
+    cat = load_catalogue()
+    right = tmp_path / "right.csv"
+    write_records(simulate(decks=8, rounds=5_000, seed=2, mode="fresh"), str(right),
+                  settle=[(cat["banker"], cat["banker"].paytable("standard"))])
+    code, out, _ = run("check-sim", str(right), "--wager", "banker", "--verbose", "--format", "json")
+    data = json.loads(out)
+    assert [x["wager"] for x in data["returns"]] == ["banker:standard"]            # no duplicate row
+    assert not any(t["test"].startswith("reported ") for t in data["tests"])       # nor duplicate tests
+    assert {t["test"] for t in data["tests"] if t["wager"] == "banker"} >= {"settlement", "z return"}
+    wrong = tmp_path / "wrong.csv"
+    write_records(simulate(decks=8, rounds=20_000, seed=6, mode="fresh", faults=["perfect-pairs-mixed-as-coloured"]),
+                  str(wrong), settle=[(cat["perfect-pairs-player"], cat["perfect-pairs-player"].paytable("A"))])
+    code, out, _ = run("check-sim", str(wrong), "--wager", "perfect-pairs-player:A")
+    settled = next(line for line in out.splitlines() if line.startswith("perfect-pairs-player:A (as the simulator "
+                                                                        "settled)"))
+    assert code == 1 and "FLAG: bug (" in settled and "settled differently from their cards" in settled
+    assert "(as reported)" not in out and "the return of the outcomes the simulator wrote, shown where they differ" in out
+
+
+def test_a_drawing_rule_broken_is_named_and_the_side_bets_verdicts_are_withheld(tmp_path: Path) -> None:
+    """Table 1's cell (Banker 6, Player's third card 5) flipped: the rule is named with its paragraph; the rounds
+    left out make the rest no fair sample, so no side bet is flagged as a second bug: their verdicts are withheld,
+    with the reason, and the headline counts one flagged test."""
+    path = tmp_path / "t1.csv"
+    write_records(simulate(decks=8, rounds=200_000, seed=3, mode="fresh", faults=["table1:6,5"]), str(path))
+    rule = "Banker must stay on 6 when the Player's third card is 5 (Table 1), §627a.10(c)(2)(iii)"
+    code, out, _ = run("check-sim", str(path), "--wager", "banker", "--wager", "dragon-7-insurance",
+                       "--wager", "lucky-six", "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and [t["test"] for t in data["tests"] if t["flagged"]] == ["drawing rules"]
+    assert rule in next(t["detail"] for t in data["tests"] if t["test"] == "drawing rules")
+    assert all(b["rule"] == rule for b in data["rule_breaks"])
+    assert data["withheld"].startswith(f"{data['tests'][0]['statistic']:,.0f} rounds that break the drawing rules "
+                                       "were left out")
+    assert all(t["withheld"] for t in data["tests"] if t["wager"] not in ("cards",))
+    assert all(x["verdict"] == "withheld" and x["interval"] is None for x in data["returns"])
+    code, out, _ = run("check-sim", str(path), "--wager", "dragon-7-insurance")
+    assert code == 1 and "Withheld: the wagers' and the shoes' tests are shown, not judged: " in out and rule in out
+    assert "tests, Holm-adjusted at alpha 0.01 (" in out.splitlines()[0] and "more withheld)" in out.splitlines()[0]
+
+
+def test_a_validation_file_read_as_a_simulators_output_is_named_in_one_line(tmp_path: Path) -> None:
+    from exactodds.game.shoe import Shoe
+    from exactodds.simulation.validation import validation_rounds, write_validation
+
+    cat = load_catalogue()
+    pairs = [(cat["tie"], cat["tie"].paytable("8-to-1"))]
+    path = tmp_path / "validation.csv"
+    write_validation(validation_rounds(pairs, [Shoe.decks(8)]), pairs, str(path), "csv")
+    code, out, err = run("check-sim", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"exactodds: error: {path}: a validation file") and "check-sim --validation" in err
+    code, out, _ = run("check-sim", str(path), "--validation")
+    assert code == 0 and "every settlement and the drawing rules checked" in out
+
+
+def test_alpha_is_a_percentage_like_every_other(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    write_records(simulate(decks=8, rounds=2_000, seed=1, mode="fresh"), str(path))
+    outs = [run("check-sim", str(path), "--wager", "tie:8-to-1", "--alpha", a, "--format", "json")[1]
+            for a in ("1%", "0.01", " 1 % ")]
+    assert json.loads(outs[0])["alpha"] == 0.01 and outs[0] == outs[1] == outs[2]
+    for bad in ("0", "100%", "abc", "-1%"):
+        code, out, err = run("check-sim", str(path), "--alpha", bad)
+        assert code == 2 and out == "" and err.startswith("exactodds: error: --alpha") and err.count("\n") == 1
+
+
+def test_certificate_and_check_sim_validation_read_alike() -> None:
+    """``certificate --validation FILE`` writes the file, ``check-sim --validation`` reads it: each help names the
+    other with the same words."""
+    _, cert, _ = run("certificate", "--help")
+    _, sim, _ = run("check-sim", "--help")
+    flat = [" ".join(text.split()) for text in (cert, sim)]
+    assert "check-sim --validation" in flat[0] and "certificate --validation FILE" in flat[1]
+    assert all("validation file" in text for text in flat)

@@ -83,6 +83,8 @@ def test_a_riffled_shoe_is_caught_by_card_guessing_and_a_shuffled_one_is_not(tmp
     caught = _within(riffled)
     assert caught["card guessing"]["flagged"] and caught["card guessing"]["statistic"] > 4
     assert "cards of the previous card's rank against" in caught["card guessing"]["detail"]
+    assert caught["card guessing"]["detail"].startswith("cards of the same rank come together more often than a "
+                                                        "random shuffle allows (neighbouring cards stay together); ")
     calm = _within(true_csv)
     assert set(calm) == {"card guessing", "runs", "serial correlation"} and not any(t["flagged"] for t in calm.values())
     assert _within(true_jsonl) == calm                                 # the same rounds read from JSON Lines

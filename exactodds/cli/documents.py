@@ -62,10 +62,10 @@ from exactodds.render.tables import Column, Report, Table, render_report
 @click.option("--one-route", is_flag=True, help="Count by the multiset tables alone, without confirming every table "
               "by the recursive walk (faster for wagers reading every card's suit; the certificate says so).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.option("--validation", "validation", metavar="FILE", help="Also write a validation data file (.csv, .jsonl, "
+@click.option("--validation", "validation", metavar="FILE", help="Also write a validation file FILE (.csv, .jsonl, "
               ".parquet; .gz after CSV or JSON Lines): a round of every outcome of every wager certified, rare ones "
               "included, and of every value-level round class, each with its settlement, for your software to "
-              "settle and check-sim --validation to compare.")
+              "settle and 'check-sim --validation' to check.")
 def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: tuple[str, ...], everything: bool,
                 paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
                 fmt: str, output: str | None,

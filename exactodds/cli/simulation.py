@@ -18,9 +18,9 @@ from exactodds.cli import options
 from exactodds.cli.core import EXIT_CHECK_FAILED, command, either, given, progress
 from exactodds.errors import ExactOddsError
 from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
-from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, detect
-from exactodds.simulation.simulate import record_table, simulate_chunks
-from exactodds.simulation.withinshoe import SHOE_COLUMN
+from exactodds.simulation.recordio import RecordWriter, detect
+from exactodds.simulation.simulate import record_columns, record_table, simulate_chunks
+from exactodds.wagers.bet_size import parse_dollars
 
 _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
 
@@ -35,9 +35,10 @@ _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
 @options.wager
 @options.hidden_alias("--settle", "settle", multiple=True, callback=options.each_once)
 @options.paytables
+@options.bet
 @click.option("--fault", "faults", multiple=True, help="Break the simulator on purpose (repeatable): table1:B,X, "
-              "with-replacement, perfect-pairs-mixed-as-coloured, without:CARD (e.g. without:5s) or riffle:K "
-              "(K riffles, not a full shuffle).")
+              "with-replacement, perfect-pairs-mixed-as-coloured, without:CARD (e.g. without:5s), riffle:K "
+              "(K riffles, not a full shuffle) or mispay:WAGER (with --bet: its top award paid one unit more).")
 @click.option("--shoe-column", is_flag=True, help="Write a 'shoe' column numbering each round's shoe, for "
               "check-sim's within-shoe tests (--mode shoe).")
 @options.record_format
@@ -46,12 +47,14 @@ _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
               ".bz2 or .lz4 after a CSV or JSON Lines name; '-' for standard output).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, wagers: tuple[str, ...],
-             settle: tuple[str, ...],
-             paytables_files: tuple[str, ...], faults: tuple[str, ...], shoe_column: bool, record_format: str | None,
-             old_format: str | None, output: str, quiet: bool) -> None:
+             settle: tuple[str, ...], paytables_files: tuple[str, ...], bet: str | None, faults: tuple[str, ...],
+             shoe_column: bool, record_format: str | None, old_format: str | None, output: str, quiet: bool) -> None:
     """Deal rounds with the seeded reference simulator and write check-sim records, in bounded memory.
 
     Each --wager adds the settlement column of that wager paytable ('--wager all': every one of the catalogue).
+    With --bet, each settlement column holds the net amount the wager won or lost on a bet of that size (a
+    vigorish rounded up to 25¢, §627a.12(c)), and a 'stake' column the bet: what a real game's log records,
+    which check-sim checks round by round against the paytable.
     """
     fmt = either(record_format, old_format, "--format (of simulate's records)", "--record-format")
     settle = either(wagers, settle, "--settle", "--wager")
@@ -67,6 +70,20 @@ def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, wag
             else:
                 pairs += [(w, w.paytables[t]) for w, t in priced_pairs(cat, [item], where="--wager")]
         pairs = list({(w.id, t.id): (w, t) for w, t in pairs}.values())   # each settlement column once
+    stake = parse_dollars(bet, where="--bet") if bet is not None else None
+    if stake is not None and not settle:
+        raise ExactOddsError("--bet goes with --wager (the wagers whose amounts are written)")
+    for fault in faults:
+        if fault.startswith("mispay:"):
+            name = fault[len("mispay:"):]
+            if stake is None:
+                raise ExactOddsError(f"--fault {fault}: a mispayment is written as an amount: it goes with --bet")
+            if not any(w.id == name for w, _ in pairs):
+                raise ExactOddsError(f"--fault {fault}: {name!r} is not settled here (give --wager {name})")
+    for w, t in pairs if stake is not None else ():
+        if any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered):
+            raise ExactOddsError(f"--bet: {w.id}:{t.id} pays a share of a meter, which an amount cannot be "
+                                 "written without: settle it without --bet")
     try:
         kind = fmt or (detect(output, None)[0] if output != "-" else "csv")
     except ExactOddsError as exc:
@@ -79,12 +96,12 @@ def simulate(decks: int, rounds: int, seed: int | None, mode: str, cut: int, wag
     extras.load("pyarrow")                               # before the seed is drawn and said: one line if missing
     seed = options.drawn_seed(seed)
     chunks = simulate_chunks(decks=decks, rounds=rounds, seed=seed, mode=mode, cut=cut, faults=faults)
-    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs), *([SHOE_COLUMN] if shoe_column else [])]
+    columns = record_columns(pairs, shoe=shoe_column, bet=stake)
     t0 = time.perf_counter()
     show = not quiet and sys.stderr.isatty() and output != "-"
     with RecordWriter(output, kind, columns) as out, progress(show, length=rounds, label="dealing") as bar:
         for part in chunks:                          # a full disk: one line naming --output, no file left
-            out.write(record_table(part, pairs, shoe=shoe_column))
+            out.write(record_table(part, pairs, shoe=shoe_column, bet=stake))
             bar.update(min(len(part), max(0, rounds - (out.rows - len(part)))))
     wall = time.perf_counter() - t0
     click.echo(f"dealt and wrote {out.rows:,} rounds in {wall:.2f} s ({out.rows / wall / 1e6:.2f} M rounds/s)"
@@ -99,6 +116,14 @@ def _deviation(text: str) -> Fraction:
     return value
 
 
+def _alpha(text: str) -> float:
+    """``--alpha``: a significance level, as a percentage (``1%``) or a number (``0.01``), above 0 and below 1."""
+    value = options.number_or_percent(text, "--alpha", "1% or 0.01")
+    if not 0 < value < 1:
+        raise ExactOddsError(f"--alpha: a significance level is above 0 and below 1 (100%), got {text!r}")
+    return float(value)
+
+
 def _no_total() -> Iterator[int]:
     """An iterable without a length: the progress bar counts without a total."""
     yield from ()
@@ -109,7 +134,9 @@ def _no_total() -> Iterator[int]:
 @options.decks
 @options.wager
 @options.paytables
-@click.option("--alpha", type=float, default=0.01, show_default=True, help="Significance after Holm's correction.")
+@click.option("--alpha", "alpha_text", default="1%", show_default=True, metavar="LEVEL",
+              help="Significance after Holm's correction over every test, e.g. 1% or 0.01: the headline, each "
+              "row's verdict and its interval read it.")
 @click.option("--counts", is_flag=True, help="SOURCE holds aggregated outcome counts (JSON), not rounds.")
 @click.option("--input-format", "input_format", type=_RECORD_FORMATS, default=None,
               help="Record format (default: from each file's extension).")
@@ -118,13 +145,14 @@ def _no_total() -> Iterator[int]:
 @click.option("--verbose", is_flag=True, help="Show every test, not only flagged ones.")
 @click.option("--detect", metavar="DEVIATION", help="Also show the rounds needed to detect a deviation of the return "
               "this large, e.g. 0.1% or 0.001 (at --alpha, with 80% power).")
-@click.option("--validation", is_flag=True, help="SOURCE is a validation file (certificate --validation) with "
-              "your software's settlements: check each round's settlement and the drawing rules, no statistics.")
+@click.option("--validation", is_flag=True, help="SOURCE is a validation file: the rounds 'certificate "
+              "--validation FILE' wrote, settled by your software. Checks each round's settlement and the drawing "
+              "rules, no statistics.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @options.result_format
 @click.pass_context
 def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tuple[str, ...],
-              paytables_files: tuple[str, ...], alpha: float, counts: bool, input_format: str | None, lenient: bool,
+              paytables_files: tuple[str, ...], alpha_text: str, counts: bool, input_format: str | None, lenient: bool,
               scheduler: str | None, verbose: bool, detect: str | None, validation: bool, quiet: bool,
               fmt: str) -> None:
     """Test a simulator's output against the exact distribution: files, directories or globs of
@@ -139,6 +167,7 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
     2 bad input.
     """
     deviation = _deviation(detect) if detect is not None else None
+    alpha = _alpha(alpha_text)
     if validation and (counts or detect is not None):
         raise ExactOddsError(f"--validation checks rounds one by one: it does not go with "
                              f"{'--counts' if counts else '--detect'}")
@@ -148,8 +177,6 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
     stated_decks = given(ctx, "decks")
     if not 1 <= decks <= 10**7:
         raise ExactOddsError(f"--decks: number of decks must be a whole number from 1 to 10,000,000, got {decks}")
-    if not 0 < alpha < 1:
-        raise ExactOddsError(f"--alpha must be between 0 and 1, got {alpha}")
     cat = options.catalogue(paytables_files)
     if counts:
         data = read_counts(path)

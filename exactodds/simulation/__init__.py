@@ -11,14 +11,16 @@ import lazy_loader
 # Each name is imported from its module when first used, so importing one module of this layer
 # does not import the others.
 __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
+    "amounts": ["amounts_of", "amount_text", "pays_per_stake"],
     "checksim": [
         "Records", "read_records", "read_counts", "CheckResult", "TestRow", "ReturnRow", "RuleBreaks", "Tally",
         "check", "check_files", "check_counts", "tally_chunk", "tally_file"
     ],
     "cluster": ["dask_client"],
+    "explain": ["rule_broken", "meaning"],
     "exposure": ["Exposure", "WagerExposure", "exposure_batch", "ExposureSpec", "TC_RANGE"],
     "recordio": [
-        "Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources",
+        "Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "STAKE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources",
         "read_chunks",
         "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead"
     ],
@@ -31,13 +33,15 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "POINTS", "deal_from", "window_draws", "invalid_rounds", "features", "settle_rounds", "settle_many",
         "round_keys", "slot_arrays", "settle_iter"
     ],
-    "simulate": ["SimulatedRounds", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"],
+    "simulate": ["SimulatedRounds", "simulate_chunks", "deal_shoes", "write_records", "record_table", "record_columns",
+                 "FAULTS"],
     "testing": ["assert_matches"],
     "validation": ["ValidationRounds", "validation_rounds", "write_validation", "SEARCH_BATCHES"],
     "withinshoe": ["SERIAL_ROUNDS", "WithinShoe", "Carry", "tally_within", "within_rows", "split_shoes"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
+    from exactodds.simulation.amounts import amount_text, amounts_of, pays_per_stake
     from exactodds.simulation.checksim import (
         CheckResult,
         Records,
@@ -54,6 +58,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         tally_file,
     )
     from exactodds.simulation.cluster import dask_client
+    from exactodds.simulation.explain import meaning, rule_broken
     from exactodds.simulation.exposure import TC_RANGE, Exposure, ExposureSpec, WagerExposure, exposure_batch
     from exactodds.simulation.recordio import (
         CARD_COLUMNS,
@@ -61,6 +66,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         FORMATS,
         MAX_RECORD_BYTES,
         SHOE_COLUMN,
+        STAKE_COLUMN,
         Chunk,
         RecordWriter,
         arrow_strings,
@@ -102,6 +108,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         FAULTS,
         SimulatedRounds,
         deal_shoes,
+        record_columns,
         record_table,
         simulate_chunks,
         write_records,

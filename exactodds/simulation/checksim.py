@@ -12,15 +12,21 @@ exact probabilities off the top of the stated shoe:
 * an exact two-sided binomial test of the top award's count.
 
 When the records carry the simulator's own settlement (a column
-``WAGER:PAYTABLE`` holding the outcome id it paid), every round's settlement is
-also recomputed from its cards, and any disagreement is flagged outright; so is
-a round whose third cards break the drawing rules of §627a.10 (left out and
-listed). The dealt cards are tested for what the rules cannot tell apart (every
-card of a point value, every suit, the ranks 10, J, Q, K equally often), and each
-wager's observed return is set beside the exact one with its standard error,
-intervals and the deviation this many rounds can detect (:class:`ReturnRow`).
-p-values are adjusted for testing many wagers at once (Holm); a test is
-flagged when its adjusted p-value is below ``alpha``.
+``WAGER:PAYTABLE`` holding the outcome id it paid, or the net amount it paid:
+:mod:`exactodds.simulation.amounts`), every round's settlement is also recomputed
+from its cards, and any disagreement is flagged outright; so is a round whose
+third cards break the drawing rules of §627a.10 (left out and listed, the rule
+broken named in words). The rounds kept are then no fair sample of a true deal,
+so the wagers' and the shoes' tests are shown but withheld from judgement. The
+dealt cards are tested for what the rules cannot tell apart (every card of a
+point value, every suit, the ranks 10, J, Q, K equally often), and each wager's
+observed return is set beside the exact one with its standard error, interval,
+verdict and the deviation this many rounds can detect (:class:`ReturnRow`).
+p-values are adjusted for testing many wagers at once (Holm); a test is flagged
+when its adjusted p-value is below ``alpha``, which is when its p-value is below
+Holm's level for the tests not flagged (:attr:`CheckResult.level`): each row's
+interval is drawn at that level, so a row is flagged exactly when the exact
+return lies outside its interval (or its rounds were settled or paid wrong).
 
 Exact probabilities describe rounds dealt off the top of a full shoe. A
 simulator that deals shoes to a cut card draws from depleted shoes, which
@@ -33,7 +39,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -50,9 +56,12 @@ from exactodds.errors import ExactOddsError, read_json
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Describes, Report, Table, dataframe, render_report
+from exactodds.simulation.amounts import amount_text, amounts_of, pays_per_stake
 from exactodds.simulation.cluster import dask_client
+from exactodds.simulation.explain import meaning, rule_broken
 from exactodds.simulation.recordio import (
     CARD_COLUMNS,
+    STAKE_COLUMN,
     Chunk,
     expand_sources,
     read_ahead,
@@ -84,12 +93,21 @@ class RuleBreaks:
 
     KEPT = 1000
     count: int = 0
-    first: list[tuple[str, int, str]] = field(default_factory=list)
+    first: list[tuple[str, int, str, str]] = field(default_factory=list)     # (source, line, cards, rule broken)
+    rules: dict[str, int] = field(default_factory=dict)                     # rule broken (in words) -> rounds
 
     def add(self, other: RuleBreaks) -> RuleBreaks:
         self.count += other.count
         self.first = (self.first + other.first)[:self.KEPT]
+        for rule, n in other.rules.items():
+            self.rules[rule] = self.rules.get(rule, 0) + n
         return self
+
+    def summary(self, most: int = 3) -> str:
+        """The rules broken, most rounds first: ``Player must draw on 5, §627a.10(b)(1) (12 rounds); ...``."""
+        ranked = sorted(self.rules.items(), key=lambda x: (-x[1], x[0]))
+        return "; ".join(f"{rule} ({_rounds(n, 'round')})" for rule, n in ranked[:most]) + (
+            f"; and {len(ranked) - most} more" if len(ranked) > most else "")
 
 
 @dataclass(frozen=True)
@@ -183,8 +201,13 @@ def _valid(chunk: Any, *, decks: int | None) -> tuple[np.ndarray, list[tuple[str
     broken = RuleBreaks()
     if rule_breaks.any():
         broken.count = int(rule_breaks.sum())
-        broken.first = [(chunk.source, chunk.line(int(lines[i])), f"Player {_show(player[i])}, Banker {_show(banker[i])}")
-                        for i in np.flatnonzero(rule_breaks)[:RuleBreaks.KEPT]]
+        which, per_code = np.unique(codes[rule_breaks], return_counts=True)     # the rule broken: by value code
+        said = {int(c): rule_broken(*(d.tolist() for d in np.split(decode_digits(np.array([c]))[0], 2)))
+                for c in which.tolist()}
+        for c, n in zip(which.tolist(), per_code.tolist()):
+            broken.rules[said[c]] = broken.rules.get(said[c], 0) + n
+        broken.first = [(chunk.source, chunk.line(int(lines[i])), f"Player {_show(player[i])}, Banker {_show(banker[i])}",
+                         said[int(codes[i])]) for i in np.flatnonzero(rule_breaks)[:RuleBreaks.KEPT]]
         ok &= ~rule_breaks
     counts = np.bincount(codes if ok.all() else codes[ok], minlength=VALUE_SPACE)
     return ok, problems, codes, counts, broken
@@ -234,6 +257,7 @@ class TestRow:
     adjusted: float = math.nan
     flagged: bool = False
     detail: str = ""
+    withheld: str = ""                   # why the test is shown but not judged (not one of Holm's tests)
 
 
 def _rounds(n: int, what: str) -> str:
@@ -255,35 +279,52 @@ _TESTS = (Column("wager", "Wager:paytable"), Column("test", "Test"),
           _Significant("adjusted_p_value", "Adjusted p", "float", places=3), Column("flagged", "Flag"),
           Column("detail", "Detail"))
 
-#: Per wager: the observed return against the exact one (:class:`ReturnRow`).
+#: The label of a return computed from the simulator's own settlement (its outcome ids), shown where it differs.
+SETTLED = " (as the simulator settled)"
+
+#: Per wager: the observed return against the exact one (:class:`ReturnRow`), with its verdict.
 _RETURNS = (Column("wager", "Wager:paytable"), Column("observed", "Observed", "decimal", places=6, signed=True, twin=True),
             Column("exact", "Exact", "decimal", places=6, signed=True, twin=True), Column("se", "SE", "float", places=6),
-            Column("interval_95", "95% interval"), Column("interval_99", "99% interval"),
-            Column("z", "z", "float", places=2, signed=True), _Significant("p_value", "p", "float", places=3),
+            Column("interval", "Interval"), Column("z", "z", "float", places=2, signed=True),
+            _Significant("p_value", "p", "float", places=3), Column("verdict", "Verdict"),
             Column("detectable", "Detectable", "float", places=6))
+
+#: The column of the return paid, where a settlement column holds amounts.
+_PAID = Column("paid", "Paid", "decimal", places=6, signed=True, twin=True)
 
 #: The CSV's further columns: each test's row carries its wager's return (:class:`ReturnRow`), blank where
 #: the wager has none (a share of a meter, or a row of the cards or the shoes).
 _RETURN_TIDY = (Column("observed_return", "Observed return", "decimal", places=6, signed=True, twin=True),
                 Column("exact_return", "Exact return", "decimal", places=6, signed=True, twin=True),
-                Column("se", "SE", "float", places=6), Column("low_95", "95% low", "float", places=6),
-                Column("high_95", "95% high", "float", places=6), Column("low_99", "99% low", "float", places=6),
-                Column("high_99", "99% high", "float", places=6), Column("detectable", "Detectable", "float", places=6),
+                Column("paid_return", "Paid return", "decimal", places=6, signed=True, twin=True),
+                Column("se", "SE", "float", places=6), Column("low", "Interval low", "float", places=6),
+                Column("high", "Interval high", "float", places=6),
+                _Significant("confidence", "Confidence", "float", places=6), Column("verdict", "Verdict"),
+                Column("detectable", "Detectable", "float", places=6),
                 Column("rounds_to_detect", "Rounds to detect", "int"))
 
 
 def _return_cells(x: ReturnRow | None) -> tuple[Any, ...]:
     if x is None:
         return (None,) * len(_RETURN_TIDY)
-    return (x.observed, x.exact, x.se, *x.interval_95, *x.interval_99, x.detectable, x.rounds_to_detect)
+    low, high = x.interval if x.interval is not None else (None, None)
+    return (x.observed, x.exact, x.paid, x.se, low, high, x.confidence, x.verdict, x.detectable, x.rounds_to_detect)
 
 
 #: The rounds that break the drawing rules.
-_BROKEN = (Column("source", "Source"), Column("line", "Line", "int"), Column("cards", "Cards"))
+_BROKEN = (Column("source", "Source"), Column("line", "Line", "int"), Column("cards", "Cards"),
+           Column("rule", "Rule broken"))
 
 #: A flagged wager's rounds per outcome against the exact expectation.
 _OBSERVED = (Column("outcome", "Outcome"), Column("observed", "Observed", "int"),
              Column("expected", "Expected", "float", places=1))
+
+
+def _level(t: float) -> str:
+    """A test's level as a confidence: ``99.9969%``, or ``1 - 1e-200`` where a percentage would read 100%."""
+    places = max(1, min(8, math.ceil(-math.log10(t * 100)) + 1)) if t > 0 else 8
+    text = f"{(1 - t) * 100:.{places}f}%"
+    return text if not text.startswith("100") else f"1 - {t:.2g}"
 
 
 @dataclass(frozen=True)
@@ -298,13 +339,21 @@ class CheckResult(Describes):
     invalid_count: int = 0
     first_invalid: str = ""                                  # the first, as SOURCE:LINE: problem
     returns: tuple[ReturnRow, ...] = ()                      # per wager with a fixed paytable
-    rule_breaks: tuple[tuple[str, int, str], ...] = ()       # the first rounds that break §627a.10
+    rule_breaks: tuple[tuple[str, int, str, str], ...] = ()  # the first rounds that break §627a.10, with the rule
     detect: Fraction | None = None                           # --detect
     validation: bool = False                                 # a validation file: settlements only, no statistic
+    level: float = math.nan                                  # Holm's level for every test not flagged (and the
+                                                             # intervals'): alpha / (tests - flagged)
+    withheld: str = ""                                       # why the statistics are shown but not judged
 
     @property
     def flagged(self) -> list[TestRow]:
         return [r for r in self.rows if r.flagged]
+
+    @property
+    def tests_run(self) -> int:
+        """The tests Holm's rule judged (withheld ones shown, not counted)."""
+        return sum(1 for r in self.rows if not r.withheld)
 
     @property
     def ok(self) -> bool:
@@ -326,13 +375,18 @@ class CheckResult(Describes):
             headline["Invalid rounds"] = (f"{_rounds(self.invalid_count or len(self.invalid), 'invalid round')} "
                                           f"left out (first: {self.first_invalid})")
         headline["Result"] = self.verdict()
+        if self.withheld:
+            headline["Withheld"] = (f"the wagers' and the shoes' tests are shown, not judged: {self.withheld} "
+                                    "(fix the drawing rules and check again)")
         every = Table(_TESTS, tuple((f"{r.wager}:{r.paytable}" if r.paytable else r.wager, r.test, r.statistic,
-                                       r.p_value, r.adjusted, "FLAG" if r.flagged else "", r.detail)
+                                       r.p_value, r.adjusted, "FLAG" if r.flagged else "withheld" if r.withheld else "",
+                                       r.detail)
                                       for r in self.rows))
-        shown = every if verbose or self.validation else Table(_TESTS, tuple(row for row in every.rows if row[5]))
+        shown = every if verbose or self.validation else Table(_TESTS, tuple(row for row in every.rows
+                                                                              if row[5] == "FLAG"))
         returns = {x.wager: x for x in self.returns}
         tidy = Table(_TESTS + _RETURN_TIDY, tuple(                 # CSV: each test with its wager's return
-            row + _return_cells(returns.get(row[0] + (" (as reported)" if test.test.startswith("reported ") else "")))
+            row + _return_cells(returns.get(row[0] + (SETTLED if test.test.startswith("reported ") else "")))
             for row, test in zip(every.rows, self.rows)))
         tables = [shown] if shown.rows else []
         if self.returns:
@@ -344,8 +398,8 @@ class CheckResult(Describes):
                                          f" (the first {1000 if verbose else 20:,}; --verbose lists up to 1,000)")))
         keys: list[str] = []
         for r in self.flagged:
-            key = f"{r.wager}:{r.paytable}" + (" (as reported)" if r.test.startswith("reported ") else "")
-            if key in keys or key not in self.observed or r.test == "settlement":
+            key = f"{r.wager}:{r.paytable}" + (SETTLED if r.test.startswith("reported ") else "")
+            if key in keys or key not in self.observed or r.test in ("settlement", "amounts"):
                 continue
             keys.append(key)
             tables.append(Table(_OBSERVED, tuple((name, ob, ex) for name, (ob, ex) in self.observed[key].items()),
@@ -353,39 +407,65 @@ class CheckResult(Describes):
         data = {
             "rounds": self.rounds, "alpha": self.alpha, "ok": self.ok, "invalid_rounds": self.invalid_count,
             "invalid": [{"line": ln, "problem": what} for ln, what in self.invalid],
+            "tests_run": self.tests_run, "level": self.level, "withheld": self.withheld or None,
             "tests": [{"wager": r.wager, "paytable": r.paytable, "test": r.test, "statistic": r.statistic,
                        "p_value": r.p_value, "adjusted_p_value": r.adjusted, "flagged": r.flagged,
-                       "detail": r.detail} for r in self.rows],
+                       "withheld": bool(r.withheld), "detail": r.detail} for r in self.rows],
             "observed": {k: {o: {"observed": ob, "expected": ex} for o, (ob, ex) in v.items()}
                          for k, v in self.observed.items()},
-            "returns": [{"wager": x.wager, "observed": str(x.observed), "exact": str(x.exact), "se": x.se, "z": x.z,
-                         "p_value": x.p_value, "interval_95": list(x.interval_95), "interval_99": list(x.interval_99),
+            "returns": [{"wager": x.wager, "observed": str(x.observed), "exact": str(x.exact),
+                         "paid": None if x.paid is None else str(x.paid), "se": x.se, "z": x.z,
+                         "p_value": x.p_value, "interval": None if x.interval is None else list(x.interval),
+                         "confidence": x.confidence, "verdict": x.verdict, "flagged": x.flagged,
                          "detectable": x.detectable, "power": POWER,
                          **({"detect": str(self.detect), "rounds_to_detect": x.rounds_to_detect}
                             if self.detect is not None else {})} for x in self.returns],
-            "rule_breaks": [{"source": src, "line": line, "cards": cards} for src, line, cards in self.rule_breaks],
+            "rule_breaks": [{"source": src, "line": line, "cards": cards, "rule": rule}
+                            for src, line, cards, rule in self.rule_breaks],
         }
         data["validation"] = self.validation
         title = (f"check-sim --validation: {self.rounds:,} rounds, every settlement and the drawing rules checked "
                  "round by round" if self.validation else
-                 f"check-sim: {self.rounds:,} rounds, {_rounds(len(self.rows), 'test')}, "
-                 f"Holm-adjusted at alpha {self.alpha}")
+                 f"check-sim: {self.rounds:,} rounds, {_rounds(self.tests_run, 'test')}, "
+                 f"Holm-adjusted at alpha {self.alpha}"
+                 + (f" ({len(self.rows) - self.tests_run:,} more withheld)" if self.withheld else ""))
         return Report("check-sim", title=title,
                       headline=headline, tables=tuple(tables), tidy=tidy, data=data)
 
     def _returns_table(self) -> Table:
-        """Per wager: observed against exact return, its standard error and intervals, and what this many
-        rounds can tell apart."""
-        columns = _RETURNS + ((Column("rounds_to_detect", f"Rounds to detect {float(self.detect) * 100:g}%", "int"),)
-                              if self.detect is not None else ())
-        rows = tuple((x.wager, x.observed, x.exact, x.se,
-                      f"{x.interval_95[0]:+.5f} to {x.interval_95[1]:+.5f}",
-                      f"{x.interval_99[0]:+.5f} to {x.interval_99[1]:+.5f}", x.z, x.p_value, x.detectable,
+        """Per wager: observed against exact return, its standard error and interval, the verdict, and what this
+        many rounds can tell apart."""
+        paid = any(x.paid is not None for x in self.returns)
+        columns = _RETURNS[:3] + ((_PAID,) if paid else ()) + _RETURNS[3:] + (
+            (Column("rounds_to_detect", f"Rounds to detect {float(self.detect) * 100:g}%", "int"),)
+            if self.detect is not None else ())
+        rows = tuple((x.wager, x.observed, x.exact, *((x.paid,) if paid else ()), x.se,
+                      "" if x.interval is None else f"{x.interval[0]:+.5f} to {x.interval[1]:+.5f}",
+                      x.z, x.p_value, x.verdict, x.detectable,
                       *((x.rounds_to_detect,) if self.detect is not None else ())) for x in self.returns)
+        judged = sum(1 for x in self.returns if x.interval is not None)
+        m = self.tests_run
+        many = (f"so a correct simulator would put about {round(judged / 20):,} of these {judged:,} rows outside "
+                "one" if judged >= 20 else "so a correct simulator puts about 1 row in 20 outside one")
+        notes = [f"{_rounds(m, 'test')} {'was' if m == 1 else 'were'} run: a plain 95% interval misses the exact "
+                 f"return 1 time in 20 by chance, {many}."
+                 + (f" Each interval here is the one the verdict reads (Holm at alpha {self.alpha} over the {m:,} "
+                    f"tests, as the headline: each row at {self.level:.3g}, a {_level(self.level)} interval): a row "
+                    "is FLAG exactly when its observed return lies outside it, or when rounds were settled or paid "
+                    "differently from their cards (checked round by round)." if judged else "")]
+        if any(x.wager.endswith(SETTLED) for x in self.returns):
+            notes.append("Observed: the return of the rounds settled from their cards; a row marked"
+                         f"{SETTLED} is the return of the outcomes the simulator wrote, shown where they differ.")
+        if paid:
+            notes.append("Paid: the return the settlement column's amounts paid, per unit staked (with a stake in "
+                         "dollars, a vigorish rounded up to 25¢ as §627a.12(c) allows is paid right).")
+        if self.withheld:
+            notes.append(f"Withheld: {self.withheld}.")
+        notes.append(f"Detectable: the smallest deviation of the return that {_rounds(self.rounds, 'round')} detect "
+                     f"at the row's level with {POWER:.0%} power (two-sided, normal with the exact standard deviation "
+                     "of a round).")
         return Table(columns, rows, title="Return per unit: observed against exact (bug or variance?)",
-                     notes=(f"Detectable: the smallest deviation of the return that {_rounds(self.rounds, 'round')} detect "
-                            f"at alpha {self.alpha} with {POWER:.0%} power (one test alone, two-sided, normal with "
-                            "the exact standard deviation of a round).",))
+                     notes=tuple(notes))
 
     def to_dataframe(self) -> Any:
         """One row per test (wager, paytable, test, statistic, p_value, adjusted, flagged, detail)."""
@@ -444,8 +524,9 @@ def _binomial_p(k: int, n: int, p: float) -> float:
 Z_ROUNDS = 10
 
 
-def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[TestRow]:
-    stats = _scipy_stats()
+def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int, ret: ReturnRow | None) -> list[TestRow]:
+    """The tests of a wager's counts; its z-test of the return is ``ret``'s (so that its verdict and its
+    interval read the same z)."""
     wager, table = key.split(":", 1)
     ids = [ln.id for ln in r.lines]
     observed = [int(counts.get(i, 0)) for i in ids]
@@ -458,15 +539,9 @@ def _tests(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> list[
     if chi is not None:
         stat, df, p_chi = chi
         rows.append(TestRow(wager, table, "chi-square", stat, p_chi, detail=f"df {df}"))
-    hit = float(r.hit_frequency)
-    if not r.symbolic and n * min(hit, 1 - hit) >= Z_ROUNDS:        # a normal approximation of the mean
-        nets = [float(ln.net) for ln in r.lines]
-        mean = sum(o * v for o, v in zip(observed, nets)) / n
-        sd = math.sqrt(float(r.variance) / n)
-        if sd > 0:
-            z = (mean - float(r.expected_return)) / sd
-            rows.append(TestRow(wager, table, "z return", z, float(2 * stats.norm.sf(abs(z))),
-                                detail=f"mean {mean:+.6f} vs exact {float(r.expected_return):+.6f}"))
+    if ret is not None and ret.tested:                   # a normal approximation of the mean
+        rows.append(TestRow(wager, table, "z return", ret.z, ret.p_value,
+                            detail=f"mean {float(ret.observed):+.6f} vs exact {float(ret.exact):+.6f}"))
     per_outcome = _per_outcome(r, observed, on_lines)
     if per_outcome is not None:
         k, p_outcome, which = per_outcome
@@ -564,42 +639,71 @@ def _card_tests(cards: np.ndarray) -> list[TestRow]:
 
 @dataclass(frozen=True)
 class ReturnRow:
-    """A wager's observed return against its exact return: "bug or variance?"."""
+    """A wager's observed return against its exact return, and the verdict: "bug or variance?"."""
 
-    wager: str                   # WAGER:PAYTABLE
+    wager: str                   # WAGER:PAYTABLE (+ SETTLED: from the simulator's own settlement)
     observed: Fraction           # Σ net pay over the rounds, / rounds: exact
     exact: Fraction
     se: float                    # the exact σ / √rounds
     z: float
     p_value: float
-    interval_95: tuple[float, float]
-    interval_99: tuple[float, float]
-    detectable: float            # the smallest deviation of the return detected at alpha with 80% power
-    rounds_to_detect: int | None  # for ``--detect``
+    tested: bool = True          # the z-test ran: enough rounds for a normal approximation (:data:`Z_ROUNDS`)
+    interval: tuple[float, float] | None = None    # observed ± the z of the row's level · se: what the verdict reads
+    confidence: float = math.nan                   # 1 - the row's level (Holm's, see CheckResult.level)
+    verdict: str = ""            # "variance", "FLAG: bug (...)", "withheld", "not tested (...)"
+    flagged: bool = False
+    detectable: float = math.nan  # the smallest deviation of the return detected at the row's level with 80% power
+    rounds_to_detect: int | None = None  # for ``--detect``
+    paid: Fraction | None = None  # the return paid (a settlement column of amounts): Σ amount / Σ stake
+    sigma: float = math.nan      # the exact standard deviation of a round
 
 
 #: The power the detectable deviation and the rounds for ``--detect`` are stated at.
 POWER = 0.8
 
 
-def _return_row(key: str, r: WagerResult, counts: Mapping[str, int], n: int, alpha: float,
-                detect: Fraction | None) -> ReturnRow:
-    """Observed return, its exact standard error (the exact variance of one round over the rounds), 95% and
-    99% intervals, z and two-sided p (normal), the deviation detectable at ``alpha`` with 80% power (one test
-    alone, two-sided), and the rounds needed to detect ``detect``."""
+def _return_row(key: str, r: WagerResult, counts: Mapping[str, int], n: int) -> ReturnRow:
+    """Observed return, its exact standard error (the exact variance of one round over the rounds), z and two-sided
+    p (normal); whether there are rounds enough for the normal approximation (then it is one of the tests). Its
+    interval and verdict come once every test is judged (:func:`_judged`)."""
     norm = _scipy_stats().norm
     observed = sum((Fraction(counts.get(ln.id, 0)) * ln.net for ln in r.lines), Fraction(0)) / n
     sigma = math.sqrt(float(r.variance))
     se = sigma / math.sqrt(n)
     z = (float(observed - r.expected_return) / se) if se else 0.0
-    reach = float(norm.isf(alpha / 2) + norm.ppf(POWER))        # the upper tail: exact for the smallest alpha
-    interval = {q: (float(observed) - float(norm.isf((1 - q) / 2)) * se,
-                    float(observed) + float(norm.isf((1 - q) / 2)) * se) for q in (0.95, 0.99)}
-    needed = math.ceil((reach * sigma / float(detect)) ** 2) if detect and math.isfinite(reach) else None
-    if needed is not None and needed >= 10**15:         # past a float's digits: 3 significant, the rest zeros
-        needed = round(needed, 3 - len(str(needed)))
-    return ReturnRow(key, observed, Fraction(r.expected_return), se, z, float(2 * norm.sf(abs(z))),
-                     interval[0.95], interval[0.99], reach * se, needed)
+    hit = float(r.hit_frequency)
+    tested = bool(se) and n * min(hit, 1 - hit) >= Z_ROUNDS
+    return ReturnRow(key, observed, Fraction(r.expected_return), se, z, float(2 * norm.sf(abs(z))), tested,
+                     sigma=sigma)
+
+
+def _judged(x: ReturnRow, level: float, *, flagged: bool, outright: str, withheld: str,
+            detect: Fraction | None) -> ReturnRow:
+    """``x`` with its interval at ``level`` (Holm's level for the tests not flagged: a row is outside it exactly when
+    its z-test is flagged), its verdict (``flagged``: its z-test was; ``outright``: rounds settled or paid wrong,
+    round by round), the deviation detectable at that level with 80% power and the rounds to detect ``detect``."""
+    norm = _scipy_stats().norm
+    critical = float(norm.isf(level / 2))
+    reach = critical + float(norm.ppf(POWER))               # the upper tail: exact for the smallest level
+    needed = None
+    if detect and math.isfinite(reach):
+        needed = math.ceil((reach * x.sigma / float(detect)) ** 2)
+        if needed >= 10**15:                                  # past a float's digits: 3 significant, the rest zeros
+            needed = round(needed, 3 - len(str(needed)))
+    interval = None
+    if x.tested and not withheld:
+        interval = (float(x.observed) - critical * x.se, float(x.observed) + critical * x.se)
+    reasons = ([] if withheld or not flagged else ["outside its interval"]) + ([outright] if outright else [])
+    if reasons:
+        verdict = "FLAG: bug (" + "; ".join(reasons) + ")"
+    elif withheld:
+        verdict = "withheld"
+    elif not x.tested:
+        verdict = "not tested (too few rounds)"
+    else:
+        verdict = "variance"
+    return replace(x, interval=interval, confidence=1 - level, verdict=verdict, flagged=bool(reasons),
+                   detectable=reach * x.se, rounds_to_detect=needed)
 
 
 def holm_adjusted(p_values: Sequence[float]) -> list[float]:
@@ -623,11 +727,22 @@ def holm_adjusted(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def _holm(rows: list[TestRow], alpha: float) -> list[TestRow]:
-    """The rows with their Holm-adjusted p-values, flagged when one is below ``alpha``."""
-    adjusted = holm_adjusted([r.p_value for r in rows])
-    return [TestRow(r.wager, r.paytable, r.test, r.statistic, r.p_value, adjusted[i],
-                    r.flagged or adjusted[i] < alpha, r.detail) for i, r in enumerate(rows)]
+def _holm(rows: list[TestRow], alpha: float) -> tuple[list[TestRow], float]:
+    """The rows with their Holm-adjusted p-values, flagged when one is below ``alpha`` (withheld rows are shown,
+    not judged: not among the m tests), and the level every test not flagged was held to.
+
+    Holm's rule stops at its first test not rejected: with k of m rejected, that one's p is at least
+    alpha / (m - k), and every rejected p is below alpha / (m - k + 1). So a test is flagged exactly when its
+    p-value is below ``alpha / (m - k)``: the one level at which each row's interval is drawn.
+    """
+    judged = [i for i, r in enumerate(rows) if not r.withheld]
+    adjusted = holm_adjusted([rows[i].p_value for i in judged])
+    out = list(rows)
+    for k, i in enumerate(judged):
+        r = rows[i]
+        out[i] = replace(r, adjusted=adjusted[k], flagged=r.flagged or adjusted[k] < alpha)
+    m, rejected = len(judged), sum(out[i].flagged for i in judged)
+    return out, alpha / (m - rejected) if rejected < m else alpha
 
 
 def _pairs(catalogue: Catalogue, wagers: Iterable[str] | None) -> list[tuple[Wager, str]]:
@@ -651,6 +766,11 @@ class Tally:
     reported: dict[str, np.ndarray] = field(default_factory=dict)      # the simulator's own, 'other' last
     mismatches: dict[str, int] = field(default_factory=dict)
     first_mismatch: dict[str, tuple[str, int, str, str]] = field(default_factory=dict)
+    paid: dict[str, Fraction] = field(default_factory=dict)            # a column of amounts: Σ amount paid,
+    staked: dict[str, Fraction] = field(default_factory=dict)          # Σ stake,
+    mispaid: dict[str, int] = field(default_factory=dict)              # rounds paid wrong, and the first:
+    first_mispaid: dict[str, tuple[str, int, str, str, str]] = field(default_factory=dict)  # (source, line, paid,
+                                                                       # the paytable's amount, the outcome)
     invalid: list[tuple[str, int, str]] = field(default_factory=list)   # the first 1000
     invalid_count: int = 0
     columns: frozenset[str] | None = None       # the settlement columns of the first chunk read
@@ -674,6 +794,14 @@ class Tally:
             self.mismatches[k] = self.mismatches.get(k, 0) + n
         for k, first in other.first_mismatch.items():
             self.first_mismatch.setdefault(k, first)
+        for k, amount in other.paid.items():
+            self.paid[k] = self.paid.get(k, Fraction(0)) + amount
+        for k, amount in other.staked.items():
+            self.staked[k] = self.staked.get(k, Fraction(0)) + amount
+        for k, n in other.mispaid.items():
+            self.mispaid[k] = self.mispaid.get(k, 0) + n
+        for k, bad in other.first_mispaid.items():
+            self.first_mispaid.setdefault(k, bad)
         self.invalid = (self.invalid + other.invalid)[:1000]
         self.invalid_count += other.invalid_count
         return self
@@ -762,6 +890,7 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
         tally_within(t.within, t.carry, cards, named, decks, _main_game_chances)
     groups: dict[Any, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
     cache: dict[str, Any] = {}
+    stakes: tuple[np.ndarray, list[Fraction]] | None = None
     for w, tid in pairs:                               # the simulator's own settlements
         key = f"{w.id}:{tid}"
         if key not in chunk.settled or not len(player):
@@ -775,6 +904,19 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
         ours = np.where(assign < 0, len(ids) - 1, assign)                  # per group: the outcome we pay
         codes_paid, values = chunk.settled[key]
         paid_codes = codes_paid if everything else codes_paid[good]       # per round: the value written
+        amounts = amounts_of(values)
+        if amounts is not None:                          # net amounts won or lost, not outcome ids
+            if key in t.reported:
+                raise ExactOddsError(f"{chunk.source}: settlement column {key!r} holds outcome ids in some rounds, "
+                                     "amounts in others")
+            if stakes is None:
+                stakes = _stakes(chunk, good, everything)
+            _tally_amounts(t, chunk, w, tid, ours[inverse], paid_codes, values, amounts, stakes,
+                           lines)
+            continue
+        if key in t.staked:
+            raise ExactOddsError(f"{chunk.source}: settlement column {key!r} holds amounts in some rounds, "
+                                 "outcome ids in others")
         index = {i: k for k, i in enumerate(ids)}
         value_id = np.array([index.get(v, -2) for v in values] or [-2], dtype=np.int64)   # -2: no outcome
         width = len(value_id)
@@ -801,6 +943,72 @@ def tally_chunk(chunk: Any, pairs: Sequence[tuple[Wager, str]], *, decks: int, l
     return t
 
 
+def _stakes(chunk: Any, good: np.ndarray, everything: bool) -> tuple[np.ndarray, list[Fraction]]:
+    """Each checkable round's stake (a code into the distinct stakes), from the ``stake`` column, else 1."""
+    if STAKE_COLUMN not in chunk.settled:
+        return np.zeros(int(good.sum()), dtype=np.int64), [Fraction(1)]
+    codes, values = chunk.settled[STAKE_COLUMN]
+    parsed = []
+    for k, v in enumerate(values):
+        try:
+            x = Fraction(str(v).strip())
+        except (ValueError, ZeroDivisionError):
+            x = Fraction(0)
+        if x <= 0:
+            at = int(np.argmax(np.asarray(codes) == k))
+            raise ExactOddsError(f"{chunk.source}:{chunk.line(int(chunk.lines[at]))}: {STAKE_COLUMN} {v!r} is not an "
+                                 "amount above 0 (the stake of the round's wagers, in the unit of their amounts)")
+        parsed.append(x)
+    return (np.asarray(codes) if everything else np.asarray(codes)[good]).astype(np.int64), parsed
+
+
+def _tally_amounts(t: Tally, chunk: Any, w: Wager, tid: str, ours: np.ndarray, paid_codes: np.ndarray,
+                   values: Sequence[str], amounts: list[Fraction], stakes: tuple[np.ndarray, list[Fraction]],
+                   lines: np.ndarray) -> None:
+    """Check a settlement column of amounts round by round: the amount paid is what the paytable pays on the
+    round's stake for the outcome its cards make (``ours``, per round); add the amounts paid and the stakes."""
+    key = f"{w.id}:{tid}"
+    stake_codes, stake_values = stakes
+    canon: dict[Fraction, int] = {}
+    amount_id = np.array([canon.setdefault(a, k) for k, a in enumerate(amounts)], dtype=np.int64)
+    width = 2                                            # the exact net, and with a rounded vigorish
+    expected = np.full((len(stake_values), len(w.outcomes) + 1, width), -1, dtype=np.int64)
+    said: dict[tuple[int, int], Fraction] = {}
+    for j, stake in enumerate(stake_values):
+        for o, nets in enumerate(pays_per_stake(w, tid, stake, dollars=STAKE_COLUMN in chunk.settled)):
+            said[j, o] = nets[0]
+            for k, net in enumerate(nets[:width]):
+                expected[j, o, k] = canon.get(net, -1)
+    got = amount_id[paid_codes]
+    right = (expected[stake_codes, ours] == got[:, None]).any(axis=1)
+    wrong = int(len(right) - np.count_nonzero(right))
+    t.mispaid[key] = t.mispaid.get(key, 0) + wrong
+    if wrong and key not in t.first_mispaid:
+        i = int(np.argmax(~right))
+        t.first_mispaid[key] = (chunk.source, chunk.line(int(lines[i])), str(values[int(paid_codes[i])]).strip(),
+                                amount_text(said[int(stake_codes[i]), int(ours[i])]),
+                                ([o.id for o in w.outcomes] + ["lose"])[int(ours[i])])
+    per_amount = np.bincount(paid_codes, minlength=len(amounts)).tolist()
+    per_stake = np.bincount(stake_codes, minlength=len(stake_values)).tolist()
+    t.paid[key] = t.paid.get(key, Fraction(0)) + sum((n * a for n, a in zip(per_amount, amounts)), Fraction(0))
+    t.staked[key] = t.staked.get(key, Fraction(0)) + sum((n * x for n, x in zip(per_stake, stake_values)), Fraction(0))
+
+
+def _amounts_row(t: Tally, wager: str, table: str) -> TestRow:
+    """Whether every round of a settlement column of amounts was paid what the paytable pays for its cards (a
+    failed check naming the first round that was not), with the return paid."""
+    key = f"{wager}:{table}"
+    wrong = t.mispaid.get(key, 0)
+    paid = t.paid[key] / t.staked[key]
+    if wrong:
+        src, line, amount, should, outcome = t.first_mispaid[key]
+        return TestRow(wager, table, "amounts", float(wrong), 0.0, 0.0, True,
+                       f"{_rounds(wrong, 'round')} paid wrong; first at {src}:{line}: paid {amount}, the paytable "
+                       f"pays {should} for {outcome!r}; return paid {float(paid):+.6f} per unit staked")
+    return TestRow(wager, table, "amounts", 0.0, 1.0, 1.0, False,
+                   f"every round paid as its cards say ({t.rounds:,}); return paid {float(paid):+.6f} per unit staked")
+
+
 def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple[Wager, str]],
                          source: str = "records", *, add: bool = True) -> None:
     """Every settlement column names a wager:paytable of the catalogue; with ``add``, those not yet
@@ -808,7 +1016,7 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
     not read at all: they may name wagers of a data file not given."""
     chosen = {f"{w.id}:{t}" for w, t in pairs}
     for name in names:
-        if name == SHOE_COLUMN or (not add and name not in chosen):
+        if name in (SHOE_COLUMN, STAKE_COLUMN) or (not add and name not in chosen):
             continue
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
@@ -820,9 +1028,10 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
 
 
 def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: int, alpha: float,
-                      detect: Fraction | None = None, validation: bool = False, complete: bool = True) -> CheckResult:
+                      detect: Fraction | None = None, validation: bool = False, complete: bool = True,
+                      source: str = "") -> CheckResult:
     """The tests of a check, from its counts (the reduce step's last part). ``detect``: a deviation of the
-    return whose rounds needed to detect it are shown per wager (``--detect``). With ``validation`` the
+    return whose rounds needed to detect it are shown per wager (``--detect``); ``source``: what was read. With ``validation`` the
     rounds are a validation file's (:mod:`exactodds.simulation.validation`), chosen, not dealt: only the
     drawing rules and every settlement are checked, no statistic."""
 
@@ -832,22 +1041,27 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
     if n == 0 and not t.rule_breaks.count:
         raise ExactOddsError("no valid rounds to check")
     rows: list[TestRow] = []
+    withheld = ""
     if t.rule_breaks.count:                                # a failed check outright, like a wrong settlement
-        src, line, cards = t.rule_breaks.first[0]
+        src, line, cards, rule = t.rule_breaks.first[0]
         rows.append(TestRow("cards", "", "drawing rules", float(t.rule_breaks.count), 0.0, 0.0, True,
                             f"{_rounds(t.rule_breaks.count, 'round')} "
                             f"{'breaks' if t.rule_breaks.count == 1 else 'break'} the drawing rules of §627a.10, "
-                            f"left out; first at {src}:{line}: {cards}"))
+                            f"left out: {t.rule_breaks.summary()}; first at {src}:{line}: {cards}"))
+        withheld = (f"{_rounds(t.rule_breaks.count, 'round')} that break the drawing rules were left out, so the "
+                    "rounds kept are not a fair sample of a true deal (their gap would read as a second bug)")
     if validation:
         return _validation_result(t, pairs, rows, decks=decks, complete=complete)
-    rows += _card_tests(t.cards)
-    split = split_shoes(t.within)
+    if not withheld:
+        _not_a_validation_file(t, decks, source)
+    rows += _card_tests(t.cards)                          # each card alike within its point value: rounds left out
+    split = split_shoes(t.within)                         # by their point values leave these tests fair
     if split:
         raise ExactOddsError(f"shoe {split[0]} is split between files: the within-shoe tests read a shoe's rounds "
                              "from one file")
-    rows += [TestRow("shoes", "", name, z, p, detail=what) for name, z, p, what in within_rows(t.within)]
+    rows += [TestRow("shoes", "", name, z, p, detail=what, withheld=withheld) for name, z, p, what in within_rows(t.within)]
     observed: dict[str, dict[str, tuple[int, float]]] = {}
-    returns: list[ReturnRow] = []
+    pending: list[tuple[ReturnRow, str, str]] = []      # a return row, its z-test's name, what it failed outright
     tallied = t.outcome_counts(pairs) if n else {}
     dist = deal(Shoe.decks(decks))
     for w, tid in pairs if n else ():
@@ -855,26 +1069,44 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
         ids = [o.id for o in w.outcomes] + ["lose"]
         key = f"{w.id}:{tid}"
         counts = dict(zip(ids, tallied[key].tolist()))
-        rows += _tests(key, r, counts, n)
-        if not r.symbolic:
-            returns.append(_return_row(key, r, counts, n, alpha, detect))
+        ret = None if r.symbolic else _return_row(key, r, counts, n)
+        rows += [replace(x, withheld=withheld) for x in _tests(key, r, counts, n, ret)]
         observed[key] = {ln.name: (int(counts.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
+        outright = ""
+        if key in t.staked:                               # a settlement column of amounts: each round's, checked
+            rows.append(_amounts_row(t, w.id, tid))
+            wrong = t.mispaid.get(key, 0)
+            outright = f"{_rounds(wrong, 'round')} paid wrong" if wrong else ""
+            if ret is not None:
+                ret = replace(ret, paid=t.paid[key] / t.staked[key])
+        if ret is not None:
+            pending.append((ret, f"{key} z return", outright))
         if key in t.reported:
             rows.append(_settlement_row(t, w.id, tid))
+            wrong = t.mismatches.get(key, 0)
+            if not wrong:                                 # the same rounds per outcome: the same tests, not repeated
+                continue
             rep = dict(zip(ids, t.reported[key][:-1].tolist()))
-            observed[key + " (as reported)"] = {ln.name: (int(rep.get(ln.id, 0)), float(ln.probability) * n)
-                                                for ln in r.lines}
-            rows += [TestRow(x.wager, x.paytable, "reported " + x.test, x.statistic, x.p_value, detail=x.detail)
-                     for x in _tests(key, r, rep, n)]
-            if not r.symbolic:                         # the return the simulator paid, beside the cards' own
-                returns.append(_return_row(key + " (as reported)", r, rep, n, alpha, detect))
-    if detect is not None and n and not returns:
+            observed[key + SETTLED] = {ln.name: (int(rep.get(ln.id, 0)), float(ln.probability) * n) for ln in r.lines}
+            mine = None if r.symbolic else _return_row(key + SETTLED, r, rep, n)
+            rows += [TestRow(x.wager, x.paytable, "reported " + x.test, x.statistic, x.p_value, detail=x.detail,
+                             withheld=withheld) for x in _tests(key, r, rep, n, mine)]
+            if mine is not None:                          # the return the simulator paid, beside the cards' own
+                pending.append((mine, f"{key} reported z return", f"{_rounds(wrong, 'round')} settled differently "
+                                                                  "from their cards"))
+    if detect is not None and n and not pending:
         raise ExactOddsError("--detect: no wager checked has a fixed paytable (a progressive's return depends on "
                              "its meter): name one with --wager")
+    judged, level = _holm(rows, alpha)
+    judged = [replace(r, detail=f"{said}; {r.detail}") if r.flagged and (said := meaning(r.test, r.statistic)) else r
+              for r in judged]
+    flags = {f"{r.wager}:{r.paytable} {r.test}": r.flagged for r in judged}
+    returns = [_judged(x, level, flagged=flags.get(name, False), outright=outright, withheld=withheld, detect=detect)
+               for x, name, outright in pending]
     invalid = tuple((line, f"{src}: {what}") for src, line, what in t.invalid)
     first = f"{t.invalid[0][0]}:{t.invalid[0][1]}: {t.invalid[0][2]}" if t.invalid else ""
-    return CheckResult(n, alpha, tuple(_holm(rows, alpha)), observed, invalid, t.invalid_count, first,
-                       tuple(returns), tuple(t.rule_breaks.first), detect)
+    return CheckResult(n, alpha, tuple(judged), observed, invalid, t.invalid_count, first,
+                       tuple(returns), tuple(t.rule_breaks.first), detect, level=level, withheld=withheld)
 
 
 def _main_game_chances(value_counts: np.ndarray) -> np.ndarray:
@@ -915,24 +1147,42 @@ def _settlement_row(t: Tally, wager: str, table: str) -> TestRow:
                    f"every round settled as its cards say ({t.rounds:,})")
 
 
-def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[TestRow], *, decks: int,
-                       complete: bool) -> CheckResult:
-    """A validation file's check: the drawing rules (``rows``), each wager's settlement round by round, and
-    (with ``complete``) that the file holds a round of every value-level class and of every outcome a full
-    shoe of ``decks`` can deal, so a game cannot pass by leaving out the rounds it gets wrong."""
-    unsettled = [f"{w.id}:{tid}" for w, tid in pairs if f"{w.id}:{tid}" not in t.reported]
-    if unsettled or not pairs:
-        raise ExactOddsError(f"--validation checks the settlements a file carries; it has no column "
-                             f"{', '.join(unsettled[:3])}" if pairs else
-                             "--validation checks the settlements a file carries; it has no WAGER:PAYTABLE column")
-    rows += [_settlement_row(t, w.id, tid) for w, tid in pairs]
+def _coverage(t: Tally, decks: int) -> tuple[int, int]:
+    """How many value-level round classes a full shoe of ``decks`` deals, and how many of them the rounds lack."""
     dealable = _dealable()
     if decks < 2:                                      # a deck holds four of each value but 0 (sixteen)
         digits = decode_digits(np.arange(VALUE_SPACE))
         dealable = dealable & ~(np.stack([(digits == v).sum(axis=1) for v in range(1, 10)], axis=1) > 4 * decks
                                 ).any(axis=1)
     seen = t.histogram.values if t.histogram.values is not None else np.zeros(VALUE_SPACE, dtype=np.int64)
-    lacking = int(np.count_nonzero(dealable & (seen == 0)))
+    return int(np.count_nonzero(dealable)), int(np.count_nonzero(dealable & (seen == 0)))
+
+
+def _not_a_validation_file(t: Tally, decks: int, source: str) -> None:
+    """A validation file (``certificate --validation``) read as a simulator's output is named, not flagged test by
+    test: it holds a round of every value-level class, its rarest ones included, in barely more rounds than there
+    are classes; dealt rounds need some 10^8 to see them all (the rarest comes about once in 5 million rounds)."""
+    classes, lacking = _coverage(t, decks)
+    if not lacking and t.rounds <= 2 * classes:
+        raise ExactOddsError(f"{source or 'the records'}: a validation file ({t.rounds:,} rounds, one of every round class the rules deal, "
+                             "written by 'certificate --validation'): its rounds are chosen, not dealt, so no "
+                             "statistic applies; check it with 'check-sim --validation'")
+
+
+def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[TestRow], *, decks: int,
+                       complete: bool) -> CheckResult:
+    """A validation file's check: the drawing rules (``rows``), each wager's settlement round by round, and
+    (with ``complete``) that the file holds a round of every value-level class and of every outcome a full
+    shoe of ``decks`` can deal, so a game cannot pass by leaving out the rounds it gets wrong."""
+    unsettled = [f"{w.id}:{tid}" for w, tid in pairs if f"{w.id}:{tid}" not in t.reported
+                 and f"{w.id}:{tid}" not in t.staked]
+    if unsettled or not pairs:
+        raise ExactOddsError(f"--validation checks the settlements a file carries; it has no column "
+                             f"{', '.join(unsettled[:3])}" if pairs else
+                             "--validation checks the settlements a file carries; it has no WAGER:PAYTABLE column")
+    rows += [_amounts_row(t, w.id, tid) if f"{w.id}:{tid}" in t.staked else _settlement_row(t, w.id, tid)
+             for w, tid in pairs]
+    dealable, lacking = _coverage(t, decks)
     counted = t.outcome_counts(pairs) if t.rounds else {}
     dist = deal(Shoe.decks(decks))
     unseen = [f"{w.id}:{tid} {ln.id}" for w, tid in pairs
@@ -941,7 +1191,7 @@ def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[
     short = bool(lacking or unseen)
     rows.append(TestRow("rounds", "", "coverage", float(lacking + len(unseen)), 0.0 if short else 1.0,
                         0.0 if short else 1.0, short and complete,
-                        (f"{int(np.count_nonzero(dealable)) - lacking:,} of {int(np.count_nonzero(dealable)):,} value-level "
+                        (f"{dealable - lacking:,} of {dealable:,} value-level "
                          f"round classes a {decks}-deck shoe deals" + (f"; no round of {', '.join(unseen[:4])}"
                                                                        + (" ..." if len(unseen) > 4 else "")
                                                                        if unseen else "; every outcome")
@@ -1065,7 +1315,7 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
         raise ExactOddsError(f"{source}: no valid rounds to check"
                              + (f" ({total.invalid_count:,} invalid)" if total.invalid_count else ""))
     return result_from_tally(total, pairs, decks=decks, alpha=alpha, detect=detect, validation=validation,
-                             complete=not lenient)
+                             complete=not lenient, source=source)
 
 
 def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool, fmt: str | None,

@@ -4,12 +4,15 @@ One record per round: the cards ``player1 player2 player3 banker1 banker2
 banker3`` (``Ks``, ``10h``, ``Th`` or ``K♠``; empty or null where a hand has no
 third card), then optionally one column per settled wager named
 ``WAGER:PAYTABLE`` holding the outcome id the simulator paid (``lose`` for a
-loss). Formats, chosen by extension or given:
+loss) or the net amount the wager won or lost (``-1``, ``0.95``, ``8``: per unit
+staked, or on the round's stake where a ``stake`` column gives it), and a
+``shoe`` column naming each round's shoe. Formats, chosen by extension or given:
 
 * CSV (``.csv``; ``.csv.gz`` and ``.csv.zst`` compressed): any CSV — quoted
   fields, CRLF line ends, a byte-order mark;
 * JSON Lines (``.jsonl``, ``.jsonl.gz``): ``{"player": ["Ks", "9h"], "banker":
-  [...], "settled": {"WAGER:PAYTABLE": "outcome"}}``;
+  [...], "settled": {"WAGER:PAYTABLE": "outcome"}}`` (an amount as a number or text;
+  ``"shoe"`` and ``"stake"`` beside ``"settled"``);
 * Parquet (``.parquet``): the CSV's columns.
 
 A source is a file, a directory or a glob of shards (read as one data set in
@@ -60,12 +63,14 @@ from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import Outputs, cannot_write
 from exactodds.game.cards import Card
 
-__all__ = ["Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
+__all__ = ["Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "STAKE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
            "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 #: The optional column naming each round's shoe (check-sim's within-shoe tests).
 SHOE_COLUMN = "shoe"
+#: The optional column of each round's stake, where settlement columns hold the amounts won or lost on it.
+STAKE_COLUMN = "stake"
 FORMATS = ("csv", "jsonl", "parquet")
 _COMPRESSION = {".gz": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}   # LZ4: frames
 #: Compressed files that pyarrow cannot read or write as a stream: named, never taken for text.
@@ -359,8 +364,9 @@ def _check_header(path: str, names: list[str]) -> list[str]:
     for name in extra:
         if name in seen:
             raise ExactOddsError(f"{path}:1: settlement column {name!r} appears twice")
-        if ":" not in name and name != SHOE_COLUMN:
-            raise ExactOddsError(f"{path}:1: column {name!r} is not a card column, WAGER:PAYTABLE nor {SHOE_COLUMN}")
+        if ":" not in name and name not in (SHOE_COLUMN, STAKE_COLUMN):
+            raise ExactOddsError(f"{path}:1: column {name!r} is not a card column, WAGER:PAYTABLE, {SHOE_COLUMN} "
+                                 f"nor {STAKE_COLUMN}")
         seen.add(name)
     return extra
 
@@ -747,9 +753,10 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
             idx.append(k)
         hands.append(idx + [-1] * (3 - len(idx)))
     settle = rec.get("settled", {})
-    if not isinstance(settle, dict) or not all(isinstance(v, str) for v in settle.values()):
-        raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid")
-    if extra := set(rec) - {"player", "banker", "settled", SHOE_COLUMN}:
+    if not isinstance(settle, dict) or not all(isinstance(v, str) or _number(v) for v in settle.values()):
+        raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid, or the amount won or lost")
+    settle = {k: v if isinstance(v, str) else str(v) for k, v in settle.items()}
+    if extra := set(rec) - {"player", "banker", "settled", SHOE_COLUMN, STAKE_COLUMN}:
         raise ValueError(f"unknown key {sorted(extra)[0]!r}")
     shoe = rec.get(SHOE_COLUMN)
     if SHOE_COLUMN in rec and (isinstance(shoe, bool) or not isinstance(shoe, (str, int))):
@@ -763,7 +770,17 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
             raise ValueError(f"duplicate key {exc.key!r}") from None
     if SHOE_COLUMN in rec:
         settle = {**settle, SHOE_COLUMN: str(shoe)}
+    if STAKE_COLUMN in rec:
+        stake = rec[STAKE_COLUMN]
+        if not (isinstance(stake, str) or _number(stake)):
+            raise ValueError(f"'{STAKE_COLUMN}' is the round's stake: a number")
+        settle = {**settle, STAKE_COLUMN: str(stake)}
     return hands, settle
+
+
+def _number(value: Any) -> bool:
+    """A JSON number (an amount written without quotes), not a boolean."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -878,8 +895,10 @@ def _jsonl_bytes(table: Any) -> bytes:
         return [encoded[c] for c in codes.tolist()]
 
     hands = [list(zip(*(texts(n) for n in names))) for names in (CARD_COLUMNS[:3], CARD_COLUMNS[3:])]
-    settled = [texts(n, json.dumps(n) + ": ") for n in table.column_names if n not in (*CARD_COLUMNS, SHOE_COLUMN)]
+    settled = [texts(n, json.dumps(n) + ": ") for n in table.column_names
+               if n not in (*CARD_COLUMNS, SHOE_COLUMN, STAKE_COLUMN)]
     shoes = texts(SHOE_COLUMN, f'"{SHOE_COLUMN}": ') if SHOE_COLUMN in table.column_names else None
+    stakes = texts(STAKE_COLUMN, f'"{STAKE_COLUMN}": ') if STAKE_COLUMN in table.column_names else None
     out = []
     for row, (player, banker) in enumerate(zip(*hands)):
         line = ('{"player": [' + ", ".join(c for c in player if c) + '], "banker": ['
@@ -888,5 +907,7 @@ def _jsonl_bytes(table: Any) -> bytes:
             line += ', "settled": {' + ", ".join(str(column[row]) for column in settled) + "}"
         if shoes is not None:
             line += ", " + str(shoes[row])
+        if stakes is not None:
+            line += ", " + str(stakes[row])
         out.append(line + "}")
     return ("\n".join(out) + "\n").encode("utf-8") if out else b""

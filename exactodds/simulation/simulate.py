@@ -15,7 +15,9 @@ Two ways to deal:
 check-sim catches): ``"table1:B,X"`` flips Table 1's cell for Banker total B and
 Player third card X; ``"with-replacement"`` deals each card from a full shoe;
 ``"without:CARD"`` (e.g. ``without:5s``) leaves every copy of that card out of the shoe;
-``"riffle:K"`` shuffles each shoe by K riffles only, leaving neighbouring cards together.
+``"riffle:K"`` shuffles each shoe by K riffles only, leaving neighbouring cards together;
+``"mispay:WAGER"`` (records of amounts, :func:`record_table` with a ``bet``) pays WAGER's top award one unit
+of the stake more than its paytable says.
 
 >>> rounds = simulate(decks=8, rounds=5, seed=1, mode="fresh")
 >>> rounds.player.shape, rounds.banker.shape
@@ -29,6 +31,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -37,14 +40,17 @@ from exactodds import extras
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
-from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, arrow_strings, dictionary_column
+from exactodds.simulation.amounts import amount_text, pays_per_stake
+from exactodds.simulation.recordio import CARD_COLUMNS, STAKE_COLUMN, RecordWriter, arrow_strings, dictionary_column
 from exactodds.simulation.roundclasses import settle_grouped
 from exactodds.simulation.rounds import _DRAW, POINTS, deal_from, window_draws
 from exactodds.simulation.withinshoe import SHOE_COLUMN
 
-__all__ = ["SimulatedRounds", "simulate", "simulate_chunks", "deal_shoes", "write_records", "record_table", "FAULTS"]
+__all__ = ["SimulatedRounds", "simulate", "simulate_chunks", "deal_shoes", "write_records", "record_table",
+           "record_columns", "FAULTS"]
 
-FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured", "without:CARD", "riffle:K")
+FAULTS = ("table1:B,X", "with-replacement", "perfect-pairs-mixed-as-coloured", "without:CARD", "riffle:K",
+          "mispay:WAGER")
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,7 @@ def _draw_table(faults: Iterable[str]) -> np.ndarray:
             _missing(fault)
         elif fault.startswith("riffle:"):
             _riffles(fault)
-        elif fault not in ("with-replacement", "perfect-pairs-mixed-as-coloured"):
+        elif fault not in ("with-replacement", "perfect-pairs-mixed-as-coloured") and not fault.startswith("mispay:"):
             raise ExactOddsError(f"unknown fault {fault!r} (faults: {', '.join(FAULTS)})")
     return table
 
@@ -366,23 +372,35 @@ def shuffled_shoes(cards: np.ndarray, shoes: int, rng: np.random.Generator) -> n
 _TOKENS = [f"{Card.from_index(i).rank}{Card.from_index(i).suit.value}" for i in range(52)]
 
 
-def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = (), *, shoe: bool = False) -> Any:
+def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = (), *, shoe: bool = False,
+                 bet: Fraction | None = None) -> Any:
     """Rounds as a pyarrow Table in the check-sim schema (cards and settlements dictionary-encoded;
     only ``player3`` and ``banker3`` may be null); with ``shoe``, a ``shoe`` column numbering each round's
-    shoe (for check-sim's within-shoe tests)."""
+    shoe (for check-sim's within-shoe tests). With ``bet`` (dollars), each settlement is the net amount won or
+    lost on that bet (a vigorish rounded up to 25¢, §627a.12(c)) and a ``stake`` column holds the bet."""
     pa = extras.load("pyarrow")
     tokens = arrow_strings(_TOKENS)
     columns = [dictionary_column(hand[:, k], tokens) for hand in (rounds.player, rounds.banker) for k in range(3)]
     names = list(CARD_COLUMNS)
+    mispaid = {f[len("mispay:"):] for f in rounds.faults if f.startswith("mispay:")}
     for (wager, table), assign in settle_grouped(list(settle), rounds.player, rounds.banker):
         ids = [o.id for o in wager.outcomes] + ["lose"]
         if "perfect-pairs-mixed-as-coloured" in rounds.faults and wager.id.startswith("perfect-pairs-"):
             ids = ["coloured" if i == "mixed" else i for i in ids]
+        if bet is not None:                              # the amount of each outcome on the bet, as written
+            nets = [n[-1] for n in pays_per_stake(wager, table.id, bet, dollars=True)]
+            if wager.id in mispaid:                      # the top award paid one unit of the stake too much
+                top = max(range(len(nets) - 1), key=lambda k: nets[k])
+                nets[top] += bet
+            ids = [amount_text(n) for n in nets]
         columns.append(dictionary_column(np.where(assign < 0, len(ids) - 1, assign), arrow_strings(ids)))
         names.append(f"{wager.id}:{table.id}")
     if shoe:
         columns.append(pa.array(rounds.shoe_number.astype(np.int64)))
         names.append(SHOE_COLUMN)
+    if bet is not None and settle:
+        columns.append(dictionary_column(np.zeros(len(rounds), dtype=np.int64), arrow_strings([amount_text(bet)])))
+        names.append(STAKE_COLUMN)
     # Only a third card may be missing: the other columns are declared not null, which also
     # spares the Parquet writer their definition levels (a fifth of its time).
     schema = pa.schema([pa.field(name, column.type, nullable=name in ("player3", "banker3"))
@@ -390,13 +408,20 @@ def record_table(rounds: SimulatedRounds, settle: Sequence[tuple[Any, Any]] = ()
     return pa.Table.from_arrays(columns, schema=schema)
 
 
+def record_columns(pairs: Sequence[tuple[Any, Any]], *, shoe: bool = False, bet: Fraction | None = None) -> list[str]:
+    """The columns :func:`record_table` writes: the cards, a ``WAGER:PAYTABLE`` per settled wager, ``shoe``,
+    ``stake``."""
+    return [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs), *([SHOE_COLUMN] if shoe else []),
+            *([STAKE_COLUMN] if bet is not None and pairs else [])]
+
+
 def write_records(rounds: SimulatedRounds, path: str, *, fmt: str = "csv",
-                  settle: Iterable[tuple[object, object]] = (), shoe: bool = False) -> int:
+                  settle: Iterable[tuple[object, object]] = (), shoe: bool = False, bet: Fraction | None = None) -> int:
     """Write per-round records in the check-sim schema (see :mod:`exactodds.simulation.recordio`); returns the number
-    written. CSV columns ``player1,...,banker3`` then one ``WAGER:PAYTABLE`` column per settled wager."""
+    written. CSV columns ``player1,...,banker3`` then one ``WAGER:PAYTABLE`` column per settled wager (with
+    ``bet``, the amount won or lost on it, and a ``stake`` column)."""
 
     pairs = list(settle)
-    columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs), *([SHOE_COLUMN] if shoe else [])]  # type: ignore[attr-defined]
-    with RecordWriter(path, fmt, columns) as out:
-        out.write(record_table(rounds, pairs, shoe=shoe))
+    with RecordWriter(path, fmt, record_columns(pairs, shoe=shoe, bet=bet)) as out:
+        out.write(record_table(rounds, pairs, shoe=shoe, bet=bet))
     return len(rounds)
