@@ -117,3 +117,9 @@ def test_a_decimal_column_keeps_the_exact_value_beside_it() -> None:
     assert render_report(report, "csv") == "p,p_exact\n0.333333,1/3\n"
     assert "33.33%" in render_report(report, "text") and 'title="1/3"' in render_report(report, "html")
     assert json.loads(render_report(report, "json"))["tables"][0]["rows"] == [{"p": "1/3"}]
+
+
+def test_i42_a_result_counts_its_tables_in_words() -> None:
+    """Issue 42: '1 wager table(s)' is said as English says it."""
+    assert "<Analysis of 1 wager table on 8 decks" in repr(analyze(Shoe.decks(8), wagers=["tie:8-to-1"]))
+    assert "<Analysis of 2 wager tables on 6 decks" in repr(analyze(Shoe.decks(6), wagers=["tie:8-to-1", "banker"]))

@@ -49,7 +49,7 @@ from exactodds.engine.multiset import codes
 from exactodds.errors import ExactOddsError, read_json
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
-from exactodds.render.tables import Column, Describes, Report, Table, dataframe, render_report
+from exactodds.render.tables import Column, Describes, Report, Table, a_or_an, dataframe, render_report
 from exactodds.simulation.cluster import dask_client
 from exactodds.simulation.recordio import (
     CARD_COLUMNS,
@@ -942,7 +942,7 @@ def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[
     rows.append(TestRow("rounds", "", "coverage", float(lacking + len(unseen)), 0.0 if short else 1.0,
                         0.0 if short else 1.0, short and complete,
                         (f"{int(np.count_nonzero(dealable)) - lacking:,} of {int(np.count_nonzero(dealable)):,} value-level "
-                         f"round classes a {decks}-deck shoe deals" + (f"; no round of {', '.join(unseen[:4])}"
+                         f"round classes {a_or_an(decks)} {decks}-deck shoe deals" + (f"; no round of {', '.join(unseen[:4])}"
                                                                        + (" ..." if len(unseen) > 4 else "")
                                                                        if unseen else "; every outcome")
                          + ("" if complete else " (--lenient: not flagged)"))))
