@@ -19,7 +19,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 #: The reason of every test skipped for want of Chromium: what it needs and the command that installs it.
 NO_CHROMIUM = ("needs Chromium, not found on PATH: install the distribution's package (apt-get install chromium "
-               "on Debian and Ubuntu); the live page's Playwright tests also run on Playwright's own: "
+               "on Debian); the live page's Playwright tests also run on Playwright's own: "
                "python -m playwright install chromium")
 
 #: Skips a test that runs the ``chromium`` command, saying why.

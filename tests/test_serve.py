@@ -31,7 +31,7 @@ from exactodds.game.shoe import Shoe
 from exactodds.serve import MAX_BODY, create_app, listen
 from exactodds.wagers.catalogue import load_catalogue
 
-from .browser import launch
+from .browser import NO_CHROMIUM, launch
 from .test_cli import run
 
 pytest.importorskip("flask")
@@ -269,6 +269,23 @@ def test_i42_in_a_real_browser_the_picker_groups_wagers_by_regulation_then_your_
             browser.close()
     finally:
         server.close()
+
+
+def test_i42_without_chromium_a_browser_test_is_skipped_saying_how_to_install_it(tmp_path: Path) -> None:
+    """Issue 42: 21 browser tests were skipped without a word about Chromium. With no Chromium on PATH and none
+    of Playwright's own, the browser tests are skipped, each with the reason, and the run's summary says in one
+    line, whatever -r asks for, what they need and the commands that install it."""
+    pytest.importorskip("playwright.sync_api")
+    root = Path(exactodds.__file__).parent.parent
+    env = {**os.environ, "PATH": str(tmp_path), "PLAYWRIGHT_BROWSERS_PATH": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                        "tests/test_serve.py", "-k", "in_a_real_browser"], cwd=root, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and "2 skipped" in r.stdout, r.stdout[-2000:]
+    assert re.search(rf"SKIPPED \[2\] tests/browser.py:\d+: {re.escape(NO_CHROMIUM)}\n", r.stdout)   # why (-rs)
+    assert f"2 browser and PDF tests skipped: {NO_CHROMIUM}" in r.stdout
+    assert "apt-get install chromium" in NO_CHROMIUM and "python -m playwright install chromium" in NO_CHROMIUM
 
 
 @pytest.mark.parametrize("url, words", [

@@ -24,6 +24,8 @@ from exactodds.documents import certificate as certificate_module
 from exactodds.documents import tables
 from exactodds.errors import ExactOddsError, Interrupted
 
+from .browser import NO_CHROMIUM
+
 EXE = [sys.executable, "-m", "exactodds.cli"]
 #: The console script where installed: it answers a signal while it starts in one line, as users run it.
 SCRIPT = ([str(Path(sys.executable).with_name("exactodds"))] if Path(sys.executable).with_name("exactodds").exists()
@@ -326,7 +328,7 @@ def test_signals_at_random_moments_leave_nothing_behind(tmp_path: Path, tmpdir_s
     times: each run ends in one line or none, with its output whole or absent, and no temporary file
     or empty folder (in the output's folder or in TMPDIR, where Chromium prints the PDF)."""
     if command == "pdf" and shutil.which("chromium") is None:
-        pytest.skip("no chromium to print a PDF")
+        pytest.skip(NO_CHROMIUM)
     rng = random.Random(26)
     env = _env(tmp_path, tmpdir_short)
     runs = 5
@@ -362,7 +364,7 @@ def test_a_signal_while_chromium_prints_the_pdf_leaves_nothing(tmp_path: Path, t
     left Chromium's temporary folder (and at times its own) behind. Now the whole process group goes, then
     exactodds's folder, which holds Chromium's (its TMPDIR)."""
     if shutil.which("chromium") is None:
-        pytest.skip("no chromium to print a PDF")
+        pytest.skip(NO_CHROMIUM)
     out = tmp_path / "out"
     out.mkdir()
     run = subprocess.Popen([*SCRIPT, "certificate", "--wager", "tie", "--decks", "8", "--format", "pdf", "--output",

@@ -19,8 +19,10 @@ from exactodds.documents.certificate import build, verify
 from exactodds.documents.signing import canonical, keygen, load_public_key, sign
 from exactodds.errors import ExactOddsError
 
+from .browser import NO_CHROMIUM
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -37,7 +39,7 @@ def key(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def pdf(key: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One signed PDF certificate, printed once for the module (Chromium takes seconds)."""
     if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+        pytest.skip(NO_CHROMIUM)
     out = tmp_path_factory.mktemp("pdf") / "tie.pdf"
     code, _, err = run("certificate", "--wager", "tie:8-to-1", "--decks", "8", "--format", "pdf", "--issued",
                        "2026-11-23", "--sign", str(key[0]), "--signer", "A. Analyst", "--output", str(out))
