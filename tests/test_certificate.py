@@ -315,6 +315,7 @@ def test_html_fits_the_page_in_headless_chromium(cert: dict, tmp_path: Path, pap
     assert overflow == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_chromium() is None, reason=NO_CHROMIUM)
 def test_pdf_pages_are_numbered_and_carry_the_certificate(tmp_path: Path) -> None:
     pdfium = pytest.importorskip("pypdfium2")
@@ -356,6 +357,7 @@ def test_names_are_escaped_so_the_page_cannot_be_made_to_lie(tmp_path: Path) -> 
     assert document["parties"]["issuer"] == style
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_chromium() is None, reason=NO_CHROMIUM)
 def test_a_pdf_whose_pages_were_reprinted_with_other_figures_fails(tmp_path: Path) -> None:
     """The genuine JSON attached to pages that show another RTP: verify reads the pages too."""
@@ -509,6 +511,7 @@ def catalogue_cert() -> dict:
     return build(shoes=[{"decks": 8, "remove": []}], selection=selection, issued="2026-11-26", second_route=False)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_chromium() is None, reason=NO_CHROMIUM)
 @pytest.mark.parametrize(("paper", "points"), [("letter", (612, 792))])     # A4 looked at, and its width tested above
 def test_the_whole_catalogue_summary_fits_three_pages(catalogue_cert: dict, paper: str, points: tuple[int, int],
@@ -526,6 +529,7 @@ def test_the_whole_catalogue_summary_fits_three_pages(catalogue_cert: dict, pape
     assert "Summary" in texts[1] and first_table <= 4                        # pages 2, 3, 4 at most
 
 
+@pytest.mark.slow
 def test_a_default_title_fits_however_long_the_names() -> None:
     text = (ROOT / "examples" / "side-bets.toml").read_text(encoding="utf-8")
     own = load_text(text, source="side-bets.toml")

@@ -40,6 +40,7 @@ def test_analysis_html_and_dataframes() -> None:
     assert list(one["combinations"]) == [ln.combinations for ln in a[0].lines]
 
 
+@pytest.mark.slow
 def test_progressive_and_check_results_render() -> None:
     (r,) = analyze(Shoe.decks(8), wagers=["heavenly-9-progressive"])
     a = progressive_analysis(r, load_meters()[0][("heavenly-9-progressive", "standard")])

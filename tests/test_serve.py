@@ -94,6 +94,7 @@ def test_page_table_and_certificate(client, tmp_path: Path) -> None:
     assert kind == "html" and verify(document)[0] and document["inputs"]["shoes"][0]["remove"] == ["Ks", "9h"]
 
 
+@pytest.mark.slow
 def test_in_a_real_browser_two_tables_a_reload_an_alert_and_a_certificate(tmp_path: Path) -> None:
     """Issue 28: a surveillance room's page. Two tables, each its own shoe; the edges exact; a reload keeps
     both shoes; a shoe made favourable to Dragon 7 raises the alert and the count; a certificate downloads;
@@ -218,6 +219,7 @@ def _cited(part: str) -> set[str]:
             for tid, t in cat[wid].paytables.items() if not any(p.symbolic for p in t.pays.values())}
 
 
+@pytest.mark.slow
 def test_i42_in_a_real_browser_the_picker_groups_wagers_by_regulation_then_your_files() -> None:
     """The picker's groups are §627a, §627b, §629b, §631b and 'your files', in that order, each holding the
     wagers its part of the regulations cites (the §627a wagers sat under 'your files'); a wager cited in
@@ -271,6 +273,7 @@ def test_i42_in_a_real_browser_the_picker_groups_wagers_by_regulation_then_your_
         server.close()
 
 
+@pytest.mark.slow
 def test_i42_without_chromium_a_browser_test_is_skipped_saying_how_to_install_it(tmp_path: Path) -> None:
     """Issue 42: 21 browser tests were skipped without a word about Chromium. With no Chromium on PATH and none
     of Playwright's own, the browser tests are skipped, each with the reason, and the run's summary says in one

@@ -322,6 +322,7 @@ def _commands(out: Path) -> dict[str, tuple[list[str], Callable[[Path], bool]]]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["certificate", "tables", "simulate", "pdf"])
 def test_signals_at_random_moments_leave_nothing_behind(tmp_path: Path, tmpdir_short: Path, command: str) -> None:
     """SIGINT or SIGTERM at a random moment of a run (within its measured length), a bounded number of
@@ -357,6 +358,7 @@ def test_signals_at_random_moments_leave_nothing_behind(tmp_path: Path, tmpdir_s
             assert run.returncode in (130, 143, -2, -15), seen   # by SIGTERM before anything was begun)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_chromium_prints_the_pdf_leaves_nothing(tmp_path: Path, tmpdir_short: Path,
                                                                signum: int) -> None:
@@ -451,6 +453,7 @@ def test_i40_validation_into_proc_is_one_line_and_nothing_written(tmp_path: Path
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["v.csv", "v.jsonl.gz", "v.parquet"])
 @pytest.mark.parametrize("to_file", [True, False], ids=["certificate-to-a-file", "certificate-to-stdout"])
 def test_i40_a_full_disk_while_writing_the_validation_file_names_it(tmp_path: Path, name: str,

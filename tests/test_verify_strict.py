@@ -143,6 +143,7 @@ def test_a_form_field_fails(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -
     _verify_fails(_tampered(pdf, tmp_path, add_field), key[1], "a form field (AcroForm)")
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_an_added_page_fails(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -> None:
     def add_page(writer: Any) -> None:
@@ -176,6 +177,7 @@ def test_a_replaced_page_showing_only_its_header_and_footer_fails(pdf: Path, key
     _verify_fails(_tampered(pdf, tmp_path, replace), key[1], "page 2 is not the page the certificate prints")
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_an_extra_content_stream_drawn_over_a_page_fails(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -> None:
     from pypdf.generic import ArrayObject, NameObject
@@ -244,6 +246,7 @@ def test_an_incremental_update_that_changes_nothing_visible_fails(pdf: Path, key
     _verify_fails(out, key[1], "incremental update")
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_bytes_after_the_end_and_a_changed_title_fail(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -> None:
     appended = tmp_path / "appended.pdf"
