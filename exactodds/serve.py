@@ -35,8 +35,10 @@ from exactodds.documents.certificate import build, catalogue_with
 from exactodds.documents.pages import render_html
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError, unique_keys
+from exactodds.game.rules import play
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import percent, result_html
+from exactodds.render.tables import signed
 from exactodds.wagers.catalogue import load_catalogue
 
 __all__ = ["create_app", "edges", "listen"]
@@ -63,33 +65,70 @@ DEFAULT_WAGERS = ("dragon-7-insurance:standard", "panda-8-insurance:standard", "
                   "player:standard", "lucky-six:standard", "dragon-bonus-player:A", "player-pair:standard")
 
 
-def _shoe(decks: Any, removed: Any) -> Any:
+def _shoe(decks: Any, removed: Any) -> tuple[Shoe, list[Any]]:
+    """The shoe of ``decks`` less the cards ``removed``, and those cards in the order entered."""
 
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= 100:
         raise ExactOddsError(f"decks must be a whole number from 1 to 100, got {decks!r}")
     if not isinstance(removed, list) or not all(isinstance(c, str) for c in removed) or len(removed) > 52 * decks:
         raise ExactOddsError("removed must list the cards dealt, as text such as 'Ks'")
     shoe = Shoe.decks(decks)
-    if removed:
-        shoe = shoe.remove(*parse_card_list(",".join(removed), where="cards"))
-    return shoe
+    cards = parse_card_list(",".join(removed), where="cards") if removed else []
+    return (shoe.remove(*cards) if cards else shoe), cards
 
 
-def choices(catalogue: Any = None) -> list[dict[str, str]]:
-    """Every wager and paytable with fixed pays (a progressive's edge needs its meter), each with the group
-    the page's picker files it under: its regulation (§627a, §627b, §629b, §631b) or 'your files'."""
+#: The picker's groups, in its order: the regulations' parts, then the wagers and paytables of the user's files.
+GROUPS = ("§627a", "§627b", "§629b", "§631b", "your files")
 
-    cat = catalogue if catalogue is not None else load_catalogue()
+
+def choices(catalogue: Any = None) -> list[dict[str, Any]]:
+    """Every wager and paytable with fixed pays (a progressive's edge needs its meter), each with the groups
+    the page's picker files it under: every part of the regulations its section cites (§627a, §627b, §629b,
+    §631b; Perfect Pairs, of §627b.1, §629b.1 and §631b.1, under all three), or 'your files' for a wager or
+    paytable that a user's data file adds.
+
+    >>> picked = {c["key"]: c["groups"] for c in choices()}
+    >>> picked["banker:standard"], picked["perfect-pairs-both:A"], picked["lucky-six:standard"]
+    (['§627a'], ['§627b', '§629b', '§631b'], ['§627b', '§631b'])
+    """
+
+    shipped = load_catalogue()
+    cat = catalogue if catalogue is not None else shipped
     out = []
     for wid in cat:
         w = cat[wid]
         for tid, t in w.paytables.items():
             if not any(p.symbolic for p in t.pays.values()):
-                found = re.match(r"\s*§?(6\d\db)", w.section)
-                group = f"§{found[1]}" if found else "your files"
+                ours = wid in shipped and tid in shipped[wid].paytables
+                cited = dict.fromkeys(f"§{part}" for part in re.findall(r"\b(6\d\d[ab])\.", w.section))
+                groups = sorted(cited, key=_group_order) if ours and cited else ["your files"]
                 out.append({"key": f"{wid}:{tid}", "name": f"{w.name} ({tid})", "section": w.section,
-                            "group": group})
-    return sorted(out, key=lambda c: (c["group"], c["section"], c["key"]))
+                            "groups": groups})
+    return sorted(out, key=lambda c: (_group_order(c["groups"][0]), c["section"], c["key"]))
+
+
+def _group_order(group: str) -> tuple[int, str]:
+    """The picker's order: the parts of :data:`GROUPS`, any other part cited, then 'your files'."""
+    return (GROUPS.index(group) if group in GROUPS[:-1] else len(GROUPS) if group == GROUPS[-1] else len(GROUPS) - 1,
+            group)
+
+
+def rounds_dealt(cards: list[Any]) -> tuple[int, int]:
+    """The rounds the cards entered make, read in the order dealt by the drawing rules (§627a.8(c), §627a.10),
+    and the cards entered of the round under way.
+
+    >>> rounds_dealt(parse_card_list("Ks,9h,Qd,9c, As,2h,3d,2c,5s,6h, 4d", where="cards"))   # a natural; both draw
+    (2, 1)
+    """
+    values = [c.points for c in cards]
+    rounds = used = 0
+    while len(values) - used >= 4:
+        try:
+            used += play(values[used:]).cards_used
+        except ExactOddsError:                      # the round under way needs a card not yet entered
+            break
+        rounds += 1
+    return rounds, len(values) - used
 
 
 def count_for(decks: int, key: str, *, catalogue: Any = None) -> dict[str, Any]:
@@ -115,7 +154,7 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
     """The player's exact expected return of each ``WAGER:PAYTABLE`` on the shoe less ``removed`` (positive:
     the wager favours the player; the sign convention of docs/formats.md)."""
 
-    shoe = _shoe(decks, removed)
+    shoe, cards = _shoe(decks, removed)
     if not isinstance(keys, list) or not keys or len(keys) > MAX_WAGERS:
         raise ExactOddsError(f"wagers: choose 1 to {MAX_WAGERS} wagers, as a list of texts WAGER:PAYTABLE")
     for i, key in enumerate(keys, 1):
@@ -130,8 +169,10 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
             raise ExactOddsError(f"{w.id}:{tid} pays a progressive meter; choose fixed-pay wagers")
         rows.append({"key": f"{w.id}:{tid}", "name": w.name, "paytable": tid, "section": w.section,
                      "player_expected_return": str(e),
-                     "percent": percent(e, 4), "value": float(e), "favourable": e > 0})
-    return {"shoe": shoe.describe(), "cards_left": shoe.size, "removed": 52 * decks - shoe.size, "wagers": rows}
+                     "percent": signed(percent(e, 4)), "value": float(e), "favourable": e > 0})
+    rounds, under_way = rounds_dealt(cards)
+    return {"shoe": shoe.describe(), "cards_left": shoe.size, "removed": 52 * decks - shoe.size,
+            "rounds": rounds, "round_cards": under_way, "wagers": rows}
 
 
 def create_app(*, decks: int = 8, wagers: list[str] | None = None,
@@ -142,6 +183,7 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
     cat = catalogue_with(files)
     offered = choices(cat)
     keys = {c["key"] for c in offered}
+    groups = sorted({g for c in offered for g in c["groups"]}, key=_group_order)
     chosen: list[str] = []
     for spec in wagers or DEFAULT_WAGERS:
         found = [f"{w.id}:{t}" for w, t in priced_pairs(cat, [spec], where="--wager")]
@@ -176,8 +218,8 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
     @app.get("/")
     def page() -> Any:
         g.nonce = secrets.token_urlsafe(18)
-        return render_template("shoe.html.j2", init={"decks": decks, "choices": offered, "chosen": chosen},
-                               nonce=g.nonce)
+        return render_template("shoe.html.j2", nonce=g.nonce,
+                               init={"decks": decks, "choices": offered, "chosen": chosen, "groups": groups})
 
     @app.post("/api/edges")
     def api_edges() -> Any:
@@ -237,7 +279,7 @@ def create_app(*, decks: int = 8, wagers: list[str] | None = None,
     def table(wager: str, paytable: str) -> Any:
 
         n, removed = _query()
-        r = analyze(_shoe(n, removed), wagers=[f"{wager}:{paytable}"], catalogue=cat)[0]
+        r = analyze(_shoe(n, removed)[0], wagers=[f"{wager}:{paytable}"], catalogue=cat)[0]
         g.inline_styles = True
         return Response(render_template("page.html.j2", title=wager, body=result_html(r)), mimetype="text/html")
 

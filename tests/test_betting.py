@@ -56,6 +56,7 @@ def test_plays_of_a_run():
     assert data is None or "plays" in data["wagers"][0]
 
 
+@pytest.mark.slow
 def test_team_play_against_every_round_priced_alone():
     """The team's win and second moment, summed round by round from each round's own exact distribution
     (both wagers' nets on the same rounds of the table), equal what the run tallied."""

@@ -33,6 +33,7 @@ def peak(args: list[str], stdin: int | None = None, timeout: float = 600) -> tup
     return int(code), int(kib) // 1024, r.stderr.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_a_malformed_csv_record_on_standard_input_is_one_line_every_time(tmp_path: Path) -> None:
     """A record of one 2 MB field: pyarrow's reader, left running on its own threads while Python
     exited, aborted the process (exit 134) in some runs; it also went unnamed."""
@@ -50,6 +51,7 @@ def test_a_malformed_csv_record_on_standard_input_is_one_line_every_time(tmp_pat
         assert ("longer than 65,536 bytes" if k % 2 else "expected 6 fields, found 4") in err
 
 
+@pytest.mark.slow
 def test_non_utf8_bytes_in_a_bad_record_give_the_error_line_alone(tmp_path: Path) -> None:
     path = tmp_path / "bad.csv"
     path.write_bytes(HEADER + b"Ks,9h,,Qd,Qs,\n\xff\xfe,Ks\n")
@@ -59,6 +61,7 @@ def test_non_utf8_bytes_in_a_bad_record_give_the_error_line_alone(tmp_path: Path
         assert r.returncode == 2 and err.count("\n") == 1 and ":3: expected 6 fields, found 2" in err, err
 
 
+@pytest.mark.slow
 def test_a_line_at_the_limit_reads_and_a_longer_one_is_named(tmp_path: Path) -> None:
     r = subprocess.run([*CHECK, "--help"], capture_output=True, text=True, timeout=120)
     stated = "one line of at most 65,536 bytes (64 KiB); a longer line is an error naming it"
@@ -83,6 +86,7 @@ def test_a_line_at_the_limit_reads_and_a_longer_one_is_named(tmp_path: Path) -> 
             assert f":{len(lines)}: a line longer than 65,536 bytes" in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 def test_a_stream_without_a_line_end_stops_at_the_limit_in_bounded_memory(tmp_path: Path, fmt: str) -> None:
     """`head -c 1G /dev/zero | tr '\\0' '{' | exactodds check-sim - --input-format jsonl` grew to 1.3 GB;
@@ -148,6 +152,7 @@ def _stops(command: list[str], signum: int, reading: Callable[[int], bool], stdi
     return proc.returncode, time.monotonic() - sent, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_sigterm_and_ctrl_c_stop_a_check_of_a_stream_within_a_second(fmt: str) -> None:
     for signum, status, word in ((signal.SIGTERM, 143, b"terminated"), (signal.SIGINT, 130, b"interrupted")):
@@ -163,6 +168,7 @@ def test_sigterm_and_ctrl_c_stop_a_check_of_a_stream_within_a_second(fmt: str) -
         assert took < 2.0, took                          # a guard: within a second, with room for a busy machine
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_check_of_a_compressed_json_lines_file_within_a_second(tmp_path: Path) -> None:
     """A file is read ahead on a thread, which the main thread waits for before it exits: that
     thread now stops within a block, not at the end of a chunk of half a million records."""
@@ -176,6 +182,7 @@ def test_sigterm_stops_a_check_of_a_compressed_json_lines_file_within_a_second(t
     assert took < 2.0, took
 
 
+@pytest.mark.slow
 def test_peak_memory_of_a_check_does_not_grow_with_its_rounds() -> None:
     """check-sim of every wager of the catalogue: its peak memory at 10^7 rounds (from a pipe) is
     within 10% of its peak at 10^6."""
@@ -192,6 +199,7 @@ def test_peak_memory_of_a_check_does_not_grow_with_its_rounds() -> None:
     assert peaks[10**7] < 400, peaks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dictionary", [False, True])
 def test_a_parquet_value_longer_than_a_record_is_one_line_naming_its_rows(tmp_path: Path, dictionary: bool) -> None:
     """The 64 KiB limit holds for Parquet too: a row group whose text exceeds what its records may

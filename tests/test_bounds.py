@@ -59,6 +59,7 @@ WALKED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", TOO_LARGE.values(), ids=TOO_LARGE.keys())
 def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when: str, tmp_path: Path) -> None:
     wager = read_text(_wager(when), source="huge.toml")["huge"]
@@ -74,6 +75,7 @@ def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when:
     assert "; and by the walk: the walk of wager 'huge' (§test) would " in r.stderr    # both routes refuse it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", WALKED.values(), ids=WALKED.keys())
 def test_a_condition_too_large_for_the_tables_is_walked_under_the_memory_limit(when: str, tmp_path: Path) -> None:
     wager = read_text(_wager(when), source="huge.toml")["huge"]
@@ -92,6 +94,7 @@ def test_a_condition_too_large_for_the_tables_is_walked_under_the_memory_limit(w
     assert sum(int(x["combinations"]) for x in priced["outcomes"]) == int(priced["combinations"]) == 4998398275503360
 
 
+@pytest.mark.slow
 def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_path: Path) -> None:
     # a file whose wagers are compiled only when priced still names the file and the wager
     code = ("import sys; from exactodds.engine.distribution import deal; from exactodds.analyses.pricing import price\n"
@@ -106,6 +109,7 @@ def test_a_wager_priced_without_its_load_check_is_refused_naming_its_file(tmp_pa
     assert r.stdout.startswith("huge.toml: wager 'huge': reads the suits of 6 card positions"), r.stdout
 
 
+@pytest.mark.slow
 def test_the_catalogue_and_the_examples_price_under_the_memory_limit(tmp_path: Path) -> None:
     # no false refusal: every table of the catalogue and of examples/*.toml is built, from an empty cache,
     # in a process that may not take more than the limit
@@ -148,6 +152,7 @@ MEASURED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names, told", MEASURED.values(), ids=MEASURED.keys())
 def test_the_estimate_is_within_3x_of_the_measured_peak(names: tuple[str, ...], told: str, tmp_path: Path) -> None:
     names = tuple(sorted(names))

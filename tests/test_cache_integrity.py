@@ -103,6 +103,7 @@ def in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
 
 # -- the findings ---------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_changed_value_in_a_cached_table_is_rebuilt_not_used(tmp_path: Path) -> None:
     assert BANKER_EDGE in exactodds(tmp_path, *BANKER_8).stdout
     (table,) = cached(tmp_path, "multiset")
@@ -114,6 +115,7 @@ def test_a_changed_value_in_a_cached_table_is_rebuilt_not_used(tmp_path: Path) -
     assert again.returncode == 0 and BANKER_EDGE in again.stdout and again.stderr == ""
 
 
+@pytest.mark.slow
 def test_80_to_1_in_the_cached_parse_of_627a_is_rebuilt_not_used(tmp_path: Path) -> None:
     uncached = exactodds("off", *TIE_8)
     assert TIE_EDGE in uncached.stdout
@@ -125,6 +127,7 @@ def test_80_to_1_in_the_cached_parse_of_627a_is_rebuilt_not_used(tmp_path: Path)
     assert parse.name in one_warning(r.stderr)
 
 
+@pytest.mark.slow
 def test_a_certificate_built_on_an_edited_cache_holds_the_right_figures_and_verifies(tmp_path: Path) -> None:
     args = ("certificate", "--wager", "tie:8-to-1", "--decks", "8", "--issued", "2025-01-02", "--format", "json")
     uncached = exactodds("off", *args)
@@ -142,6 +145,7 @@ def test_a_certificate_built_on_an_edited_cache_holds_the_right_figures_and_veri
     assert v.returncode == 0 and "verified" in v.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("array", ["entry_orderings", "key_starts", "entry_multiset", "multisets", "leaves",
                                    "resolution", "column:player"])
 def test_tampering_any_array_of_a_cached_table_is_rebuilt_not_used(in_process: Path, array: str) -> None:
@@ -161,6 +165,7 @@ def test_tampering_any_array_of_a_cached_table_is_rebuilt_not_used(in_process: P
     assert loaded.keys == fresh.keys and np.array_equal(loaded.counts(shoe), fresh.counts(shoe))
 
 
+@pytest.mark.slow
 def test_a_changed_count_in_a_cached_table_is_no_traceback(tmp_path: Path) -> None:
     exactodds(tmp_path, *BANKER_8)
     (table,) = cached(tmp_path, "multiset")
@@ -170,6 +175,7 @@ def test_a_changed_count_in_a_cached_table_is_no_traceback(tmp_path: Path) -> No
     one_warning(r.stderr)
 
 
+@pytest.mark.slow
 def test_a_table_that_breaks_the_invariant_is_a_clean_error_and_discarded(in_process: Path) -> None:
     arrays = _to_arrays(_compile(POINT_TABLE))
     arrays["entry_orderings"] = arrays["entry_orderings"].copy()
@@ -184,6 +190,7 @@ def test_a_table_that_breaks_the_invariant_is_a_clean_error_and_discarded(in_pro
     assert again.returncode == 0 and BANKER_EDGE in again.stdout
 
 
+@pytest.mark.slow
 def test_a_certificate_is_built_with_the_cache_off_so_a_forged_cache_cannot_reach_it(in_process: Path) -> None:
     forge_627a_tie_80_to_1()
     cert = in_process / "tie.json"
@@ -263,6 +270,7 @@ def test_verify_leaves_the_cache_as_it_was(in_process: Path) -> None:
     assert {p: p.read_bytes() for p in in_process.rglob("*") if p.is_file()} == before and cache.cache_dir() is not None
 
 
+@pytest.mark.slow
 def test_a_file_with_a_recomputed_digest_from_anyone_without_the_users_key_is_not_used(tmp_path: Path) -> None:
     """An audit forged the main-game table and recomputed its digest (Banker 1.9713% printed, no warning).
     The digest is keyed with the user's own secret, kept outside the (possibly shared) cache directory."""

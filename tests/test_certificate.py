@@ -24,6 +24,8 @@ from exactodds.documents.tables import table_texts
 from exactodds.errors import ExactOddsError
 from exactodds.wagers.catalogue import load_catalogue
 
+from .browser import NO_CHROMIUM
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -297,7 +299,7 @@ document.addEventListener('DOMContentLoaded', () => {
 </script>"""
 
 
-@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+@pytest.mark.skipif(_chromium() is None, reason=NO_CHROMIUM)
 @pytest.mark.parametrize(("paper", "pixels"), [("letter", 695), ("a4", 673)])      # the text's width at 96 dpi
 def test_html_fits_the_page_in_headless_chromium(cert: dict, tmp_path: Path, paper: str, pixels: int) -> None:
     page = tmp_path / "cert.html"
@@ -313,7 +315,8 @@ def test_html_fits_the_page_in_headless_chromium(cert: dict, tmp_path: Path, pap
     assert overflow == []
 
 
-@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+@pytest.mark.slow
+@pytest.mark.skipif(_chromium() is None, reason=NO_CHROMIUM)
 def test_pdf_pages_are_numbered_and_carry_the_certificate(tmp_path: Path) -> None:
     pdfium = pytest.importorskip("pypdfium2")
     out = tmp_path / "c.pdf"
@@ -354,7 +357,8 @@ def test_names_are_escaped_so_the_page_cannot_be_made_to_lie(tmp_path: Path) -> 
     assert document["parties"]["issuer"] == style
 
 
-@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+@pytest.mark.slow
+@pytest.mark.skipif(_chromium() is None, reason=NO_CHROMIUM)
 def test_a_pdf_whose_pages_were_reprinted_with_other_figures_fails(tmp_path: Path) -> None:
     """The genuine JSON attached to pages that show another RTP: verify reads the pages too."""
     from pypdf import PdfReader, PdfWriter
@@ -507,7 +511,8 @@ def catalogue_cert() -> dict:
     return build(shoes=[{"decks": 8, "remove": []}], selection=selection, issued="2026-11-26", second_route=False)
 
 
-@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+@pytest.mark.slow
+@pytest.mark.skipif(_chromium() is None, reason=NO_CHROMIUM)
 @pytest.mark.parametrize(("paper", "points"), [("letter", (612, 792))])     # A4 looked at, and its width tested above
 def test_the_whole_catalogue_summary_fits_three_pages(catalogue_cert: dict, paper: str, points: tuple[int, int],
                                                        tmp_path: Path) -> None:
@@ -524,6 +529,7 @@ def test_the_whole_catalogue_summary_fits_three_pages(catalogue_cert: dict, pape
     assert "Summary" in texts[1] and first_table <= 4                        # pages 2, 3, 4 at most
 
 
+@pytest.mark.slow
 def test_a_default_title_fits_however_long_the_names() -> None:
     text = (ROOT / "examples" / "side-bets.toml").read_text(encoding="utf-8")
     own = load_text(text, source="side-bets.toml")

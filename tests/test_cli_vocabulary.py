@@ -156,6 +156,7 @@ OLD_AND_NEW = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", OLD_AND_NEW)
 def test_an_old_spelling_still_works_with_one_deprecation_line(case: str) -> None:
     old, new = OLD_AND_NEW[case]

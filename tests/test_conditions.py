@@ -77,6 +77,7 @@ def assert_agrees(cond: Condition, text: str) -> None:
         assert cond(row) == bool(python(row)), text
 
 
+@pytest.mark.slow
 @EXAMPLES
 @given(conditions())
 def test_every_generated_condition_is_accepted_and_agrees_with_python_on_every_deal(text: str) -> None:
@@ -85,6 +86,7 @@ def test_every_generated_condition_is_accepted_and_agrees_with_python_on_every_d
     assert_agrees(Condition.parse(text, where="generated"), text)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(loose_conditions())
@@ -194,6 +196,7 @@ def test_constructs_outside_the_grammar_are_refused_in_one_line(text: str) -> No
 _QUICK = (VALUE_LEVEL | {"same_suit", "same_colour", "same_rank"}, frozenset(INITIAL_FEATURES))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(conditions(depth=2))

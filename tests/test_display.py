@@ -40,6 +40,7 @@ def test_analysis_html_and_dataframes() -> None:
     assert list(one["combinations"]) == [ln.combinations for ln in a[0].lines]
 
 
+@pytest.mark.slow
 def test_progressive_and_check_results_render() -> None:
     (r,) = analyze(Shoe.decks(8), wagers=["heavenly-9-progressive"])
     a = progressive_analysis(r, load_meters()[0][("heavenly-9-progressive", "standard")])
@@ -117,3 +118,38 @@ def test_a_decimal_column_keeps_the_exact_value_beside_it() -> None:
     assert render_report(report, "csv") == "p,p_exact\n0.333333,1/3\n"
     assert "33.33%" in render_report(report, "text") and 'title="1/3"' in render_report(report, "html")
     assert json.loads(render_report(report, "json"))["tables"][0]["rows"] == [{"p": "1/3"}]
+
+
+def test_i42_a_result_counts_its_tables_in_words() -> None:
+    """Issue 42: '1 wager table(s)' is said as English says it."""
+    assert "<Analysis of 1 wager table on 8 decks" in repr(analyze(Shoe.decks(8), wagers=["tie:8-to-1"]))
+    assert "<Analysis of 2 wager tables on 6 decks" in repr(analyze(Shoe.decks(6), wagers=["tie:8-to-1", "banker"]))
+
+
+def test_i42_exposure_panels_side_by_side_keep_their_titles_apart_and_the_legend_off_the_bars() -> None:
+    """Issue 42: notebook 06's three exposure panels, as it draws them: the titles overlapped each other and
+    the legend sat over the bars. Now each title wraps within its panel and the legend is under the axes."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from exactodds.documents.plots import edge_by_penetration
+    from exactodds.simulation.exposure import exposure
+
+    x = exposure([("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard"), ("tie", "8-to-1")],
+                 shoes=6, seed=2026, workers=1)
+    figure = Figure(figsize=(16, 4))
+    canvas = FigureCanvasAgg(figure)
+    axes = figure.subplots(1, 3)
+    for r, ax in zip(x, axes):
+        edge_by_penetration(r, ax=ax)
+    figure.tight_layout()
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    titles = [ax.title.get_window_extent(renderer) for ax in axes]
+    assert all(a.x1 < b.x0 for a, b in zip(titles, titles[1:]))                  # apart, left to right
+    for ax, title in zip(axes, titles):
+        legend = ax.get_legend()
+        assert "rounds with a player advantage, %" in [t.get_text() for t in legend.get_texts()]
+        assert legend.get_window_extent(renderer).y1 <= ax.get_window_extent(renderer).y0    # under the axes
+        assert ax.get_window_extent(renderer).x0 <= title.x0 and title.x1 <= ax.get_window_extent(renderer).x1

@@ -96,6 +96,7 @@ def assert_every_wager_agrees(shoe: Shoe, catalogue: dict | None = None) -> None
         assert {k: v for k, v in got.items() if v} == {k: v for k, v in want.items() if v}, (w.id, t)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(small_shoes(max_identities=6))
 def test_every_wager_agrees_with_brute_force(shoe: Shoe) -> None:
@@ -130,6 +131,7 @@ MUST_OCCUR = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TARGETED))
 def test_rank_and_suit_wagers_on_targeted_shoes(name: str) -> None:
     shoe = Shoe.from_card_counts(TARGETED[name], label=name)

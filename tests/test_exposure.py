@@ -111,6 +111,7 @@ def test_the_split_does_not_change_the_numbers():
     assert _figures(other) != _figures(one)
 
 
+@pytest.mark.slow
 def test_the_dask_path_gives_the_local_numbers():
     distributed = pytest.importorskip("dask.distributed")
     local = exposure(PAIRS[:1], shoes=4, seed=9, batch=4)
@@ -153,6 +154,7 @@ def test_progressives_are_refused():
         exposure([("royal-9-progressive", "$5")], shoes=1, seed=1)
 
 
+@pytest.mark.slow
 def test_cli_exposure():
     runner = CliRunner()
     out = runner.invoke(cli, ["exposure", "--wager", "dragon-7-insurance", "--shoes", "3", "--seed", "4", "--workers", "1",

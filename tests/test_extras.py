@@ -22,6 +22,7 @@ def _run(blocked: list[str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_pricing_counting_and_designing_need_no_extra() -> None:
     for args in (["analyze", "--decks", "8"], ["analyze", "--wager", "perfect-pairs-player", "--remove", "Ks,Kh"],
                  ["design", "--wager", "tie", "--target-edge", "5%"], ["eor", "--wager", "dragon-7-insurance"],
@@ -30,6 +31,7 @@ def test_pricing_counting_and_designing_need_no_extra() -> None:
         assert done.returncode == 0 and done.stdout, (args, done.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("library", "args", "extra"), [
     ("flask", ["serve", "--port", "0"], "serve"),
     ("pypdf", ["verify", "README.md"], "pdf"),

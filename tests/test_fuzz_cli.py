@@ -163,6 +163,7 @@ def paytable_files(draw: st.DrawFn) -> bytes:
     return data
 
 
+@pytest.mark.slow
 @IN_PROCESS
 @given(paytable_files())
 def test_fuzz_paytable_files(data: bytes) -> None:
@@ -376,6 +377,7 @@ def test_fuzz_simulator_records(fmt: str) -> None:
     case()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_fuzz_simulator_records_in_a_child(fmt: str) -> None:
     @IN_CHILD

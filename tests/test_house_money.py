@@ -76,6 +76,7 @@ def _eight(bet: str):
     return house_money(Shoe.decks(8), bet=bet)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shoe", [None, Shoe.decks(6).remove("Ks", "Kh", "Kd", "5c", "9s")],
                          ids=["8 decks", "depleted 6 decks"])
 def test_optimal_is_at_least_never_and_always_exactly(shoe):
@@ -99,6 +100,7 @@ def test_a_natural_shown_decides_the_ride():
     assert decisions["banker"][(0, 9)] == "ride" and decisions["player"][(0, 9)] == "keep"
 
 
+@pytest.mark.slow
 def test_cli_house_money():
     out = CliRunner().invoke(cli, ["house-money", "--hand", "player", "--format", "json", "--ratio", "4"])
     assert out.exit_code == 0, out.output

@@ -32,6 +32,7 @@ TABLES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names", TABLES)
 @given(shoe=depleted_shoes())
 @settings(max_examples=15, deadline=None)
@@ -126,6 +127,7 @@ def _categories_by_enumeration(shoe: Shoe, multiplicities: np.ndarray) -> list[i
     return out
 
 
+@pytest.mark.slow
 @given(shoe=small_shoes(max_identities=5))
 @settings(max_examples=20, deadline=None)
 def test_every_card_categories_equal_the_identities_enumerated(shoe: Shoe) -> None:
@@ -143,6 +145,7 @@ def test_every_card_categories_equal_the_identities_enumerated(shoe: Shoe) -> No
     assert checked > 0
 
 
+@pytest.mark.slow
 def test_categories_plan_follows_the_array_not_its_address() -> None:
     """The shoe-free plan is kept per array while it lives: an array of other multisets gets its own,
     even where Python gives it the address of one that died."""

@@ -67,6 +67,7 @@ def _caught_sigterm(pid: int) -> bool:
 DELAYS = (0.0, 0.002, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3, 0.45, 0.6, 0.8)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads which signals a process catches in /proc")
 @pytest.mark.parametrize("how", ["console script", "python -m exactodds"])
 def test_a_signal_at_any_moment_after_the_entry_point_begins_is_one_line(tmp_path: Path, how: str) -> None:

@@ -50,6 +50,7 @@ def test_the_extension_is_built_and_used_unless_switched_off() -> None:
     assert native.kernels() is core
 
 
+@pytest.mark.slow
 @compiled
 @settings(max_examples=120, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -83,6 +84,7 @@ def test_the_catalogue_by_the_compiled_tables_equals_the_pure_tables(shoe: Shoe)
     assert _lines(got) == _lines(want)
 
 
+@pytest.mark.slow
 @compiled
 @pytest.mark.parametrize("shoe", [Shoe.decks(8), Shoe.decks(1).remove("9s", "9h", "Kd", "Qc"), Shoe.decks(30)],
                          ids=["8 decks", "1 deck less 4 cards", "30 decks (past int64)"])
@@ -92,6 +94,7 @@ def test_the_catalogue_by_the_compiled_walk_equals_the_tables(shoe: Shoe) -> Non
     assert _lines(analyze(shoe, everything=True, route="walk")) == _lines(analyze(shoe, everything=True))
 
 
+@pytest.mark.slow
 @compiled
 def test_the_compiled_walk_equals_the_pure_walk_on_the_catalogue_one_deck() -> None:
     shoe = Shoe.decks(1).remove("As", "Kh", "7d")

@@ -39,12 +39,14 @@ def lines(bets: dict, wager: str, shoe: Shoe = EIGHT) -> dict[str, int]:
     return {ln.id: ln.combinations for ln in price(w, w.paytable("A"), deal(shoe)).lines}
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(small_shoes(max_identities=6))
 def test_new_bets_agree_with_brute_force(shoe: Shoe) -> None:
     assert_every_wager_agrees(shoe, dict(load_file(EXAMPLES)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cards", [
     {"9s": 2, "Ks": 2, "Kh": 1, "9h": 1, "Qs": 1, "4c": 1},         # suited nines, kings, unequal suits
     {"2d": 2, "7d": 2, "3h": 2, "8h": 1, "5c": 2, "Kc": 1},         # two-card 9s, third cards of one suit
@@ -161,12 +163,14 @@ def value_rounds_8() -> list:
     return out
 
 
+@pytest.mark.slow
 def test_comeback_by_plain_enumeration(bets: dict, value_rounds_8: list) -> None:
     want = sum(w for _s, r, w in value_rounds_8
                if sum(r.player_cards[:2]) % 10 in (0, 1, 2) and r.player_total > r.banker_total)
     assert lines(bets, "comeback-player")["comeback"] == want
 
 
+@pytest.mark.slow
 def test_third_card_suits_by_suit_symmetry(bets: dict, value_rounds_8: list) -> None:
     """In a full shoe the suits are symmetric: two third cards of different values share a
     suit with chance 1/4; of one value v, (n_v/4 - 1)/(n_v - 1) (two cards of one class)."""
@@ -368,6 +372,7 @@ section = "example"
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shoe", [Shoe.decks(6), Shoe.decks(8).remove("9", "9", "K", "3", "Q")],
                          ids=["6 decks", "8 decks depleted"])
 def test_walk_route_agrees_on_point_value_bets(tmp_path: Path, shoe: Shoe, bets: dict) -> None:
@@ -383,6 +388,7 @@ def test_walk_route_agrees_on_point_value_bets(tmp_path: Path, shoe: Shoe, bets:
         assert all(ln.combinations > 0 for ln in tables.lines), wid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wager", ["perfect-9", "four-card-poker", "banker-first-card"])
 def test_walk_route_agrees_on_the_initial_cards(wager: str, bets: dict) -> None:
     """Ranks and suits of the four initial cards, walked card by card on a depleted shoe."""

@@ -82,6 +82,7 @@ def _brute(text: str, params: dict[str, Any], shoe_index: int) -> int:
     return sum(w for row, w in zip(rows, weights) if python({**params, **row}))
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(suit_conditions())
@@ -175,6 +176,7 @@ def _brute_rows(index: int) -> list[tuple[dict[str, Any], int]]:
     return [(brute.all_features(dealt, rnd), w) for dealt, rnd, w in brute.rounds(shoe)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     "same_suit and banker_rank_3 == 13", "same_suit and banker_suit_1 == 'h'",
     "same_suit or player_suit_1 == banker_suit_1", "not same_suit and player_pair != 'none'",
@@ -199,6 +201,7 @@ def test_every_card_features_read_with_single_cards_equal_the_brute_force(text: 
     assert hit                                          # not vacuous
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("every, single", [
     ("same_suit", "banker_suit_1 == banker_suit_1"),
     ("same_colour", "banker_suit_1 == banker_suit_1"),
@@ -268,6 +271,7 @@ def test_a_wager_on_six_suits_is_compiled_for_itself_reading_suits_only_where_th
         assert sum(got.values()) == shoe.sequences
 
 
+@pytest.mark.slow
 def test_a_wager_compiled_for_itself_equals_the_brute_force() -> None:
     from . import brute
 
@@ -286,6 +290,7 @@ def test_a_wager_compiled_for_itself_equals_the_brute_force() -> None:
     assert seen == {"dragon", "panda"}                  # not vacuous
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(drawn=suit_conditions())

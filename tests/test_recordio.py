@@ -77,6 +77,7 @@ def test_shards_as_one_data_set_and_standard_input(written: dict[str, Path], tmp
     assert code == 0 and out.startswith("player1,player2,player3,banker1,banker2,banker3\n")
 
 
+@pytest.mark.slow
 def test_the_dask_path_gives_the_local_report(written: dict[str, Path], tmp_path: Path) -> None:
     distributed = pytest.importorskip("dask.distributed")
     shards = tmp_path / "shards"
@@ -128,6 +129,7 @@ def test_an_interrupted_simulation_leaves_no_file(tmp_path: Path, signum: int, s
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_check_with_one_line_and_a_closed_pipe_stops_quietly(written: dict[str, Path]) -> None:
     """SIGTERM anywhere unwinds as Ctrl-C does (exit 143); `... | head` ends the writing, exit 0."""
     import time
@@ -195,6 +197,7 @@ def test_json_lines_are_written_as_json_dumps_writes_each_record() -> None:
     assert _jsonl_bytes(table).decode().splitlines() == want
 
 
+@pytest.mark.slow
 def test_json_lines_chunks_shrink_with_their_columns_and_keep_one_set_of_columns(tmp_path: Path) -> None:
     from exactodds.simulation.recordio import CHUNK_ROWS, _rows_for, read_chunks
 

@@ -292,7 +292,7 @@ def test_serve_shows_users_wagers_and_certifies_with_the_file(house: Path) -> No
     init = json.loads(html_lib.unescape(re.search(r"data-init='([^']*)'", page)[1]))    # the page's first state
     assert init["chosen"] == ["house-bet:A", "tie:7-to-1"]
     assert {"house-bet:A", "tie:7-to-1"} <= {c["key"] for c in init["choices"]}
-    assert next(c for c in init["choices"] if c["key"] == "house-bet:A")["group"] == "your files"
+    assert next(c for c in init["choices"] if c["key"] == "house-bet:A")["groups"] == ["your files"]
     r = client.post("/api/edges", json={"decks": 8, "removed": [], "wagers": ["house-bet:A"]}).get_json()
     (exact,) = analyze(Shoe.decks(8), wagers=["house-bet"], catalogue=load_catalogue().merged(load_file(house)))
     assert Fraction(r["wagers"][0]["player_expected_return"]) == exact.expected_return

@@ -6,7 +6,6 @@ import http.client
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -30,7 +29,9 @@ from exactodds.documents.pages import read_document
 from exactodds.analyses.eor import effects_of_removal
 from exactodds.game.shoe import Shoe
 from exactodds.serve import MAX_BODY, create_app, listen
+from exactodds.wagers.catalogue import load_catalogue
 
+from .browser import NO_CHROMIUM, launch
 from .test_cli import run
 
 pytest.importorskip("flask")
@@ -93,11 +94,7 @@ def test_page_table_and_certificate(client, tmp_path: Path) -> None:
     assert kind == "html" and verify(document)[0] and document["inputs"]["shoes"][0]["remove"] == ["Ks", "9h"]
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed")
+@pytest.mark.slow
 def test_in_a_real_browser_two_tables_a_reload_an_alert_and_a_certificate(tmp_path: Path) -> None:
     """Issue 28: a surveillance room's page. Two tables, each its own shoe; the edges exact; a reload keeps
     both shoes; a shoe made favourable to Dragon 7 raises the alert and the count; a certificate downloads;
@@ -112,9 +109,7 @@ def test_in_a_real_browser_two_tables_a_reload_an_alert_and_a_certificate(tmp_pa
     shots.mkdir()
     try:
         with playwright.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=_chromium(), args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run"])
+            browser = launch(p)
             page = browser.new_page(accept_downloads=True, viewport={"width": 1400, "height": 900})
             page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
             page.goto(url)
@@ -180,6 +175,120 @@ def test_in_a_real_browser_two_tables_a_reload_an_alert_and_a_certificate(tmp_pa
     document, kind, _ = read_document(str(saved))
     assert kind == "html" and verify(document)[0]
     assert document["inputs"]["shoes"][0]["remove"] == ["2s", "3h", "4d"]
+
+
+# Issue 42: the picker grouped by regulation, rounds dealt and the penetration, a "+" on positive returns.
+
+#: Four rounds dealt by the drawing rules (§627a.10), each worked by hand, and two cards of a fifth.
+_ROUNDS = ["Ks 9h Qd 9c",          # Banker 9, 9: a Natural 8 (a), four cards
+           "3s 2h 3d 2c 7s",       # Player 6 stands (b); Banker 4 draws, the Player having stood (c)(1)
+           "As 2h 3d 2c 5s 6h",    # Player 4 draws a 5; Banker 4 draws on a third card of 5 (Table 1)
+           "As 7h Ad Kc 4s",       # Player 2 draws a 4; Banker 7 stays (c)(2)(ii)
+           "9s 9h"]                # the next round, under way
+
+
+def _signed_percent(x: Fraction) -> str:
+    """``x`` as a percentage to 4 places, rounded half-even exactly (Fraction's round), with its sign."""
+    q = round(x * 100 * 10**4)
+    return f"{'-' if q < 0 else '+'}{abs(q) // 10**4}.{abs(q) % 10**4:04d}%"
+
+
+def test_i42_edges_count_the_rounds_dealt_and_sign_the_returns(client) -> None:
+    dealt = [c for r in _ROUNDS for c in r.split()]
+    r = client.post("/api/edges", json={"decks": 8, "removed": [",".join(dealt[:2]), *dealt[2:]],
+                                        "wagers": ["banker:standard"]})
+    data = r.get_json()
+    assert r.status_code == 200 and (data["rounds"], data["round_cards"], data["removed"]) == (4, 2, 22)
+    assert client.post("/api/edges", json={"decks": 8, "removed": [], "wagers": ["tie"]}).get_json()["rounds"] == 0
+    # a shoe without its 8s and 9s turns Dragon 7 in the player's favour: its return printed with a "+"
+    lows = [f"{v}{s}" for v in "89" for s in "shdc" for _ in range(8)]
+    rows = client.post("/api/edges", json={"decks": 8, "removed": lows,
+                                           "wagers": ["dragon-7-insurance", "tie:8-to-1"]}).get_json()["wagers"]
+    shoe = Shoe.decks(8).remove(*lows)
+    for row in rows:
+        want = analyze(shoe, wagers=[row["key"]])[0].expected_return
+        assert row["percent"] == _signed_percent(want)
+    assert [row["percent"][0] for row in rows] == ["+", "-"]
+
+
+def _cited(part: str) -> set[str]:
+    """WAGER:PAYTABLE of every wager of the shipped catalogue whose section cites ``part`` (e.g. '629b'); a
+    paytable that pays a progressive meter is not on the page."""
+    cat = load_catalogue()
+    return {f"{wid}:{tid}" for wid in cat if re.search(rf"\b{part}\.", cat[wid].section)
+            for tid, t in cat[wid].paytables.items() if not any(p.symbolic for p in t.pays.values())}
+
+
+@pytest.mark.slow
+def test_i42_in_a_real_browser_the_picker_groups_wagers_by_regulation_then_your_files() -> None:
+    """The picker's groups are §627a, §627b, §629b, §631b and 'your files', in that order, each holding the
+    wagers its part of the regulations cites (the §627a wagers sat under 'your files'); a wager cited in
+    several parts (Perfect Pairs: §627b.1, §629b.1, §631b.1) is in each, its boxes one choice. The shoe's
+    rounds dealt and penetration show; the count is in the edge's large type."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    server = listen(create_app(decks=8, files=[_hostile_file()]), "127.0.0.1", 0)
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        with playwright.sync_playwright() as p:
+            browser = launch(p)
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"http://127.0.0.1:{server.effective_port}/")
+            panel = page.locator("section.panel[data-table='0']")
+            panel.locator("tr[data-key='dragon-7-insurance:standard'] td.edge").wait_for()
+            groups = panel.locator("details.picker fieldset")
+            assert groups.locator("legend").all_text_contents() == ["§627a", "§627b", "§629b", "§631b", "your files"]
+
+            def boxes(group: str) -> set[str]:
+                fs = panel.locator(f"details.picker fieldset[data-group='{group}'] input.wager")
+                return set(fs.evaluate_all("boxes => boxes.map((b) => b.value)"))
+
+            assert boxes("§627a") == _cited("627a") and "banker:standard" in boxes("§627a")
+            assert boxes("§629b") == _cited("629b") and len(boxes("§629b")) == 9          # Perfect Pairs
+            assert boxes("§627b") == _cited("627b") and boxes("§631b") == _cited("631b")
+            assert boxes("your files") == {f"{_HOSTILE}:A"}
+
+            panel.locator("details.picker summary").click()
+            twins = panel.locator("input.wager[value='perfect-pairs-both:A']")
+            assert twins.count() == 3
+            panel.locator("fieldset[data-group='§629b'] input.wager[value='perfect-pairs-both:A']").check()
+            row = panel.locator("table.edges tr[data-key='perfect-pairs-both:A']")
+            row.wait_for()
+            assert twins.evaluate_all("boxes => boxes.map((b) => b.checked)") == [True, True, True]
+            panel.locator("fieldset[data-group='§631b'] input.wager[value='perfect-pairs-both:A']").uncheck()
+            playwright.expect(row).to_have_count(0)
+            assert twins.evaluate_all("boxes => boxes.map((b) => b.checked)") == [False, False, False]
+
+            panel.locator("input.card").fill(" ".join(_ROUNDS))
+            panel.locator("input.card").press("Enter")
+            playwright.expect(panel.locator(".rounds")).to_have_text("Rounds dealt: 4 (+2 cards of the next)")
+            bar = panel.locator("progress.penetration")
+            assert (bar.get_attribute("max"), bar.evaluate("b => b.value")) == ("416", 22)
+            playwright.expect(panel.locator(".dealt")).to_have_text("5.3% dealt (22 of 416 cards)")
+            count = panel.locator("tr[data-key='dragon-7-insurance:standard'] td.count")
+            playwright.expect(count).not_to_be_empty()
+            size = "el => getComputedStyle(el).fontSize"
+            assert count.evaluate(size) == panel.locator("tr[data-key='dragon-7-insurance:standard'] td.edge").evaluate(size)
+            browser.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+def test_i42_without_chromium_a_browser_test_is_skipped_saying_how_to_install_it(tmp_path: Path) -> None:
+    """Issue 42: 21 browser tests were skipped without a word about Chromium. With no Chromium on PATH and none
+    of Playwright's own, the browser tests are skipped, each with the reason, and the run's summary says in one
+    line, whatever -r asks for, what they need and the commands that install it."""
+    pytest.importorskip("playwright.sync_api")
+    root = Path(exactodds.__file__).parent.parent
+    env = {**os.environ, "PATH": str(tmp_path), "PLAYWRIGHT_BROWSERS_PATH": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                        "tests/test_serve.py", "-k", "in_a_real_browser"], cwd=root, env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and "2 skipped" in r.stdout, r.stdout[-2000:]
+    assert re.search(rf"SKIPPED \[2\] tests/browser.py:\d+: {re.escape(NO_CHROMIUM)}\n", r.stdout)   # why (-rs)
+    assert f"2 browser and PDF tests skipped: {NO_CHROMIUM}" in r.stdout
+    assert "apt-get install chromium" in NO_CHROMIUM and "python -m playwright install chromium" in NO_CHROMIUM
 
 
 @pytest.mark.parametrize("url, words", [

@@ -44,6 +44,7 @@ def lines(bets: dict, wager: str, shoe: Shoe) -> dict[str, int]:
 
 # -- the brute force over card identities on small shoes -----------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(small_shoes(max_identities=6))
 def test_side_bets_agree_with_brute_force_on_random_small_shoes(shoe: Shoe) -> None:
@@ -74,6 +75,7 @@ MUST_OCCUR = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TARGETED)
 def test_side_bets_agree_with_brute_force_on_targeted_shoes(name: str, bets: dict) -> None:
     shoe = Shoe.from_card_counts(TARGETED[name], label=name)
@@ -219,6 +221,7 @@ def assert_independent_counts(shoe: Shoe, bets: dict, value_rounds: dict, *, eve
     assert {w for w, _o in want} == set(bets)
 
 
+@pytest.mark.slow
 def test_the_independent_count_agrees_with_the_brute_force(bets: dict, value_rounds: dict) -> None:
     """The count used on full shoes is itself checked on a small shoe, identity by identity."""
     from . import brute
@@ -231,6 +234,7 @@ def test_the_independent_count_agrees_with_the_brute_force(bets: dict, value_rou
         assert by_brute[wager, "A"].get(outcome, 0) == n, (wager, outcome)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shoe", [Shoe.decks(8), Shoe.decks(6),
                                   Shoe.decks(8).remove("7h", "7h", "7d", "Ks", "Kh", "Qc", "As", "2s", "9d")],
                          ids=["8 decks", "6 decks", "8 decks depleted"])
@@ -238,6 +242,7 @@ def test_side_bets_by_an_independent_count(shoe: Shoe, bets: dict, value_rounds:
     assert_independent_counts(shoe, bets, value_rounds)
 
 
+@pytest.mark.slow
 @settings(max_examples=3, deadline=None)
 @given(shoe=depleted_shoes())
 def test_side_bets_by_an_independent_count_on_random_depleted_shoes(bets: dict, value_rounds: dict,
@@ -247,6 +252,7 @@ def test_side_bets_by_an_independent_count_on_random_depleted_shoes(bets: dict, 
 
 # -- within bounds -------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_heaviest_example_compiles_within_1_5_gb(tmp_path: Path) -> None:
     """Every bet of the file priced on 8 decks, from an empty cache, in a process whose address space
     is limited to 1.5 GB (the suits of three cards with their values, told apart as red or black, are

@@ -24,6 +24,8 @@ from exactodds.documents import certificate as certificate_module
 from exactodds.documents import tables
 from exactodds.errors import ExactOddsError, Interrupted
 
+from .browser import NO_CHROMIUM
+
 EXE = [sys.executable, "-m", "exactodds.cli"]
 #: The console script where installed: it answers a signal while it starts in one line, as users run it.
 SCRIPT = ([str(Path(sys.executable).with_name("exactodds"))] if Path(sys.executable).with_name("exactodds").exists()
@@ -320,13 +322,14 @@ def _commands(out: Path) -> dict[str, tuple[list[str], Callable[[Path], bool]]]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["certificate", "tables", "simulate", "pdf"])
 def test_signals_at_random_moments_leave_nothing_behind(tmp_path: Path, tmpdir_short: Path, command: str) -> None:
     """SIGINT or SIGTERM at a random moment of a run (within its measured length), a bounded number of
     times: each run ends in one line or none, with its output whole or absent, and no temporary file
     or empty folder (in the output's folder or in TMPDIR, where Chromium prints the PDF)."""
     if command == "pdf" and shutil.which("chromium") is None:
-        pytest.skip("no chromium to print a PDF")
+        pytest.skip(NO_CHROMIUM)
     rng = random.Random(26)
     env = _env(tmp_path, tmpdir_short)
     runs = 5
@@ -355,6 +358,7 @@ def test_signals_at_random_moments_leave_nothing_behind(tmp_path: Path, tmpdir_s
             assert run.returncode in (130, 143, -2, -15), seen   # by SIGTERM before anything was begun)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_chromium_prints_the_pdf_leaves_nothing(tmp_path: Path, tmpdir_short: Path,
                                                                signum: int) -> None:
@@ -362,7 +366,7 @@ def test_a_signal_while_chromium_prints_the_pdf_leaves_nothing(tmp_path: Path, t
     left Chromium's temporary folder (and at times its own) behind. Now the whole process group goes, then
     exactodds's folder, which holds Chromium's (its TMPDIR)."""
     if shutil.which("chromium") is None:
-        pytest.skip("no chromium to print a PDF")
+        pytest.skip(NO_CHROMIUM)
     out = tmp_path / "out"
     out.mkdir()
     run = subprocess.Popen([*SCRIPT, "certificate", "--wager", "tie", "--decks", "8", "--format", "pdf", "--output",
@@ -449,6 +453,7 @@ def test_i40_validation_into_proc_is_one_line_and_nothing_written(tmp_path: Path
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["v.csv", "v.jsonl.gz", "v.parquet"])
 @pytest.mark.parametrize("to_file", [True, False], ids=["certificate-to-a-file", "certificate-to-stdout"])
 def test_i40_a_full_disk_while_writing_the_validation_file_names_it(tmp_path: Path, name: str,

@@ -45,6 +45,7 @@ def fresh_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_reference_simulator_passes_every_wager(fresh_csv: Path) -> None:
     result = check(read_records(fresh_csv))
     assert result.ok, [r for r in result.flagged]
@@ -651,6 +652,7 @@ def test_wager_restricts_the_check_when_the_file_carries_settlements(tmp_path: P
     assert {"tie", "banker"} <= {t["wager"] for t in json.loads(out)["tests"]}
 
 
+@pytest.mark.slow
 def test_a_true_simulator_is_flagged_about_as_often_as_alpha_says() -> None:
     """100 seeded runs of a true simulator at alpha 0.01 (Holm over the wagers' and the cards' tests): the share
     flagged is a false-alarm rate at most about alpha (the card tests are conservative)."""

@@ -43,6 +43,7 @@ def catalogue_rounds():  # type: ignore[no-untyped-def]
     return pairs, validation_rounds(pairs, [Shoe.decks(8)])
 
 
+@pytest.mark.slow
 def test_every_outcome_of_the_catalogue_has_a_round_that_settles_as_it(catalogue_rounds) -> None:  # type: ignore[no-untyped-def]
     """Every outcome of every paytable that 8 decks can deal has its round, rare ones included (six cards of a
     suit, a Royal Match), and the round settles as that outcome by the brute-force features of tests/brute.py."""
@@ -72,6 +73,7 @@ def test_every_value_level_round_class_once_and_out_of_the_shoe(catalogue_rounds
     assert (np.stack([(cards == c).sum(axis=1) for c in range(52)], axis=1) <= 8).all()
 
 
+@pytest.mark.slow
 def test_a_one_deck_shoe_gets_rounds_it_can_deal_and_says_what_it_cannot() -> None:
     cat = load_catalogue()
     pp = cat["perfect-pairs-player"]
@@ -85,6 +87,7 @@ def test_a_one_deck_shoe_gets_rounds_it_can_deal_and_says_what_it_cannot() -> No
     assert set(v.hits["perfect-pairs-player:A"]) == {"mixed", "coloured"}
 
 
+@pytest.mark.slow
 def test_the_same_selection_gives_the_same_rounds() -> None:
     cat = load_catalogue()
     pairs = [(cat["heavenly-9-progressive"], cat["heavenly-9-progressive"].paytable("standard"))]
@@ -92,6 +95,7 @@ def test_the_same_selection_gives_the_same_rounds() -> None:
     assert np.array_equal(a.player, b.player) and np.array_equal(a.banker, b.banker) and a.hits == b.hits
 
 
+@pytest.mark.slow
 def test_the_file_round_trips_through_check_sim_and_a_changed_settlement_fails(tmp_path: Path) -> None:
     out, val = tmp_path / "c.json", tmp_path / "v.csv"
     code, _, err = run("certificate", "--wager", "dragon-7-insurance", "--wager", "lucky-nines:A", "--decks", "6",
@@ -141,6 +145,7 @@ def test_parquet_validation_files_read_back(tmp_path: Path) -> None:
     assert code == 0 and "339,4" in shown
 
 
+@pytest.mark.slow
 def test_an_outcome_the_search_misses_is_named_not_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """From an audit: a user's outcome of six given ranks escaped the search and failed the certificate; now
     the certificate and the file are written and the outcome is named in a warning."""

@@ -19,8 +19,10 @@ from exactodds.documents.certificate import build, verify
 from exactodds.documents.signing import canonical, keygen, load_public_key, sign
 from exactodds.errors import ExactOddsError
 
+from .browser import NO_CHROMIUM
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -37,7 +39,7 @@ def key(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def pdf(key: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One signed PDF certificate, printed once for the module (Chromium takes seconds)."""
     if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+        pytest.skip(NO_CHROMIUM)
     out = tmp_path_factory.mktemp("pdf") / "tie.pdf"
     code, _, err = run("certificate", "--wager", "tie:8-to-1", "--decks", "8", "--format", "pdf", "--issued",
                        "2026-11-23", "--sign", str(key[0]), "--signer", "A. Analyst", "--output", str(out))
@@ -141,6 +143,7 @@ def test_a_form_field_fails(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -
     _verify_fails(_tampered(pdf, tmp_path, add_field), key[1], "a form field (AcroForm)")
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_an_added_page_fails(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -> None:
     def add_page(writer: Any) -> None:
@@ -174,6 +177,7 @@ def test_a_replaced_page_showing_only_its_header_and_footer_fails(pdf: Path, key
     _verify_fails(_tampered(pdf, tmp_path, replace), key[1], "page 2 is not the page the certificate prints")
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_an_extra_content_stream_drawn_over_a_page_fails(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -> None:
     from pypdf.generic import ArrayObject, NameObject
@@ -242,6 +246,7 @@ def test_an_incremental_update_that_changes_nothing_visible_fails(pdf: Path, key
     _verify_fails(out, key[1], "incremental update")
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_bytes_after_the_end_and_a_changed_title_fail(pdf: Path, key: tuple[Path, Path], tmp_path: Path) -> None:
     appended = tmp_path / "appended.pdf"

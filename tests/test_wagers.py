@@ -308,6 +308,7 @@ def test_numbers_where_ids_and_sections_of_paytables_are_text_are_read_as_text(t
     assert list(cat["my-lucky-six"].paytables) == ["7"] and cat["my-lucky-six"].paytables["7"].section == "5"
 
 
+@pytest.mark.slow
 def test_a_catalogue_read_back_from_the_disk_cache_does_not_load_jsonschema(tmp_path: Path) -> None:
     """jsonschema validates a data file when its TOML is parsed; a warm start reads the shipped
     catalogue parsed from the cache and never imports it (the cold start stays light)."""

@@ -62,6 +62,7 @@ SMALL = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SMALL)
 def test_walk_equals_tables_for_every_wager_on_small_depleted_shoes(name: str) -> None:
     assert_routes_agree(SMALL[name], CATALOGUE + LIGHT + NEW)
@@ -83,6 +84,7 @@ LARGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LARGE)
 def test_walk_equals_tables_for_the_example_files_on_6_and_8_decks_full_and_depleted(name: str) -> None:
     """Every example bet, those that read single cards' suits and ranks included."""
@@ -101,6 +103,7 @@ HEAVY_SHOES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", HEAVY_SHOES)
 def test_walk_equals_brute_force_for_the_slow_examples(name: str) -> None:
     shoe = Shoe.from_card_counts(HEAVY_SHOES[name], label=name)
@@ -218,6 +221,7 @@ def test_the_automatic_route_walks_a_wager_whose_table_is_refused_and_says_so(mo
         analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A"], route="vector")
 
 
+@pytest.mark.slow
 def test_a_wager_both_routes_refuse_is_one_line_naming_both() -> None:
     text = ("[[wager]]\nid = \"every-card-suit\"\nname = \"x\"\nsection = \"test\"\n  [[wager.outcome]]\n  id = \"x\"\n"
             "  name = \"x\"\n  when = \"player_pair == 'perfect' and banker_suit_3 == player_suit_3 and "

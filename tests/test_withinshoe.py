@@ -117,7 +117,7 @@ def test_a_shoe_id_covering_more_cards_than_a_shoe_or_left_empty_is_refused(tmp_
     same = [lines[0]] + [line.rsplit(",", 1)[0] + ",one" for line in lines[1:]]      # every round: shoe 'one'
     (tmp_path / "one.csv").write_text("\n".join(same) + "\n")
     code, out, err = run("check-sim", str(tmp_path / "one.csv"), "--wager", "tie")
-    assert code == 2 and out == "" and "shoe 'one' deals" in err and "more often than a 8-deck shoe" in err
+    assert code == 2 and out == "" and "shoe 'one' deals" in err and "more often than an 8-deck shoe" in err
     assert err.count("\n") == 1
     empty = [lines[0]] + [line.rsplit(",", 1)[0] + "," for line in lines[1:]]
     (tmp_path / "empty.csv").write_text("\n".join(empty) + "\n")

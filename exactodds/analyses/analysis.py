@@ -20,7 +20,7 @@ from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError, ExactOddsWarning, SuitsUnknown, TooLarge
 from exactodds.game.shoe import Shoe
 from exactodds.render.report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
-from exactodds.render.tables import Report, Results, dataframe, render_report
+from exactodds.render.tables import Report, Results, counted, dataframe, render_report
 from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, file_text, load_catalogue, read_text
 
 __all__ = ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"]
@@ -80,7 +80,7 @@ class Analysis(Results[WagerResult]):
         return dataframe([summary_row(r) for r in self.results])
 
     def __repr__(self) -> str:
-        return f"<Analysis of {len(self.results)} wager table(s) on {self.shoe.describe()}>"
+        return f"<Analysis of {counted(len(self.results), 'wager table')} on {self.shoe.describe()}>"
 
 
 def load_file(path: str | Path, *, check_all: bool = False) -> Catalogue:

@@ -43,6 +43,7 @@ from exactodds.render.tables import (
     Report,
     Results,
     Table,
+    counted,
     dataframe,
     decimal,
     exact,
@@ -186,7 +187,7 @@ class EffectsTable(Results[RemovalEffects]):
     results: tuple[RemovalEffects, ...]
 
     def __repr__(self) -> str:
-        return f"<EffectsTable of {len(self.results)} wager table(s) on {self.shoe.describe()}>"
+        return f"<EffectsTable of {counted(len(self.results), 'wager table')} on {self.shoe.describe()}>"
 
     def to_dataframe(self) -> Any:
         return dataframe([row for r in self.results for row in r.rows()])

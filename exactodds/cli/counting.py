@@ -16,6 +16,7 @@ from exactodds.cli import options
 from exactodds.cli.core import command, progress
 from exactodds.documents.plots import check_plot_path, edge_by_penetration, effects_bars, save_plot
 from exactodds.errors import ExactOddsError
+from exactodds.render.tables import counted
 from exactodds.simulation.exposure import BANKROLL, MAX_WORKERS
 from exactodds.simulation.exposure import exposure as run_exposure
 
@@ -71,7 +72,7 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
     click.echo(table.render(fmt), nl=False)
     if plot is not None:
         save_plot(lambda r, ax: effects_bars(r, ax=ax), table.results, plot)
-        click.echo(f"wrote {plot}: the effects of removal of {len(table.results)} wager table(s)", err=True)
+        click.echo(f"wrote {plot}: the effects of removal of {counted(len(table.results), 'wager table')}", err=True)
 
 
 @command()

@@ -21,7 +21,7 @@ from exactodds.cli.core import command
 from exactodds.errors import ExactOddsError, InconsistentCounts
 from exactodds.files import check_output, write_atomically
 from exactodds.game.cards import Card
-from exactodds.render.tables import Column, Report, Table, render_report
+from exactodds.render.tables import Column, Report, Table, counted, render_report
 from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import Catalogue, check_id
 from exactodds.wagers.outcomes import vocabulary
@@ -241,7 +241,7 @@ def check(paths: tuple[str, ...], paytables_files: tuple[str, ...]) -> None:
         raise ExactOddsError("name a data file to check: exactodds check FILE, or --paytables FILE")
     for path, text in options.user_files(files):
         mine = load_text(text, source=path, check_all=True)
-        click.echo(f"{path}: {len(mine)} wager(s) checked against every possible round")
+        click.echo(f"{path}: {counted(len(mine), 'wager')} checked against every possible round")
 
 
 _FEATURES = (Column("name", "Feature"), Column("type", "Type"), Column("meaning", "Meaning"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -45,6 +46,15 @@ def _axes(ax: Any) -> Any:
     return plt.subplots(figsize=(7, 4))[1]
 
 
+def _title(ax: Any, text: str) -> None:
+    """The panel's title, each line wrapped to the width of its axes (panels side by side never overlap their
+    titles)."""
+    ax.set_title("", fontsize="medium")
+    width = ax.get_position().width * ax.figure.get_figwidth() * 72            # points
+    chars = max(24, int(width / (0.55 * ax.title.get_fontproperties().get_size_in_points())))
+    ax.set_title("\n".join(textwrap.fill(line, chars) for line in text.split("\n")), fontsize="medium")
+
+
 def edge_by_decks(pairs: Sequence[tuple[str, str]], *, decks: Iterable[int] = range(1, 9), ax: Any = None) -> Any:
     """House edge of each (wager, paytable) against the number of decks."""
     ax = _axes(ax)
@@ -72,7 +82,7 @@ def outcome_probabilities(result: WagerResult, *, ax: Any = None, log: bool = Tr
         ax.set_xscale("log")
     ax.invert_yaxis()
     ax.set_xlabel("probability")
-    ax.set_title(f"{result.wager.name} — paytable {result.paytable.id}", fontsize="medium")
+    _title(ax, f"{result.wager.name} — paytable {result.paytable.id}")
     return ax
 
 
@@ -132,8 +142,7 @@ def effects_bars(effects: Any, *, ax: Any = None) -> Any:
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("card removed" + ("  (tags of the count above the bars)" if effects.count else ""))
     ax.set_ylabel(f"change in player's expected return x{PER:,}")
-    ax.set_title(f"Effect of removal: {effects.wager.name} ({effects.paytable.id}), {effects.shoe.label}",
-                 fontsize="medium")
+    _title(ax, f"Effect of removal: {effects.wager.name} ({effects.paytable.id}), {effects.shoe.label}")
     if len(effects.items) > 13:
         ax.tick_params(axis="x", labelsize="xx-small", rotation=90)
     return ax
@@ -162,12 +171,16 @@ def edge_by_penetration(result: Any, *, ax: Any = None) -> Any:
     ax.set_ylabel("player's expected return, %")
     twin = ax.twinx()
     twin.bar(x, [float(r["advantage_share"]) * 100 for r in rows], width=6, alpha=0.25, color="tab:green",
-             label="rounds with an advantage, %")
+             label="rounds with a player advantage, %")
     twin.set_ylabel("rounds with a player advantage, %")
-    ax.set_title(f"{result.wager.name} ({result.paytable.id}): {result.shoes:,} shoes, the player's exact expected "
-                 "return before every round",
-                 fontsize="medium")
-    ax.legend(loc="lower left", fontsize="small")
+    ax.set_zorder(twin.get_zorder() + 1)                # the returns in front of the bars
+    ax.patch.set_visible(False)
+    _title(ax, f"{result.wager.name} ({result.paytable.id})\n{result.shoes:,} shoes: the player's exact expected "
+               "return before every round")
+    lines, labels = ax.get_legend_handles_labels()
+    bars, bar_labels = twin.get_legend_handles_labels()
+    ax.legend(lines + bars, labels + bar_labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+              fontsize="small", frameon=False)             # under the axes: over no bar or line
     return ax
 
 
@@ -185,8 +198,7 @@ def position_distribution(position: Any, *, ax: Any = None) -> Any:
     ax.set_yscale("log")
     ax.set_xlabel("net result of the position per round (units)")
     ax.set_ylabel("probability")
-    ax.set_title(f"Position: {', '.join(line.wager.id for line in position.lines)}, {position.shoe.label}",
-                 fontsize="medium")
+    _title(ax, f"Position: {', '.join(line.wager.id for line in position.lines)}, {position.shoe.label}")
     if len(items) > 12:
         ax.tick_params(axis="x", labelsize="xx-small", rotation=90)
     return ax

@@ -35,8 +35,9 @@ from exactodds._version import __version__
 from exactodds.errors import ExactOddsError
 
 __all__ = ["Column", "Table", "Figure", "Report", "Results", "render_report", "RENDERERS", "FORMATS",
-           "grid", "GRID_FORMATS", "dataframe", "decimal", "percent", "exact", "signed", "write_csv",
-           "SIGN_CONVENTION", "PLAYER_HAS_THE_EDGE", "house_edge_words", "Describes", "merge", "render_text", "render_markdown", "render_csv", "render_json",
+           "grid", "GRID_FORMATS", "dataframe", "decimal", "percent", "exact", "signed", "a_or_an", "counted",
+           "write_csv", "SIGN_CONVENTION", "PLAYER_HAS_THE_EDGE", "house_edge_words", "Describes", "merge",
+           "render_text", "render_markdown", "render_csv", "render_json",
            "render_html"]
 
 T = TypeVar("T")
@@ -87,6 +88,23 @@ def percent(value: Any, places: int = 4) -> str:
 def signed(text: str) -> str:
     """A printed figure with its sign: ``+0.5``, ``-0.5``."""
     return text if text.startswith(("-", "+")) else "+" + text
+
+
+def a_or_an(n: int) -> str:
+    """The article that goes before the number ``n`` as it is said: 'an' before eight, eleven, eighteen,
+    eighty, eight hundred (and those thousands), else 'a'.
+
+    >>> [f"{a_or_an(n)} {n}-deck shoe" for n in (1, 6, 8, 11, 18, 80, 100, 11_000)]
+    ['a 1-deck shoe', 'a 6-deck shoe', 'an 8-deck shoe', 'an 11-deck shoe', 'an 18-deck shoe', 'an 80-deck shoe', 'a 100-deck shoe', 'an 11000-deck shoe']
+    """
+    digits = str(abs(n))
+    lead = int(digits[:len(digits) % 3 or 3])          # the leading group of three, as said before "thousand"
+    return "an" if digits[0] == "8" or lead in (11, 18) else "a"
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, singular for one: '1 wager table', '3 wager tables'."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def exact(value: Any) -> Any:

@@ -55,7 +55,7 @@ from exactodds.engine.multiset import codes
 from exactodds.errors import ExactOddsError, read_json
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
-from exactodds.render.tables import Column, Describes, Report, Table, dataframe, render_report
+from exactodds.render.tables import Column, Describes, Report, Table, a_or_an, dataframe, render_report
 from exactodds.simulation.amounts import amount_text, amounts_of, pays_per_stake
 from exactodds.simulation.cluster import dask_client
 from exactodds.simulation.explain import meaning, rule_broken
@@ -1192,7 +1192,7 @@ def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[
     rows.append(TestRow("rounds", "", "coverage", float(lacking + len(unseen)), 0.0 if short else 1.0,
                         0.0 if short else 1.0, short and complete,
                         (f"{dealable - lacking:,} of {dealable:,} value-level "
-                         f"round classes a {decks}-deck shoe deals" + (f"; no round of {', '.join(unseen[:4])}"
+                         f"round classes {a_or_an(decks)} {decks}-deck shoe deals" + (f"; no round of {', '.join(unseen[:4])}"
                                                                        + (" ..." if len(unseen) > 4 else "")
                                                                        if unseen else "; every outcome")
                          + ("" if complete else " (--lenient: not flagged)"))))

@@ -52,6 +52,7 @@ from exactodds.render.tables import (
     Report,
     Results,
     Table,
+    counted,
     dataframe,
     decimal,
     exact,
@@ -569,7 +570,7 @@ class Exposure(Results[WagerExposure]):
     def __repr__(self) -> str:
         first = self.results[0] if self.results else None
         run = f"{first.shoes:,} shoes of {first.decks} decks, seed {first.seed}" if first else "no run"
-        return f"<Exposure of {len(self.results)} wager table(s): {run}>"
+        return f"<Exposure of {counted(len(self.results), 'wager table')}: {run}>"
 
     def to_dataframe(self) -> Any:
         """One row per wager: float columns, with the exact values beside them (``*_exact``)."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card
+from exactodds.render.tables import a_or_an
 from exactodds.simulation.recordio import SHOE_COLUMN
 from exactodds.simulation.rounds import POINTS
 
@@ -135,7 +136,7 @@ def _block(into: WithinShoe, carry: Carry, cards: np.ndarray, shoe_ids: np.ndarr
     if len(over):
         k = int(over[0])
         raise ExactOddsError(f"shoe {str(ids[np.repeat(np.arange(n), per_round)[k]])!r} deals "
-                             f"{Card.from_index(int(stream[k]))} more often than a {decks}-deck shoe holds it: give "
+                             f"{Card.from_index(int(stream[k]))} more often than {a_or_an(decks)} {decks}-deck shoe holds it: give "
                              f"each shoe its own id (a run of rounds), or the shoe's --decks")
     has = previous >= 0
     prev, card, seen_h = previous[has], stream[has], seen[has].astype(np.int64)
