@@ -584,14 +584,31 @@ class _Walk:
             self._leaves[key] = hits
         return self._leaves[key]
 
+    def _settle(self, leaves: Iterable[tuple[Key, tuple[Any, ...]]]) -> None:
+        """The hits of many finished rounds at once (kept as :meth:`_hits` keeps them): each wager's
+        conditions evaluated over columns of the rounds' features, as the tables evaluate them."""
+        new = [key for key in dict.fromkeys(leaves) if key not in self._leaves]
+        if not new:
+            return
+        rows = [_row(point, self.trackers, summary) for point, summary in new]
+        columns = {name: np.array([r[name] for r in rows]) for name in rows[0]}
+        bits = [sum((o.condition.mask(columns, len(rows), w.parameters).astype(object) << k)
+                    for k, o in enumerate(w.outcomes)) for w in self.wagers]
+        for i, (key, row) in enumerate(zip(new, rows)):
+            hits = tuple(int(b[i]) for b in bits)
+            self.rows.setdefault(hits, row)
+            self._leaves[key] = hits
+
     def run(self, shoe: Shoe, what: str) -> dict[tuple[int, ...], int]:
         summary = tuple(t.start for t in self.trackers)
         counts = _root_counts(shoe, self._specs(summary), what)
         out: defaultdict[tuple[int, ...], int] = defaultdict(int)
         core = _walk_kernels(shoe.size)
         if core is not None:                              # the same walk, forward, in C
-            for (point, last), n in _compiled_leaves(core, self, shoe, what).items():
-                out[self._hits(point, last)] += n
+            leaves = _compiled_leaves(core, self, shoe, what)
+            self._settle(leaves)
+            for (point, last), n in leaves.items():
+                out[self._leaves[(point, last)]] += n
             return dict(out)
         self._symmetries = _symmetries(self, shoe)
         self._moves.clear()                               # they rename suits as this shoe allows
