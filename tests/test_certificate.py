@@ -221,7 +221,7 @@ def test_cli_certificate_keygen_and_verify_every_form(tmp_path: Path) -> None:
         (["certificate", "--wager", "banker", "--output", "/nonexistent/dir/c.md"], "does not exist"),
         (["certificate", "--wager", "banker", "--issued", "23/11/2026"], "YYYY-MM-DD"),
         (["certificate", "--wager", "banker", "--signer", "X"], "--signer goes with --sign"),
-        (["certificate", "--wager", "banker", "--sign", "/nonexistent/key"], "cannot read"),
+        (["certificate", "--wager", "banker", "--format", "json", "--sign", "/nonexistent/key"], "cannot read"),
         (["verify", "/nonexistent/c.json"], "cannot read"),
         (["verify", "README.md"], "not a certificate"),
         (["certificate", "--wager", "tie", "--decks", "8", "--decks", "8"], "--decks 8 is given twice"),

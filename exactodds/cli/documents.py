@@ -34,7 +34,9 @@ from exactodds.simulation.recordio import detect
 from exactodds.simulation.validation import validation_rounds, write_validation
 from exactodds.render.tables import Column, Report, Table, render_report
 
-#: The columns of a certificate's CSV form: one row per shoe, wager paytable and outcome, exact values.
+#: The formats that carry no embedded certificate: a signature on them could be checked by no one, so
+#: ``--sign`` refuses them rather than print a "signed" line nothing backs.
+UNSIGNABLE = ("text", "markdown", "csv")
 
 
 @command()
@@ -55,7 +57,8 @@ from exactodds.render.tables import Column, Report, Table, render_report
 @click.option("--issuer", metavar="NAME", help="Who issues the certificate (cover page).")
 @click.option("--prepared-by", metavar="NAME", help="Who prepared it (cover page; a blank line if not given).")
 @click.option("--approved-by", metavar="NAME", help="Who approved it (cover page; a blank line if not given).")
-@click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen').")
+@click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen'); "
+              "json, html and pdf only: a Markdown or CSV certificate carries nothing to verify.")
 @click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
 @click.option("--paper", type=click.Choice(PAPERS), default="letter", show_default=True,
               help="Page size of the HTML and PDF (an input of the certificate: it is recorded, and verified).")
@@ -93,6 +96,9 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         raise ExactOddsError("--format pdf needs --output FILE")
     if signer is not None and key is None:
         raise ExactOddsError("--signer goes with --sign KEY")
+    if key is not None and fmt in UNSIGNABLE:
+        raise ExactOddsError(f"--sign: a {fmt} certificate carries neither the certificate nor a signature, so it "
+                             "could not be verified; sign --format json, html or pdf")
     check_name(signer, "--signer", optional=True)            # before the figures are computed
     kind = None
     if validation is not None:

@@ -121,6 +121,19 @@ def _grouped(text: str) -> str:
     return f"{sign}{int(whole.lstrip('-')):,}{dot}{frac}"
 
 
+_CITATION = re.compile(r"\d{3}[a-z]\.\d")
+
+
+def _cited(text: str) -> str:
+    """A section as printed: '§' before a citation of the regulations (``627a.7``), never before free text
+    (a user's "inventor's proposal").
+
+    >>> _cited("631b.3(h) Paytable A"), _cited("inventor's proposal")
+    ('§631b.3(h) Paytable A', "inventor's proposal")
+    """
+    return "§" + text if _CITATION.match(text) else text
+
+
 def _odds(p: Fraction) -> str:
     return "never" if p == 0 else f"1 in {_grouped(decimal(1 / p, 1))}"
 
@@ -146,7 +159,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
             top = s.get("top_award")
             progressive = b.get("progressive")
             summary.append({
-                "name": b["name"], "section": b["section"], "paytable": b["paytable"], "shoe": shoe,
+                "name": b["name"], "section": _cited(b["section"]), "paytable": b["paytable"], "shoe": shoe,
                 "rtp": "by meter" if progressive else percent(_fr(s["rtp"]), 4),
                 "rtp_exact": "" if progressive else s["rtp"],
                 "edge": "by meter" if progressive else percent(_fr(s["house_edge"]), 4),
@@ -167,7 +180,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                      ("Loss frequency", percent(_fr(s["loss_frequency"]), 4))]
             if not progressive:
                 facts = [("Return to player", percent(_fr(s["rtp"]), 4)),
-                         ("House edge (hold)", percent(_fr(s["house_edge"]), 4))] + (
+                         ("House edge", percent(_fr(s["house_edge"]), 4))] + (
                     [("Edge with pushes excluded", percent(_fr(s["edge_excluding_pushes"]), 4))]
                     if s.get("edge_excluding_pushes") is not None else []) + facts + [
                     ("Variance", decimal(_fr(s["variance"]), 8)),
@@ -194,8 +207,9 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                                  "math": _mathml_formula(progressive["terms"]), "text": progressive["expected_return"]})
             bands = b.get("bands")
             levels = list(bands["ranges"][0]["rtp_percent"]) if bands else []
-            wagers.append({"name": b["name"], "game": b["game"], "section": b["section"], "paytable": b["paytable"],
-                           "paytable_section": b["paytable_section"], "reading": b["reading"], "rows": rows,
+            wagers.append({"name": b["name"], "game": b["game"], "section": _cited(b["section"]),
+                           "paytable": b["paytable"], "paytable_section": _cited(b["paytable_section"]),
+                           "reading": b["reading"], "rows": rows,
                            "data_file": b["data_file"]["name"], "data_sha256": b["data_file"]["sha256"],
                            "routes": (f"two routes: {b['routes']['first']}; and {b['routes']['second']}. "
                                       f"{b['routes']['agreement'].capitalize()}." if b["routes"]["second"] else
