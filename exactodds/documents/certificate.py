@@ -1,6 +1,6 @@
 """Return-to-player certificates: exact, reproducible, verifiable, signed.
 
-A certificate is one JSON document (format ``exactodds-certificate/3``). Its
+A certificate is one JSON document (format ``exactodds-certificate/4``). Its
 *content* — the inputs, the date of issue, the parties, the assumptions, the
 rounding policy and every exact result — determines its certificate number
 (from the SHA-256 of its RFC 8785 canonical form). Its *provenance* names the
@@ -46,7 +46,7 @@ from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
 from exactodds.wagers.bet_size import at_bet, parse_dollars
-from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
+from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, Paytable, Wager, load_catalogue, read_text
 from exactodds.wagers.pays import vigorish_terms
 
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "shoe_from_inputs",
@@ -54,7 +54,7 @@ __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "sho
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
            "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS"]
 
-FORMAT = "exactodds-certificate/3"
+FORMAT = "exactodds-certificate/4"
 #: Paper sizes of the printed certificate (the HTML's page and the PDF): US Letter, as Pennsylvania's labs
 #: file, by default.
 PAPERS = ("letter", "a4")
@@ -93,6 +93,10 @@ ASSUMPTIONS = [
     "All figures are exact rational numbers; decimals are rounded for reading only.",
     "Non-adaptive: every wager's outcome and pay depend only on the cards of the round and the paytable "
     "stated; nothing depends on earlier rounds or results (progressive meters enter as stated symbols).",
+    "Each outcome is counted by exactly the condition printed beside it, written in exactodds' condition "
+    "language over the features of one round (its grammar: docs/formats.md, Conditions; every feature: "
+    "'exactodds features'); where a rule of the regulation is ambiguous, the reading counted is stated with "
+    "the wager.",
     "The complete game cycle of a shoe is every ordered 6-card sequence of its cards, each once: each "
     "outcome's combinations are counted over it, so its probability is combinations / game cycle.",
 ]
@@ -238,6 +242,13 @@ def catalogue_with(files: Sequence[Any]) -> Catalogue:
     return cat
 
 
+def _added_paytables(recorded: Sequence[dict[str, str]]) -> dict[tuple[str, str], str]:
+    """(wager id, paytable id in lower case) -> the user's file whose ``[[paytable]]`` adds it to a wager
+    defined elsewhere (a designed paytable, say)."""
+    return {(wid, str(raw.get("id", "")).lower()): f["name"] for f in recorded
+            for wid, raw, _ in read_text(f["text"], source=f["name"]).extensions}
+
+
 def shoe_from_inputs(spec: Any) -> Shoe:
     if not isinstance(spec, dict) or set(spec) != {"decks", "remove"}:
         raise ExactOddsError("malformed certificate: each of inputs.shoes needs exactly 'decks' and 'remove'")
@@ -300,10 +311,32 @@ def _bands(r: WagerResult) -> list[dict[str, Any]]:
     return out
 
 
-def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | None = None) -> dict[str, Any]:
+#: How the outcomes of a wager are settled, in words, by its ``settle`` (the conditions say the rest).
+SETTLEMENT = {
+    "exclusive": "The outcomes' conditions are exclusive: no round counted meets two of them (checked on every "
+                 "round); a round that meets none of the offered outcomes' conditions loses the wager.",
+    "highest": "A round that meets several offered outcomes' conditions is paid only the highest of them; a round "
+               "that meets none loses the wager.",
+}
+#: The condition of the losing line: every round no offered outcome takes.
+OTHERWISE = "otherwise: no offered outcome's condition holds"
+
+
+def _rules(w: Wager, t: Paytable) -> dict[str, Any]:
+    """The rules of the bet as counted: how outcomes are settled, and the outcomes this paytable does not offer."""
+    return {"settlement": SETTLEMENT[w.settle],
+            "not_offered": [{"id": o.id, "outcome": o.name, "condition": o.condition.text}
+                            for o in w.outcomes if not t.pays[o.id].offered]}
+
+
+def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | None = None, *,
+                 paytable_source: dict[str, str] | None = None) -> dict[str, Any]:
+    """One priced table of the certificate; ``source`` is the wager's data file, ``paytable_source`` the
+    paytable's (the same file unless a second file added the paytable)."""
     w, t = r.wager, r.paytable
-    rows = [{"id": ln.id, "outcome": ln.name, "pays": ln.pay.text, "net": exact(ln.net),
-             "combinations": str(ln.combinations), "probability": exact(ln.probability),
+    conditions = {o.id: o.condition.text for o in w.outcomes}
+    rows = [{"id": ln.id, "outcome": ln.name, "condition": conditions.get(ln.id, OTHERWISE), "pays": ln.pay.text,
+             "net": exact(ln.net), "combinations": str(ln.combinations), "probability": exact(ln.probability),
              "one_in": exact(1 / ln.probability) if ln.probability else None,
              "return": exact(ln.contribution)}
             for ln in r.lines]
@@ -314,7 +347,8 @@ def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | N
         "wager": w.id, "name": w.name, "game": w.game, "section": w.section, "paytable": t.id,
         "paytable_section": t.section, "reading": w.reading, "reading_id": w.reading_id,
         "parameters": {k: list(v) if isinstance(v, tuple) else v for k, v in w.parameters.items()},
-        "data_file": source, "game_cycle": str(r.total), "outcomes": rows, "totals": totals,
+        "data_file": source, "paytable_file": paytable_source or source, "rules": _rules(w, t),
+        "game_cycle": str(r.total), "outcomes": rows, "totals": totals,
         "routes": _routes(r, second),
     }
     push = r.push_frequency
@@ -450,6 +484,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     total = len(shoes) * len(selection)
     shipped = data_hashes()
     sources = {f["name"]: f["sha256"] for f in recorded}
+    added = _added_paytables(recorded)
     for spec in shoes:
         shoe = shoe_from_inputs(spec)
         walked: Sequence[WagerResult | None] = (
@@ -460,7 +495,9 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
             (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
             source = cat[wid].source
             digest = sources[source] if source in sources else shipped[f"data/{source}"]
-            blocks.append(_wager_block(r, {"name": source, "sha256": digest}, second))
+            where = added.get((wid, tid.lower()))
+            blocks.append(_wager_block(r, {"name": source, "sha256": digest}, second, paytable_source=None if where
+                                       is None else {"name": where, "sha256": sources[where]}))
             if progress is not None:
                 progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})

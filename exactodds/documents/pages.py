@@ -30,6 +30,7 @@ from pypdf.errors import PdfReadError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
 from exactodds import extras
+from exactodds.analyses.pricing import LOSE
 from exactodds.documents.certificate import LIMITS, MAX_BYTES, write_atomically
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import Outputs, signals_held, temporary_folder
@@ -168,7 +169,8 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                 "sd": "—" if progressive else _places(s["standard_deviation"], 4),
                 "top": "—" if top is None else _odds(_fr(top["probability"])),
             })
-            rows = [{"outcome": o["outcome"], "pays": o["pays"], "combinations": f"{int(o['combinations']):,}",
+            rows = [{"outcome": o["outcome"], "condition": o["condition"], "code": o["id"] != LOSE, "pays": o["pays"],
+                     "combinations": f"{int(o['combinations']):,}",
                      "probability": decimal(_fr(o["probability"]), 10), "probability_exact": o["probability"],
                      "odds": _odds(_fr(o["probability"])),
                      "ret": _signed(o["return"]), "ret_math": _return_math(o["return"])} for o in b["outcomes"]]
@@ -211,6 +213,9 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                            "paytable": b["paytable"], "paytable_section": _cited(b["paytable_section"]),
                            "reading": b["reading"], "rows": rows,
                            "data_file": b["data_file"]["name"], "data_sha256": b["data_file"]["sha256"],
+                           "paytable_file": (None if b["paytable_file"] == b["data_file"] else
+                                             (b["paytable_file"]["name"], b["paytable_file"]["sha256"])),
+                           "settlement": b["rules"]["settlement"], "not_offered": b["rules"]["not_offered"],
                            "routes": (f"two routes: {b['routes']['first']}; and {b['routes']['second']}. "
                                       f"{b['routes']['agreement'].capitalize()}." if b["routes"]["second"] else
                                       f"{b['routes']['first']} alone; a second route {b['routes']['agreement']}."),
