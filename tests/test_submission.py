@@ -6,16 +6,21 @@ from __future__ import annotations
 import copy
 import hashlib
 import html
+import math
 import re
 import tomllib
+from fractions import Fraction
 from pathlib import Path
+from statistics import NormalDist
 
 import pytest
 from click.testing import CliRunner
 
+from exactodds.analyses.positions import position
 from exactodds.cli import cli
 from exactodds.documents.certificate import build, verify
 from exactodds.documents.pages import render_html, render_markdown
+from exactodds.game.shoe import Shoe
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,3 +145,83 @@ def test_the_rules_are_printed_and_verified(house: dict) -> None:
     changed = copy.deepcopy(house)
     changed["results"][0]["wagers"][0]["outcomes"][0]["condition"] = "banker_wins and banker == 6"
     assert verify(changed) == (False, "value differs at results[0].wagers[0].outcomes[0].condition")
+
+
+# -- volatility, payout, liability, the game and its paytables ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def game() -> dict:
+    return build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1"), ("banker", "standard"),
+                 ("lucky-six", "standard"), ("harmony-progressive", "D")], issued="2026-11-27", second_route=False,
+                 game="Lucky Baccarat", game_version="1.2", table_max="5000",
+                 revisions=["1.0 (2026-10-01): first submission", "1.2 (2026-11-27): Lucky Six added"])
+
+
+def _block(cert: dict, wager: str) -> dict:
+    (b,) = [b for b in cert["results"][0]["wagers"] if b["wager"] == wager]
+    return b
+
+
+def test_the_volatility_index_is_z_times_the_sd_as_position_prints_it(game: dict) -> None:
+    tie = _block(game, "tie")
+    p = Fraction(int(next(r["combinations"] for r in tie["outcomes"] if r["id"] == "tie")), int(tie["game_cycle"]))
+    sd = 9 * math.sqrt(p * (1 - p))                         # a two-point result: 8 or -1, spread 9
+    z = {"90%": NormalDist().inv_cdf(0.95), "95%": NormalDist().inv_cdf(0.975), "99%": NormalDist().inv_cdf(0.995)}
+    for b in (tie, _block(game, "banker"), _block(game, "lucky-six")):
+        vi = b["summary"]["volatility_index"]
+        assert list(vi) == ["90%", "95%", "99%"]
+        sigma = math.sqrt(Fraction(b["summary"]["variance"]))
+        for level, value in vi.items():
+            assert abs(float(value) - z[level] * sigma) < 1e-8
+        line = position(Shoe.decks(8), [(b["wager"], b["paytable"], 1)])
+        for level in ("90%", "95%"):
+            assert abs(float(vi[level]) - line.volatility_index(Fraction(int(level[:2]), 100))) < 1e-8
+    assert abs(float(tie["summary"]["volatility_index"]["95%"]) - z["95%"] * sd) < 1e-8
+
+
+def test_maximum_payout_and_liability_from_the_paytable(game: dict) -> None:
+    want = {"tie": (Fraction(8), "8 to 1"), "banker": (Fraction(95, 100), "1 to 1 less 5% vigorish"),
+            "lucky-six": (Fraction(20), "20 to 1")}             # the largest pay each paytable writes
+    for wager, (net, text) in want.items():
+        payout = _block(game, wager)["payout"]
+        assert payout["maximum_payout"]["pays"] == text and Fraction(payout["maximum_payout"]["net_per_unit"]) == net
+        assert Fraction(payout["liability"]["per_round"]) == net * 5000 and payout["liability"]["table_max"] == "5000"
+    harmony = _block(game, "harmony-progressive")["payout"]
+    assert harmony["maximum_payout"] is None and harmony["liability"] is None and "meter" in harmony["note"]
+    md = render_markdown(game)
+    assert "Liability per round at the table limit of $5,000.00:** $100,000.00" in md
+    assert "Liability per round at the table limit of $5,000.00:** $4,750.00" in md
+
+
+def test_the_game_its_revisions_and_paytables_are_printed_and_verified(game: dict) -> None:
+    assert game["inputs"]["game"] == {"name": "Lucky Baccarat", "version": "1.2",
+                                      "revisions": ["1.0 (2026-10-01): first submission",
+                                                    "1.2 (2026-11-27): Lucky Six added"]}
+    md, page = render_markdown(game), _visible(render_html(game))
+    for text in (md, page):
+        assert "Lucky Baccarat" in text and "1.2 (2026-11-27): Lucky Six added" in text and "$5,000.00" in text
+    cross = md.split("## Paytables: cross-reference")[1].split("\n## ")[0]
+    rows = [line for line in cross.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert [r.split(" | ")[0].lstrip("| ") for r in rows] == ["8-to-1", "standard", "standard", "D"]
+    assert ok_verified(game)
+    for change in (lambda d: d["inputs"]["game"]["revisions"].pop(),
+                   lambda d: d["inputs"].__setitem__("table_max", "10000"),
+                   lambda d: _block(d, "tie")["payout"]["liability"].__setitem__("per_round", "40001")):
+        changed = copy.deepcopy(game)
+        change(changed)
+        assert not verify(changed)[0]
+
+
+def ok_verified(cert: dict) -> bool:
+    ok, message = verify(cert)
+    assert ok, message
+    return ok
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--table-max", "0"], "--table-max"), (["--table-max", "ten"], "--table-max"),
+    (["--game", "A\u202eB"], "--game: "), (["--revision", ""], "--revision: ")])
+def test_bad_game_and_limit_are_one_line(args: list[str], words: str) -> None:
+    code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
+

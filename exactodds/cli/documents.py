@@ -57,6 +57,12 @@ UNSIGNABLE = ("text", "markdown", "csv")
 @click.option("--issuer", metavar="NAME", help="Who issues the certificate (cover page).")
 @click.option("--prepared-by", metavar="NAME", help="Who prepared it (cover page; a blank line if not given).")
 @click.option("--approved-by", metavar="NAME", help="Who approved it (cover page; a blank line if not given).")
+@click.option("--game", metavar="NAME", help="The game submitted, as its maker names it (cover page).")
+@click.option("--game-version", metavar="VERSION", help="The version of the game submitted (cover page).")
+@click.option("--revision", "revisions", multiple=True, metavar="TEXT",
+              help="A line of the game's revision history, oldest first (repeatable; cover page).")
+@click.option("--table-max", metavar="DOLLARS", help="The table limit: each wager's liability per round (the "
+              "largest net win of one round) is stated at a wager of this many dollars.")
 @click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen'); "
               "json, html and pdf only: a Markdown or CSV certificate carries nothing to verify.")
 @click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
@@ -73,7 +79,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                 paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
                 fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
-                approved_by: str | None, key: str | None, signer: str | None, paper: str, one_route: bool,
+                approved_by: str | None, game: str | None, game_version: str | None, revisions: tuple[str, ...],
+                table_max: str | None, key: str | None, signer: str | None, paper: str, one_route: bool,
                 quiet: bool, validation: str | None) -> None:
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV or PDF), optionally signed.
 
@@ -120,7 +127,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
                      parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
                      files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
-                     second_route=not one_route, progress=advance)
+                     second_route=not one_route, progress=advance, game=game, game_version=game_version,
+                     revisions=revisions, table_max=table_max)
     if key is not None:
         cert = sign(cert, key, signer=signer)
     if validation is not None:                     # its rounds found before anything is written

@@ -37,7 +37,7 @@ from typing import Any
 from exactodds import cache
 from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze, load_text
-from exactodds.analyses.pricing import WagerResult
+from exactodds.analyses.pricing import LOSE, WagerResult
 from exactodds.analyses.progressive import load_meters, progressive_analysis
 from exactodds.documents.signing import canonical, check_name, check_signature, name_problem
 from exactodds.errors import ExactOddsError, InconsistentCounts
@@ -52,7 +52,7 @@ from exactodds.wagers.pays import vigorish_terms
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "shoe_from_inputs",
            "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
-           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS"]
+           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS"]
 
 FORMAT = "exactodds-certificate/4"
 #: Paper sizes of the printed certificate (the HTML's page and the PDF): US Letter, as Pennsylvania's labs
@@ -102,7 +102,7 @@ ASSUMPTIONS = [
 ]
 
 DECIMALS = ("Decimals are rounded half-even from the exact fractions: probabilities to 10 places, returns per "
-            "unit wagered to 8 places, percentages to 4 places, standard deviations to 4 places. Exact fractions "
+            "unit wagered to 8 places, percentages to 4 places, standard deviations and volatility indexes to 4 places. Exact fractions "
             "are in the appendix and in the embedded JSON. A standard deviation and a skewness are irrational: "
             "they are rounded from the exact square root (to 12 places in the JSON); the expected-range bands "
             "are a normal approximation with the exact standard deviation of one round.")
@@ -293,6 +293,38 @@ def _moments(r: WagerResult) -> dict[str, Any]:
             "skewness": ("-" if m3 < 0 else "") + skew, "excess_kurtosis": exact(m4 / m2 ** 2 - 3)}
 
 
+def _volatility(r: WagerResult) -> dict[str, str]:
+    """The volatility index at each level of :data:`BAND_Z`: z · σ of one round per unit wagered (as ``position``
+    defines it), to 8 places, worked in 40-digit decimals from the exact variance."""
+    with localcontext() as context:
+        context.prec = 40
+        sd = Decimal(_root(r.variance, 24))
+        return {level: str((Decimal(z) * sd).quantize(Decimal("1e-8"), ROUND_HALF_EVEN)) for level, z in BAND_Z.items()}
+
+
+#: Pays whose win scales with the wager: a liability at a table limit is the limit times the largest of them.
+_SCALED = ("to", "for", "push", "lose")
+
+
+def _payout(r: WagerResult, table_max: Fraction | None) -> dict[str, Any]:
+    """The largest net win one round pays per unit wagered (the outcomes the shoe can deal), and with a table
+    limit the most one round at that wager can cost the house; a dollar or meter award does not scale with
+    the wager, so then no liability is stated."""
+    paid = [ln for ln in r.lines if ln.combinations and ln.id != LOSE]
+    if any(ln.pay.kind not in _SCALED for ln in paid):
+        return {"maximum_payout": None, "liability": None,
+                "note": "not stated per unit: a fixed-dollar or meter award does not scale with the wager"}
+    top = max(paid, key=lambda ln: ln.net, default=None)
+    net = Fraction(0) if top is None or top.net < 0 else Fraction(top.net)
+    out: dict[str, Any] = {"maximum_payout": {"outcome": None if top is None else top.name,
+                                              "pays": None if top is None else top.pay.text,
+                                              "net_per_unit": exact(net)},
+                           "liability": None, "note": None}
+    if table_max is not None:
+        out["liability"] = {"table_max": exact(table_max), "per_round": exact(net * table_max)}
+    return out
+
+
 def _bands(r: WagerResult) -> list[dict[str, Any]]:
     """For 10^3 ... 10^6 rounds, the ranges the return to player falls in with 90%, 95% and 99% chance:
     RTP ± z·σ/√n (normal, exact σ), in percent to 4 places, worked in 40-digit decimals from exact figures."""
@@ -330,9 +362,10 @@ def _rules(w: Wager, t: Paytable) -> dict[str, Any]:
 
 
 def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | None = None, *,
-                 paytable_source: dict[str, str] | None = None) -> dict[str, Any]:
+                 paytable_source: dict[str, str] | None = None, table_max: Fraction | None = None) -> dict[str, Any]:
     """One priced table of the certificate; ``source`` is the wager's data file, ``paytable_source`` the
-    paytable's (the same file unless a second file added the paytable)."""
+    paytable's (the same file unless a second file added the paytable); ``table_max`` the table limit in
+    dollars the liability per round is stated at."""
     w, t = r.wager, r.paytable
     conditions = {o.id: o.condition.text for o in w.outcomes}
     rows = [{"id": ln.id, "outcome": ln.name, "condition": conditions.get(ln.id, OTHERWISE), "pays": ln.pay.text,
@@ -363,7 +396,8 @@ def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | N
         summary |= {"expected_return": exact(r.expected_return), "house_edge": exact(r.house_edge),
                     "rtp": exact(r.return_to_player),
                     "edge_excluding_pushes": exact(r.house_edge / (1 - push)) if push < 1 else None,
-                    "variance": exact(r.variance)} | _moments(r)
+                    "variance": exact(r.variance)} | _moments(r) | {"volatility_index": _volatility(r)}
+        block["payout"] = _payout(r, table_max)
         block["summary"] = summary
         block["bands"] = {"method": "normal approximation with the exact standard deviation of one round: "
                                     "RTP ± z · σ / √rounds, z = " + ", ".join(f"{z} ({lv})" for lv, z in BAND_Z.items()),
@@ -371,6 +405,7 @@ def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | N
         return block
 
     block["summary"] = summary
+    block["payout"] = _payout(r, table_max)
     a = progressive_analysis(r, load_meters()[0].get((w.id, t.id)))
     meters = {}
     for symbol, p in a.coefficients.items():
@@ -412,6 +447,23 @@ def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
     check_name(value, where, optional=optional)
 
 
+#: The most lines of a game's revision history one certificate states.
+MAX_REVISIONS = 50
+
+
+def _game(name: str | None, version: str | None, revisions: Sequence[str]) -> dict[str, Any] | None:
+    """The game submitted as the certificate states it (None when nothing names it), each text checked."""
+    _check_text(name, "--game", optional=True)
+    _check_text(version, "--game-version", optional=True)
+    if not isinstance(revisions, (list, tuple)) or len(revisions) > MAX_REVISIONS:
+        raise ExactOddsError(f"--revision: at most {MAX_REVISIONS} lines of revision history")
+    for line in revisions:
+        _check_text(line, "--revision")
+    if name is None and version is None and not revisions:
+        return None
+    return {"name": name, "version": version, "revisions": list(revisions)}
+
+
 def _issued(value: str | None) -> str:
     if value is None:
         return dt.datetime.now(dt.timezone.utc).date().isoformat()
@@ -439,7 +491,9 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
           catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None,
           issued: str | None = None, parties: dict[str, str | None] | None = None,
           files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None,
-          paper: str = "letter", second_route: bool = True) -> dict[str, Any]:
+          paper: str = "letter", second_route: bool = True, game: str | None = None,
+          game_version: str | None = None, revisions: Sequence[str] = (),
+          table_max: str | None = None) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -454,6 +508,10 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     Every table is counted by both routes (:data:`ROUTES`), which must agree outcome by outcome;
     ``second_route=False`` counts by the tables alone (the walk of a wager reading every card's suit
     takes seconds a shoe) and says so in the document, an input :func:`verify` follows.
+
+    ``game`` and ``game_version`` name the game submitted, ``revisions`` are the lines of its revision
+    history (oldest first), and ``table_max`` (dollars) the table limit each wager's liability per round is
+    stated at: inputs of the document, printed on its cover.
     """
     if paper not in PAPERS:
         raise ExactOddsError(f"--paper: {paper!r} is not a paper size ({' or '.join(PAPERS)})")
@@ -471,6 +529,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     if files and catalogue is not None:
         raise ExactOddsError("give a certificate users' data files or a catalogue, not both")
     recorded = _files(files, "files")
+    submitted = _game(game, game_version, revisions)
+    limit = parse_dollars(table_max, where="--table-max") if table_max is not None else None
     cat = catalogue if catalogue is not None else catalogue_with(files) if files else load_catalogue()
     if bet is not None:
 
@@ -497,7 +557,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
             digest = sources[source] if source in sources else shipped[f"data/{source}"]
             where = added.get((wid, tid.lower()))
             blocks.append(_wager_block(r, {"name": source, "sha256": digest}, second, paytable_source=None if where
-                                       is None else {"name": where, "sha256": sources[where]}))
+                                       is None else {"name": where, "sha256": sources[where]}, table_max=limit))
             if progress is not None:
                 progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
@@ -521,6 +581,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         "inputs": {"shoes": [dict(s) for s in shoes],
                    "selection": [{"wager": w, "paytable": t} for w, t in selection],
                    **({"bet": str(bet)} if bet is not None else {}),
+                   **({"game": submitted} if submitted is not None else {}),
+                   **({"table_max": str(table_max)} if table_max is not None else {}),
                    **({"files": recorded} if recorded else {}), "paper": paper, "second_route": second_route},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
@@ -572,9 +634,9 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     """The stated inputs, checked for shape before anything is recomputed from them."""
     inputs = document["inputs"]
     if not isinstance(inputs, dict) or not {"shoes", "selection", "paper", "second_route"} <= set(inputs) <= {
-            "shoes", "selection", "bet", "files", "paper", "second_route"}:
+            "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max"}:
         raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection', 'paper', 'second_route' and "
-                             "optionally 'bet' and 'files'")
+                             "optionally 'bet', 'files', 'game' and 'table_max'")
     if inputs["paper"] not in PAPERS:
         raise ExactOddsError(f"malformed certificate: inputs.paper is {' or '.join(PAPERS)}")
     if not isinstance(inputs["second_route"], bool):
@@ -588,8 +650,18 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(s, dict) or set(s) != {"wager", "paytable"} or not all(isinstance(v, str) for v in s.values()):
             raise ExactOddsError("malformed certificate: each of inputs.selection is {'wager': ..., 'paytable': ...}")
     check_limits(len(shoes), [(s["wager"], s["paytable"]) for s in selection], "certificate too large: ")
-    if "bet" in inputs and not isinstance(inputs["bet"], str):
-        raise ExactOddsError("malformed certificate: inputs.bet must be text")
+    for key in ("bet", "table_max"):
+        if key in inputs and not isinstance(inputs[key], str):
+            raise ExactOddsError(f"malformed certificate: inputs.{key} must be text")
+    game = inputs.get("game", {"name": None, "version": None, "revisions": []})
+    if not isinstance(game, dict) or set(game) != {"name", "version", "revisions"} or not isinstance(
+            game["revisions"], list):
+        raise ExactOddsError("malformed certificate: inputs.game holds exactly 'name', 'version' and 'revisions' "
+                             "(a list)")
+    for key in ("name", "version"):
+        _check_text(game[key], f"malformed certificate: inputs.game.{key}", optional=True)
+    for i, line in enumerate(game["revisions"][:MAX_REVISIONS + 1]):
+        _check_text(line, f"malformed certificate: inputs.game.revisions[{i}]")
     files = inputs.get("files", [])
     if "files" in inputs and (not isinstance(files, list) or not files or not all(
             isinstance(f, dict) and set(f) == {"name", "sha256", "text"} and isinstance(f["sha256"], str)
@@ -609,7 +681,8 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     return {"shoes": shoes, "selection": [(s["wager"], s["paytable"]) for s in selection],
             "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties,
             "files": [{"name": f["name"], "text": f["text"]} for f in files], "paper": inputs["paper"],
-            "second_route": inputs["second_route"]}
+            "second_route": inputs["second_route"], "game": game["name"], "game_version": game["version"],
+            "revisions": game["revisions"], "table_max": inputs.get("table_max")}
 
 
 def _changed_file(document: dict[str, Any]) -> str | None:

@@ -36,6 +36,7 @@ from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import Outputs, signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
 from exactodds.render.tables import write_csv
+from exactodds.wagers.bet_size import money
 
 __all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
            "CERTIFICATE_RENDERERS", "certificate_csv", "certificate_json"]
@@ -152,6 +153,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
     """Everything the templates print, formatted once here from the exact values."""
     prov = cert["provenance"]
     summary, sections, appendix = [], [], []
+    tables: dict[tuple[str, str], dict[str, Any]] = {}
     for res in cert["results"]:
         shoe = res["shoe"]["description"]
         wagers = []
@@ -188,11 +190,14 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                     ("Variance", decimal(_fr(s["variance"]), 8)),
                     ("Standard deviation", _places(s["standard_deviation"], 4)),
                     ("Skewness", "—" if s["skewness"] is None else _places(s["skewness"], 4)),
-                    ("Excess kurtosis", "—" if s["excess_kurtosis"] is None else decimal(_fr(s["excess_kurtosis"]), 4))]
+                    ("Excess kurtosis", "—" if s["excess_kurtosis"] is None else decimal(_fr(s["excess_kurtosis"]), 4)),
+                    ("Volatility index (z · SD), " + " / ".join(s["volatility_index"]),
+                     " / ".join(_places(v, 4) for v in s["volatility_index"].values()))]
                 for label, key in (("Expected return", "expected_return"), ("House edge", "house_edge"),
                                    ("Variance", "variance"), ("Hit frequency", "hit_frequency")):
                     appendix.append({"shoe": shoe, "wager": b["name"], "paytable": b["paytable"], "quantity": label,
                                      "math": _mathml_number(_fr(s[key])), "text": s[key]})
+            facts += _payout_facts(b["payout"])
             meters = []
             if progressive:
                 facts.append(("Fixed awards alone (every meter at 0)", _signed(progressive["fixed_return"])))
@@ -209,6 +214,10 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                                  "math": _mathml_formula(progressive["terms"]), "text": progressive["expected_return"]})
             bands = b.get("bands")
             levels = list(bands["ranges"][0]["rtp_percent"]) if bands else []
+            crossed = tables.setdefault((b["wager"], b["paytable"]), {
+                "paytable": b["paytable"], "wager": b["name"], "wager_id": b["wager"], "cited": _cited(b["paytable_section"]),
+                "file": b["paytable_file"]["name"], "sha256": b["paytable_file"]["sha256"], "shoes": []})
+            crossed["shoes"].append(shoe)
             wagers.append({"name": b["name"], "game": b["game"], "section": _cited(b["section"]),
                            "paytable": b["paytable"], "paytable_section": _cited(b["paytable_section"]),
                            "reading": b["reading"], "rows": rows,
@@ -241,7 +250,9 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "version": prov["exactodds_version"],
         "commit": ("not recorded (not a built package)" if commit is None
                    else commit + (" (built from a modified tree)" if prov["source_modified"] else "")),
-        "summary": summary, "sections": sections, "appendix": appendix,
+        "summary": summary, "sections": sections, "appendix": appendix, "paytables": list(tables.values()),
+        "game": cert["inputs"].get("game"), "table_max": (money(_fr(cert["inputs"]["table_max"]))
+                                                         if "table_max" in cert["inputs"] else None),
         "assumptions": cert["assumptions"], "rounding": cert["rounding"],
         "data_sha256": sorted(prov["data_sha256"].items()), "content_sha256": prov["content_sha256"],
         "signature": signature,
@@ -249,6 +260,21 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "json": json.dumps(cert, indent=1, ensure_ascii=False).replace("<", "\\u003c").replace(
             ">", "\\u003e").replace("&", "\\u0026"),
     }
+
+
+def _payout_facts(payout: dict[str, Any]) -> list[tuple[str, str]]:
+    """The maximum payout and the liability per round at the table limit, as the facts of a table print them."""
+    top = payout["maximum_payout"]
+    if top is None:
+        return [("Maximum payout", payout["note"])]
+    net = _fr(top["net_per_unit"])
+    shown = _grouped(decimal(net, 8).rstrip("0").rstrip(".")) if (net * 10 ** 8).denominator == 1 else str(net)
+    facts = [("Maximum payout", "nothing: no outcome wins" if top["outcome"] is None else
+              f"{top['pays']} ({top['outcome']}): a net win of {shown} per unit wagered")]
+    if payout["liability"] is not None:
+        facts.append((f"Liability per round at the table limit of {money(_fr(payout['liability']['table_max']))}",
+                      money(_fr(payout["liability"]["per_round"]))))
+    return facts
 
 
 def _return_math(value: str) -> str | None:
