@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import html
+import json
 import math
 import re
 import tomllib
@@ -225,3 +226,42 @@ def test_bad_game_and_limit_are_one_line(args: list[str], words: str) -> None:
     code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
     assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
 
+
+# -- files that stand alone -----------------------------------------------------------------------------------
+
+def _analyzed(path: Path, wager: str) -> dict:
+    code, out, err = run("analyze", "--paytables", str(path), "--wager", wager, "--format", "json")
+    assert code == 0, err
+    (w,) = json.loads(out)["wagers"]
+    return w
+
+
+def test_a_designed_paytable_of_a_shipped_wager_offers_what_its_draft_offers(tmp_path: Path) -> None:
+    out = tmp_path / "ls.toml"
+    code, _, err = run("design", "--wager", "lucky-six", "--target-edge", "5%", "--output", str(out))
+    assert code == 0, err
+    pays = tomllib.loads(out.read_text(encoding="utf-8"))["paytable"][0]["pays"]
+    assert list(pays) == ["two_card_6", "three_card_6", "six_tie"] and pays["six_tie"] == "N/A"
+    w = _analyzed(out, "lucky-six:designed")
+    lines = {o["id"]: o for o in w["outcomes"]}
+    assert "six_tie" not in lines                               # not offered: a 6-6 tie loses, as under 'standard'
+    net = {oid: Fraction(pays[oid].split(" to ")[0]) for oid in ("two_card_6", "three_card_6")}
+    total = w["combinations"]
+    won = sum(lines[o]["combinations"] * net[o] for o in net)
+    assert Fraction(w["house_edge"]) == (lines["lose"]["combinations"] - won) / total   # the designer's closed form
+
+
+def test_a_designed_paytable_of_a_users_wager_carries_its_file(tmp_path: Path) -> None:
+    (tmp_path / "own.toml").write_text(OWN, encoding="utf-8")
+    out = tmp_path / "house.toml"
+    code, _, err = run("design", "--paytables", str(tmp_path / "own.toml"), "--wager", "lucky-tie",
+                       "--target-edge", "5%", "--output", str(out))
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert OWN in text and hashlib.sha256(OWN.encode()).hexdigest() in text
+    w = _analyzed(out, "lucky-tie:designed")                      # the file alone: no own.toml given
+    pays = tomllib.loads(text)["paytable"][0]["pays"]
+    lines = {o["id"]: o for o in w["outcomes"]}
+    won = sum(lines[o]["combinations"] * Fraction(pays[o].split(" to ")[0]) for o in pays)
+    assert Fraction(w["house_edge"]) == (lines["lose"]["combinations"] - won) / w["combinations"]
+    assert _analyzed(out, "lucky-tie:A")["house_edge"] == _analyzed(tmp_path / "own.toml", "lucky-tie:A")["house_edge"]
