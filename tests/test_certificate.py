@@ -322,8 +322,8 @@ def test_pdf_pages_are_numbered_and_carry_the_certificate(tmp_path: Path) -> Non
     assert code == 0 and out.read_bytes()[:4] == b"%PDF", err
     document, kind, _ = read_document(str(out))
     assert kind == "pdf" and verify(document)[0]
-    code, stdout, _ = run("verify", str(out))
-    assert code == 0 and "verified" in stdout
+    code, stdout, err = run("verify", str(out))
+    assert code == 0 and "verified" in stdout, err
     pdf = pdfium.PdfDocument(str(out))
     n = len(pdf)
     assert n >= 3

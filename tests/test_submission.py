@@ -4,6 +4,7 @@ as counted, the figures a lab asks for beside the return, and files that stand a
 from __future__ import annotations
 
 import copy
+import csv
 import hashlib
 import html
 import json
@@ -265,3 +266,30 @@ def test_a_designed_paytable_of_a_users_wager_carries_its_file(tmp_path: Path) -
     won = sum(lines[o]["combinations"] * Fraction(pays[o].split(" to ")[0]) for o in pays)
     assert Fraction(w["house_edge"]) == (lines["lose"]["combinations"] - won) / w["combinations"]
     assert _analyzed(out, "lucky-tie:A")["house_edge"] == _analyzed(tmp_path / "own.toml", "lucky-tie:A")["house_edge"]
+
+
+def test_the_certificate_records_its_validation_file_and_verify_checks_one(tmp_path: Path) -> None:
+    cert, rounds = tmp_path / "c.json", tmp_path / "v.csv"
+    code, _, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", "--issued", "2026-11-27", "--format",
+                       "json", "--output", str(cert), "--validation", str(rounds))
+    assert code == 0, err
+    record = json.loads(cert.read_text())["inputs"]["validation"]
+    with rounds.open(newline="") as fh:
+        rows = sum(1 for _ in csv.reader(fh)) - 1                         # the header
+    assert record == {"name": "v.csv", "format": "csv", "sha256": hashlib.sha256(rounds.read_bytes()).hexdigest(),
+                      "rows": rows}
+    code, out, err = run("verify", str(cert), "--validation", str(rounds))
+    assert code == 0 and f"{rows:,} rounds" in out, err
+    changed = tmp_path / "changed.csv"
+    changed.write_bytes(rounds.read_bytes().replace(b",tie\n", b",lose\n", 1))
+    code, out, err = run("verify", str(cert), "--validation", str(changed))
+    assert code == 1 and out == "" and "is not the recorded" in err and err.count("\n") == 1
+    doc = json.loads(cert.read_text())
+    doc["inputs"]["validation"]["rows"] += 1
+    cert.write_text(json.dumps(doc))
+    code, _, err = run("verify", str(cert))
+    assert code == 1 and "certificate_number" in err
+    code, _, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", "--format", "json", "--output",
+                       str(tmp_path / "plain.json"))
+    code, out, err = run("verify", str(tmp_path / "plain.json"), "--validation", str(rounds))
+    assert code == 2 and out == "" and "records no validation file" in err and err.count("\n") == 1

@@ -12,10 +12,12 @@ from exactodds.cli.core import EXIT_CHECK_FAILED, command, progress
 from exactodds.documents.certificate import (
     PAPERS,
     build,
+    check_validation,
     priced_tables,
     select_for_certificate,
     shoe_from_inputs,
     shoes_from_options,
+    validation_record,
 )
 from exactodds.documents.certificate import verify as verify_certificate
 from exactodds.documents.pages import (
@@ -117,34 +119,39 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         except ExactOddsError as exc:
             raise ExactOddsError(f"--validation {exc}") from None
     show = not quiet and sys.stderr.isatty()
-    with progress(show, length=max(1, len(shoes) * len(selection)), label="pricing (tables)") as bar:
-        counted = [0]
-
-        def advance(priced: int, total: int) -> None:
-            bar.update(priced - counted[0])
-            counted[0] = priced
-
-        cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
-                     parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
-                     files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
-                     second_route=not one_route, progress=advance, game=game, game_version=game_version,
-                     revisions=revisions, table_max=table_max)
-    if key is not None:
-        cert = sign(cert, key, signer=signer)
-    if validation is not None:                     # its rounds found before anything is written
-        pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
-        rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
-    done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
     wrote = []
     with Outputs() as out:                         # the certificate and its validation file: both written, or neither
-        if validation is not None:                 # first: a failure here prints no certificate either
+        record = None
+        if validation is not None:                 # first: the certificate records the file's SHA-256 and rounds
+            pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
+            rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
             written = write_validation(rounds, pairs, validation, kind, outputs=out)  # type: ignore[arg-type]
+            record = validation_record(out.staged(validation), name=Path(validation).name, fmt=kind,  # type: ignore[arg-type]
+                                       rows=written)
             wrote.append(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} "
                          f"first, a round of each outcome of the {len(pairs)} wager paytable"
                          f"{'s' if len(pairs) != 1 else ''}, then one of each of {rounds.classes:,} value-level round "
                          "classes), each with its settlement"
                          + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
-                            f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else ""))
+                            f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else "")
+                         + f"; its SHA-256 {record['sha256'][:16]}… is recorded in the certificate"
+                         + (f"; check-sim --validation reads it with --paytables {' '.join(p for p, _ in files)}"
+                            if files else ""))
+        with progress(show, length=max(1, len(shoes) * len(selection)), label="pricing (tables)") as bar:
+            counted = [0]
+
+            def advance(priced: int, total: int) -> None:
+                bar.update(priced - counted[0])
+                counted[0] = priced
+
+            cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
+                         parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
+                         files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
+                         second_route=not one_route, progress=advance, game=game, game_version=game_version,
+                         revisions=revisions, table_max=table_max, validation=record)
+        if key is not None:
+            cert = sign(cert, key, signer=signer)
+        done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
         if fmt == "pdf":
             if show:
                 click.echo("printing the PDF with Chromium ...", err=True)
@@ -181,7 +188,9 @@ def keygen(prefix: str) -> None:
 @click.option("--allow-other-version", is_flag=True,
               help="Accept a certificate made by another version of exactodds or other data, if every figure matches.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: bool) -> None:
+@click.option("--validation", metavar="FILE", help="Also check a validation file against the one the certificate "
+              "records (certificate --validation): its SHA-256 and its rounds.")
+def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: bool, validation: str | None) -> None:
     """Recompute a certificate (JSON, HTML or PDF); exit 0 if everything matches, 1 if not, 2 if malformed.
 
     A certificate holds at most 16 shoes, 256 wagers, 512 wager paytables, 2,048 priced tables (shoes ×
@@ -210,6 +219,12 @@ def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: 
         differs = pdf_differs(path, document)
         if differs:
             ok, message = False, differs + other
+    if ok and validation is not None:
+        try:
+            ok, checked = check_validation(document, validation)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"{path}: {exc}") from None
+        message = f"{message}; {checked}" if ok else checked
     if ok:
         click.echo(f"{path}: {message}")
         return

@@ -14,7 +14,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "certificate": [
         "build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
         "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES", "MAX_WAGERS",
-        "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS"
+        "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
+        "validation_record", "check_validation"
     ],
     "pages": [
         "render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
@@ -48,10 +49,12 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         build,
         catalogue_with,
         check_limits,
+        check_validation,
         priced_tables,
         provenance,
         select_for_certificate,
         shoes_from_options,
+        validation_record,
         verify,
         write_atomically,
     )

@@ -45,6 +45,7 @@ from exactodds.files import write_atomically
 from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
+from exactodds.simulation.recordio import read_chunks
 from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, Paytable, Wager, load_catalogue, read_text
 from exactodds.wagers.pays import vigorish_terms
@@ -52,7 +53,8 @@ from exactodds.wagers.pays import vigorish_terms
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "shoe_from_inputs",
            "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
-           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS"]
+           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
+           "validation_record", "check_validation"]
 
 FORMAT = "exactodds-certificate/4"
 #: Paper sizes of the printed certificate (the HTML's page and the PDF): US Letter, as Pennsylvania's labs
@@ -447,6 +449,60 @@ def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
     check_name(value, where, optional=optional)
 
 
+_VALIDATION = {"name", "format", "sha256", "rows"}
+
+
+def _validation(record: Any, where: str) -> dict[str, Any]:
+    """A validation file's record, checked: its name, record format, SHA-256 and rounds."""
+    if not isinstance(record, dict) or set(record) != _VALIDATION or not isinstance(record["format"], str) or not (
+            isinstance(record["sha256"], str) and re.fullmatch("[0-9a-f]{64}", record["sha256"])) or not (
+            type(record["rows"]) is int and 0 <= record["rows"] < 2 ** 53):
+        raise ExactOddsError(f"{where}: a validation file is recorded as exactly {{'name': ..., 'format': ..., "
+                             "'sha256': 64 hex digits, 'rows': a whole number}")
+    _check_text(record["name"], f"{where}.name")
+    return dict(record)
+
+
+def _file_sha256(path: str, option: str) -> str:
+    """The SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(1 << 20):
+                digest.update(block)
+    except OSError as exc:
+        raise ExactOddsError(f"{option} {path}: cannot read ({exc.strerror or exc})") from None
+    return digest.hexdigest()
+
+
+def validation_record(path: str, *, name: str, fmt: str, rows: int) -> dict[str, Any]:
+    """What a certificate records of the validation file at ``path`` (``name``: the file's name as given)."""
+    return {"name": name, "format": fmt, "sha256": _file_sha256(path, "--validation"), "rows": rows}
+
+
+def check_validation(document: dict[str, Any], path: str) -> tuple[bool, str]:
+    """A validation file against the one the certificate records: (True, what matched) or (False, why not).
+    Its SHA-256 must be the recorded one, and its rounds, read back, as many as recorded."""
+    record = document.get("inputs", {}).get("validation")
+    if record is None:
+        raise ExactOddsError(f"--validation {path}: the certificate records no validation file "
+                             "(make it with certificate --validation FILE)")
+    record = _validation(record, "malformed certificate: inputs.validation")
+    digest = _file_sha256(path, "--validation")
+    if digest != record["sha256"]:
+        return False, (f"validation file {path}: its SHA-256 {digest[:16]}… is not the recorded "
+                       f"{record['sha256'][:16]}… of {record['name']!r} ({record['rows']:,} rounds): "
+                       "another file, or the file was changed")
+    try:
+        rows = sum(len(chunk) for chunk in read_chunks(path, fmt=record["format"]))
+    except ExactOddsError as exc:
+        return False, f"validation file {path}: its SHA-256 matches but it cannot be read back ({exc})"
+    if rows != record["rows"]:
+        return False, f"validation file {path}: {rows:,} rounds read back, the certificate records {record['rows']:,}"
+    return True, (f"validation file {path} is {record['name']!r} as recorded: SHA-256 {digest[:16]}…, "
+                  f"{rows:,} rounds")
+
+
 #: The most lines of a game's revision history one certificate states.
 MAX_REVISIONS = 50
 
@@ -493,7 +549,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
           files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None,
           paper: str = "letter", second_route: bool = True, game: str | None = None,
           game_version: str | None = None, revisions: Sequence[str] = (),
-          table_max: str | None = None) -> dict[str, Any]:
+          table_max: str | None = None, validation: dict[str, Any] | None = None) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -511,7 +567,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
 
     ``game`` and ``game_version`` name the game submitted, ``revisions`` are the lines of its revision
     history (oldest first), and ``table_max`` (dollars) the table limit each wager's liability per round is
-    stated at: inputs of the document, printed on its cover.
+    stated at: inputs of the document, printed on its cover. ``validation`` records the validation file
+    written with it (:func:`validation_record`), which ``verify --validation FILE`` checks a file against.
     """
     if paper not in PAPERS:
         raise ExactOddsError(f"--paper: {paper!r} is not a paper size ({' or '.join(PAPERS)})")
@@ -583,6 +640,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
                    **({"bet": str(bet)} if bet is not None else {}),
                    **({"game": submitted} if submitted is not None else {}),
                    **({"table_max": str(table_max)} if table_max is not None else {}),
+                   **({"validation": _validation(validation, "validation")} if validation is not None else {}),
                    **({"files": recorded} if recorded else {}), "paper": paper, "second_route": second_route},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
@@ -634,9 +692,9 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     """The stated inputs, checked for shape before anything is recomputed from them."""
     inputs = document["inputs"]
     if not isinstance(inputs, dict) or not {"shoes", "selection", "paper", "second_route"} <= set(inputs) <= {
-            "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max"}:
+            "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max", "validation"}:
         raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection', 'paper', 'second_route' and "
-                             "optionally 'bet', 'files', 'game' and 'table_max'")
+                             "optionally 'bet', 'files', 'game', 'table_max' and 'validation'")
     if inputs["paper"] not in PAPERS:
         raise ExactOddsError(f"malformed certificate: inputs.paper is {' or '.join(PAPERS)}")
     if not isinstance(inputs["second_route"], bool):
@@ -682,7 +740,9 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
             "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties,
             "files": [{"name": f["name"], "text": f["text"]} for f in files], "paper": inputs["paper"],
             "second_route": inputs["second_route"], "game": game["name"], "game_version": game["version"],
-            "revisions": game["revisions"], "table_max": inputs.get("table_max")}
+            "revisions": game["revisions"], "table_max": inputs.get("table_max"),
+            "validation": None if "validation" not in inputs else _validation(
+                inputs["validation"], "malformed certificate: inputs.validation")}
 
 
 def _changed_file(document: dict[str, Any]) -> str | None:
