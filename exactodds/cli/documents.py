@@ -30,6 +30,7 @@ from exactodds.documents.pages import (
 from exactodds.documents.signing import check_name, load_public_key, sign
 from exactodds.documents.signing import keygen as make_keys
 from exactodds.documents.tables import write_tables
+from exactodds.documents.workbook import workbook_differs, write_xlsx
 from exactodds.errors import ExactOddsError
 from exactodds.files import Outputs, check_output
 from exactodds.simulation.recordio import detect
@@ -52,7 +53,7 @@ UNSIGNABLE = ("text", "markdown", "csv")
 @options.shoes
 @options.remove
 @click.option("--title", help="Title of the certificate.")
-@options.output_format("pdf")
+@options.output_format("pdf", "xlsx")
 @click.option("--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 @options.bet
 @click.option("--issued", metavar="YYYY-MM-DD", help="Date of issue (default: today, UTC).")
@@ -84,10 +85,12 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                 approved_by: str | None, game: str | None, game_version: str | None, revisions: tuple[str, ...],
                 table_max: str | None, key: str | None, signer: str | None, paper: str, one_route: bool,
                 quiet: bool, validation: str | None) -> None:
-    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV or PDF), optionally signed.
+    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV, PDF or an Excel workbook),
+    optionally signed.
 
-    Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes) or pdf,
-    which prints the HTML with Debian's chromium, attaches the JSON and needs --output. --bet prices the
+    Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes), pdf,
+    which prints the HTML with Debian's chromium, attaches the JSON and needs --output, or xlsx, a
+    workbook (exactodds[xlsx]) that carries the JSON in a hidden sheet and needs --output. --bet prices the
     wagers that charge a vigorish at that bet size. With --paytables FILE the certificate carries the
     file's text and SHA-256, and verify recomputes from them; without --wager, --section or --all it
     certifies the files' own wagers and paytables.
@@ -101,8 +104,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
     shoes = shoes_from_options(decks, remove)
     if output is not None:
         check_output(output)
-    if fmt == "pdf" and output is None:
-        raise ExactOddsError("--format pdf needs --output FILE")
+    if fmt in ("pdf", "xlsx") and output is None:
+        raise ExactOddsError(f"--format {fmt} needs --output FILE")
     if signer is not None and key is None:
         raise ExactOddsError("--signer goes with --sign KEY")
     if key is not None and fmt in UNSIGNABLE:
@@ -126,8 +129,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
             pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
             rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
             written = write_validation(rounds, pairs, validation, kind, outputs=out)  # type: ignore[arg-type]
-            record = validation_record(out.staged(validation), name=Path(validation).name, fmt=kind,  # type: ignore[arg-type]
-                                       rows=written)
+            record = validation_record(out.staged(validation), name=Path(validation).name,
+                                       fmt=kind, rows=written)  # type: ignore[arg-type]
             wrote.append(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} "
                          f"first, a round of each outcome of the {len(pairs)} wager paytable"
                          f"{'s' if len(pairs) != 1 else ''}, then one of each of {rounds.classes:,} value-level round "
@@ -152,7 +155,10 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         if key is not None:
             cert = sign(cert, key, signer=signer)
         done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
-        if fmt == "pdf":
+        if fmt == "xlsx":
+            write_xlsx(cert, output, outputs=out)  # type: ignore[arg-type]
+            wrote.insert(0, f"wrote {output}: {done}, xlsx")
+        elif fmt == "pdf":
             if show:
                 click.echo("printing the PDF with Chromium ...", err=True)
             write_pdf(cert, output, outputs=out)  # type: ignore[arg-type]
@@ -191,7 +197,7 @@ def keygen(prefix: str) -> None:
 @click.option("--validation", metavar="FILE", help="Also check a validation file against the one the certificate "
               "records (certificate --validation): its SHA-256 and its rounds.")
 def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: bool, validation: str | None) -> None:
-    """Recompute a certificate (JSON, HTML or PDF); exit 0 if everything matches, 1 if not, 2 if malformed.
+    """Recompute a certificate (JSON, HTML, PDF or workbook); exit 0 if everything matches, 1 if not, 2 if malformed.
 
     A certificate holds at most 16 shoes, 256 wagers, 512 wager paytables, 2,048 priced tables (shoes ×
     paytables) and 64 MiB, so that verifying it takes minutes at most; a larger one is refused (exit 2).
@@ -219,6 +225,10 @@ def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: 
         differs = pdf_differs(path, document)
         if differs:
             ok, message = False, differs + other
+    if ok and kind == "xlsx":
+        differs = workbook_differs(Path(path).read_bytes(), document, path)
+        if differs:
+            ok, message = False, "the workbook's sheets differ from the certificate it carries: " + differs + other
     if ok and validation is not None:
         try:
             ok, checked = check_validation(document, validation)

@@ -1,5 +1,5 @@
-"""Documents: return-to-player certificates (built, rendered as Markdown, HTML and PDF, signed and
-verified), the baseline tables, and plots for notebooks.
+"""Documents: return-to-player certificates (built, rendered as Markdown, HTML, PDF and an Excel workbook,
+signed and verified), the baseline tables, and plots for notebooks.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "ALGORITHM", "NAME_LIMIT"
     ],
     "tables": ["write_tables", "table_texts"],
+    "workbook": ["workbook_bytes", "write_xlsx", "read_workbook", "workbook_differs", "CERTIFICATE_SHEET",
+                 "table_sheets"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
@@ -91,3 +93,11 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         sign,
     )
     from exactodds.documents.tables import table_texts, write_tables
+    from exactodds.documents.workbook import (
+        CERTIFICATE_SHEET,
+        read_workbook,
+        table_sheets,
+        workbook_bytes,
+        workbook_differs,
+        write_xlsx,
+    )

@@ -104,10 +104,10 @@ ASSUMPTIONS = [
 ]
 
 DECIMALS = ("Decimals are rounded half-even from the exact fractions: probabilities to 10 places, returns per "
-            "unit wagered to 8 places, percentages to 4 places, standard deviations and volatility indexes to 4 places. Exact fractions "
-            "are in the appendix and in the embedded JSON. A standard deviation and a skewness are irrational: "
-            "they are rounded from the exact square root (to 12 places in the JSON); the expected-range bands "
-            "are a normal approximation with the exact standard deviation of one round.")
+            "unit wagered to 8 places, percentages to 4 places, standard deviations and volatility indexes to 4 "
+            "places. Exact fractions are in the appendix and in the embedded JSON. A standard deviation and a "
+            "skewness are irrational: they are rounded from the exact square root (to 12 places in the JSON); "
+            "the expected-range bands are a normal approximation with the exact standard deviation of one round.")
 
 _TOP = ("format", "title", "certificate_number", "issued", "parties", "inputs", "assumptions", "rounding",
         "results", "provenance")

@@ -32,6 +32,7 @@ from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamO
 from exactodds import extras
 from exactodds.analyses.pricing import LOSE
 from exactodds.documents.certificate import LIMITS, MAX_BYTES, write_atomically
+from exactodds.documents.workbook import CERTIFICATE_SHEET, read_workbook
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import Outputs, signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
@@ -190,7 +191,8 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                     ("Variance", decimal(_fr(s["variance"]), 8)),
                     ("Standard deviation", _places(s["standard_deviation"], 4)),
                     ("Skewness", "—" if s["skewness"] is None else _places(s["skewness"], 4)),
-                    ("Excess kurtosis", "—" if s["excess_kurtosis"] is None else decimal(_fr(s["excess_kurtosis"]), 4)),
+                    ("Excess kurtosis",
+                     "—" if s["excess_kurtosis"] is None else decimal(_fr(s["excess_kurtosis"]), 4)),
                     ("Volatility index (z · SD), " + " / ".join(s["volatility_index"]),
                      " / ".join(_places(v, 4) for v in s["volatility_index"].values()))]
                 for label, key in (("Expected return", "expected_return"), ("House edge", "house_edge"),
@@ -215,7 +217,8 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
             bands = b.get("bands")
             levels = list(bands["ranges"][0]["rtp_percent"]) if bands else []
             crossed = tables.setdefault((b["wager"], b["paytable"]), {
-                "paytable": b["paytable"], "wager": b["name"], "wager_id": b["wager"], "cited": _cited(b["paytable_section"]),
+                "paytable": b["paytable"], "wager": b["name"], "wager_id": b["wager"],
+                "cited": _cited(b["paytable_section"]),
                 "file": b["paytable_file"]["name"], "sha256": b["paytable_file"]["sha256"], "shoes": []})
             crossed["shoes"].append(shoe)
             wagers.append({"name": b["name"], "game": b["game"], "section": _cited(b["section"]),
@@ -251,8 +254,8 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "commit": ("not recorded (not a built package)" if commit is None
                    else commit + (" (built from a modified tree)" if prov["source_modified"] else "")),
         "summary": summary, "sections": sections, "appendix": appendix, "paytables": list(tables.values()),
-        "game": cert["inputs"].get("game"), "validation": cert["inputs"].get("validation"), "table_max": (money(_fr(cert["inputs"]["table_max"]))
-                                                         if "table_max" in cert["inputs"] else None),
+        "game": cert["inputs"].get("game"), "validation": cert["inputs"].get("validation"),
+        "table_max": money(_fr(cert["inputs"]["table_max"])) if "table_max" in cert["inputs"] else None,
         "assumptions": cert["assumptions"], "rounding": cert["rounding"],
         "data_sha256": sorted(prov["data_sha256"].items()), "content_sha256": prov["content_sha256"],
         "signature": signature,
@@ -650,7 +653,7 @@ class _Script(HTMLParser):
 
 
 def read_document(path: str) -> tuple[Any, str, str | None]:
-    """(the certificate, its kind 'json' / 'html' / 'pdf', the HTML text if HTML) from a file."""
+    """(the certificate, its kind 'json' / 'html' / 'pdf' / 'xlsx', the HTML text if HTML) from a file."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)                       # never more than the limit into memory
@@ -658,6 +661,8 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(raw) > MAX_BYTES:
         raise ExactOddsError(f"{path}: certificate too large: more than {MAX_BYTES:,} bytes ({LIMITS})")
+    if raw[:4] == b"PK\x03\x04":                              # a zip: an exactodds workbook
+        return _strict_json(read_workbook(raw, path), f"{path} (sheet {CERTIFICATE_SHEET})"), "xlsx", None
     if raw[:4] == b"%PDF":
 
         logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
@@ -713,7 +718,7 @@ def certificate_json(cert: dict[str, Any]) -> str:
 
 
 #: The renderer of each format of a certificate (a document: Jinja2 templates above, not a
-#: tidy Report); pdf is printed from the HTML and written by write_pdf.
+#: tidy Report); pdf is printed from the HTML and written by write_pdf, xlsx by write_xlsx.
 CERTIFICATE_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "json": certificate_json, "html": render_html, "markdown": render_markdown, "text": render_markdown,
     "csv": certificate_csv}
