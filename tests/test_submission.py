@@ -10,18 +10,22 @@ import html
 import json
 import math
 import re
+import shutil
 import tomllib
+import unicodedata
+from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from pathlib import Path
 from statistics import NormalDist
 
 import pytest
 from click.testing import CliRunner
+from pypdf import PdfReader
 
 from exactodds.analyses.positions import position
 from exactodds.cli import cli
 from exactodds.documents.certificate import build, verify
-from exactodds.documents.pages import render_html, render_markdown
+from exactodds.documents.pages import read_document, render_html, render_markdown
 from exactodds.game.shoe import Shoe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -293,3 +297,32 @@ def test_the_certificate_records_its_validation_file_and_verify_checks_one(tmp_p
                        str(tmp_path / "plain.json"))
     code, out, err = run("verify", str(tmp_path / "plain.json"), "--validation", str(rounds))
     assert code == 2 and out == "" and "records no validation file" in err and err.count("\n") == 1
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None and shutil.which("chromium-browser") is None,
+                    reason="Debian's chromium is not installed")
+@pytest.mark.parametrize("paper", ["letter", "a4"])
+def test_the_printed_pages_hold_the_rules_and_the_new_figures(paper: str, tmp_path: Path) -> None:
+    """A two-wager certificate printed: its text (pypdf) holds every outcome's condition, the paytable's file,
+    the volatility index, the payout and liability, the game and the cross-reference; verify accepts it."""
+    (tmp_path / "house-tie.toml").write_text(HOUSE, encoding="utf-8")
+    out = tmp_path / "c.pdf"
+    code, _, err = run("certificate", "--wager", "lucky-six", "--wager", "tie:7-to-1", "--paytables",
+                       str(tmp_path / "house-tie.toml"), "--game", "Lucky Baccarat", "--game-version", "1.2",
+                       "--revision", "1.2 (2026-11-27): Lucky Six added", "--table-max", "5000", "--one-route",
+                       "--paper", paper, "--format", "pdf", "--output", str(out))
+    assert code == 0, err
+    document, kind, _ = read_document(str(out))
+    text = " ".join(unicodedata.normalize("NFKC", " ".join(p.extract_text() for p in PdfReader(out).pages)).split())
+    for block in document["results"][0]["wagers"]:
+        for row in block["outcomes"]:
+            assert row["condition"] in text, row["condition"]
+        for level, value in block["summary"]["volatility_index"].items():
+            assert str(Decimal(value).quantize(Decimal("0.0001"), ROUND_HALF_EVEN)) in text
+    for words in (f"house-tie.toml, SHA-256 {hashlib.sha256(HOUSE.encode()).hexdigest()}", "Liability per round at the table limit of $5,000.00",
+                  "$100,000.00", "$35,000.00", "Lucky Baccarat", "1.2 (2026-11-27): Lucky Six added",
+                  "Paytables: cross-reference", "Not offered under paytable standard", "House edge"):
+        assert words in text, words
+    assert "§house" not in text and "hold)" not in text
+    code, stdout, err = run("verify", str(out))
+    assert code == 0 and "verified" in stdout, err
