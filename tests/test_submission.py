@@ -18,6 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 from statistics import NormalDist
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from pypdf import PdfReader
@@ -27,6 +28,8 @@ from exactodds.cli import cli
 from exactodds.documents.certificate import build, verify
 from exactodds.documents.pages import read_document, render_html, render_markdown
 from exactodds.game.shoe import Shoe
+from exactodds.simulation.rounds import POINTS
+from exactodds.simulation.simulate import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -319,10 +322,59 @@ def test_the_printed_pages_hold_the_rules_and_the_new_figures(paper: str, tmp_pa
             assert row["condition"] in text, row["condition"]
         for level, value in block["summary"]["volatility_index"].items():
             assert str(Decimal(value).quantize(Decimal("0.0001"), ROUND_HALF_EVEN)) in text
-    for words in (f"house-tie.toml, SHA-256 {hashlib.sha256(HOUSE.encode()).hexdigest()}", "Liability per round at the table limit of $5,000.00",
+    digest = hashlib.sha256(HOUSE.encode()).hexdigest()
+    for words in (f"house-tie.toml, SHA-256 {digest}", "Liability per round at the table limit of $5,000.00",
                   "$100,000.00", "$35,000.00", "Lucky Baccarat", "1.2 (2026-11-27): Lucky Six added",
                   "Paytables: cross-reference", "Not offered under paytable standard", "House edge"):
         assert words in text, words
     assert "§house" not in text and "hold)" not in text
     code, stdout, err = run("verify", str(out))
     assert code == 0 and "verified" in stdout, err
+
+
+# -- the simulation check -------------------------------------------------------------------------------------
+
+def test_the_simulation_counts_are_the_simulators_rounds_settled_by_their_cards() -> None:
+    """20,000 rounds: the tie and Lucky Six counts equal those of the same seeded rounds settled here from the
+    cards' points alone; the observed RTP, its interval and z follow from them and the exact SD (closed forms)."""
+    n, seed = 20_000, 41
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1"), ("lucky-six", "standard")],
+                 issued="2026-11-27", second_route=False, simulation={"rounds": n, "seed": seed})
+    rounds = simulate(decks=8, rounds=n, seed=seed, mode="fresh")
+    points = POINTS[np.where(rounds.player >= 0, rounds.player, 0)] * (rounds.player >= 0)
+    banker_points = POINTS[np.where(rounds.banker >= 0, rounds.banker, 0)] * (rounds.banker >= 0)
+    player, banker = points.sum(axis=1) % 10, banker_points.sum(axis=1) % 10
+    banker_cards = (rounds.banker >= 0).sum(axis=1)
+    ties = int((player == banker).sum())
+    six = (banker > player) & (banker == 6)
+    want = {"tie": {"tie": ties, "lose": n - ties},
+            "lucky-six": {"two_card_6": int((six & (banker_cards == 2)).sum()),
+                          "three_card_6": int((six & (banker_cards == 3)).sum()),
+                          "lose": n - int(six.sum())}}
+    nets = {"tie": {"tie": 8, "lose": -1}, "lucky-six": {"two_card_6": 12, "three_card_6": 20, "lose": -1}}
+    for b in cert["results"][0]["wagers"]:
+        sim = b["simulation"]
+        assert {k: int(v) for k, v in sim["counts"].items()} == want[b["wager"]]
+        observed = 1 + Fraction(sum(nets[b["wager"]][k] * v for k, v in want[b["wager"]].items()), n)
+        assert Fraction(sim["observed_rtp"]) == observed
+        se = math.sqrt(Fraction(b["summary"]["variance"]) / n)
+        lo, hi = (float(x) / 100 for x in sim["interval_95_percent"])
+        assert abs(lo - (float(observed) - 1.959963984540054 * se)) < 1e-6
+        assert abs(hi - (float(observed) + 1.959963984540054 * se)) < 1e-6
+        z = (float(observed) - float(Fraction(b["summary"]["rtp"]))) / se
+        assert abs(float(sim["z"]) - z) < 1e-4
+        assert sim["verdict"].startswith("consistent" if abs(z) <= 1.959963984540054 else "outside")
+    ok_verified(cert)
+    changed = copy.deepcopy(cert)
+    changed["results"][0]["wagers"][0]["simulation"]["counts"]["tie"] = str(ties + 1)
+    assert verify(changed) == (False, "value differs at results[0].wagers[0].simulation.counts.tie")
+
+
+def test_the_simulation_is_printed_and_bad_requests_are_one_line() -> None:
+    code, out, err = run("certificate", "--wager", "tie:8-to-1", "--simulate", "10000", "--seed", "5", "--one-route")
+    assert code == 0, err
+    assert "Simulation check:* 10,000 rounds dealt by the reference simulator (seed 5)" in out and "z = " in out
+    for args, words in ((["--simulate", "0"], "--simulate: from 1 to"), (["--simulate", "10", "--remove", "5s"],
+                        "full shoes"), (["--seed", "3"], "--seed goes with --simulate")):
+        code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
+        assert code == 2 and out == "" and words in err and err.count("\n") == 1, err

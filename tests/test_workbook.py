@@ -156,3 +156,16 @@ def test_a_missing_openpyxl_is_one_line_naming_the_extra(tmp_path: Path) -> None
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 2 and done.stdout == "" and not (tmp_path / "c.xlsx").exists()
     assert done.stderr == "exactodds: error: this needs openpyxl: pip install 'exactodds[xlsx]'\n"
+
+
+def test_the_simulation_check_is_in_the_table_sheet() -> None:
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("tie", "8-to-1")], issued="2026-11-27",
+                 second_route=False, simulation={"rounds": 10_000, "seed": 3})
+    rows = _rows(openpyxl.load_workbook(io.BytesIO(workbook_bytes(cert)))["1 tie 8-to-1"])
+    facts = {r[0]: r for r in rows if r and isinstance(r[0], str)}
+    sim = cert["results"][0]["wagers"][0]["simulation"]
+    assert facts["Simulated rounds (seed)"][1:3] == (10_000, "3")
+    got = facts["Observed RTP, its 95% interval, z"]
+    assert near(got[1], sim["observed_rtp"]) and got[2] == sim["observed_rtp"] and near(got[5], sim["z"])
+    assert all(near(g, Fraction(x) / 100) for g, x in zip(got[3:5], sim["interval_95_percent"]))
+    assert facts["Simulation verdict"][1] == sim["verdict"]

@@ -12,6 +12,7 @@ from exactodds.cli.core import EXIT_CHECK_FAILED, command, progress
 from exactodds.documents.certificate import (
     PAPERS,
     build,
+    check_simulation,
     check_validation,
     priced_tables,
     select_for_certificate,
@@ -66,6 +67,10 @@ UNSIGNABLE = ("text", "markdown", "csv")
               help="A line of the game's revision history, oldest first (repeatable; cover page).")
 @click.option("--table-max", metavar="DOLLARS", help="The table limit: each wager's liability per round (the "
               "largest net win of one round) is stated at a wager of this many dollars.")
+@click.option("--simulate", "simulate_rounds", type=int, metavar="ROUNDS", help="Also deal ROUNDS rounds of each "
+              "shoe by the reference simulator (seeded: --seed) and state each table's observed RTP and its 95% "
+              "interval beside the exact one; verify deals them again.")
+@options.seed
 @click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen'); "
               "json, html and pdf only: a Markdown or CSV certificate carries nothing to verify.")
 @click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
@@ -83,7 +88,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                 fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
                 approved_by: str | None, game: str | None, game_version: str | None, revisions: tuple[str, ...],
-                table_max: str | None, key: str | None, signer: str | None, paper: str, one_route: bool,
+                table_max: str | None, simulate_rounds: int | None, seed: int | None, key: str | None,
+                signer: str | None, paper: str, one_route: bool,
                 quiet: bool, validation: str | None) -> None:
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV, PDF or an Excel workbook),
     optionally signed.
@@ -121,6 +127,11 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
             kind = detect(validation, None)[0]
         except ExactOddsError as exc:
             raise ExactOddsError(f"--validation {exc}") from None
+    if seed is not None and simulate_rounds is None:
+        raise ExactOddsError("--seed goes with --simulate ROUNDS")
+    if simulate_rounds is not None:                # checked before a seed is drawn and shown
+        check_simulation({"rounds": simulate_rounds, "seed": 0 if seed is None else seed}, shoes, "--simulate")
+    simulation = None if simulate_rounds is None else {"rounds": simulate_rounds, "seed": options.drawn_seed(seed)}
     show = not quiet and sys.stderr.isatty()
     wrote = []
     with Outputs() as out:                         # the certificate and its validation file: both written, or neither
@@ -151,7 +162,7 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                          parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
                          files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
                          second_route=not one_route, progress=advance, game=game, game_version=game_version,
-                         revisions=revisions, table_max=table_max, validation=record)
+                         revisions=revisions, table_max=table_max, validation=record, simulation=simulation)
         if key is not None:
             cert = sign(cert, key, signer=signer)
         done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")

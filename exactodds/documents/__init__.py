@@ -15,7 +15,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
         "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES", "MAX_WAGERS",
         "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
-        "validation_record", "check_validation"
+        "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation"
     ],
     "pages": [
         "render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         MAX_PAYTABLES,
         MAX_REVISIONS,
         MAX_SHOES,
+        MAX_SIMULATED,
         MAX_TABLES,
         MAX_WAGERS,
         PAPERS,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         build,
         catalogue_with,
         check_limits,
+        check_simulation,
         check_validation,
         priced_tables,
         provenance,

@@ -34,6 +34,8 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any
 
+import numpy as np
+
 from exactodds import cache
 from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze, load_text
@@ -46,6 +48,8 @@ from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
 from exactodds.simulation.recordio import read_chunks
+from exactodds.simulation.rounds import settle_iter
+from exactodds.simulation.simulate import simulate_chunks
 from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, Paytable, Wager, load_catalogue, read_text
 from exactodds.wagers.pays import vigorish_terms
@@ -54,7 +58,7 @@ __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "sho
            "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
            "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
-           "validation_record", "check_validation"]
+           "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation"]
 
 FORMAT = "exactodds-certificate/4"
 #: Paper sizes of the printed certificate (the HTML's page and the PDF): US Letter, as Pennsylvania's labs
@@ -327,6 +331,71 @@ def _payout(r: WagerResult, table_max: Fraction | None) -> dict[str, Any]:
     return out
 
 
+#: The most rounds a certificate's simulation deals, over all its shoes (verify deals them again: about a
+#: second a million rounds).
+MAX_SIMULATED = 100_000_000
+
+
+def check_simulation(spec: Any, shoes: Sequence[dict[str, Any]], where: str) -> dict[str, int]:
+    """The simulation asked for ({'rounds': N, 'seed': S}), checked against the shoes it deals."""
+    if not isinstance(spec, dict) or set(spec) != {"rounds", "seed"} or not all(
+            type(spec[k]) is int for k in ("rounds", "seed")):
+        raise ExactOddsError(f"{where}: a simulation is {{'rounds': a whole number, 'seed': a whole number}}")
+    if not 1 <= spec["rounds"] * len(shoes) <= MAX_SIMULATED:
+        raise ExactOddsError(f"{where}: from 1 to {MAX_SIMULATED:,} rounds in all ({len(shoes)} shoes), "
+                             f"got {spec['rounds']:,} a shoe")
+    if not 0 <= spec["seed"] < 2 ** 53:
+        raise ExactOddsError(f"{where}: the seed is a whole number from 0 to 2^53 - 1")
+    if any(isinstance(s, dict) and s.get("remove") for s in shoes):
+        raise ExactOddsError(f"{where}: the reference simulator deals full shoes; certify a shoe with cards "
+                             "removed without --simulate")
+    return {"rounds": spec["rounds"], "seed": spec["seed"]}
+
+
+def _simulated(shoe: Shoe, decks: int, pairs: Sequence[tuple[Wager, Paytable]], spec: dict[str, int]
+               ) -> list[dict[str, int]]:
+    """Per pair, the rounds the reference simulator settled as each outcome (and 'lose'): ``rounds`` rounds,
+    each off the top of a freshly shuffled full shoe (the distribution counted), from ``seed``."""
+    counts = [np.zeros(len(w.outcomes) + 1, dtype=np.int64) for w, _ in pairs]
+    dealt = 0
+    for part in simulate_chunks(decks=decks, rounds=spec["rounds"], seed=spec["seed"], mode="fresh"):
+        dealt += len(part)
+        for k, ((w, _), assign) in enumerate(settle_iter(list(pairs), part.player, part.banker)):
+            counts[k] += np.bincount(np.where(assign < 0, len(w.outcomes), assign), minlength=len(w.outcomes) + 1)
+    if dealt != spec["rounds"] or shoe.size != 52 * decks:
+        raise InconsistentCounts(f"the simulator dealt {dealt:,} rounds, not {spec['rounds']:,}")
+    return [{**{o.id: int(c[i]) for i, o in enumerate(w.outcomes) if c[i] or t.pays[o.id].offered},
+             LOSE: int(c[-1])} for (w, t), c in zip(pairs, counts)]
+
+
+def _simulation_block(r: WagerResult, counted: dict[str, int], spec: dict[str, int]) -> dict[str, Any]:
+    """The simulation's figures for one table: its counts, observed RTP, 95% interval and verdict."""
+    n = spec["rounds"]
+    block: dict[str, Any] = {"rounds": n, "seed": spec["seed"], "dealt": "each round off the top of a freshly "
+                             "shuffled full shoe (exactodds.simulation.simulate, mode 'fresh')",
+                             "counts": {k: str(v) for k, v in counted.items()}}
+    if r.symbolic:
+        return block | {"observed_rtp": None, "interval_95_percent": None, "z": None,
+                        "verdict": "a progressive's return depends on its meters: the counts alone are stated"}
+    nets = {ln.id: Fraction(ln.net) for ln in r.lines}
+    observed = 1 + sum((nets[k] * v for k, v in counted.items()), Fraction(0)) / n
+    with localcontext() as context:
+        context.prec = 40
+        se = Decimal(_root(r.variance / n, 24))
+        obs = Decimal(observed.numerator) / Decimal(observed.denominator)
+        half = Decimal(BAND_Z["95%"]) * se
+        q = Decimal("0.0001")
+        interval = [str(((obs - half) * 100).quantize(q, ROUND_HALF_EVEN)),
+                    str(((obs + half) * 100).quantize(q, ROUND_HALF_EVEN))]
+        gap = obs - Decimal(r.return_to_player.numerator) / Decimal(r.return_to_player.denominator)
+        z = (gap / se).quantize(q, ROUND_HALF_EVEN) if se else Decimal(0)
+    inside = abs(gap) <= half
+    return block | {"observed_rtp": exact(observed), "interval_95_percent": interval, "z": str(z),
+                    "verdict": ("consistent: the exact RTP lies inside the 95% interval of the observed one" if inside
+                                else "outside: the exact RTP lies outside the 95% interval of the observed one (a "
+                                     "1 in 20 chance for a correct count; a longer run decides)")}
+
+
 def _bands(r: WagerResult) -> list[dict[str, Any]]:
     """For 10^3 ... 10^6 rounds, the ranges the return to player falls in with 90%, 95% and 99% chance:
     RTP ± z·σ/√n (normal, exact σ), in percent to 4 places, worked in 40-digit decimals from exact figures."""
@@ -549,7 +618,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
           files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None,
           paper: str = "letter", second_route: bool = True, game: str | None = None,
           game_version: str | None = None, revisions: Sequence[str] = (),
-          table_max: str | None = None, validation: dict[str, Any] | None = None) -> dict[str, Any]:
+          table_max: str | None = None, validation: dict[str, Any] | None = None,
+          simulation: dict[str, int] | None = None) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -569,6 +639,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     history (oldest first), and ``table_max`` (dollars) the table limit each wager's liability per round is
     stated at: inputs of the document, printed on its cover. ``validation`` records the validation file
     written with it (:func:`validation_record`), which ``verify --validation FILE`` checks a file against.
+    ``simulation`` ({'rounds': N, 'seed': S}) deals N rounds of each shoe by the reference simulator and
+    states each table's observed RTP beside the exact one; :func:`verify` deals them again.
     """
     if paper not in PAPERS:
         raise ExactOddsError(f"--paper: {paper!r} is not a paper size ({' or '.join(PAPERS)})")
@@ -586,6 +658,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     if files and catalogue is not None:
         raise ExactOddsError("give a certificate users' data files or a catalogue, not both")
     recorded = _files(files, "files")
+    simulated = None if simulation is None else check_simulation(simulation, shoes, "--simulate")
     submitted = _game(game, game_version, revisions)
     limit = parse_dollars(table_max, where="--table-max") if table_max is not None else None
     cat = catalogue if catalogue is not None else catalogue_with(files) if files else load_catalogue()
@@ -608,13 +681,17 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
             analyze(shoe, wagers=[f"{w}:{t}" for w, t in selection], catalogue=cat, route="walk").results
             if second_route else [None] * len(selection))
         blocks = []
-        for (wid, tid), second in zip(selection, walked):
+        observed = (_simulated(shoe, spec["decks"], [(cat[w], cat[w].paytables[t]) for w, t in selection], simulated)
+                    if simulated is not None else [None] * len(selection))
+        for (wid, tid), second, seen in zip(selection, walked, observed):
             (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
             source = cat[wid].source
             digest = sources[source] if source in sources else shipped[f"data/{source}"]
             where = added.get((wid, tid.lower()))
             blocks.append(_wager_block(r, {"name": source, "sha256": digest}, second, paytable_source=None if where
                                        is None else {"name": where, "sha256": sources[where]}, table_max=limit))
+            if seen is not None:
+                blocks[-1]["simulation"] = _simulation_block(r, seen, simulated)  # type: ignore[arg-type]
             if progress is not None:
                 progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
@@ -641,6 +718,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
                    **({"game": submitted} if submitted is not None else {}),
                    **({"table_max": str(table_max)} if table_max is not None else {}),
                    **({"validation": _validation(validation, "validation")} if validation is not None else {}),
+                   **({"simulation": simulated} if simulated is not None else {}),
                    **({"files": recorded} if recorded else {}), "paper": paper, "second_route": second_route},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
@@ -692,9 +770,10 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     """The stated inputs, checked for shape before anything is recomputed from them."""
     inputs = document["inputs"]
     if not isinstance(inputs, dict) or not {"shoes", "selection", "paper", "second_route"} <= set(inputs) <= {
-            "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max", "validation"}:
+            "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max", "validation",
+            "simulation"}:
         raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection', 'paper', 'second_route' and "
-                             "optionally 'bet', 'files', 'game', 'table_max' and 'validation'")
+                             "optionally 'bet', 'files', 'game', 'table_max', 'validation' and 'simulation'")
     if inputs["paper"] not in PAPERS:
         raise ExactOddsError(f"malformed certificate: inputs.paper is {' or '.join(PAPERS)}")
     if not isinstance(inputs["second_route"], bool):
@@ -742,7 +821,9 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
             "second_route": inputs["second_route"], "game": game["name"], "game_version": game["version"],
             "revisions": game["revisions"], "table_max": inputs.get("table_max"),
             "validation": None if "validation" not in inputs else _validation(
-                inputs["validation"], "malformed certificate: inputs.validation")}
+                inputs["validation"], "malformed certificate: inputs.validation"),
+            "simulation": None if "simulation" not in inputs else check_simulation(
+                inputs["simulation"], shoes, "malformed certificate: inputs.simulation")}
 
 
 def _changed_file(document: dict[str, Any]) -> str | None:

@@ -231,6 +231,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                            "routes": (f"two routes: {b['routes']['first']}; and {b['routes']['second']}. "
                                       f"{b['routes']['agreement'].capitalize()}." if b["routes"]["second"] else
                                       f"{b['routes']['first']} alone; a second route {b['routes']['agreement']}."),
+                           "simulation": _simulation_view(b.get("simulation"), s),
                            "band_levels": levels, "band_method": bands["method"] if bands else "",
                            "bands": [{"rounds": f"{x['rounds']:,}",
                                       "ranges": [f"{lo}% to {hi}%" for lo, hi in x["rtp_percent"].values()]}
@@ -263,6 +264,18 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "json": json.dumps(cert, indent=1, ensure_ascii=False).replace("<", "\\u003c").replace(
             ">", "\\u003e").replace("&", "\\u0026"),
     }
+
+
+def _simulation_view(sim: dict[str, Any] | None, summary: dict[str, Any]) -> str | None:
+    """The simulation check of one table in a sentence, or None when none was run."""
+    if sim is None:
+        return None
+    head = f"{sim['rounds']:,} rounds dealt by the reference simulator (seed {sim['seed']}), {sim['dealt']}"
+    if sim["observed_rtp"] is None:
+        return f"{head}: {sim['verdict']}."
+    lo, hi = sim["interval_95_percent"]
+    return (f"{head}: observed RTP {percent(_fr(sim['observed_rtp']), 4)} (95% interval {lo}% to {hi}%), "
+            f"exact RTP {percent(_fr(summary['rtp']), 4)}, z = {sim['z']}; {sim['verdict']}.")
 
 
 def _payout_facts(payout: dict[str, Any]) -> list[tuple[str, str]]:

@@ -162,7 +162,8 @@ def _table(wb: Any, name: str, res: dict[str, Any], b: dict[str, Any]) -> None:
     _put(ws, row, ["Moments and figures", "Value", "Exact"])
     for label, key, fmt in (("Return to player", "rtp", _PERCENT), ("House edge", "house_edge", _PERCENT),
                             ("Edge with pushes excluded", "edge_excluding_pushes", _PERCENT),
-                            ("Hit frequency", "hit_frequency", _PERCENT), ("Push frequency", "push_frequency", _PERCENT),
+                            ("Hit frequency", "hit_frequency", _PERCENT),
+                            ("Push frequency", "push_frequency", _PERCENT),
                             ("Loss frequency", "loss_frequency", _PERCENT), ("Variance", "variance", _UNITS),
                             ("Standard deviation", "standard_deviation", _UNITS),
                             ("Third central moment", "third_central_moment", _UNITS),
@@ -186,9 +187,22 @@ def _table(wb: Any, name: str, res: dict[str, Any], b: dict[str, Any]) -> None:
             liability = payout["liability"]
             _put(ws, row, ["Liability per round ($) at a wager of", _number(liability["per_round"]),
                            liability["per_round"], _number(liability["table_max"])], {2: "#,##0.00", 4: "#,##0.00"})
+    sim = b.get("simulation")
+    if sim is not None:
+        row += 1
+        _put(ws, row, ["Simulated rounds (seed)", sim["rounds"], str(sim["seed"]), sim["dealt"]], {2: _WHOLE})
+        if sim["observed_rtp"] is not None:
+            lo, hi = (Fraction(x) / 100 for x in sim["interval_95_percent"])
+            row += 1
+            _put(ws, row, ["Observed RTP, its 95% interval, z", _number(sim["observed_rtp"]), sim["observed_rtp"],
+                           float(lo), float(hi), _number(sim["z"])],
+                 {2: _PERCENT, 4: _PERCENT, 5: _PERCENT, 6: "0.0000"})
+        row += 1
+        _put(ws, row, ["Simulation verdict", sim["verdict"]])
     if progressive:
         row += 1
-        _put(ws, row, ["Expected return (each J is the meter divided by the wager)", b["progressive"]["expected_return"]])
+        _put(ws, row, ["Expected return (each J is the meter divided by the wager)",
+                       b["progressive"]["expected_return"]])
     if b.get("bands"):
         row += 2
         levels = list(b["bands"]["ranges"][0]["rtp_percent"])
