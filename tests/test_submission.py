@@ -23,11 +23,13 @@ import pytest
 from click.testing import CliRunner
 from pypdf import PdfReader
 
+from exactodds.analyses.analysis import analyze
 from exactodds.analyses.positions import position
 from exactodds.cli import cli
 from exactodds.documents.certificate import build, verify
 from exactodds.documents.pages import read_document, render_html, render_markdown
-from exactodds.game.shoe import Shoe
+from exactodds.game.shoe import Shoe, parse_card_list
+from exactodds.simulation.exposure import exposure
 from exactodds.simulation.rounds import POINTS
 from exactodds.simulation.simulate import simulate
 
@@ -376,5 +378,55 @@ def test_the_simulation_is_printed_and_bad_requests_are_one_line() -> None:
     assert "Simulation check:* 10,000 rounds dealt by the reference simulator (seed 5)" in out and "z = " in out
     for args, words in ((["--simulate", "0"], "--simulate: from 1 to"), (["--simulate", "10", "--remove", "5s"],
                         "full shoes"), (["--seed", "3"], "--seed goes with --simulate")):
+        code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
+        assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
+
+
+# -- exposure to counting -------------------------------------------------------------------------------------
+
+def test_the_exposure_section_against_removal_correlation_and_the_exposure_command() -> None:
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("lucky-six", "standard"), ("tie", "8-to-1")],
+                 issued="2026-11-27", second_route=False, exposures={"shoes": 60, "seed": 9})
+    shoe = Shoe.decks(8)
+    run_again = exposure([("lucky-six", "standard"), ("tie", "8-to-1")], shoes=60, seed=9)
+    for b, again in zip(cert["results"][0]["wagers"], run_again):
+        x = b["exposure"]
+        effects = {e["removed"]: Fraction(e["effect"]) for e in x["effects"]}
+        assert list(effects) == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+        assert sum(32 * e for e in effects.values()) == 0                   # removing an unseen card changes nothing
+        base = Fraction(b["summary"]["expected_return"])
+        for rank in ("6", "K"):                                             # E(shoe less one card) − E(shoe)
+            (less,) = analyze(shoe.remove(parse_card_list(f"{rank}s", where="test")[0]), wagers=[b["wager"]],
+                              paytables=[b["paytable"]])
+            assert Fraction(less.expected_return) - base == effects[rank]
+        tags = x["count"]["tags"]
+        n = 13 * 32
+        mean_e, mean_t = sum(32 * e for e in effects.values()) / n, Fraction(sum(32 * t for t in tags.values()), n)
+        cov = sum(32 * (effects[r] - mean_e) * (tags[r] - mean_t) for r in effects)
+        var_e = sum(32 * (effects[r] - mean_e) ** 2 for r in effects)
+        var_t = sum(32 * (tags[r] - mean_t) ** 2 for r in effects)
+        assert Fraction(x["count"]["betting_correlation_squared"]) == cov * cov / (var_e * var_t)
+        m = x["measured"]                                                   # the exposure command, same seed
+        assert (m["shoes"], m["rounds"], m["seed"]) == (again.shoes, again.rounds, 9)
+        assert Fraction(m["perfect_per_shoe"]) == again.perfect_per_shoe
+        assert Fraction(m["advantage_share"]) == again.advantage_share
+        assert Fraction(m["mean_player_expected_return"]) == again.mean_player_expected_return
+        assert abs(float(m["perfect_per_shoe_se"]) - again.perfect_per_shoe_se) < 1e-8
+        assert x["verdict"].startswith(f"{b['wager']}:{b['paytable']}: ")
+    ok_verified(cert)
+    changed = copy.deepcopy(cert)
+    changed["results"][0]["wagers"][1]["exposure"]["measured"]["perfect_per_shoe"] = "0"
+    assert verify(changed) == (False, "value differs at results[0].wagers[1].exposure.measured.perfect_per_shoe")
+
+
+def test_the_exposure_section_is_printed_and_its_options_checked() -> None:
+    code, out, err = run("certificate", "--wager", "lucky-six", "--exposure", "--exposure-shoes", "20", "--seed", "2",
+                         "--one-route")
+    assert code == 0, err
+    assert "*Exposure to counting:* lucky-six:standard: worth a count" in out and "| Tag |" in out
+    assert "Measured exposure:** 20 shoes of 8 decks (seed 2)" in out and "Betting correlation" in out
+    for args, words in ((["--exposure-shoes", "5"], "--exposure-shoes goes with --exposure"),
+                        (["--exposure", "--exposure-shoes", "1"], "--exposure-shoes: from 2"),
+                        (["--exposure", "--exposure-shoes", "5", "--remove", "5s"], "full shoes")):
         code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, err

@@ -169,3 +169,18 @@ def test_the_simulation_check_is_in_the_table_sheet() -> None:
     assert near(got[1], sim["observed_rtp"]) and got[2] == sim["observed_rtp"] and near(got[5], sim["z"])
     assert all(near(g, Fraction(x) / 100) for g, x in zip(got[3:5], sim["interval_95_percent"]))
     assert facts["Simulation verdict"][1] == sim["verdict"]
+
+
+def test_the_exposure_section_is_in_the_table_sheet() -> None:
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("lucky-six", "standard")], issued="2026-11-27",
+                 second_route=False, exposures={"shoes": 10, "seed": 3})
+    rows = _rows(openpyxl.load_workbook(io.BytesIO(workbook_bytes(cert)))["1 lucky-six standard"])
+    x = cert["results"][0]["wagers"][0]["exposure"]
+    start = rows.index(next(r for r in rows if r and r[0] == "Removed"))
+    for got, e in zip(rows[start + 1:], x["effects"]):
+        assert got[0] == e["removed"] and near(got[1], e["effect"]) and got[2] == e["effect"]
+        assert got[3] == e["in_shoe"] and got[4] == x["count"]["tags"][e["removed"]]
+    facts = {r[0]: r for r in rows if r and isinstance(r[0], str)}
+    assert facts["Exposure to counting"][1] == x["verdict"]
+    assert facts["Perfect play: units won a shoe"][2] == x["measured"]["perfect_per_shoe"]
+    assert near(facts["Perfect play: units won a shoe"][1], x["measured"]["perfect_per_shoe"])

@@ -12,6 +12,7 @@ from exactodds.cli.core import EXIT_CHECK_FAILED, command, progress
 from exactodds.documents.certificate import (
     PAPERS,
     build,
+    check_exposure,
     check_simulation,
     check_validation,
     priced_tables,
@@ -70,6 +71,11 @@ UNSIGNABLE = ("text", "markdown", "csv")
 @click.option("--simulate", "simulate_rounds", type=int, metavar="ROUNDS", help="Also deal ROUNDS rounds of each "
               "shoe by the reference simulator (seeded: --seed) and state each table's observed RTP and its 95% "
               "interval beside the exact one; verify deals them again.")
+@click.option("--exposure", "exposure_section", is_flag=True, help="Also state each table's exposure to counting: "
+              "its exact effects of removal, the suggested count and its betting correlation, and the verdict.")
+@click.option("--exposure-shoes", type=int, metavar="N", help="With --exposure, also deal N real shoes (seeded: "
+              "--seed) and measure what perfect play on the favourable rounds wins a shoe, with its standard error; "
+              "verify deals them again.")
 @options.seed
 @click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen'); "
               "json, html and pdf only: a Markdown or CSV certificate carries nothing to verify.")
@@ -88,7 +94,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                 fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
                 approved_by: str | None, game: str | None, game_version: str | None, revisions: tuple[str, ...],
-                table_max: str | None, simulate_rounds: int | None, seed: int | None, key: str | None,
+                table_max: str | None, simulate_rounds: int | None, exposure_section: bool,
+                exposure_shoes: int | None, seed: int | None, key: str | None,
                 signer: str | None, paper: str, one_route: bool,
                 quiet: bool, validation: str | None) -> None:
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV, PDF or an Excel workbook),
@@ -127,11 +134,17 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
             kind = detect(validation, None)[0]
         except ExactOddsError as exc:
             raise ExactOddsError(f"--validation {exc}") from None
-    if seed is not None and simulate_rounds is None:
-        raise ExactOddsError("--seed goes with --simulate ROUNDS")
+    if exposure_shoes is not None and not exposure_section:
+        raise ExactOddsError("--exposure-shoes goes with --exposure")
+    if seed is not None and simulate_rounds is None and exposure_shoes is None:
+        raise ExactOddsError("--seed goes with --simulate ROUNDS or --exposure-shoes N")
     if simulate_rounds is not None:                # checked before a seed is drawn and shown
         check_simulation({"rounds": simulate_rounds, "seed": 0 if seed is None else seed}, shoes, "--simulate")
-    simulation = None if simulate_rounds is None else {"rounds": simulate_rounds, "seed": options.drawn_seed(seed)}
+    if exposure_section:
+        check_exposure({"shoes": exposure_shoes or 0, "seed": 0 if seed is None else seed}, shoes, "--exposure-shoes")
+    drawn = options.drawn_seed(seed) if simulate_rounds is not None or exposure_shoes else 0
+    simulation = None if simulate_rounds is None else {"rounds": simulate_rounds, "seed": drawn}
+    exposures = None if not exposure_section else {"shoes": exposure_shoes or 0, "seed": drawn}
     show = not quiet and sys.stderr.isatty()
     wrote = []
     with Outputs() as out:                         # the certificate and its validation file: both written, or neither
@@ -162,7 +175,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                          parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
                          files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
                          second_route=not one_route, progress=advance, game=game, game_version=game_version,
-                         revisions=revisions, table_max=table_max, validation=record, simulation=simulation)
+                         revisions=revisions, table_max=table_max, validation=record, simulation=simulation,
+                         exposures=exposures)
         if key is not None:
             cert = sign(cert, key, signer=signer)
         done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")

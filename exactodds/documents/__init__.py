@@ -15,7 +15,8 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
         "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES", "MAX_WAGERS",
         "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
-        "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation"
+        "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation", "MAX_EXPOSURE_SHOES",
+        "check_exposure"
     ],
     "pages": [
         "render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from exactodds.documents.certificate import (
         BAND_ROUNDS,
         FORMAT,
+        MAX_EXPOSURE_SHOES,
         LIMITS,
         MAX_BYTES,
         MAX_PAYTABLES,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         ROUTES,
         build,
         catalogue_with,
+        check_exposure,
         check_limits,
         check_simulation,
         check_validation,

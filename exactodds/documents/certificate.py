@@ -39,6 +39,7 @@ import numpy as np
 from exactodds import cache
 from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze, load_text
+from exactodds.analyses.eor import effects_of_removal
 from exactodds.analyses.pricing import LOSE, WagerResult
 from exactodds.analyses.progressive import load_meters, progressive_analysis
 from exactodds.documents.signing import canonical, check_name, check_signature, name_problem
@@ -47,6 +48,7 @@ from exactodds.files import write_atomically
 from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
+from exactodds.simulation.exposure import exposure
 from exactodds.simulation.recordio import read_chunks
 from exactodds.simulation.rounds import settle_iter
 from exactodds.simulation.simulate import simulate_chunks
@@ -58,7 +60,8 @@ __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "sho
            "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
            "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
-           "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation"]
+           "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation",
+           "MAX_EXPOSURE_SHOES", "check_exposure"]
 
 FORMAT = "exactodds-certificate/4"
 #: Paper sizes of the printed certificate (the HTML's page and the PDF): US Letter, as Pennsylvania's labs
@@ -328,6 +331,72 @@ def _payout(r: WagerResult, table_max: Fraction | None) -> dict[str, Any]:
                            "liability": None, "note": None}
     if table_max is not None:
         out["liability"] = {"table_max": exact(table_max), "per_round": exact(net * table_max)}
+    return out
+
+
+#: The most shoes a certificate's measured exposure deals, over all its shoes (verify deals them again: about
+#: a second for 300 shoes of a few wagers read at point values).
+MAX_EXPOSURE_SHOES = 20_000
+
+
+def check_exposure(spec: Any, shoes: Sequence[dict[str, Any]], where: str) -> dict[str, int]:
+    """The exposure section asked for ({'shoes': N, 'seed': S}; N = 0: effects of removal and the count alone),
+    checked against the shoes it deals."""
+    if not isinstance(spec, dict) or set(spec) != {"shoes", "seed"} or not all(
+            type(spec[k]) is int for k in ("shoes", "seed")):
+        raise ExactOddsError(f"{where}: an exposure section is {{'shoes': a whole number, 'seed': a whole number}}")
+    if not 0 <= spec["shoes"] * len(shoes) <= MAX_EXPOSURE_SHOES or spec["shoes"] == 1:
+        raise ExactOddsError(f"{where}: from 2 to {MAX_EXPOSURE_SHOES:,} shoes dealt in all ({len(shoes)} shoes "
+                             f"certified), got {spec['shoes']:,} a shoe")
+    if not 0 <= spec["seed"] < 2 ** 53:
+        raise ExactOddsError(f"{where}: the seed is a whole number from 0 to 2^53 - 1")
+    if spec["shoes"] and any(isinstance(s, dict) and s.get("remove") for s in shoes):
+        raise ExactOddsError(f"{where}: exposure deals full shoes; certify a shoe with cards removed without "
+                             "--exposure-shoes")
+    return {"shoes": spec["shoes"], "seed": spec["seed"]}
+
+
+def _exposures(shoe: Shoe, decks: int, pairs: Sequence[tuple[Wager, Paytable]], spec: dict[str, int],
+               cat: Catalogue) -> list[dict[str, Any]]:
+    """Per pair, its exposure to counting off ``shoe``: the exact effects of removal, the suggested count and
+    its betting correlation, the verdict, and with ``shoes`` a measured run (seeded, re-run by verify)."""
+    effects = effects_of_removal(shoe, list(pairs), catalogue=cat)
+    fixed = [(w, t) for w, t in pairs if not any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered)]
+    measured = {} if not spec["shoes"] or not fixed else {
+        (x.wager.id, x.paytable.id): x for x in exposure(fixed, shoes=spec["shoes"], seed=spec["seed"],
+                                                         decks=decks, catalogue=cat)}
+    out = []
+    for (w, t), r in zip(pairs, effects):
+        count = None if r.count is None else {
+            "tags": dict(r.count.tags), "source": r.count.source,
+            "betting_correlation_squared": None if r.count.betting_correlation_squared is None else exact(
+                r.count.betting_correlation_squared),
+            "betting_correlation": None if r.count.betting_correlation_squared is None else
+            ("-" if r.count.sign < 0 else "") + _root(r.count.betting_correlation_squared, 6)}
+        block: dict[str, Any] = {
+            "resolution": r.resolution,
+            "effects": [{"removed": item, "in_shoe": n, "effect": None if e is None else
+                         exact(e) if isinstance(e, Fraction) else str(e)}
+                        for item, n, e in zip(r.items, r.counts, r.effects)],
+            "count": count, "measured": None,
+            "verdict": r.verdict() if not r.symbolic else (
+                f"{w.id}:{t.id}: a progressive's effects of removal depend on its meters (each is stated as a "
+                "formula in J, the meter divided by the wager): no verdict at a meter not stated")}
+        x = measured.get((w.id, t.id))
+        if spec["shoes"] and x is None:
+            block["measured"] = {"note": "a progressive's exposure depends on its meters: not measured"}
+        elif x is not None:
+            tally, n = x.tally, x.shoes
+            mean = tally.sum_advantage / n
+            var = max((tally.sum_sq_shoe_advantage - n * mean * mean) / (n - 1), Fraction(0))
+            block["measured"] = {
+                "shoes": n, "seed": spec["seed"], "decks": decks, "cut": x.cut, "rounds": x.rounds,
+                "dealt": "real shoes as the reference simulator deals them (§627a.5: shuffle, burn, cover card), "
+                         "the exact edge on the unseen cards before every round (exactodds.simulation.exposure)",
+                "mean_player_expected_return": exact(x.mean_player_expected_return),
+                "advantage_share": exact(x.advantage_share),
+                "perfect_per_shoe": exact(x.perfect_per_shoe), "perfect_per_shoe_se": _root(var / n, 8)}
+        out.append(block)
     return out
 
 
@@ -619,7 +688,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
           paper: str = "letter", second_route: bool = True, game: str | None = None,
           game_version: str | None = None, revisions: Sequence[str] = (),
           table_max: str | None = None, validation: dict[str, Any] | None = None,
-          simulation: dict[str, int] | None = None) -> dict[str, Any]:
+          simulation: dict[str, int] | None = None, exposures: dict[str, int] | None = None) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -640,7 +709,9 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     stated at: inputs of the document, printed on its cover. ``validation`` records the validation file
     written with it (:func:`validation_record`), which ``verify --validation FILE`` checks a file against.
     ``simulation`` ({'rounds': N, 'seed': S}) deals N rounds of each shoe by the reference simulator and
-    states each table's observed RTP beside the exact one; :func:`verify` deals them again.
+    states each table's observed RTP beside the exact one; :func:`verify` deals them again. ``exposures``
+    ({'shoes': N, 'seed': S}) adds each table's exposure to counting: effects of removal, the suggested count,
+    the verdict and, with N shoes, a measured run that :func:`verify` deals again.
     """
     if paper not in PAPERS:
         raise ExactOddsError(f"--paper: {paper!r} is not a paper size ({' or '.join(PAPERS)})")
@@ -659,6 +730,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         raise ExactOddsError("give a certificate users' data files or a catalogue, not both")
     recorded = _files(files, "files")
     simulated = None if simulation is None else check_simulation(simulation, shoes, "--simulate")
+    exposed = None if exposures is None else check_exposure(exposures, shoes, "--exposure-shoes")
     submitted = _game(game, game_version, revisions)
     limit = parse_dollars(table_max, where="--table-max") if table_max is not None else None
     cat = catalogue if catalogue is not None else catalogue_with(files) if files else load_catalogue()
@@ -683,7 +755,10 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         blocks = []
         observed = (_simulated(shoe, spec["decks"], [(cat[w], cat[w].paytables[t]) for w, t in selection], simulated)
                     if simulated is not None else [None] * len(selection))
-        for (wid, tid), second, seen in zip(selection, walked, observed):
+        pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
+        counted = (_exposures(shoe, spec["decks"], pairs, exposed, cat) if exposed is not None
+                   else [None] * len(selection))
+        for (wid, tid), second, seen, exposed_block in zip(selection, walked, observed, counted):
             (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
             source = cat[wid].source
             digest = sources[source] if source in sources else shipped[f"data/{source}"]
@@ -692,6 +767,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
                                        is None else {"name": where, "sha256": sources[where]}, table_max=limit))
             if seen is not None:
                 blocks[-1]["simulation"] = _simulation_block(r, seen, simulated)  # type: ignore[arg-type]
+            if exposed_block is not None:
+                blocks[-1]["exposure"] = exposed_block
             if progress is not None:
                 progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
@@ -719,6 +796,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
                    **({"table_max": str(table_max)} if table_max is not None else {}),
                    **({"validation": _validation(validation, "validation")} if validation is not None else {}),
                    **({"simulation": simulated} if simulated is not None else {}),
+                   **({"exposure": exposed} if exposed is not None else {}),
                    **({"files": recorded} if recorded else {}), "paper": paper, "second_route": second_route},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
@@ -771,9 +849,10 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     inputs = document["inputs"]
     if not isinstance(inputs, dict) or not {"shoes", "selection", "paper", "second_route"} <= set(inputs) <= {
             "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max", "validation",
-            "simulation"}:
+            "simulation", "exposure"}:
         raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection', 'paper', 'second_route' and "
-                             "optionally 'bet', 'files', 'game', 'table_max', 'validation' and 'simulation'")
+                             "optionally 'bet', 'files', 'game', 'table_max', 'validation', 'simulation' and "
+                             "'exposure'")
     if inputs["paper"] not in PAPERS:
         raise ExactOddsError(f"malformed certificate: inputs.paper is {' or '.join(PAPERS)}")
     if not isinstance(inputs["second_route"], bool):
@@ -823,7 +902,9 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
             "validation": None if "validation" not in inputs else _validation(
                 inputs["validation"], "malformed certificate: inputs.validation"),
             "simulation": None if "simulation" not in inputs else check_simulation(
-                inputs["simulation"], shoes, "malformed certificate: inputs.simulation")}
+                inputs["simulation"], shoes, "malformed certificate: inputs.simulation"),
+            "exposures": None if "exposure" not in inputs else check_exposure(
+                inputs["exposure"], shoes, "malformed certificate: inputs.exposure")}
 
 
 def _changed_file(document: dict[str, Any]) -> str | None:

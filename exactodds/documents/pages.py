@@ -232,6 +232,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                                       f"{b['routes']['agreement'].capitalize()}." if b["routes"]["second"] else
                                       f"{b['routes']['first']} alone; a second route {b['routes']['agreement']}."),
                            "simulation": _simulation_view(b.get("simulation"), s),
+                           "exposure": _exposure_view(b.get("exposure")),
                            "band_levels": levels, "band_method": bands["method"] if bands else "",
                            "bands": [{"rounds": f"{x['rounds']:,}",
                                       "ranges": [f"{lo}% to {hi}%" for lo, hi in x["rtp_percent"].values()]}
@@ -264,6 +265,50 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "json": json.dumps(cert, indent=1, ensure_ascii=False).replace("<", "\\u003c").replace(
             ">", "\\u003e").replace("&", "\\u0026"),
     }
+
+
+def _exposure_view(x: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The exposure section of one table as the templates print it, or None when none was asked for."""
+    if x is None:
+        return None
+    rows = []
+    numeric = all(e["effect"] is None or _is_number(e["effect"]) for e in x["effects"])
+    for k in range(0, len(x["effects"]) if numeric else 0, 13):
+        part = x["effects"][k:k + 13]
+        rows.append({"removed": [e["removed"] for e in part],
+                     "effects": ["—" if e["effect"] is None else _signed_places(_fr(e["effect"]) * 100_000, 2)
+                                 for e in part],
+                     "tags": [str((x["count"] or {"tags": {}})["tags"].get(e["removed"], "")) for e in part]})
+    count = x["count"]
+    measured = x["measured"]
+    facts = [] if numeric else [("Effects of removal", "each a formula in J, stated in the embedded JSON")]
+    if count is not None and count["betting_correlation"] is not None:
+        facts.append(("Betting correlation of the suggested count", count["betting_correlation"]))
+    if measured is not None and "note" in measured:
+        facts.append(("Measured exposure", measured["note"]))
+    elif measured is not None:
+        facts += [("Measured exposure", f"{measured['shoes']:,} shoes of {measured['decks']} decks (seed "
+                                        f"{measured['seed']}), cover card {measured['cut']} from the end, "
+                                        f"{measured['rounds']:,} rounds: {measured['dealt']}"),
+                  ("Rounds in the player's favour", percent(_fr(measured["advantage_share"]), 4)),
+                  ("Mean player's expected return", percent(_fr(measured["mean_player_expected_return"]), 4)),
+                  ("Perfect play: units won a shoe, betting 1 unit on every favourable round",
+                   f"{decimal(_fr(measured['perfect_per_shoe']), 4)} ± {_places(measured['perfect_per_shoe_se'], 4)} "
+                   "(standard error)")]
+    return {"verdict": x["verdict"], "resolution": x["resolution"], "rows": rows, "facts": facts}
+
+
+def _signed_places(value: Fraction, places: int) -> str:
+    text = decimal(value, places)
+    return text if text.startswith("-") else "+" + text
+
+
+def _is_number(text: Any) -> bool:
+    try:
+        _fr(text)
+        return True
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 def _simulation_view(sim: dict[str, Any] | None, summary: dict[str, Any]) -> str | None:

@@ -199,6 +199,7 @@ def _table(wb: Any, name: str, res: dict[str, Any], b: dict[str, Any]) -> None:
                  {2: _PERCENT, 4: _PERCENT, 5: _PERCENT, 6: "0.0000"})
         row += 1
         _put(ws, row, ["Simulation verdict", sim["verdict"]])
+    row = _exposure_rows(ws, row, b.get("exposure"))
     if progressive:
         row += 1
         _put(ws, row, ["Expected return (each J is the meter divided by the wager)",
@@ -216,6 +217,44 @@ def _table(wb: Any, name: str, res: dict[str, Any], b: dict[str, Any]) -> None:
         _put(ws, row, [b["bands"]["method"]])
     ws.column_dimensions["A"].width = 38
     ws.column_dimensions["B"].width = 40
+
+
+def _exposure_rows(ws: Any, row: int, x: dict[str, Any] | None) -> int:
+    """The exposure section of one table, from ``row`` on; the last row written."""
+    if x is None:
+        return row
+    row += 1
+    _put(ws, row, ["Exposure to counting", x["verdict"]])
+    count = x["count"]
+    if count is not None and count["betting_correlation"] is not None:
+        row += 1
+        _put(ws, row, ["Betting correlation of the suggested count", _number(count["betting_correlation"]),
+                       count["betting_correlation_squared"] and f"squared: {count['betting_correlation_squared']}"],
+             {2: "0.000000"})
+    measured = x["measured"]
+    if measured is not None and "note" in measured:
+        row += 1
+        _put(ws, row, ["Measured exposure", measured["note"]])
+    elif measured is not None:
+        row += 1
+        _put(ws, row, ["Measured exposure: shoes, seed, rounds", measured["shoes"], str(measured["seed"]),
+                       measured["rounds"], measured["dealt"]], {2: _WHOLE, 4: _WHOLE})
+        for label, key, fmt in (("Rounds in the player's favour", "advantage_share", _PERCENT),
+                                ("Mean player's expected return", "mean_player_expected_return", _PERCENT),
+                                ("Perfect play: units won a shoe", "perfect_per_shoe", "0.000000")):
+            row += 1
+            _put(ws, row, [label, _number(measured[key]), measured[key]], {2: fmt})
+        row += 1
+        _put(ws, row, ["Its standard error", _number(measured["perfect_per_shoe_se"]), measured["perfect_per_shoe_se"]],
+             {2: "0.000000"})
+    row += 1
+    _put(ws, row, ["Removed", "Effect of removal", "Effect (exact)", "In the shoe", "Tag"])
+    tags = {} if count is None else count["tags"]
+    for e in x["effects"]:
+        row += 1
+        number = _number(e["effect"]) if e["effect"] is not None and _is_number(e["effect"]) else None
+        _put(ws, row, [e["removed"], number, e["effect"], e["in_shoe"], tags.get(e["removed"])], {2: "0.0000000000"})
+    return row
 
 
 def _is_number(text: Any) -> bool:
