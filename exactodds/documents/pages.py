@@ -257,6 +257,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                    else commit + (" (built from a modified tree)" if prov["source_modified"] else "")),
         "summary": summary, "sections": sections, "appendix": appendix, "paytables": list(tables.values()),
         "game": cert["inputs"].get("game"), "validation": cert["inputs"].get("validation"),
+        "runs": "simulation" in cert["inputs"] or bool(cert["inputs"].get("exposure", {}).get("shoes")),
         "table_max": money(_fr(cert["inputs"]["table_max"])) if "table_max" in cert["inputs"] else None,
         "assumptions": cert["assumptions"], "rounding": cert["rounding"],
         "data_sha256": sorted(prov["data_sha256"].items()), "content_sha256": prov["content_sha256"],
