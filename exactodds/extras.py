@@ -3,9 +3,10 @@
 ``exactodds analyze`` starts in about twice the time of a bare ``import numpy`` because
 nothing below is imported until a task needs it: Arrow for simulator records, SciPy for
 check-sim's tests, sympy for symbols, Jinja2 and tabulate for rendering, and the extras' pandas,
-matplotlib and Dask. (A library that only one module uses, off the way to ``analyze``, is imported
-at that module's top instead: cryptography in documents/signing.py, pypdf in documents/pages.py,
-Flask in serve.py.) A library that an extra brings is, when missing, one line naming the extra:
+matplotlib, Dask and openpyxl (a certificate's workbook). (A library that only one module uses, off
+the way to ``analyze``, is imported at that module's top instead: cryptography in
+documents/signing.py, pypdf in documents/pages.py, Flask in serve.py.) A library that an extra brings
+is, when missing, one line naming the extra:
 
 >>> LIBRARIES["dask.distributed"]
 'cluster'
@@ -32,6 +33,7 @@ LIBRARIES: dict[str, str | None] = {
     "pandas": "notebooks",
     "matplotlib.pyplot": "notebooks",
     "dask.distributed": "cluster",
+    "openpyxl": "xlsx",
 }
 
 
@@ -40,6 +42,7 @@ LIBRARIES: dict[str, str | None] = {
 EXTRAS: dict[str, str] = {
     "pyarrow": "sim", "scipy": "sim", "cryptography": "pdf", "rfc8785": "pdf", "pypdf": "pdf", "flask": "serve",
     "waitress": "serve", "pandas": "notebooks", "matplotlib": "notebooks", "dask": "cluster",
+    "openpyxl": "xlsx",
 }
 
 

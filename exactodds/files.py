@@ -205,6 +205,13 @@ class Outputs:
         except OSError as exc:                                   # a full disk: the file named
             raise cannot_write(option, path, exc) from None
 
+    def staged(self, path: str | os.PathLike[str]) -> str:
+        """The temporary file ``path`` is written to until the group ends (to read back what was written)."""
+        for _, tmp, _, given in self._targets:
+            if str(given) == str(path):
+                return tmp
+        raise KeyError(str(path))
+
     def _commit(self) -> None:
         for target, tmp, option, path in self._targets:
             try:

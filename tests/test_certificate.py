@@ -223,7 +223,7 @@ def test_cli_certificate_keygen_and_verify_every_form(tmp_path: Path) -> None:
         (["certificate", "--wager", "banker", "--output", "/nonexistent/dir/c.md"], "does not exist"),
         (["certificate", "--wager", "banker", "--issued", "23/11/2026"], "YYYY-MM-DD"),
         (["certificate", "--wager", "banker", "--signer", "X"], "--signer goes with --sign"),
-        (["certificate", "--wager", "banker", "--sign", "/nonexistent/key"], "cannot read"),
+        (["certificate", "--wager", "banker", "--format", "json", "--sign", "/nonexistent/key"], "cannot read"),
         (["verify", "/nonexistent/c.json"], "cannot read"),
         (["verify", "README.md"], "not a certificate"),
         (["certificate", "--wager", "tie", "--decks", "8", "--decks", "8"], "--decks 8 is given twice"),
@@ -325,8 +325,8 @@ def test_pdf_pages_are_numbered_and_carry_the_certificate(tmp_path: Path) -> Non
     assert code == 0 and out.read_bytes()[:4] == b"%PDF", err
     document, kind, _ = read_document(str(out))
     assert kind == "pdf" and verify(document)[0]
-    code, stdout, _ = run("verify", str(out))
-    assert code == 0 and "verified" in stdout
+    code, stdout, err = run("verify", str(out))
+    assert code == 0 and "verified" in stdout, err
     pdf = pdfium.PdfDocument(str(out))
     n = len(pdf)
     assert n >= 3

@@ -27,6 +27,7 @@ that reaches its budget says so, and its paytables are then the best found, not 
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import math
 import warnings
@@ -104,15 +105,25 @@ class Designs(Describes):
                        "reach no nearer")
         return tuple(out)
 
-    def paytable_toml(self, *, paytable_id: str = "designed", k: int = 0) -> str:
-        """Design ``k`` as a paytable file for this wager (``exactodds analyze --paytables FILE``)."""
+    def paytable_toml(self, *, paytable_id: str = "designed", k: int = 0,
+                      carrying: tuple[str, str] | None = None) -> str:
+        """Design ``k`` as a paytable file for this wager (``exactodds analyze --paytables FILE``).
+
+        Every outcome of the wager has its pay: one the draft does not offer is written "N/A" as the draft
+        writes it. A wager of a user's file needs that file to be read: ``carrying`` (its name and text) puts
+        the file's text first, unchanged, so that the file written stands alone in its place.
+        """
         check_id(paytable_id, where="paytable_id")      # written into the TOML as it is: nothing to escape
         d = self.designs[k]
-        pays = ", ".join(f'{oid} = "{text}"' for oid, text in d.pays_text.items())
+        pays = ", ".join(f'{o.id} = "{d.pays_text.get(o.id, self.base.pays[o.id].text)}"' for o in self.wager.outcomes)
+        carried = "" if carrying is None else (
+            f"# Carries {carrying[0]} (SHA-256 {hashlib.sha256(carrying[1].encode('utf-8')).hexdigest()}), the file "
+            f"that defines wager {self.wager.id!r}, unchanged,\n# then the designed paytable: give this file in its "
+            f"place, not beside it.\n\n{carrying[1].rstrip()}\n\n")
         return (f"# Designed by exactodds {__version__}: house edge {float(d.edge):.6%} (exactly {d.edge})"
                 f"{house_edge_words(d.edge)} "
                 f"on {self.shoe},\n# target {float(self.target):.4%}; constraints: "
-                + "; ".join(f"{k} {v}" for k, v in self.constraints.items()) + "\n\n"
+                + "; ".join(f"{k} {v}" for k, v in self.constraints.items()) + "\n" + carried + "\n"
                 f'[[paytable]]\nwager = "{self.wager.id}"\nid = "{paytable_id}"\n'
                 f'section = "designed for a house edge of {float(self.target):.4%} (exactodds design)"\n'
                 f"pays = {{ {pays} }}\n")

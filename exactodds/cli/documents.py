@@ -12,10 +12,14 @@ from exactodds.cli.core import EXIT_CHECK_FAILED, command, progress
 from exactodds.documents.certificate import (
     PAPERS,
     build,
+    check_exposure,
+    check_simulation,
+    check_validation,
     priced_tables,
     select_for_certificate,
     shoe_from_inputs,
     shoes_from_options,
+    validation_record,
 )
 from exactodds.documents.certificate import verify as verify_certificate
 from exactodds.documents.pages import (
@@ -28,13 +32,16 @@ from exactodds.documents.pages import (
 from exactodds.documents.signing import check_name, load_public_key, sign
 from exactodds.documents.signing import keygen as make_keys
 from exactodds.documents.tables import write_tables
+from exactodds.documents.workbook import workbook_differs, write_xlsx
 from exactodds.errors import ExactOddsError
 from exactodds.files import Outputs, check_output
 from exactodds.simulation.recordio import detect
 from exactodds.simulation.validation import validation_rounds, write_validation
 from exactodds.render.tables import Column, Report, Table, render_report
 
-#: The columns of a certificate's CSV form: one row per shoe, wager paytable and outcome, exact values.
+#: The formats that carry no embedded certificate: a signature on them could be checked by no one, so
+#: ``--sign`` refuses them rather than print a "signed" line nothing backs.
+UNSIGNABLE = ("text", "markdown", "csv")
 
 
 @command()
@@ -48,14 +55,30 @@ from exactodds.render.tables import Column, Report, Table, render_report
 @options.shoes
 @options.remove
 @click.option("--title", help="Title of the certificate.")
-@options.output_format("pdf")
+@options.output_format("pdf", "xlsx")
 @click.option("--output", "output", metavar="FILE", help="Write to FILE (atomically) instead of stdout.")
 @options.bet
 @click.option("--issued", metavar="YYYY-MM-DD", help="Date of issue (default: today, UTC).")
 @click.option("--issuer", metavar="NAME", help="Who issues the certificate (cover page).")
 @click.option("--prepared-by", metavar="NAME", help="Who prepared it (cover page; a blank line if not given).")
 @click.option("--approved-by", metavar="NAME", help="Who approved it (cover page; a blank line if not given).")
-@click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen').")
+@click.option("--game", metavar="NAME", help="The game submitted, as its maker names it (cover page).")
+@click.option("--game-version", metavar="VERSION", help="The version of the game submitted (cover page).")
+@click.option("--revision", "revisions", multiple=True, metavar="TEXT",
+              help="A line of the game's revision history, oldest first (repeatable; cover page).")
+@click.option("--table-max", metavar="DOLLARS", help="The table limit: each wager's liability per round (the "
+              "largest net win of one round) is stated at a wager of this many dollars.")
+@click.option("--simulate", "simulate_rounds", type=int, metavar="ROUNDS", help="Also deal ROUNDS rounds of each "
+              "shoe by the reference simulator (seeded: --seed) and state each table's observed RTP and its 95% "
+              "interval beside the exact one; verify deals them again.")
+@click.option("--exposure", "exposure_section", is_flag=True, help="Also state each table's exposure to counting: "
+              "its exact effects of removal, the suggested count and its betting correlation, and the verdict.")
+@click.option("--exposure-shoes", type=int, metavar="N", help="With --exposure, also deal N real shoes (seeded: "
+              "--seed) and measure what perfect play on the favourable rounds wins a shoe, with its standard error; "
+              "verify deals them again.")
+@options.seed
+@click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen'); "
+              "json, html and pdf only: a Markdown or CSV certificate carries nothing to verify.")
 @click.option("--signer", metavar="NAME", help="The signer's name, signed with the certificate.")
 @click.option("--paper", type=click.Choice(PAPERS), default="letter", show_default=True,
               help="Page size of the HTML and PDF (an input of the certificate: it is recorded, and verified).")
@@ -70,12 +93,17 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                 paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
                 fmt: str, output: str | None,
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
-                approved_by: str | None, key: str | None, signer: str | None, paper: str, one_route: bool,
+                approved_by: str | None, game: str | None, game_version: str | None, revisions: tuple[str, ...],
+                table_max: str | None, simulate_rounds: int | None, exposure_section: bool,
+                exposure_shoes: int | None, seed: int | None, key: str | None,
+                signer: str | None, paper: str, one_route: bool,
                 quiet: bool, validation: str | None) -> None:
-    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV or PDF), optionally signed.
+    """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV, PDF or an Excel workbook),
+    optionally signed.
 
-    Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes) or pdf,
-    which prints the HTML with Debian's chromium, attaches the JSON and needs --output. --bet prices the
+    Its text form is Markdown (--format text or markdown); html, json, csv (the priced outcomes), pdf,
+    which prints the HTML with Debian's chromium, attaches the JSON and needs --output, or xlsx, a
+    workbook (exactodds[xlsx]) that carries the JSON in a hidden sheet and needs --output. --bet prices the
     wagers that charge a vigorish at that bet size. With --paytables FILE the certificate carries the
     file's text and SHA-256, and verify recomputes from them; without --wager, --section or --all it
     certifies the files' own wagers and paytables.
@@ -89,10 +117,13 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
     shoes = shoes_from_options(decks, remove)
     if output is not None:
         check_output(output)
-    if fmt == "pdf" and output is None:
-        raise ExactOddsError("--format pdf needs --output FILE")
+    if fmt in ("pdf", "xlsx") and output is None:
+        raise ExactOddsError(f"--format {fmt} needs --output FILE")
     if signer is not None and key is None:
         raise ExactOddsError("--signer goes with --sign KEY")
+    if key is not None and fmt in UNSIGNABLE:
+        raise ExactOddsError(f"--sign: a {fmt} certificate carries neither the certificate nor a signature, so it "
+                             "could not be verified; sign --format json, html or pdf")
     check_name(signer, "--signer", optional=True)            # before the figures are computed
     kind = None
     if validation is not None:
@@ -103,35 +134,56 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
             kind = detect(validation, None)[0]
         except ExactOddsError as exc:
             raise ExactOddsError(f"--validation {exc}") from None
+    if exposure_shoes is not None and not exposure_section:
+        raise ExactOddsError("--exposure-shoes goes with --exposure")
+    if seed is not None and simulate_rounds is None and exposure_shoes is None:
+        raise ExactOddsError("--seed goes with --simulate ROUNDS or --exposure-shoes N")
+    if simulate_rounds is not None:                # checked before a seed is drawn and shown
+        check_simulation({"rounds": simulate_rounds, "seed": 0 if seed is None else seed}, shoes, "--simulate")
+    if exposure_section:
+        check_exposure({"shoes": exposure_shoes or 0, "seed": 0 if seed is None else seed}, shoes, "--exposure-shoes")
+    drawn = options.drawn_seed(seed) if simulate_rounds is not None or exposure_shoes else 0
+    simulation = None if simulate_rounds is None else {"rounds": simulate_rounds, "seed": drawn}
+    exposures = None if not exposure_section else {"shoes": exposure_shoes or 0, "seed": drawn}
     show = not quiet and sys.stderr.isatty()
-    with progress(show, length=max(1, len(shoes) * len(selection)), label="pricing (tables)") as bar:
-        counted = [0]
-
-        def advance(priced: int, total: int) -> None:
-            bar.update(priced - counted[0])
-            counted[0] = priced
-
-        cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
-                     parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
-                     files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
-                     second_route=not one_route, progress=advance)
-    if key is not None:
-        cert = sign(cert, key, signer=signer)
-    if validation is not None:                     # its rounds found before anything is written
-        pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
-        rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
-    done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
     wrote = []
     with Outputs() as out:                         # the certificate and its validation file: both written, or neither
-        if validation is not None:                 # first: a failure here prints no certificate either
+        record = None
+        if validation is not None:                 # first: the certificate records the file's SHA-256 and rounds
+            pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
+            rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
             written = write_validation(rounds, pairs, validation, kind, outputs=out)  # type: ignore[arg-type]
+            record = validation_record(out.staged(validation), name=Path(validation).name,
+                                       fmt=kind, rows=written)  # type: ignore[arg-type]
             wrote.append(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} "
                          f"first, a round of each outcome of the {len(pairs)} wager paytable"
                          f"{'s' if len(pairs) != 1 else ''}, then one of each of {rounds.classes:,} value-level round "
                          "classes), each with its settlement"
                          + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
-                            f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else ""))
-        if fmt == "pdf":
+                            f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else "")
+                         + f"; its SHA-256 {record['sha256'][:16]}… is recorded in the certificate"
+                         + (f"; check-sim --validation reads it with --paytables {' '.join(p for p, _ in files)}"
+                            if files else ""))
+        with progress(show, length=max(1, len(shoes) * len(selection)), label="pricing (tables)") as bar:
+            counted = [0]
+
+            def advance(priced: int, total: int) -> None:
+                bar.update(priced - counted[0])
+                counted[0] = priced
+
+            cert = build(shoes=shoes, selection=selection, title=title, bet=bet, issued=issued,
+                         parties={"issuer": issuer, "prepared_by": prepared_by, "approved_by": approved_by},
+                         files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
+                         second_route=not one_route, progress=advance, game=game, game_version=game_version,
+                         revisions=revisions, table_max=table_max, validation=record, simulation=simulation,
+                         exposures=exposures)
+        if key is not None:
+            cert = sign(cert, key, signer=signer)
+        done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")
+        if fmt == "xlsx":
+            write_xlsx(cert, output, outputs=out)  # type: ignore[arg-type]
+            wrote.insert(0, f"wrote {output}: {done}, xlsx")
+        elif fmt == "pdf":
             if show:
                 click.echo("printing the PDF with Chromium ...", err=True)
             write_pdf(cert, output, outputs=out)  # type: ignore[arg-type]
@@ -167,8 +219,10 @@ def keygen(prefix: str) -> None:
 @click.option("--allow-other-version", is_flag=True,
               help="Accept a certificate made by another version of exactodds or other data, if every figure matches.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: bool) -> None:
-    """Recompute a certificate (JSON, HTML or PDF); exit 0 if everything matches, 1 if not, 2 if malformed.
+@click.option("--validation", metavar="FILE", help="Also check a validation file against the one the certificate "
+              "records (certificate --validation): its SHA-256 and its rounds.")
+def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: bool, validation: str | None) -> None:
+    """Recompute a certificate (JSON, HTML, PDF or workbook); exit 0 if everything matches, 1 if not, 2 if malformed.
 
     A certificate holds at most 16 shoes, 256 wagers, 512 wager paytables, 2,048 priced tables (shoes ×
     paytables) and 64 MiB, so that verifying it takes minutes at most; a larger one is refused (exit 2).
@@ -196,6 +250,16 @@ def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: 
         differs = pdf_differs(path, document)
         if differs:
             ok, message = False, differs + other
+    if ok and kind == "xlsx":
+        differs = workbook_differs(Path(path).read_bytes(), document, path)
+        if differs:
+            ok, message = False, "the workbook's sheets differ from the certificate it carries: " + differs + other
+    if ok and validation is not None:
+        try:
+            ok, checked = check_validation(document, validation)
+        except ExactOddsError as exc:
+            raise ExactOddsError(f"{path}: {exc}") from None
+        message = f"{message}; {checked}" if ok else checked
     if ok:
         click.echo(f"{path}: {message}")
         return

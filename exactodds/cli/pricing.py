@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import click
@@ -23,7 +24,7 @@ from exactodds.files import check_output, write_atomically
 from exactodds.game.cards import Card
 from exactodds.render.tables import Column, Report, Table, counted, render_report
 from exactodds.wagers.bet_size import at_bet, parse_dollars
-from exactodds.wagers.catalogue import Catalogue, check_id
+from exactodds.wagers.catalogue import Catalogue, check_id, load_catalogue
 from exactodds.wagers.outcomes import vocabulary
 from exactodds.wagers.pays import vigorish_terms
 
@@ -293,7 +294,8 @@ def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, fo
     """
     if wager_spec is None:
         raise ExactOddsError("design sets the pays of one wager: give --wager WAGER[:PAYTABLE]")
-    cat = options.catalogue(paytables_files)
+    files = options.user_files(paytables_files)
+    cat = options.with_files(files)[0]
     wager, table_id = priced_pairs(cat, [wager_spec], where="--wager")[0]           # a bare wager: its first paytable
     target = _target(target_edge)
     pay_limit = options.number_or_percent(max_pay, "--max-pay", "200")
@@ -312,8 +314,10 @@ def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, fo
                              tolerance=options.number_or_percent(tolerance, "--tolerance", "0.01%"))
     click.echo(found.render(fmt), nl=False)
     if output is not None:
-        text = found.paytable_toml(paytable_id=paytable_id)
-        merged = cat.merged(load_text(text, source=output))             # what is written reads back ...
+        own = dict(files).get(wager.source)                 # a user's wager: its file is carried
+        text = found.paytable_toml(paytable_id=paytable_id,
+                                   carrying=None if own is None else (Path(wager.source).name, own))
+        merged = load_catalogue().merged(load_text(text, source=output))  # what is written reads back alone ...
         again = price(merged[wager.id], merged[wager.id].paytable(paytable_id), deal(shoe))
         if -again.expected_return != found.best.edge:                   # ... and prices to the same edge
             raise InconsistentCounts(f"{output}: the paytable written prices to {-again.expected_return}, not "

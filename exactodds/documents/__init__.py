@@ -1,5 +1,5 @@
-"""Documents: return-to-player certificates (built, rendered as Markdown, HTML and PDF, signed and
-verified), the baseline tables, and plots for notebooks.
+"""Documents: return-to-player certificates (built, rendered as Markdown, HTML, PDF and an Excel workbook,
+signed and verified), the baseline tables, and plots for notebooks.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "certificate": [
         "build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "provenance",
         "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES", "MAX_WAGERS",
-        "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS"
+        "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
+        "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation", "MAX_EXPOSURE_SHOES",
+        "check_exposure"
     ],
     "pages": [
         "render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
@@ -29,16 +31,21 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "ALGORITHM", "NAME_LIMIT"
     ],
     "tables": ["write_tables", "table_texts"],
+    "workbook": ["workbook_bytes", "write_xlsx", "read_workbook", "workbook_differs", "CERTIFICATE_SHEET",
+                 "table_sheets"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
     from exactodds.documents.certificate import (
         BAND_ROUNDS,
         FORMAT,
+        MAX_EXPOSURE_SHOES,
         LIMITS,
         MAX_BYTES,
         MAX_PAYTABLES,
+        MAX_REVISIONS,
         MAX_SHOES,
+        MAX_SIMULATED,
         MAX_TABLES,
         MAX_WAGERS,
         PAPERS,
@@ -46,11 +53,15 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         ROUTES,
         build,
         catalogue_with,
+        check_exposure,
         check_limits,
+        check_simulation,
+        check_validation,
         priced_tables,
         provenance,
         select_for_certificate,
         shoes_from_options,
+        validation_record,
         verify,
         write_atomically,
     )
@@ -90,3 +101,11 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         sign,
     )
     from exactodds.documents.tables import table_texts, write_tables
+    from exactodds.documents.workbook import (
+        CERTIFICATE_SHEET,
+        read_workbook,
+        table_sheets,
+        workbook_bytes,
+        workbook_differs,
+        write_xlsx,
+    )

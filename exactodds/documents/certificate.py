@@ -1,6 +1,6 @@
 """Return-to-player certificates: exact, reproducible, verifiable, signed.
 
-A certificate is one JSON document (format ``exactodds-certificate/3``). Its
+A certificate is one JSON document (format ``exactodds-certificate/4``). Its
 *content* — the inputs, the date of issue, the parties, the assumptions, the
 rounding policy and every exact result — determines its certificate number
 (from the SHA-256 of its RFC 8785 canonical form). Its *provenance* names the
@@ -34,10 +34,13 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any
 
+import numpy as np
+
 from exactodds import cache
 from exactodds._version import __version__
 from exactodds.analyses.analysis import analyze, load_text
-from exactodds.analyses.pricing import WagerResult
+from exactodds.analyses.eor import effects_of_removal
+from exactodds.analyses.pricing import LOSE, WagerResult
 from exactodds.analyses.progressive import load_meters, progressive_analysis
 from exactodds.documents.signing import canonical, check_name, check_signature, name_problem
 from exactodds.errors import ExactOddsError, InconsistentCounts
@@ -45,16 +48,22 @@ from exactodds.files import write_atomically
 from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
+from exactodds.simulation.exposure import exposure
+from exactodds.simulation.recordio import read_chunks
+from exactodds.simulation.rounds import settle_iter
+from exactodds.simulation.simulate import simulate_chunks
 from exactodds.wagers.bet_size import at_bet, parse_dollars
-from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, load_catalogue
+from exactodds.wagers.catalogue import DATA_FILES, MAX_FILE_BYTES, Catalogue, Paytable, Wager, load_catalogue, read_text
 from exactodds.wagers.pays import vigorish_terms
 
 __all__ = ["build", "verify", "write_atomically", "select_for_certificate", "shoes_from_options", "shoe_from_inputs",
            "provenance",
            "catalogue_with", "check_limits", "priced_tables", "FORMAT", "PARTIES", "MAX_BYTES", "MAX_SHOES",
-           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS"]
+           "MAX_WAGERS", "MAX_PAYTABLES", "MAX_TABLES", "LIMITS", "PAPERS", "ROUTES", "BAND_ROUNDS", "MAX_REVISIONS",
+           "validation_record", "check_validation", "MAX_SIMULATED", "check_simulation",
+           "MAX_EXPOSURE_SHOES", "check_exposure"]
 
-FORMAT = "exactodds-certificate/3"
+FORMAT = "exactodds-certificate/4"
 #: Paper sizes of the printed certificate (the HTML's page and the PDF): US Letter, as Pennsylvania's labs
 #: file, by default.
 PAPERS = ("letter", "a4")
@@ -93,15 +102,19 @@ ASSUMPTIONS = [
     "All figures are exact rational numbers; decimals are rounded for reading only.",
     "Non-adaptive: every wager's outcome and pay depend only on the cards of the round and the paytable "
     "stated; nothing depends on earlier rounds or results (progressive meters enter as stated symbols).",
+    "Each outcome is counted by exactly the condition printed beside it, written in exactodds' condition "
+    "language over the features of one round (its grammar: docs/formats.md, Conditions; every feature: "
+    "'exactodds features'); where a rule of the regulation is ambiguous, the reading counted is stated with "
+    "the wager.",
     "The complete game cycle of a shoe is every ordered 6-card sequence of its cards, each once: each "
     "outcome's combinations are counted over it, so its probability is combinations / game cycle.",
 ]
 
 DECIMALS = ("Decimals are rounded half-even from the exact fractions: probabilities to 10 places, returns per "
-            "unit wagered to 8 places, percentages to 4 places, standard deviations to 4 places. Exact fractions "
-            "are in the appendix and in the embedded JSON. A standard deviation and a skewness are irrational: "
-            "they are rounded from the exact square root (to 12 places in the JSON); the expected-range bands "
-            "are a normal approximation with the exact standard deviation of one round.")
+            "unit wagered to 8 places, percentages to 4 places, standard deviations and volatility indexes to 4 "
+            "places. Exact fractions are in the appendix and in the embedded JSON. A standard deviation and a "
+            "skewness are irrational: they are rounded from the exact square root (to 12 places in the JSON); "
+            "the expected-range bands are a normal approximation with the exact standard deviation of one round.")
 
 _TOP = ("format", "title", "certificate_number", "issued", "parties", "inputs", "assumptions", "rounding",
         "results", "provenance")
@@ -238,6 +251,13 @@ def catalogue_with(files: Sequence[Any]) -> Catalogue:
     return cat
 
 
+def _added_paytables(recorded: Sequence[dict[str, str]]) -> dict[tuple[str, str], str]:
+    """(wager id, paytable id in lower case) -> the user's file whose ``[[paytable]]`` adds it to a wager
+    defined elsewhere (a designed paytable, say)."""
+    return {(wid, str(raw.get("id", "")).lower()): f["name"] for f in recorded
+            for wid, raw, _ in read_text(f["text"], source=f["name"]).extensions}
+
+
 def shoe_from_inputs(spec: Any) -> Shoe:
     if not isinstance(spec, dict) or set(spec) != {"decks", "remove"}:
         raise ExactOddsError("malformed certificate: each of inputs.shoes needs exactly 'decks' and 'remove'")
@@ -282,6 +302,169 @@ def _moments(r: WagerResult) -> dict[str, Any]:
             "skewness": ("-" if m3 < 0 else "") + skew, "excess_kurtosis": exact(m4 / m2 ** 2 - 3)}
 
 
+def _volatility(r: WagerResult) -> dict[str, str]:
+    """The volatility index at each level of :data:`BAND_Z`: z · σ of one round per unit wagered (as ``position``
+    defines it), to 8 places, worked in 40-digit decimals from the exact variance."""
+    with localcontext() as context:
+        context.prec = 40
+        sd = Decimal(_root(r.variance, 24))
+        return {level: str((Decimal(z) * sd).quantize(Decimal("1e-8"), ROUND_HALF_EVEN)) for level, z in BAND_Z.items()}
+
+
+#: Pays whose win scales with the wager: a liability at a table limit is the limit times the largest of them.
+_SCALED = ("to", "for", "push", "lose")
+
+
+def _payout(r: WagerResult, table_max: Fraction | None) -> dict[str, Any]:
+    """The largest net win one round pays per unit wagered (the outcomes the shoe can deal), and with a table
+    limit the most one round at that wager can cost the house; a dollar or meter award does not scale with
+    the wager, so then no liability is stated."""
+    paid = [ln for ln in r.lines if ln.combinations and ln.id != LOSE]
+    if any(ln.pay.kind not in _SCALED for ln in paid):
+        return {"maximum_payout": None, "liability": None,
+                "note": "not stated per unit: a fixed-dollar or meter award does not scale with the wager"}
+    top = max(paid, key=lambda ln: ln.net, default=None)
+    net = Fraction(0) if top is None or top.net < 0 else Fraction(top.net)
+    out: dict[str, Any] = {"maximum_payout": {"outcome": None if top is None else top.name,
+                                              "pays": None if top is None else top.pay.text,
+                                              "net_per_unit": exact(net)},
+                           "liability": None, "note": None}
+    if table_max is not None:
+        out["liability"] = {"table_max": exact(table_max), "per_round": exact(net * table_max)}
+    return out
+
+
+#: The most shoes a certificate's measured exposure deals, over all its shoes (verify deals them again: about
+#: a second for 300 shoes of a few wagers read at point values).
+MAX_EXPOSURE_SHOES = 20_000
+
+
+def check_exposure(spec: Any, shoes: Sequence[dict[str, Any]], where: str) -> dict[str, int]:
+    """The exposure section asked for ({'shoes': N, 'seed': S}; N = 0: effects of removal and the count alone),
+    checked against the shoes it deals."""
+    if not isinstance(spec, dict) or set(spec) != {"shoes", "seed"} or not all(
+            type(spec[k]) is int for k in ("shoes", "seed")):
+        raise ExactOddsError(f"{where}: an exposure section is {{'shoes': a whole number, 'seed': a whole number}}")
+    if not 0 <= spec["shoes"] * len(shoes) <= MAX_EXPOSURE_SHOES or spec["shoes"] == 1:
+        raise ExactOddsError(f"{where}: from 2 to {MAX_EXPOSURE_SHOES:,} shoes dealt in all ({len(shoes)} shoes "
+                             f"certified), got {spec['shoes']:,} a shoe")
+    if not 0 <= spec["seed"] < 2 ** 53:
+        raise ExactOddsError(f"{where}: the seed is a whole number from 0 to 2^53 - 1")
+    if spec["shoes"] and any(isinstance(s, dict) and s.get("remove") for s in shoes):
+        raise ExactOddsError(f"{where}: exposure deals full shoes; certify a shoe with cards removed without "
+                             "--exposure-shoes")
+    return {"shoes": spec["shoes"], "seed": spec["seed"]}
+
+
+def _exposures(shoe: Shoe, decks: int, pairs: Sequence[tuple[Wager, Paytable]], spec: dict[str, int],
+               cat: Catalogue) -> list[dict[str, Any]]:
+    """Per pair, its exposure to counting off ``shoe``: the exact effects of removal, the suggested count and
+    its betting correlation, the verdict, and with ``shoes`` a measured run (seeded, re-run by verify)."""
+    effects = effects_of_removal(shoe, list(pairs), catalogue=cat)
+    fixed = [(w, t) for w, t in pairs if not any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered)]
+    measured = {} if not spec["shoes"] or not fixed else {
+        (x.wager.id, x.paytable.id): x for x in exposure(fixed, shoes=spec["shoes"], seed=spec["seed"],
+                                                         decks=decks, catalogue=cat)}
+    out = []
+    for (w, t), r in zip(pairs, effects):
+        count = None if r.count is None else {
+            "tags": dict(r.count.tags), "source": r.count.source,
+            "betting_correlation_squared": None if r.count.betting_correlation_squared is None else exact(
+                r.count.betting_correlation_squared),
+            "betting_correlation": None if r.count.betting_correlation_squared is None else
+            ("-" if r.count.sign < 0 else "") + _root(r.count.betting_correlation_squared, 6)}
+        block: dict[str, Any] = {
+            "resolution": r.resolution,
+            "effects": [{"removed": item, "in_shoe": n, "effect": None if e is None else
+                         exact(e) if isinstance(e, Fraction) else str(e)}
+                        for item, n, e in zip(r.items, r.counts, r.effects)],
+            "count": count, "measured": None,
+            "verdict": r.verdict() if not r.symbolic else (
+                f"{w.id}:{t.id}: a progressive's effects of removal depend on its meters (each is stated as a "
+                "formula in J, the meter divided by the wager): no verdict at a meter not stated")}
+        x = measured.get((w.id, t.id))
+        if spec["shoes"] and x is None:
+            block["measured"] = {"note": "a progressive's exposure depends on its meters: not measured"}
+        elif x is not None:
+            tally, n = x.tally, x.shoes
+            mean = tally.sum_advantage / n
+            var = max((tally.sum_sq_shoe_advantage - n * mean * mean) / (n - 1), Fraction(0))
+            block["measured"] = {
+                "shoes": n, "seed": spec["seed"], "decks": decks, "cut": x.cut, "rounds": x.rounds,
+                "dealt": "real shoes as the reference simulator deals them (§627a.5: shuffle, burn, cover card), "
+                         "the exact edge on the unseen cards before every round (exactodds.simulation.exposure)",
+                "mean_player_expected_return": exact(x.mean_player_expected_return),
+                "advantage_share": exact(x.advantage_share),
+                "perfect_per_shoe": exact(x.perfect_per_shoe), "perfect_per_shoe_se": _root(var / n, 8)}
+        out.append(block)
+    return out
+
+
+#: The most rounds a certificate's simulation deals, over all its shoes (verify deals them again: about a
+#: second a million rounds).
+MAX_SIMULATED = 100_000_000
+
+
+def check_simulation(spec: Any, shoes: Sequence[dict[str, Any]], where: str) -> dict[str, int]:
+    """The simulation asked for ({'rounds': N, 'seed': S}), checked against the shoes it deals."""
+    if not isinstance(spec, dict) or set(spec) != {"rounds", "seed"} or not all(
+            type(spec[k]) is int for k in ("rounds", "seed")):
+        raise ExactOddsError(f"{where}: a simulation is {{'rounds': a whole number, 'seed': a whole number}}")
+    if not 1 <= spec["rounds"] * len(shoes) <= MAX_SIMULATED:
+        raise ExactOddsError(f"{where}: from 1 to {MAX_SIMULATED:,} rounds in all ({len(shoes)} shoes), "
+                             f"got {spec['rounds']:,} a shoe")
+    if not 0 <= spec["seed"] < 2 ** 53:
+        raise ExactOddsError(f"{where}: the seed is a whole number from 0 to 2^53 - 1")
+    if any(isinstance(s, dict) and s.get("remove") for s in shoes):
+        raise ExactOddsError(f"{where}: the reference simulator deals full shoes; certify a shoe with cards "
+                             "removed without --simulate")
+    return {"rounds": spec["rounds"], "seed": spec["seed"]}
+
+
+def _simulated(shoe: Shoe, decks: int, pairs: Sequence[tuple[Wager, Paytable]], spec: dict[str, int]
+               ) -> list[dict[str, int]]:
+    """Per pair, the rounds the reference simulator settled as each outcome (and 'lose'): ``rounds`` rounds,
+    each off the top of a freshly shuffled full shoe (the distribution counted), from ``seed``."""
+    counts = [np.zeros(len(w.outcomes) + 1, dtype=np.int64) for w, _ in pairs]
+    dealt = 0
+    for part in simulate_chunks(decks=decks, rounds=spec["rounds"], seed=spec["seed"], mode="fresh"):
+        dealt += len(part)
+        for k, ((w, _), assign) in enumerate(settle_iter(list(pairs), part.player, part.banker)):
+            counts[k] += np.bincount(np.where(assign < 0, len(w.outcomes), assign), minlength=len(w.outcomes) + 1)
+    if dealt != spec["rounds"] or shoe.size != 52 * decks:
+        raise InconsistentCounts(f"the simulator dealt {dealt:,} rounds, not {spec['rounds']:,}")
+    return [{**{o.id: int(c[i]) for i, o in enumerate(w.outcomes) if c[i] or t.pays[o.id].offered},
+             LOSE: int(c[-1])} for (w, t), c in zip(pairs, counts)]
+
+
+def _simulation_block(r: WagerResult, counted: dict[str, int], spec: dict[str, int]) -> dict[str, Any]:
+    """The simulation's figures for one table: its counts, observed RTP, 95% interval and verdict."""
+    n = spec["rounds"]
+    block: dict[str, Any] = {"rounds": n, "seed": spec["seed"], "dealt": "each round off the top of a freshly "
+                             "shuffled full shoe (exactodds.simulation.simulate, mode 'fresh')",
+                             "counts": {k: str(v) for k, v in counted.items()}}
+    if r.symbolic:
+        return block | {"observed_rtp": None, "interval_95_percent": None, "z": None,
+                        "verdict": "a progressive's return depends on its meters: the counts alone are stated"}
+    nets = {ln.id: Fraction(ln.net) for ln in r.lines}
+    observed = 1 + sum((nets[k] * v for k, v in counted.items()), Fraction(0)) / n
+    with localcontext() as context:
+        context.prec = 40
+        se = Decimal(_root(r.variance / n, 24))
+        obs = Decimal(observed.numerator) / Decimal(observed.denominator)
+        half = Decimal(BAND_Z["95%"]) * se
+        q = Decimal("0.0001")
+        interval = [str(((obs - half) * 100).quantize(q, ROUND_HALF_EVEN)),
+                    str(((obs + half) * 100).quantize(q, ROUND_HALF_EVEN))]
+        gap = obs - Decimal(r.return_to_player.numerator) / Decimal(r.return_to_player.denominator)
+        z = (gap / se).quantize(q, ROUND_HALF_EVEN) if se else Decimal(0)
+    inside = abs(gap) <= half
+    return block | {"observed_rtp": exact(observed), "interval_95_percent": interval, "z": str(z),
+                    "verdict": ("consistent: the exact RTP lies inside the 95% interval of the observed one" if inside
+                                else "outside: the exact RTP lies outside the 95% interval of the observed one (a "
+                                     "1 in 20 chance for a correct count; a longer run decides)")}
+
+
 def _bands(r: WagerResult) -> list[dict[str, Any]]:
     """For 10^3 ... 10^6 rounds, the ranges the return to player falls in with 90%, 95% and 99% chance:
     RTP ± z·σ/√n (normal, exact σ), in percent to 4 places, worked in 40-digit decimals from exact figures."""
@@ -300,10 +483,33 @@ def _bands(r: WagerResult) -> list[dict[str, Any]]:
     return out
 
 
-def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | None = None) -> dict[str, Any]:
+#: How the outcomes of a wager are settled, in words, by its ``settle`` (the conditions say the rest).
+SETTLEMENT = {
+    "exclusive": "The outcomes' conditions are exclusive: no round counted meets two of them (checked on every "
+                 "round); a round that meets none of the offered outcomes' conditions loses the wager.",
+    "highest": "A round that meets several offered outcomes' conditions is paid only the highest of them; a round "
+               "that meets none loses the wager.",
+}
+#: The condition of the losing line: every round no offered outcome takes.
+OTHERWISE = "otherwise: no offered outcome's condition holds"
+
+
+def _rules(w: Wager, t: Paytable) -> dict[str, Any]:
+    """The rules of the bet as counted: how outcomes are settled, and the outcomes this paytable does not offer."""
+    return {"settlement": SETTLEMENT[w.settle],
+            "not_offered": [{"id": o.id, "outcome": o.name, "condition": o.condition.text}
+                            for o in w.outcomes if not t.pays[o.id].offered]}
+
+
+def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | None = None, *,
+                 paytable_source: dict[str, str] | None = None, table_max: Fraction | None = None) -> dict[str, Any]:
+    """One priced table of the certificate; ``source`` is the wager's data file, ``paytable_source`` the
+    paytable's (the same file unless a second file added the paytable); ``table_max`` the table limit in
+    dollars the liability per round is stated at."""
     w, t = r.wager, r.paytable
-    rows = [{"id": ln.id, "outcome": ln.name, "pays": ln.pay.text, "net": exact(ln.net),
-             "combinations": str(ln.combinations), "probability": exact(ln.probability),
+    conditions = {o.id: o.condition.text for o in w.outcomes}
+    rows = [{"id": ln.id, "outcome": ln.name, "condition": conditions.get(ln.id, OTHERWISE), "pays": ln.pay.text,
+             "net": exact(ln.net), "combinations": str(ln.combinations), "probability": exact(ln.probability),
              "one_in": exact(1 / ln.probability) if ln.probability else None,
              "return": exact(ln.contribution)}
             for ln in r.lines]
@@ -314,7 +520,8 @@ def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | N
         "wager": w.id, "name": w.name, "game": w.game, "section": w.section, "paytable": t.id,
         "paytable_section": t.section, "reading": w.reading, "reading_id": w.reading_id,
         "parameters": {k: list(v) if isinstance(v, tuple) else v for k, v in w.parameters.items()},
-        "data_file": source, "game_cycle": str(r.total), "outcomes": rows, "totals": totals,
+        "data_file": source, "paytable_file": paytable_source or source, "rules": _rules(w, t),
+        "game_cycle": str(r.total), "outcomes": rows, "totals": totals,
         "routes": _routes(r, second),
     }
     push = r.push_frequency
@@ -329,7 +536,8 @@ def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | N
         summary |= {"expected_return": exact(r.expected_return), "house_edge": exact(r.house_edge),
                     "rtp": exact(r.return_to_player),
                     "edge_excluding_pushes": exact(r.house_edge / (1 - push)) if push < 1 else None,
-                    "variance": exact(r.variance)} | _moments(r)
+                    "variance": exact(r.variance)} | _moments(r) | {"volatility_index": _volatility(r)}
+        block["payout"] = _payout(r, table_max)
         block["summary"] = summary
         block["bands"] = {"method": "normal approximation with the exact standard deviation of one round: "
                                     "RTP ± z · σ / √rounds, z = " + ", ".join(f"{z} ({lv})" for lv, z in BAND_Z.items()),
@@ -337,6 +545,7 @@ def _wager_block(r: WagerResult, source: dict[str, str], second: WagerResult | N
         return block
 
     block["summary"] = summary
+    block["payout"] = _payout(r, table_max)
     a = progressive_analysis(r, load_meters()[0].get((w.id, t.id)))
     meters = {}
     for symbol, p in a.coefficients.items():
@@ -378,6 +587,77 @@ def _check_text(value: Any, where: str, *, optional: bool = False) -> None:
     check_name(value, where, optional=optional)
 
 
+_VALIDATION = {"name", "format", "sha256", "rows"}
+
+
+def _validation(record: Any, where: str) -> dict[str, Any]:
+    """A validation file's record, checked: its name, record format, SHA-256 and rounds."""
+    if not isinstance(record, dict) or set(record) != _VALIDATION or not isinstance(record["format"], str) or not (
+            isinstance(record["sha256"], str) and re.fullmatch("[0-9a-f]{64}", record["sha256"])) or not (
+            type(record["rows"]) is int and 0 <= record["rows"] < 2 ** 53):
+        raise ExactOddsError(f"{where}: a validation file is recorded as exactly {{'name': ..., 'format': ..., "
+                             "'sha256': 64 hex digits, 'rows': a whole number}")
+    _check_text(record["name"], f"{where}.name")
+    return dict(record)
+
+
+def _file_sha256(path: str, option: str) -> str:
+    """The SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(1 << 20):
+                digest.update(block)
+    except OSError as exc:
+        raise ExactOddsError(f"{option} {path}: cannot read ({exc.strerror or exc})") from None
+    return digest.hexdigest()
+
+
+def validation_record(path: str, *, name: str, fmt: str, rows: int) -> dict[str, Any]:
+    """What a certificate records of the validation file at ``path`` (``name``: the file's name as given)."""
+    return {"name": name, "format": fmt, "sha256": _file_sha256(path, "--validation"), "rows": rows}
+
+
+def check_validation(document: dict[str, Any], path: str) -> tuple[bool, str]:
+    """A validation file against the one the certificate records: (True, what matched) or (False, why not).
+    Its SHA-256 must be the recorded one, and its rounds, read back, as many as recorded."""
+    record = document.get("inputs", {}).get("validation")
+    if record is None:
+        raise ExactOddsError(f"--validation {path}: the certificate records no validation file "
+                             "(make it with certificate --validation FILE)")
+    record = _validation(record, "malformed certificate: inputs.validation")
+    digest = _file_sha256(path, "--validation")
+    if digest != record["sha256"]:
+        return False, (f"validation file {path}: its SHA-256 {digest[:16]}… is not the recorded "
+                       f"{record['sha256'][:16]}… of {record['name']!r} ({record['rows']:,} rounds): "
+                       "another file, or the file was changed")
+    try:
+        rows = sum(len(chunk) for chunk in read_chunks(path, fmt=record["format"]))
+    except ExactOddsError as exc:
+        return False, f"validation file {path}: its SHA-256 matches but it cannot be read back ({exc})"
+    if rows != record["rows"]:
+        return False, f"validation file {path}: {rows:,} rounds read back, the certificate records {record['rows']:,}"
+    return True, (f"validation file {path} is {record['name']!r} as recorded: SHA-256 {digest[:16]}…, "
+                  f"{rows:,} rounds")
+
+
+#: The most lines of a game's revision history one certificate states.
+MAX_REVISIONS = 50
+
+
+def _game(name: str | None, version: str | None, revisions: Sequence[str]) -> dict[str, Any] | None:
+    """The game submitted as the certificate states it (None when nothing names it), each text checked."""
+    _check_text(name, "--game", optional=True)
+    _check_text(version, "--game-version", optional=True)
+    if not isinstance(revisions, (list, tuple)) or len(revisions) > MAX_REVISIONS:
+        raise ExactOddsError(f"--revision: at most {MAX_REVISIONS} lines of revision history")
+    for line in revisions:
+        _check_text(line, "--revision")
+    if name is None and version is None and not revisions:
+        return None
+    return {"name": name, "version": version, "revisions": list(revisions)}
+
+
 def _issued(value: str | None) -> str:
     if value is None:
         return dt.datetime.now(dt.timezone.utc).date().isoformat()
@@ -405,7 +685,10 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
           catalogue: Catalogue | None = None, title: str | None = None, bet: str | None = None,
           issued: str | None = None, parties: dict[str, str | None] | None = None,
           files: Sequence[dict[str, str]] = (), progress: Callable[[int, int], None] | None = None,
-          paper: str = "letter", second_route: bool = True) -> dict[str, Any]:
+          paper: str = "letter", second_route: bool = True, game: str | None = None,
+          game_version: str | None = None, revisions: Sequence[str] = (),
+          table_max: str | None = None, validation: dict[str, Any] | None = None,
+          simulation: dict[str, int] | None = None, exposures: dict[str, int] | None = None) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -420,6 +703,15 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     Every table is counted by both routes (:data:`ROUTES`), which must agree outcome by outcome;
     ``second_route=False`` counts by the tables alone (the walk of a wager reading every card's suit
     takes seconds a shoe) and says so in the document, an input :func:`verify` follows.
+
+    ``game`` and ``game_version`` name the game submitted, ``revisions`` are the lines of its revision
+    history (oldest first), and ``table_max`` (dollars) the table limit each wager's liability per round is
+    stated at: inputs of the document, printed on its cover. ``validation`` records the validation file
+    written with it (:func:`validation_record`), which ``verify --validation FILE`` checks a file against.
+    ``simulation`` ({'rounds': N, 'seed': S}) deals N rounds of each shoe by the reference simulator and
+    states each table's observed RTP beside the exact one; :func:`verify` deals them again. ``exposures``
+    ({'shoes': N, 'seed': S}) adds each table's exposure to counting: effects of removal, the suggested count,
+    the verdict and, with N shoes, a measured run that :func:`verify` deals again.
     """
     if paper not in PAPERS:
         raise ExactOddsError(f"--paper: {paper!r} is not a paper size ({' or '.join(PAPERS)})")
@@ -437,6 +729,10 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     if files and catalogue is not None:
         raise ExactOddsError("give a certificate users' data files or a catalogue, not both")
     recorded = _files(files, "files")
+    simulated = None if simulation is None else check_simulation(simulation, shoes, "--simulate")
+    exposed = None if exposures is None else check_exposure(exposures, shoes, "--exposure-shoes")
+    submitted = _game(game, game_version, revisions)
+    limit = parse_dollars(table_max, where="--table-max") if table_max is not None else None
     cat = catalogue if catalogue is not None else catalogue_with(files) if files else load_catalogue()
     if bet is not None:
 
@@ -450,17 +746,29 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     total = len(shoes) * len(selection)
     shipped = data_hashes()
     sources = {f["name"]: f["sha256"] for f in recorded}
+    added = _added_paytables(recorded)
     for spec in shoes:
         shoe = shoe_from_inputs(spec)
         walked: Sequence[WagerResult | None] = (
             analyze(shoe, wagers=[f"{w}:{t}" for w, t in selection], catalogue=cat, route="walk").results
             if second_route else [None] * len(selection))
         blocks = []
-        for (wid, tid), second in zip(selection, walked):
+        observed = (_simulated(shoe, spec["decks"], [(cat[w], cat[w].paytables[t]) for w, t in selection], simulated)
+                    if simulated is not None else [None] * len(selection))
+        pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
+        counted = (_exposures(shoe, spec["decks"], pairs, exposed, cat) if exposed is not None
+                   else [None] * len(selection))
+        for (wid, tid), second, seen, exposed_block in zip(selection, walked, observed, counted):
             (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
             source = cat[wid].source
             digest = sources[source] if source in sources else shipped[f"data/{source}"]
-            blocks.append(_wager_block(r, {"name": source, "sha256": digest}, second))
+            where = added.get((wid, tid.lower()))
+            blocks.append(_wager_block(r, {"name": source, "sha256": digest}, second, paytable_source=None if where
+                                       is None else {"name": where, "sha256": sources[where]}, table_max=limit))
+            if seen is not None:
+                blocks[-1]["simulation"] = _simulation_block(r, seen, simulated)  # type: ignore[arg-type]
+            if exposed_block is not None:
+                blocks[-1]["exposure"] = exposed_block
             if progress is not None:
                 progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
@@ -484,6 +792,11 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         "inputs": {"shoes": [dict(s) for s in shoes],
                    "selection": [{"wager": w, "paytable": t} for w, t in selection],
                    **({"bet": str(bet)} if bet is not None else {}),
+                   **({"game": submitted} if submitted is not None else {}),
+                   **({"table_max": str(table_max)} if table_max is not None else {}),
+                   **({"validation": _validation(validation, "validation")} if validation is not None else {}),
+                   **({"simulation": simulated} if simulated is not None else {}),
+                   **({"exposure": exposed} if exposed is not None else {}),
                    **({"files": recorded} if recorded else {}), "paper": paper, "second_route": second_route},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
@@ -535,9 +848,11 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     """The stated inputs, checked for shape before anything is recomputed from them."""
     inputs = document["inputs"]
     if not isinstance(inputs, dict) or not {"shoes", "selection", "paper", "second_route"} <= set(inputs) <= {
-            "shoes", "selection", "bet", "files", "paper", "second_route"}:
+            "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max", "validation",
+            "simulation", "exposure"}:
         raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection', 'paper', 'second_route' and "
-                             "optionally 'bet' and 'files'")
+                             "optionally 'bet', 'files', 'game', 'table_max', 'validation', 'simulation' and "
+                             "'exposure'")
     if inputs["paper"] not in PAPERS:
         raise ExactOddsError(f"malformed certificate: inputs.paper is {' or '.join(PAPERS)}")
     if not isinstance(inputs["second_route"], bool):
@@ -551,8 +866,18 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(s, dict) or set(s) != {"wager", "paytable"} or not all(isinstance(v, str) for v in s.values()):
             raise ExactOddsError("malformed certificate: each of inputs.selection is {'wager': ..., 'paytable': ...}")
     check_limits(len(shoes), [(s["wager"], s["paytable"]) for s in selection], "certificate too large: ")
-    if "bet" in inputs and not isinstance(inputs["bet"], str):
-        raise ExactOddsError("malformed certificate: inputs.bet must be text")
+    for key in ("bet", "table_max"):
+        if key in inputs and not isinstance(inputs[key], str):
+            raise ExactOddsError(f"malformed certificate: inputs.{key} must be text")
+    game = inputs.get("game", {"name": None, "version": None, "revisions": []})
+    if not isinstance(game, dict) or set(game) != {"name", "version", "revisions"} or not isinstance(
+            game["revisions"], list):
+        raise ExactOddsError("malformed certificate: inputs.game holds exactly 'name', 'version' and 'revisions' "
+                             "(a list)")
+    for key in ("name", "version"):
+        _check_text(game[key], f"malformed certificate: inputs.game.{key}", optional=True)
+    for i, line in enumerate(game["revisions"][:MAX_REVISIONS + 1]):
+        _check_text(line, f"malformed certificate: inputs.game.revisions[{i}]")
     files = inputs.get("files", [])
     if "files" in inputs and (not isinstance(files, list) or not files or not all(
             isinstance(f, dict) and set(f) == {"name", "sha256", "text"} and isinstance(f["sha256"], str)
@@ -572,7 +897,14 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     return {"shoes": shoes, "selection": [(s["wager"], s["paytable"]) for s in selection],
             "bet": inputs.get("bet"), "title": document["title"], "issued": document["issued"], "parties": parties,
             "files": [{"name": f["name"], "text": f["text"]} for f in files], "paper": inputs["paper"],
-            "second_route": inputs["second_route"]}
+            "second_route": inputs["second_route"], "game": game["name"], "game_version": game["version"],
+            "revisions": game["revisions"], "table_max": inputs.get("table_max"),
+            "validation": None if "validation" not in inputs else _validation(
+                inputs["validation"], "malformed certificate: inputs.validation"),
+            "simulation": None if "simulation" not in inputs else check_simulation(
+                inputs["simulation"], shoes, "malformed certificate: inputs.simulation"),
+            "exposures": None if "exposure" not in inputs else check_exposure(
+                inputs["exposure"], shoes, "malformed certificate: inputs.exposure")}
 
 
 def _changed_file(document: dict[str, Any]) -> str | None:

@@ -30,11 +30,14 @@ from pypdf.errors import PdfReadError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
 from exactodds import extras
+from exactodds.analyses.pricing import LOSE
 from exactodds.documents.certificate import LIMITS, MAX_BYTES, write_atomically
+from exactodds.documents.workbook import CERTIFICATE_SHEET, read_workbook
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import Outputs, signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
 from exactodds.render.tables import write_csv
+from exactodds.wagers.bet_size import money
 
 __all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
            "CERTIFICATE_RENDERERS", "certificate_csv", "certificate_json"]
@@ -121,6 +124,19 @@ def _grouped(text: str) -> str:
     return f"{sign}{int(whole.lstrip('-')):,}{dot}{frac}"
 
 
+_CITATION = re.compile(r"\d{3}[a-z]\.\d")
+
+
+def _cited(text: str) -> str:
+    """A section as printed: '§' before a citation of the regulations (``627a.7``), never before free text
+    (a user's "inventor's proposal").
+
+    >>> _cited("631b.3(h) Paytable A"), _cited("inventor's proposal")
+    ('§631b.3(h) Paytable A', "inventor's proposal")
+    """
+    return "§" + text if _CITATION.match(text) else text
+
+
 def _odds(p: Fraction) -> str:
     return "never" if p == 0 else f"1 in {_grouped(decimal(1 / p, 1))}"
 
@@ -138,6 +154,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
     """Everything the templates print, formatted once here from the exact values."""
     prov = cert["provenance"]
     summary, sections, appendix = [], [], []
+    tables: dict[tuple[str, str], dict[str, Any]] = {}
     for res in cert["results"]:
         shoe = res["shoe"]["description"]
         wagers = []
@@ -146,7 +163,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
             top = s.get("top_award")
             progressive = b.get("progressive")
             summary.append({
-                "name": b["name"], "section": b["section"], "paytable": b["paytable"], "shoe": shoe,
+                "name": b["name"], "section": _cited(b["section"]), "paytable": b["paytable"], "shoe": shoe,
                 "rtp": "by meter" if progressive else percent(_fr(s["rtp"]), 4),
                 "rtp_exact": "" if progressive else s["rtp"],
                 "edge": "by meter" if progressive else percent(_fr(s["house_edge"]), 4),
@@ -155,7 +172,8 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                 "sd": "—" if progressive else _places(s["standard_deviation"], 4),
                 "top": "—" if top is None else _odds(_fr(top["probability"])),
             })
-            rows = [{"outcome": o["outcome"], "pays": o["pays"], "combinations": f"{int(o['combinations']):,}",
+            rows = [{"outcome": o["outcome"], "condition": o["condition"], "code": o["id"] != LOSE, "pays": o["pays"],
+                     "combinations": f"{int(o['combinations']):,}",
                      "probability": decimal(_fr(o["probability"]), 10), "probability_exact": o["probability"],
                      "odds": _odds(_fr(o["probability"])),
                      "ret": _signed(o["return"]), "ret_math": _return_math(o["return"])} for o in b["outcomes"]]
@@ -167,17 +185,21 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                      ("Loss frequency", percent(_fr(s["loss_frequency"]), 4))]
             if not progressive:
                 facts = [("Return to player", percent(_fr(s["rtp"]), 4)),
-                         ("House edge (hold)", percent(_fr(s["house_edge"]), 4))] + (
+                         ("House edge", percent(_fr(s["house_edge"]), 4))] + (
                     [("Edge with pushes excluded", percent(_fr(s["edge_excluding_pushes"]), 4))]
                     if s.get("edge_excluding_pushes") is not None else []) + facts + [
                     ("Variance", decimal(_fr(s["variance"]), 8)),
                     ("Standard deviation", _places(s["standard_deviation"], 4)),
                     ("Skewness", "—" if s["skewness"] is None else _places(s["skewness"], 4)),
-                    ("Excess kurtosis", "—" if s["excess_kurtosis"] is None else decimal(_fr(s["excess_kurtosis"]), 4))]
+                    ("Excess kurtosis",
+                     "—" if s["excess_kurtosis"] is None else decimal(_fr(s["excess_kurtosis"]), 4)),
+                    ("Volatility index (z · SD), " + " / ".join(s["volatility_index"]),
+                     " / ".join(_places(v, 4) for v in s["volatility_index"].values()))]
                 for label, key in (("Expected return", "expected_return"), ("House edge", "house_edge"),
                                    ("Variance", "variance"), ("Hit frequency", "hit_frequency")):
                     appendix.append({"shoe": shoe, "wager": b["name"], "paytable": b["paytable"], "quantity": label,
                                      "math": _mathml_number(_fr(s[key])), "text": s[key]})
+            facts += _payout_facts(b["payout"])
             meters = []
             if progressive:
                 facts.append(("Fixed awards alone (every meter at 0)", _signed(progressive["fixed_return"])))
@@ -194,12 +216,23 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                                  "math": _mathml_formula(progressive["terms"]), "text": progressive["expected_return"]})
             bands = b.get("bands")
             levels = list(bands["ranges"][0]["rtp_percent"]) if bands else []
-            wagers.append({"name": b["name"], "game": b["game"], "section": b["section"], "paytable": b["paytable"],
-                           "paytable_section": b["paytable_section"], "reading": b["reading"], "rows": rows,
+            crossed = tables.setdefault((b["wager"], b["paytable"]), {
+                "paytable": b["paytable"], "wager": b["name"], "wager_id": b["wager"],
+                "cited": _cited(b["paytable_section"]),
+                "file": b["paytable_file"]["name"], "sha256": b["paytable_file"]["sha256"], "shoes": []})
+            crossed["shoes"].append(shoe)
+            wagers.append({"name": b["name"], "game": b["game"], "section": _cited(b["section"]),
+                           "paytable": b["paytable"], "paytable_section": _cited(b["paytable_section"]),
+                           "reading": b["reading"], "rows": rows,
                            "data_file": b["data_file"]["name"], "data_sha256": b["data_file"]["sha256"],
+                           "paytable_file": (None if b["paytable_file"] == b["data_file"] else
+                                             (b["paytable_file"]["name"], b["paytable_file"]["sha256"])),
+                           "settlement": b["rules"]["settlement"], "not_offered": b["rules"]["not_offered"],
                            "routes": (f"two routes: {b['routes']['first']}; and {b['routes']['second']}. "
                                       f"{b['routes']['agreement'].capitalize()}." if b["routes"]["second"] else
                                       f"{b['routes']['first']} alone; a second route {b['routes']['agreement']}."),
+                           "simulation": _simulation_view(b.get("simulation"), s),
+                           "exposure": _exposure_view(b.get("exposure")),
                            "band_levels": levels, "band_method": bands["method"] if bands else "",
                            "bands": [{"rounds": f"{x['rounds']:,}",
                                       "ranges": [f"{lo}% to {hi}%" for lo, hi in x["rtp_percent"].values()]}
@@ -222,7 +255,10 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "version": prov["exactodds_version"],
         "commit": ("not recorded (not a built package)" if commit is None
                    else commit + (" (built from a modified tree)" if prov["source_modified"] else "")),
-        "summary": summary, "sections": sections, "appendix": appendix,
+        "summary": summary, "sections": sections, "appendix": appendix, "paytables": list(tables.values()),
+        "game": cert["inputs"].get("game"), "validation": cert["inputs"].get("validation"),
+        "runs": "simulation" in cert["inputs"] or bool(cert["inputs"].get("exposure", {}).get("shoes")),
+        "table_max": money(_fr(cert["inputs"]["table_max"])) if "table_max" in cert["inputs"] else None,
         "assumptions": cert["assumptions"], "rounding": cert["rounding"],
         "data_sha256": sorted(prov["data_sha256"].items()), "content_sha256": prov["content_sha256"],
         "signature": signature,
@@ -230,6 +266,77 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
         "json": json.dumps(cert, indent=1, ensure_ascii=False).replace("<", "\\u003c").replace(
             ">", "\\u003e").replace("&", "\\u0026"),
     }
+
+
+def _exposure_view(x: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The exposure section of one table as the templates print it, or None when none was asked for."""
+    if x is None:
+        return None
+    rows = []
+    numeric = all(e["effect"] is None or _is_number(e["effect"]) for e in x["effects"])
+    for k in range(0, len(x["effects"]) if numeric else 0, 13):
+        part = x["effects"][k:k + 13]
+        rows.append({"removed": [e["removed"] for e in part],
+                     "effects": ["—" if e["effect"] is None else _signed_places(_fr(e["effect"]) * 100_000, 2)
+                                 for e in part],
+                     "tags": [str((x["count"] or {"tags": {}})["tags"].get(e["removed"], "")) for e in part]})
+    count = x["count"]
+    measured = x["measured"]
+    facts = [] if numeric else [("Effects of removal", "each a formula in J, stated in the embedded JSON")]
+    if count is not None and count["betting_correlation"] is not None:
+        facts.append(("Betting correlation of the suggested count", count["betting_correlation"]))
+    if measured is not None and "note" in measured:
+        facts.append(("Measured exposure", measured["note"]))
+    elif measured is not None:
+        facts += [("Measured exposure", f"{measured['shoes']:,} shoes of {measured['decks']} decks (seed "
+                                        f"{measured['seed']}), cover card {measured['cut']} from the end, "
+                                        f"{measured['rounds']:,} rounds: {measured['dealt']}"),
+                  ("Rounds in the player's favour", percent(_fr(measured["advantage_share"]), 4)),
+                  ("Mean player's expected return", percent(_fr(measured["mean_player_expected_return"]), 4)),
+                  ("Perfect play: units won a shoe, betting 1 unit on every favourable round",
+                   f"{decimal(_fr(measured['perfect_per_shoe']), 4)} ± {_places(measured['perfect_per_shoe_se'], 4)} "
+                   "(standard error)")]
+    return {"verdict": x["verdict"], "resolution": x["resolution"], "rows": rows, "facts": facts}
+
+
+def _signed_places(value: Fraction, places: int) -> str:
+    text = decimal(value, places)
+    return text if text.startswith("-") else "+" + text
+
+
+def _is_number(text: Any) -> bool:
+    try:
+        _fr(text)
+        return True
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
+def _simulation_view(sim: dict[str, Any] | None, summary: dict[str, Any]) -> str | None:
+    """The simulation check of one table in a sentence, or None when none was run."""
+    if sim is None:
+        return None
+    head = f"{sim['rounds']:,} rounds dealt by the reference simulator (seed {sim['seed']}), {sim['dealt']}"
+    if sim["observed_rtp"] is None:
+        return f"{head}: {sim['verdict']}."
+    lo, hi = sim["interval_95_percent"]
+    return (f"{head}: observed RTP {percent(_fr(sim['observed_rtp']), 4)} (95% interval {lo}% to {hi}%), "
+            f"exact RTP {percent(_fr(summary['rtp']), 4)}, z = {sim['z']}; {sim['verdict']}.")
+
+
+def _payout_facts(payout: dict[str, Any]) -> list[tuple[str, str]]:
+    """The maximum payout and the liability per round at the table limit, as the facts of a table print them."""
+    top = payout["maximum_payout"]
+    if top is None:
+        return [("Maximum payout", payout["note"])]
+    net = _fr(top["net_per_unit"])
+    shown = _grouped(decimal(net, 8).rstrip("0").rstrip(".")) if (net * 10 ** 8).denominator == 1 else str(net)
+    facts = [("Maximum payout", "nothing: no outcome wins" if top["outcome"] is None else
+              f"{top['pays']} ({top['outcome']}): a net win of {shown} per unit wagered")]
+    if payout["liability"] is not None:
+        facts.append((f"Liability per round at the table limit of {money(_fr(payout['liability']['table_max']))}",
+                      money(_fr(payout["liability"]["per_round"]))))
+    return facts
 
 
 def _return_math(value: str) -> str | None:
@@ -605,7 +712,7 @@ class _Script(HTMLParser):
 
 
 def read_document(path: str) -> tuple[Any, str, str | None]:
-    """(the certificate, its kind 'json' / 'html' / 'pdf', the HTML text if HTML) from a file."""
+    """(the certificate, its kind 'json' / 'html' / 'pdf' / 'xlsx', the HTML text if HTML) from a file."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)                       # never more than the limit into memory
@@ -613,6 +720,8 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
         raise ExactOddsError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(raw) > MAX_BYTES:
         raise ExactOddsError(f"{path}: certificate too large: more than {MAX_BYTES:,} bytes ({LIMITS})")
+    if raw[:4] == b"PK\x03\x04":                              # a zip: an exactodds workbook
+        return _strict_json(read_workbook(raw, path), f"{path} (sheet {CERTIFICATE_SHEET})"), "xlsx", None
     if raw[:4] == b"%PDF":
 
         logging.getLogger("pypdf").setLevel(logging.CRITICAL)      # its warnings would be a second line
@@ -668,7 +777,7 @@ def certificate_json(cert: dict[str, Any]) -> str:
 
 
 #: The renderer of each format of a certificate (a document: Jinja2 templates above, not a
-#: tidy Report); pdf is printed from the HTML and written by write_pdf.
+#: tidy Report); pdf is printed from the HTML and written by write_pdf, xlsx by write_xlsx.
 CERTIFICATE_RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "json": certificate_json, "html": render_html, "markdown": render_markdown, "text": render_markdown,
     "csv": certificate_csv}

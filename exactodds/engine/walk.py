@@ -592,8 +592,9 @@ class _Walk:
             return
         rows = [_row(point, self.trackers, summary) for point, summary in new]
         columns = {name: np.array([r[name] for r in rows]) for name in rows[0]}
-        bits = [sum((o.condition.mask(columns, len(rows), w.parameters).astype(object) << k)
-                    for k, o in enumerate(w.outcomes)) for w in self.wagers]
+        bits: list[Any] = [sum(((o.condition.mask(columns, len(rows), w.parameters).astype(object) << k)
+                                for k, o in enumerate(w.outcomes)), np.zeros(len(rows), dtype=object))
+                           for w in self.wagers]
         for i, (key, row) in enumerate(zip(new, rows)):
             hits = tuple(int(b[i]) for b in bits)
             self.rows.setdefault(hits, row)
