@@ -298,7 +298,7 @@ def test_a_stake_written_apart_from_its_wager_is_answered_with_the_spelling_mean
 
 
 @pytest.mark.parametrize(("args", "said"), [
-    (["eor", "--seed", "1"], "eor has no option --seed: exposure and simulate take --seed (see 'exactodds eor --help')"),
+    (["eor", "--seed", "1"], "eor has no option --seed: certificate, exposure and simulate take --seed (see 'exactodds eor --help')"),
     (["exposure", "--level", "2"], "exposure has no option --level: eor takes --level"),
     (["design", "--plot", "x.png"], "design has no option --plot: analyze, eor, exposure and position take --plot"),
     (["eor", "--wagr", "tie"], "eor has no option --wagr (did you mean --wager?)"),
