@@ -65,6 +65,33 @@ def test_a_run_killed_at_random_moments_resumes_to_the_bytes_of_a_run_never_stop
     assert again.stdout == whole.stdout
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_writes_what_is_done_and_the_run_resumes(tmp_path: Path, workers: str) -> None:
+    """SIGTERM (as Ctrl-C) stops the run with 143 after a last write of the shoes done (unless it lands while a
+    batch is being added: then the file keeps the write before); on two workers the batches not begun are
+    dropped, not run to the end first."""
+    run = ["exposure", "--wager", "dragon-7-insurance", "--shoes", "1000", "--seed", "4", "--workers", workers,
+           "--batch", "5",
+           "--quiet", "--format", "json"]
+    state = tmp_path / "study.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-m", "exactodds", *run, "--checkpoint", str(state), "--checkpoint-every",
+                          "0.5"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not state.exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    started = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143 and "terminated" in err, err
+    assert time.monotonic() - started < 5
+    done = load_state(state, option="").shoes_done
+    assert 0 < done < 1000
+    resumed = _cli(*run, "--checkpoint", str(state))
+    assert resumed.returncode == 0 and resumed.stdout == _cli(*run).stdout
+
+
 def test_one_process_two_workers_and_two_merged_parts_give_the_same_bytes(tmp_path: Path) -> None:
     one = exposure(PAIRS, shoes=12, seed=5, batch=12, team=True).render("json")
     two = exposure(PAIRS, shoes=12, seed=5, batch=2, workers=2, team=True).render("json")

@@ -34,6 +34,7 @@ import json
 import math
 import os
 import resource
+import signal
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -844,14 +845,18 @@ def exposure(
         state.totals = [t.to_json() for t in totals]
         save_state(checkpoint, state, option="--checkpoint")
 
+    adding = False          # while a batch is added, the totals and the shoes done disagree: nothing is saved
+
     def collect(part: list[Tally], span: tuple[int, int], cpu: float) -> None:
-        nonlocal done, last_save
+        nonlocal done, last_save, adding
+        adding = True
         for total, p in zip(totals, part):
             total.add(p)
+        state.done = covered([*state.done, span])
+        adding = False
         done += span[1] - span[0]
         throughput.shoes += span[1] - span[0]
         throughput.cpu_seconds += cpu
-        state.done = covered([*state.done, span])
         if checkpoint is not None and time.monotonic() - last_save >= checkpoint_every:
             save()
             last_save = time.monotonic()
@@ -866,8 +871,9 @@ def exposure(
         _run_batches(run.spec, work, workers=workers, scheduler=scheduler, collect=collect)
     finally:
         throughput.wall_seconds = time.perf_counter() - started
-        if checkpoint is not None and work:
-            save()                            # what is done, whether the run ended or was stopped
+        if checkpoint is not None and work and not adding:
+            save()                            # what is done, whether the run ended or was stopped; stopped
+                                              # half-way through adding a batch, the file keeps the last write
     return _result(run, totals, throughput)
 
 
@@ -963,15 +969,30 @@ def _run_batches(spec: ExposureSpec, work: list[tuple[int, int]], *, workers: in
     if scheduler is not None:
         _on_dask(spec, work, scheduler, collect)
     elif workers > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(work))) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(work)), initializer=_worker_signals)
+        try:
             futures = {pool.submit(_timed_batch, spec, a, b): (a, b) for a, b in work}
             for f in as_completed(futures):
                 part, cpu = f.result()
                 collect(part, futures[f], cpu)
+        except BaseException:             # Ctrl-C, SIGTERM, an error: the workers stop now, mid-batch
+            running = list((getattr(pool, "_processes", None) or {}).values())      # no public way to stop them
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in running:
+                worker.terminate()
+            raise
+        pool.shutdown(wait=True)
     else:
         for a, b in work:
             part, cpu = _timed_batch(spec, a, b)
             collect(part, (a, b), cpu)
+
+
+def _worker_signals() -> None:
+    """A local worker leaves Ctrl-C and SIGTERM to the run that started it, which stops it (it would otherwise
+    inherit the command's handlers and print a traceback of its own)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _timed_batch(spec: ExposureSpec, first: int, stop: int) -> tuple[list[Tally], float]:
