@@ -1034,7 +1034,8 @@ class Estimate:
         wall = self.setup_cpu + self.shoes / self.per_cpu_second / self.workers
         return "\n".join((
             f"Study plan for {_n(self.shoes, 'shoe')} (measured here: {_n(self.sample, 'shoe')} in "
-            f"{self.sample_cpu:.2f} CPU-s after the tables were built in {self.setup_cpu:.2f} CPU-s; nothing else run)",
+            f"{self.sample_cpu:.2f} CPU-s after a first shoe of {self.setup_cpu:.2f} CPU-s, which builds the tables "
+            "or reads them from the cache; nothing else run)",
             f"  CPU time: {_duration(self.cpu_seconds)} ({self.per_cpu_second:,.1f} shoes per CPU-second)",
             f"  Wall time on {_processes(self.workers)}: at least {_duration(wall)} (the CPU time shared "
             "perfectly; measure the efficiency on your machines with a short run)",
