@@ -166,6 +166,18 @@ def test_a_tampered_checkpoint_is_refused(tmp_path: Path) -> None:
     assert "Traceback" not in code.stderr and str(path) in code.stderr
 
 
+def test_a_forged_state_with_its_digest_recomputed_is_refused_in_one_line_if_malformed(tmp_path: Path) -> None:
+    path = _state(tmp_path)
+    clean = path.read_text()
+    for forge in (lambda t: t[0].pop("by_tc"), lambda t: t.append(t[0]), lambda t: t[0].update(rounds="x/0")):
+        state = State.from_text(clean, where="clean")
+        forge(state.totals)
+        path.write_text(state.to_text())                          # the digest made anew over the forged totals
+        with pytest.raises(ExactOddsError, match="totals") as caught:
+            exposure(PAIRS[:1], shoes=4, seed=3, checkpoint=path)
+        assert "\n" not in str(caught.value)
+
+
 def test_another_version_and_a_file_that_is_no_state_are_refused(tmp_path: Path) -> None:
     path = _state(tmp_path)
     state = load_state(path, option="")

@@ -835,7 +835,7 @@ def exposure(
     state = State(run.study, first_shoe, first_shoe + shoes, [], [Tally().to_json() for _ in run.resolved])
     if checkpoint is not None and os.path.exists(checkpoint):
         state = _resumed(checkpoint, state)
-    totals = [Tally.from_json(t) for t in state.totals]
+    totals = _totals(state.totals, where=f"--checkpoint {checkpoint}", wagers=len(run.resolved))
     done = state.shoes_done
     last_save = time.monotonic()
     throughput = Throughput(0, 0.0, 0.0)
@@ -955,9 +955,6 @@ def _resumed(path: str | os.PathLike[str], fresh: State) -> State:
     if differs is not None:
         raise ExactOddsError(f"--checkpoint {path}: made by another run ({differs}); name another file, or run "
                              "the command that made it")
-    if len(stored.totals) != len(fresh.totals):
-        raise ExactOddsError(f"--checkpoint {path}: holds {len(stored.totals)} wagers' totals, not "
-                             f"{len(fresh.totals)}")
     return stored
 
 
@@ -1114,14 +1111,22 @@ def merge_exposure(paths: Sequence[str | os.PathLike[str]], *, catalogue: Catalo
     if differs is not None:
         raise ExactOddsError(f"{first_path}: its wagers are not defined here as they were when it was made "
                              f"({differs}); give the same --paytables files")
-    try:
-        totals = [Tally.from_json(t) for t in ordered[0][1].totals]
-        for _path, s in ordered[1:]:
-            for total, t in zip(totals, s.totals):
-                total.add(Tally.from_json(t))
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-        raise ExactOddsError(f"{first_path}: its totals are malformed ({exc})") from None
+    totals = _totals(ordered[0][1].totals, where=ordered[0][0], wagers=len(run.resolved))
+    for path, s in ordered[1:]:
+        for total, part in zip(totals, _totals(s.totals, where=path, wagers=len(run.resolved))):
+            total.add(part)
     return _result(run, totals, None)
+
+
+def _totals(data: list[Any], *, where: str, wagers: int) -> list[Tally]:
+    """The tallies of a state file's totals, one per wager, or one line naming the file (a digest recomputed
+    over a forged total)."""
+    if len(data) != wagers:
+        raise ExactOddsError(f"{where}: holds the totals of {len(data)} wagers, not {wagers}")
+    try:
+        return [Tally.from_json(t) for t in data]
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as exc:
+        raise ExactOddsError(f"{where}: its totals are malformed ({exc!r})") from None
 
 
 def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
