@@ -256,3 +256,19 @@ def test_an_estimate_measures_a_few_shoes_and_runs_no_study(tmp_path: Path) -> N
                    str(tmp_path / "x.json"))
     assert refused.returncode == 2 and "--estimate runs no study" in refused.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_run_half_done_here_resumes_on_dask_to_the_same_bytes(tmp_path: Path) -> None:
+    """The state of shoes 0-4 of a 10-shoe run (made from a 5-shoe run's totals: the same study), resumed on a
+    Dask LocalCluster of two workers, prints what one local process prints."""
+    distributed = pytest.importorskip("dask.distributed")
+    half, path = tmp_path / "half.json", tmp_path / "run.json"
+    exposure(PAIRS[:1], shoes=5, seed=6, checkpoint=half)
+    done = load_state(half, option="")
+    path.write_text(State(done.study, 0, 10, [(0, 5)], done.totals).to_text())
+    local = exposure(PAIRS[:1], shoes=10, seed=6, batch=3).render("json")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        resumed = exposure(PAIRS[:1], shoes=10, seed=6, batch=2, scheduler=cluster.scheduler_address, checkpoint=path)
+    assert resumed.throughput is not None and resumed.throughput.shoes == 5
+    assert resumed.render("json") == local
+    assert load_state(path, option="").finished
