@@ -102,8 +102,8 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
               "the same command with the same FILE resumes a run that was stopped.")
 @click.option("--checkpoint-every", type=click.FloatRange(0), default=CHECKPOINT_EVERY, show_default=True,
               metavar="SECONDS", help="Seconds between two writes of --checkpoint (and one at the end).")
-@click.option("--estimate", "estimate_only", is_flag=True, help="Instead: measure a few shoes here and print the CPU time and "
-              "memory the --shoes will take on --workers processes (the study is not run).")
+@click.option("--estimate", "estimate_only", is_flag=True, help="Instead: measure a few shoes here and print the "
+              "CPU time and memory the --shoes will take on --workers processes (the study is not run).")
 @options.plot
 @options.result_format
 def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,

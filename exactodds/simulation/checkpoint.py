@@ -112,7 +112,8 @@ class State:
             state = cls(data["study"], int(data["first_shoe"]), int(data["stop_shoe"]),
                         [(int(a), int(b)) for a, b in data["done"]], list(data["totals"]), data["version"])
         except (KeyError, TypeError, ValueError) as exc:
-            raise ExactOddsError(f"{where}: not an exactodds exposure state file ({exc!r} missing or malformed)") from None
+            raise ExactOddsError(f"{where}: not an exactodds exposure state file ({exc!r} missing or "
+                                 "malformed)") from None
         if covered(state.done) != state.done or any(a < state.first or b > state.stop for a, b in state.done):
             raise ExactOddsError(f"{where}: its shoes done lie outside shoes {state.first}–{state.stop - 1}")
         return state

@@ -1001,8 +1001,8 @@ def _timed_batch(spec: ExposureSpec, first: int, stop: int) -> tuple[list[Tally]
 
 def _result(run: _Run, totals: list[Tally], throughput: Throughput | None) -> Exposure:
     decks, cut, seed = run.spec.decks, run.spec.cut, run.spec.seed
-    return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally, run.ramp, run.bankroll,  # type: ignore[arg-type]
-                                        run.first_shoe)
+    return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally, run.ramp,  # type: ignore[arg-type]
+                                        run.bankroll, run.first_shoe)
                           for (w, t), c, tally in zip(run.resolved, run.counts, totals)), run.spec.team, throughput)
 
 
@@ -1102,11 +1102,13 @@ def merge_exposure(paths: Sequence[str | os.PathLike[str]], *, catalogue: Catalo
         if s2.first > s1.stop:
             raise ExactOddsError(f"no part holds shoes {s1.stop}–{s2.first - 1} (between {p1} and {p2})")
     study = base.study
-    tags = study["tags"]
-    run = _prepare([tuple(name.split(":", 1)) for name in study["wagers"]], shoes=1, seed=study["seed"], decks=study["decks"], cut=study["cut"],
-                   tags=tags, catalogue=catalogue, batch=1, workers=1,
-                   ramp=tuple((int(a), int(b)) for a, b in study["ramp"]), bankroll=study["bankroll"],
-                   team=study["team"], first_shoe=ordered[0][1].first)
+    try:
+        run = _prepare([tuple(name.split(":", 1)) for name in study["wagers"]], shoes=1, seed=study["seed"],
+                       decks=study["decks"], cut=study["cut"], tags=study["tags"], catalogue=catalogue, batch=1,
+                       workers=1, ramp=tuple((int(a), int(b)) for a, b in study["ramp"]),
+                       bankroll=study["bankroll"], team=study["team"], first_shoe=ordered[0][1].first)
+    except (KeyError, TypeError, AttributeError) as exc:        # a digest made anew over a forged study
+        raise ExactOddsError(f"{first_path}: its study is malformed ({exc!r})") from None
     differs = first_difference(study, run.study)
     if differs is not None:
         raise ExactOddsError(f"{first_path}: its wagers are not defined here as they were when it was made "
