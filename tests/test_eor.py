@@ -286,5 +286,5 @@ def test_the_verdict_estimates_the_favourable_share_that_exposure_measures() -> 
     assert tie.verdict().startswith("tie:8-to-1: not countable")
     out = CliRunner().invoke(cli, ["eor", "--wager", "dragon-7-insurance"]).output
     assert out.rstrip().splitlines()[-1].startswith("Verdict: dragon-7-insurance:standard: worth a count")
-    out = CliRunner().invoke(cli, ["exposure", "--wager", "dragon-7-insurance", "--shoes", "20", "--seed", "1"]).output
+    out = CliRunner().invoke(cli, ["exposure", "--wager", "dragon-7-insurance", "--shoes", "20", "--seed", "1"]).stdout
     assert out.rstrip().splitlines()[-1].startswith("Verdict: dragon-7-insurance:standard: ")

@@ -16,8 +16,9 @@ from exactodds.cli import options
 from exactodds.cli.core import command, progress
 from exactodds.documents.plots import check_plot_path, edge_by_penetration, effects_bars, save_plot
 from exactodds.errors import ExactOddsError
+from exactodds.files import check_output
 from exactodds.render.tables import counted
-from exactodds.simulation.exposure import BANKROLL, MAX_WORKERS
+from exactodds.simulation.exposure import BANKROLL, CHECKPOINT_EVERY, MAX_WORKERS, estimate, merge_exposure
 from exactodds.simulation.exposure import exposure as run_exposure
 
 _TAGS = click.option("--tags", metavar="RANK=TAG,...",
@@ -94,15 +95,26 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
               help="Bankroll, in units, whose risk of ruin is shown.")
 @click.option("--team", is_flag=True, help="Also the play of a team at one table: each player counts his own wager "
               "and bets it from its best threshold (wagers read at point values).")
+@click.option("--first-shoe", type=int, default=0, show_default=True, metavar="N",
+              help="Run shoes N to N + --shoes - 1 of the seed's study: one part of a study spread over machines "
+                   "or days (merge the parts' checkpoints with 'exactodds merge').")
+@click.option("--checkpoint", metavar="FILE", help="Keep the finished shoes' exact totals in FILE as the run goes; "
+              "the same command with the same FILE resumes a run that was stopped.")
+@click.option("--checkpoint-every", type=click.FloatRange(0), default=CHECKPOINT_EVERY, show_default=True,
+              metavar="SECONDS", help="Seconds between two writes of --checkpoint (and one at the end).")
+@click.option("--estimate", "estimate_only", is_flag=True, help="Instead: measure a few shoes here and print the "
+              "CPU time and memory the --shoes will take on --workers processes (the study is not run).")
 @options.plot
 @options.result_format
 def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,
              tags: str | None, paytables_files: tuple[str, ...], batch: int, workers: int | None,
-             scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, team: bool, plot: str | None,
+             scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, team: bool, first_shoe: int,
+             checkpoint: str | None, checkpoint_every: float, estimate_only: bool, plot: str | None,
              fmt: str) -> None:
     """Deal real shoes; the exact edge and the count before every round; what a counter wins.
 
-    Shoe i is shuffled from (seed, i).
+    Shoe i is shuffled from (seed, i). At the end, the shoes per second and per CPU-second go to stderr
+    (not with --quiet).
     """
     specs = options.wagers_of(wagers, old_wagers)
     if not specs:
@@ -115,6 +127,16 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
         raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
     if plot is not None:
         check_plot_path(plot)
+    if checkpoint is not None:
+        check_output(checkpoint, option="--checkpoint")
+    local = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
+    if estimate_only:
+        if plot is not None or checkpoint is not None:
+            raise ExactOddsError("--estimate runs no study: it takes neither --plot nor --checkpoint")
+        seed = seed if seed is not None else 0          # the cost does not depend on the seed
+        click.echo(str(estimate(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=given, catalogue=cat,
+                                batch=batch, workers=local, team=team, first_shoe=first_shoe)), nl=False)
+        return
     seed = options.drawn_seed(seed)
     with progress(not quiet and sys.stderr.isatty(), length=shoes, label="shoes") as bar:
         done = [0]
@@ -124,10 +146,27 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
             done[0] = total
 
         result = run_exposure(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=given, catalogue=cat,
-                              batch=batch, workers=workers if workers is not None else min(os.cpu_count() or 1,
-                                                                                           MAX_WORKERS),
-                              scheduler=scheduler, progress=advance, ramp=steps, bankroll=bankroll, team=team)
+                              batch=batch, workers=local, scheduler=scheduler, progress=advance, ramp=steps,
+                              bankroll=bankroll, team=team, first_shoe=first_shoe, checkpoint=checkpoint,
+                              checkpoint_every=checkpoint_every)
     click.echo(result.render(fmt), nl=False)
+    if not quiet and result.throughput is not None:
+        click.echo(str(result.throughput), err=True)
     if plot is not None:
         save_plot(lambda r, ax: edge_by_penetration(r, ax=ax), result.results, plot)
         click.echo(f"wrote {plot}: the player's expected return against penetration", err=True)
+
+
+@command()
+@click.argument("states", nargs=-1, required=True, metavar="FILE...")
+@options.paytables
+@options.result_format
+def merge(states: tuple[str, ...], paytables_files: tuple[str, ...], fmt: str) -> None:
+    """Join the parts of an exposure study into the whole, exactly.
+
+    Each FILE is the --checkpoint of a finished part (exposure --first-shoe N --shoes M --checkpoint FILE);
+    the parts must be of one study and hold every shoe from the first part's first once. The result is the
+    one run over all their shoes would print.
+    """
+    result = merge_exposure(states, catalogue=options.catalogue(paytables_files))
+    click.echo(result.render(fmt), nl=False)

@@ -29,7 +29,13 @@ cores, or on a Dask cluster (``scheduler``).
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
+import os
+import resource
+import signal
+import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -58,12 +64,14 @@ from exactodds.render.tables import (
     exact,
     percent,
 )
+from exactodds.simulation.checkpoint import State, covered, first_difference, load_state, save_state
 from exactodds.simulation.cluster import dask_client
 from exactodds.simulation.rounds import settle_many
 from exactodds.simulation.simulate import deal_shoes
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
 
-__all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureSpec", "TC_RANGE"]
+__all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureSpec", "TC_RANGE", "Throughput",
+           "merge_exposure", "estimate", "Estimate"]
 
 #: True counts are binned by their floor and clamped to this range (both ends inclusive).
 TC_RANGE = (-20, 30)
@@ -73,6 +81,10 @@ PEN_BINS = 10
 BANKROLL = 100
 #: The most local worker processes a run starts (more belong on a cluster: ``scheduler``).
 MAX_WORKERS = 64
+#: Seconds between two writes of a run's checkpoint (and one more at the end).
+CHECKPOINT_EVERY = 5.0
+#: The largest first shoe a part of a study may start from.
+MAX_FIRST_SHOE = 10**12
 
 
 @dataclass(frozen=True)
@@ -155,6 +167,51 @@ class Tally:
             mine[0] += row[0]
             mine[1] += row[1]
         return self
+
+    def to_json(self) -> dict[str, Any]:
+        """The tally as JSON, exactly: integers as numbers, Fractions as ``"n/d"`` strings, each table as rows
+        sorted by their key (``[*key, *values]``)."""
+        out: dict[str, Any] = {name: _out(getattr(self, name)) for name in _SCALARS}
+        for name, width in _TABLES.items():
+            rows = []
+            for key, value in sorted(getattr(self, name).items()):
+                keys = list(key) if isinstance(key, tuple) else [key]
+                rows.append([*map(int, keys), *map(_out, value if isinstance(value, list) else [value])])
+            out[name] = rows
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tally:
+        """The tally :meth:`to_json` wrote."""
+        tally = cls(**{name: _in(data[name]) for name in _SCALARS})
+        for name, width in _TABLES.items():
+            table: dict[Any, Any] = {}
+            for row in data[name]:
+                key = row[0] if width == 1 else tuple(row[:width])
+                values = [_in(v) for v in row[width:]]
+                table[key] = values if name not in _SINGLE else values[0]
+            setattr(tally, name, table)
+        return tally
+
+
+_SCALARS = ("shoes", "rounds", "sum_edge", "advantage_rounds", "sum_advantage", "realized_advantage",
+            "sum_sq_shoe_advantage", "sum_square_advantage", "sum_sq_shoe_edge", "sum_shoe_edge_rounds",
+            "sum_sq_shoe_rounds")
+#: Each keyed table of a tally and the width of its key; those in _SINGLE hold one value per key.
+_TABLES = {"by_tc": 1, "sum_sq_threshold": 1, "by_penetration": 1, "histogram": 2, "by_round": 1, "cross": 3}
+_SINGLE = frozenset({"sum_sq_threshold", "histogram"})
+
+
+def _out(v: Any) -> Any:
+    return str(v) if isinstance(v, Fraction) else int(v)
+
+
+def _in(v: Any) -> Any:
+    if isinstance(v, str):
+        return Fraction(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"a total {v!r}")
+    return v
 
 
 def _shuffled(decks: int, seed: int, first: int, stop: int) -> np.ndarray:
@@ -349,6 +406,8 @@ class WagerExposure:
     ramp: tuple[tuple[int, int], ...] = ()
     #: The bankroll, in units, whose risk of ruin is shown.
     bankroll: int = BANKROLL
+    #: The run's first shoe of the study (shoe i is shuffled from (seed, i)).
+    first_shoe: int = 0
 
     @property
     def shoes(self) -> int:
@@ -538,6 +597,8 @@ class Exposure(Results[WagerExposure]):
     results: tuple[WagerExposure, ...]
     #: Whether the run tallied what a team needs (every two wagers' expected product): see :meth:`team_play`.
     team: bool = False
+    #: How fast the run went (None for a merge): not a figure of the result, so never in its rendering.
+    throughput: Throughput | None = field(default=None, compare=False, repr=False)
 
     def team_play(self) -> Play | None:
         """A team at one table, each player counting his own wager and betting 1 unit on it from its best
@@ -607,7 +668,8 @@ class Exposure(Results[WagerExposure]):
         data: dict[str, Any] = {
             "player_expected_return": _MEANING,
             "wagers": [{**{k: plain(v) for k, v in r.summary().items()},
-                        "decks": r.decks, "cut": r.cut, "seed": r.seed, "count": r.count.to_dict(),
+                        "decks": r.decks, "cut": r.cut, "seed": r.seed, "first_shoe": r.first_shoe,
+                        "count": r.count.to_dict(),
                         "thresholds": [{k: plain(v) for k, v in row.items()} for row in r.thresholds()],
                         "plays": [_play_dict(p, r.bankroll) for p in r.plays()], "verdict": r.verdict(),
                         "by_round": [{k: plain(v) for k, v in row.items()} for row in r.by_round_rows()],
@@ -674,7 +736,8 @@ _PENETRATION = (Column("seen", "Shoe seen"), Column("rounds", "Rounds", "int"),
 
 
 def _tables(r: WagerExposure) -> tuple[Table, ...]:
-    title = (f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}: {_n(r.shoes, 'shoe')} of "
+    part = f" (shoes {r.first_shoe:,}–{r.first_shoe + r.shoes - 1:,} of the seed)" if r.first_shoe else ""
+    title = (f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}: {_n(r.shoes, 'shoe')}{part} of "
              f"{_n(r.decks, 'deck')}, "
              f"cover card {r.cut} from the end, seed {r.seed}; {r.rounds:,} rounds")
     best = r.best_threshold()
@@ -749,6 +812,9 @@ def exposure(
     ramp: tuple[tuple[int, int], ...] = (),
     bankroll: int = BANKROLL,
     team: bool = False,
+    first_shoe: int = 0,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: float = CHECKPOINT_EVERY,
 ) -> Exposure:
     """Deal ``shoes`` shoes and tally the exact edge and the count of each wager before every round.
 
@@ -757,47 +823,312 @@ def exposure(
     Dask cluster. ``progress`` is called with the number of shoes done. ``ramp`` (``((true count,
     units), ...)``) and ``bankroll`` (units) add a play by the count's ramp and its risk of ruin; ``team``
     adds the play of a team whose players each count and bet one of the wagers (:meth:`Exposure.team_play`).
+
+    ``first_shoe`` makes the run a part of a larger study: shoes ``first_shoe`` to ``first_shoe + shoes - 1``
+    of it (parts merge with :func:`merge_exposure`). ``checkpoint`` names a file that keeps the finished
+    shoes' exact totals, written atomically every ``checkpoint_every`` seconds and at the end: the same
+    call with the same file resumes where a killed run stopped, with the same result.
     """
 
+    run = _prepare(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=tags, catalogue=catalogue, batch=batch,
+                   workers=workers, ramp=ramp, bankroll=bankroll, team=team, first_shoe=first_shoe)
+    state = State(run.study, first_shoe, first_shoe + shoes, [], [Tally().to_json() for _ in run.resolved])
+    if checkpoint is not None and os.path.exists(checkpoint):
+        state = _resumed(checkpoint, state)
+    totals = _totals(state.totals, where=f"--checkpoint {checkpoint}", wagers=len(run.resolved))
+    done = state.shoes_done
+    last_save = time.monotonic()
+    throughput = Throughput(0, 0.0, 0.0)
+
+    def save() -> None:
+        assert checkpoint is not None
+        state.totals = [t.to_json() for t in totals]
+        save_state(checkpoint, state, option="--checkpoint")
+
+    adding = False          # while a batch is added, the totals and the shoes done disagree: nothing is saved
+
+    def collect(part: list[Tally], span: tuple[int, int], cpu: float) -> None:
+        nonlocal done, last_save, adding
+        adding = True
+        for total, p in zip(totals, part):
+            total.add(p)
+        state.done = covered([*state.done, span])
+        adding = False
+        done += span[1] - span[0]
+        throughput.shoes += span[1] - span[0]
+        throughput.cpu_seconds += cpu
+        if checkpoint is not None and time.monotonic() - last_save >= checkpoint_every:
+            save()
+            last_save = time.monotonic()
+        if progress is not None:
+            progress(done)
+
+    if progress is not None and done:
+        progress(done)
+    work = state.remaining(batch=batch)
+    started = time.perf_counter()
+    try:
+        _run_batches(run.spec, work, workers=workers, scheduler=scheduler, collect=collect)
+    finally:
+        throughput.wall_seconds = time.perf_counter() - started
+        if checkpoint is not None and work and not adding:
+            save()                            # what is done, whether the run ended or was stopped; stopped
+                                              # half-way through adding a batch, the file keeps the last write
+    return _result(run, totals, throughput)
+
+
+@dataclass
+class Throughput:
+    """How fast a run went: the shoes it dealt (not those resumed from a checkpoint), its wall time, and the
+    CPU time of its batches summed over the processes that ran them."""
+
+    shoes: int
+    wall_seconds: float
+    cpu_seconds: float
+
+    def __str__(self) -> str:
+        if not self.shoes:
+            return "rate: no shoe left to deal (every one was done in the checkpoint)"
+        per_wall = self.shoes / self.wall_seconds if self.wall_seconds > 0 else float("nan")
+        per_cpu = self.shoes / self.cpu_seconds if self.cpu_seconds > 0 else float("nan")
+        return (f"rate: {_n(self.shoes, 'shoe')} in {self.wall_seconds:,.2f} s: {per_wall:,.1f} shoes per second, "
+                f"{per_cpu:,.1f} per CPU-second ({self.cpu_seconds:,.2f} CPU-s in the batches)")
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A run made ready: its wagers, their counts, the spec its batches take, and the study it is part of."""
+
+    resolved: tuple[tuple[Wager, Paytable], ...]
+    counts: tuple[Count | None, ...]
+    spec: ExposureSpec
+    study: dict[str, Any]
+    ramp: tuple[tuple[int, int], ...]
+    bankroll: int
+    first_shoe: int
+
+
+def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int, seed: int, decks: int, cut: int,
+             tags: dict[str, int] | None, catalogue: Catalogue | None, batch: int, workers: int,
+             ramp: tuple[tuple[int, int], ...], bankroll: int, team: bool, first_shoe: int) -> _Run:
     cat = catalogue if catalogue is not None else load_catalogue()
-    resolved = resolve_pairs(pairs, cat)
+    resolved = tuple(resolve_pairs(pairs, cat))
     for w, t in resolved:
         if any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered):
             raise ExactOddsError(f"wager {w.id!r} ({t.id}) pays a progressive meter; exposure needs fixed pays "
                                  "(see 'exactodds progressive' for the return at a meter)")
     _check_run(shoes=shoes, seed=seed, decks=decks, cut=cut, batch=batch, workers=workers)
+    if not (isinstance(first_shoe, int) and 0 <= first_shoe <= MAX_FIRST_SHOE):
+        raise ExactOddsError(f"--first-shoe must be a whole number from 0 to 10^12, got {first_shoe!r}")
     if bankroll < 1:
         raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
     if team:
         _check_team(resolved, decks)
-    counts = [r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags)]
+    counts = tuple(r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags))
     spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
                         tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts), team)
-    totals = [Tally() for _ in resolved]
-    done = 0
+    study = {"wagers": [f"{w.id}:{t.id}" for w, t in resolved],
+             "definitions": [_definition(w, t) for w, t in resolved],
+             "decks": decks, "cut": cut, "seed": seed, "tags": None if tags is None else dict(sorted(tags.items())),
+             "card_tags": [list(t) for t in spec.tags], "team": team, "ramp": [list(step) for step in ramp],
+             "bankroll": bankroll}
+    return _Run(resolved, counts, spec, study, tuple(ramp), bankroll, first_shoe)
 
-    def collect(part: list[Tally], size: int) -> None:
-        nonlocal done
-        for total, p in zip(totals, part):
-            total.add(p)
-        done += size
-        if progress is not None:
-            progress(done)
 
-    work = _batches(shoes, batch)
+def _definition(w: Wager, t: Paytable) -> str:
+    """A digest of what a wager and its paytable pay on: its outcomes' conditions, its reading and settlement,
+    the pays (a changed data file changes it; where the file lies does not)."""
+    text = json.dumps({"outcomes": [[o.id, o.condition.text] for o in w.outcomes], "settle": w.settle,
+                       "reading": w.reading_id, "parameters": {k: repr(v) for k, v in sorted(w.parameters.items())},
+                       "pays": {k: repr(p) for k, p in sorted(t.pays.items())}, "denomination": str(t.denomination),
+                       "award_basis": t.award_basis}, sort_keys=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _resumed(path: str | os.PathLike[str], fresh: State) -> State:
+    """The state in ``path`` if it is of this very run (one line naming the first difference otherwise)."""
+    stored = load_state(path, option="--checkpoint")
+    differs = first_difference(stored.study, fresh.study)
+    if differs is None and (stored.first, stored.stop) != (fresh.first, fresh.stop):
+        differs = (f"shoes: {stored.first}–{stored.stop - 1} there, {fresh.first}–{fresh.stop - 1} here "
+                   "(--first-shoe, --shoes)")
+    if differs is not None:
+        raise ExactOddsError(f"--checkpoint {path}: made by another run ({differs}); name another file, or run "
+                             "the command that made it")
+    return stored
+
+
+def _run_batches(spec: ExposureSpec, work: list[tuple[int, int]], *, workers: int, scheduler: Any,
+                 collect: Callable[[list[Tally], tuple[int, int], float], None]) -> None:
+    """Run the batches ``work`` here, on local processes or on Dask, and hand each one's totals to ``collect``."""
+    if not work:
+        return
     if scheduler is not None:
         _on_dask(spec, work, scheduler, collect)
     elif workers > 1:
-
-        with ProcessPoolExecutor(max_workers=min(workers, len(work))) as pool:
-            futures = {pool.submit(exposure_batch, spec, a, b): b - a for a, b in work}
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(work)), initializer=_worker_signals)
+        try:
+            futures = {pool.submit(_timed_batch, spec, a, b): (a, b) for a, b in work}
             for f in as_completed(futures):
-                collect(f.result(), futures[f])
+                part, cpu = f.result()
+                collect(part, futures[f], cpu)
+        except BaseException:             # Ctrl-C, SIGTERM, an error: the workers stop now, mid-batch
+            running = list((getattr(pool, "_processes", None) or {}).values())      # no public way to stop them
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in running:
+                worker.terminate()
+            raise
+        pool.shutdown(wait=True)
     else:
         for a, b in work:
-            collect(exposure_batch(spec, a, b), b - a)
-    return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally, ramp, bankroll)  # type: ignore[arg-type]
-                          for (w, t), c, tally in zip(resolved, counts, totals)), team)
+            part, cpu = _timed_batch(spec, a, b)
+            collect(part, (a, b), cpu)
+
+
+def _worker_signals() -> None:
+    """A local worker leaves Ctrl-C and SIGTERM to the run that started it, which stops it (it would otherwise
+    inherit the command's handlers and print a traceback of its own)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _timed_batch(spec: ExposureSpec, first: int, stop: int) -> tuple[list[Tally], float]:
+    """:func:`exposure_batch` and the CPU seconds it took in the process that ran it."""
+    started = time.process_time()
+    part = exposure_batch(spec, first, stop)
+    return part, time.process_time() - started
+
+
+def _result(run: _Run, totals: list[Tally], throughput: Throughput | None) -> Exposure:
+    decks, cut, seed = run.spec.decks, run.spec.cut, run.spec.seed
+    return Exposure(tuple(WagerExposure(w, t, decks, cut, seed, c, tally, run.ramp,  # type: ignore[arg-type]
+                                        run.bankroll, run.first_shoe)
+                          for (w, t), c, tally in zip(run.resolved, run.counts, totals)), run.spec.team, throughput)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a study of ``shoes`` shoes will cost, from a short run measured on this machine."""
+
+    shoes: int
+    sample: int                 # shoes measured
+    sample_cpu: float           # their CPU seconds
+    setup_cpu: float            # CPU seconds of the first shoe, which builds the tables
+    peak_bytes: int             # this process's peak resident memory
+    state_bytes: int            # the size of a checkpoint
+    workers: int
+
+    @property
+    def per_cpu_second(self) -> float:
+        return self.sample / self.sample_cpu if self.sample_cpu > 0 else float("inf")
+
+    @property
+    def cpu_seconds(self) -> float:
+        """The study's CPU time: the tables once per process, and every shoe at the measured rate."""
+        return self.workers * self.setup_cpu + self.shoes / self.per_cpu_second
+
+    def __str__(self) -> str:
+        wall = self.setup_cpu + self.shoes / self.per_cpu_second / self.workers
+        return "\n".join((
+            f"Study plan for {_n(self.shoes, 'shoe')} (measured here: {_n(self.sample, 'shoe')} in "
+            f"{self.sample_cpu:.2f} CPU-s after a first shoe of {self.setup_cpu:.2f} CPU-s, which builds the tables "
+            "or reads them from the cache; nothing else run)",
+            f"  CPU time: {_duration(self.cpu_seconds)} ({self.per_cpu_second:,.1f} shoes per CPU-second)",
+            f"  Wall time on {_processes(self.workers)}: at least {_duration(wall)} (the CPU time shared "
+            "perfectly; measure the efficiency on your machines with a short run)",
+            f"  Memory: about {self.peak_bytes / 2**20:,.0f} MB per process (peak measured here), "
+            f"{self.workers * self.peak_bytes / 2**20:,.0f} MB on {_processes(self.workers)}; the totals do not "
+            "grow with the shoes",
+            f"  Checkpoint: about {self.state_bytes / 1024:,.0f} kB, rewritten every {CHECKPOINT_EVERY:g} s",
+        )) + "\n"
+
+
+def _processes(k: int) -> str:
+    return "1 process" if k == 1 else f"{k:,} processes"
+
+
+def _duration(seconds: float) -> str:
+    """A duration in the unit that reads best: ``42.0 s``, ``3.5 min``, ``7.2 hours``, ``3.1 days``."""
+    for unit, size in (("days", 86400), ("hours", 3600), ("min", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:,.1f} s"
+
+
+def estimate(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int, seed: int, decks: int = 8,
+             cut: int = 14, tags: dict[str, int] | None = None, catalogue: Catalogue | None = None, batch: int = 25,
+             workers: int = 1, team: bool = False, first_shoe: int = 0, sample_seconds: float = 2.0) -> Estimate:
+    """Measure the study's first shoes here (for about ``sample_seconds`` of CPU, at most ``shoes``) and
+    say what all ``shoes`` will cost on ``workers`` processes. The study itself is not run."""
+    run = _prepare(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=tags, catalogue=catalogue, batch=batch,
+                   workers=workers, ramp=(), bankroll=BANKROLL, team=team, first_shoe=first_shoe)
+    stop = first_shoe + shoes
+    totals, setup = _timed_batch(run.spec, first_shoe, first_shoe + 1)       # builds the tables
+    at, sample, cpu = first_shoe + 1, 0, 0.0
+    while at < stop and cpu < sample_seconds:
+        part, used = _timed_batch(run.spec, at, min(at + batch, stop))
+        for total, p in zip(totals, part):
+            total.add(p)
+        sample += min(at + batch, stop) - at
+        cpu += used
+        at += batch
+    if not sample:                              # one shoe in all: the first is the only measure
+        sample, cpu = 1, setup
+    state = State(run.study, first_shoe, stop, [(first_shoe, at)], [t.to_json() for t in totals])
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024                 # Linux: kB
+    return Estimate(shoes, sample, cpu, setup, peak, len(state.to_text()), workers)
+
+
+def merge_exposure(paths: Sequence[str | os.PathLike[str]], *, catalogue: Catalogue | None = None) -> Exposure:
+    """The run that the finished parts in state files ``paths`` make together: the same figures as one run over
+    all their shoes. Parts of another study, parts not finished, parts that overlap or leave a gap are refused."""
+    if len(paths) < 1:
+        raise ExactOddsError("merge: name the state files of the parts (exposure --checkpoint FILE)")
+    states = [(str(p), load_state(p, option="")) for p in paths]
+    (first_path, base), *others = states
+    for path, s in states:
+        if not s.finished:
+            raise ExactOddsError(f"{path}: unfinished (shoes {s.first}–{s.stop - 1}, {s.shoes_done:,} done); "
+                                 "resume it with the command that made it first")
+    for path, s in others:
+        differs = first_difference(base.study, s.study)
+        if differs is not None:
+            raise ExactOddsError(f"{path}: a part of another study than {first_path} ({differs})")
+    ordered = sorted(states, key=lambda ps: ps[1].first)
+    for (p1, s1), (p2, s2) in zip(ordered, ordered[1:]):
+        if s2.first < s1.stop:
+            raise ExactOddsError(f"{p1} and {p2} both hold shoes {s2.first}–{min(s1.stop, s2.stop) - 1}: "
+                                 "a shoe would count twice")
+        if s2.first > s1.stop:
+            raise ExactOddsError(f"no part holds shoes {s1.stop}–{s2.first - 1} (between {p1} and {p2})")
+    study = base.study
+    try:
+        run = _prepare([tuple(name.split(":", 1)) for name in study["wagers"]], shoes=1, seed=study["seed"],
+                       decks=study["decks"], cut=study["cut"], tags=study["tags"], catalogue=catalogue, batch=1,
+                       workers=1, ramp=tuple((int(a), int(b)) for a, b in study["ramp"]),
+                       bankroll=study["bankroll"], team=study["team"], first_shoe=ordered[0][1].first)
+    except (KeyError, TypeError, AttributeError) as exc:        # a digest made anew over a forged study
+        raise ExactOddsError(f"{first_path}: its study is malformed ({exc!r})") from None
+    differs = first_difference(study, run.study)
+    if differs is not None:
+        raise ExactOddsError(f"{first_path}: its wagers are not defined here as they were when it was made "
+                             f"({differs}); give the same --paytables files")
+    totals = _totals(ordered[0][1].totals, where=ordered[0][0], wagers=len(run.resolved))
+    for path, s in ordered[1:]:
+        for total, part in zip(totals, _totals(s.totals, where=path, wagers=len(run.resolved))):
+            total.add(part)
+    return _result(run, totals, None)
+
+
+def _totals(data: list[Any], *, where: str, wagers: int) -> list[Tally]:
+    """The tallies of a state file's totals, one per wager, or one line naming the file (a digest recomputed
+    over a forged total)."""
+    if len(data) != wagers:
+        raise ExactOddsError(f"{where}: holds the totals of {len(data)} wagers, not {wagers}")
+    try:
+        return [Tally.from_json(t) for t in data]
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as exc:
+        raise ExactOddsError(f"{where}: its totals are malformed ({exc!r})") from None
 
 
 def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
@@ -818,15 +1149,16 @@ def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
 
 
 def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
-             collect: Callable[[list[Tally], int], None]) -> None:
+             collect: Callable[[list[Tally], tuple[int, int], float], None]) -> None:
     """Run the batches on a Dask cluster and reduce them here as they finish."""
 
     with dask_client(scheduler) as (client, as_completed):
         spec_future = client.scatter(spec, broadcast=True)
-        futures = [client.submit(exposure_batch, spec_future, a, b, pure=False) for a, b in work]
-        sizes = {f.key: b - a for f, (a, b) in zip(futures, work)}
+        futures = [client.submit(_timed_batch, spec_future, a, b, pure=False) for a, b in work]
+        spans = {f.key: span for f, span in zip(futures, work)}
         for f in as_completed(futures):
-            collect(f.result(), sizes[f.key])
+            part, cpu = f.result()
+            collect(part, spans[f.key], cpu)
 
 
 def _check_run(*, shoes: int, seed: int, decks: int, cut: int, batch: int, workers: int) -> None:
