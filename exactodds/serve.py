@@ -40,6 +40,7 @@ from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import percent, result_html
 from exactodds.render.tables import signed
 from exactodds.wagers.catalogue import load_catalogue
+from exactodds.wagers.sections import cited
 
 __all__ = ["create_app", "edges", "listen"]
 
@@ -100,9 +101,10 @@ def choices(catalogue: Any = None) -> list[dict[str, Any]]:
         for tid, t in w.paytables.items():
             if not any(p.symbolic for p in t.pays.values()):
                 ours = wid in shipped and tid in shipped[wid].paytables
-                cited = dict.fromkeys(f"§{part}" for part in re.findall(r"\b(6\d\d[ab])\.", w.section))
-                groups = sorted(cited, key=_group_order) if ours and cited else ["your files"]
+                parts = dict.fromkeys(f"§{part}" for part in re.findall(r"\b(6\d\d[ab])\.", w.section))
+                groups = sorted(parts, key=_group_order) if ours and parts else ["your files"]
                 out.append({"key": f"{wid}:{tid}", "name": f"{w.name} ({tid})", "section": w.section,
+                            "cited": cited(w.section),
                             "groups": groups})
     return sorted(out, key=lambda c: (_group_order(c["groups"][0]), c["section"], c["key"]))
 
@@ -168,6 +170,7 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
         if not isinstance(e, Fraction):
             raise ExactOddsError(f"{w.id}:{tid} pays a progressive meter; choose fixed-pay wagers")
         rows.append({"key": f"{w.id}:{tid}", "name": w.name, "paytable": tid, "section": w.section,
+                     "cited": cited(w.section),
                      "player_expected_return": str(e),
                      "percent": signed(percent(e, 4)), "value": float(e), "favourable": e > 0})
     rounds, under_way = rounds_dealt(cards)

@@ -72,7 +72,7 @@ def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when:
     assert r.stdout == "" and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-2000:]
     assert "wager 'huge'" in r.stderr and " GB to compile (limit 2.0 GB); read " in r.stderr
     assert " rows, " in r.stderr and str(path) in r.stderr
-    assert "; and by the walk: the walk of wager 'huge' (§test) would " in r.stderr    # both routes refuse it
+    assert "; and by the walk: the walk of wager 'huge' (test) would " in r.stderr    # both routes refuse it
 
 
 @pytest.mark.slow

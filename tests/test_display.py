@@ -153,3 +153,22 @@ def test_i42_exposure_panels_side_by_side_keep_their_titles_apart_and_the_legend
         assert "rounds with a player advantage, %" in [t.get_text() for t in legend.get_texts()]
         assert legend.get_window_extent(renderer).y1 <= ax.get_window_extent(renderer).y0    # under the axes
         assert ax.get_window_extent(renderer).x0 <= title.x0 and title.x1 <= ax.get_window_extent(renderer).x1
+
+
+
+def test_a_section_in_free_text_is_printed_without_the_section_sign(tmp_path: Path) -> None:
+    """Issue 41: '§' before a citation of the regulations only, never before a user's free text."""
+    from exactodds.wagers.sections import cited
+
+    from .test_cli import run
+    path = tmp_path / "mine.toml"
+    path.write_text('[[wager]]\nid = "mine"\nname = "My bet"\nsection = "inventor\'s proposal"\n'
+                    '  [[wager.outcome]]\n  id = "tie"\n  name = "a tie"\n  when = "player == banker"\n'
+                    '  [[wager.paytable]]\n  id = "A"\n  section = "house draft"\n  pays = { tie = "8 to 1" }\n')
+    for fmt in ("text", "markdown", "csv"):
+        code, out, err = run("analyze", "--paytables", str(path), "--wager", "mine", "--format", fmt)
+        assert code == 0, err
+        assert "§inventor" not in out and "§house" not in out and "inventor's proposal" in out, fmt
+    assert "My bet — inventor's proposal — paytable A (house draft)" in run("analyze", "--paytables", str(path),
+                                                                           "--wager", "mine")[1]
+    assert "— §627a.7(a)(3), 627a.12(b) —" in run("analyze", "--wager", "tie")[1] and cited("627a.7") == "§627a.7"

@@ -51,6 +51,7 @@ from exactodds.render.tables import (
 )
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
 from exactodds.wagers.outcomes import CARD_FEATURES, VALUE_LEVEL
+from exactodds.wagers.sections import cited
 
 __all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects", "second_order_effects", "SecondOrder"]
 
@@ -255,7 +256,7 @@ def _table(r: RemovalEffects) -> Table:
         notes.append("No count: the effects are all zero (no card moves the return)")
     notes.append(f"Check: Σ copies × effect = {r.weighted_sum} (exactly zero)")
     notes.append(f"Verdict: {r.verdict()}")
-    return Table(_SHOWN, rows, title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}",
+    return Table(_SHOWN, rows, title=f"{r.wager.name} — {cited(r.wager.section)} — paytable {r.paytable.id}",
                  notes=tuple(notes))
 
 
@@ -469,7 +470,7 @@ class SecondOrder(Results[RemovalEffects]):
         for k, r in enumerate(self.results):
             rows = tuple((row["removed"], row["in_shoe"], *(None if row[c] is None else row[c] * PER for c in _ORDERS))
                          for row in self.rows(k))
-            tables.append(Table(_SECOND, rows, title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}"))
+            tables.append(Table(_SECOND, rows, title=f"{r.wager.name} — {cited(r.wager.section)} — paytable {r.paytable.id}"))
         data = {"shoe": self.shoe.describe(), "per": PER,
                 "wagers": [{"wager": r.wager.id, "paytable": r.paytable.id,
                             "rows": [{c: (exact(v) if isinstance(v, Fraction) else v) for c, v in row.items()}

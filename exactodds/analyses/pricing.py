@@ -46,6 +46,7 @@ from exactodds.render.tables import Report, house_edge_words, render_report
 from exactodds.wagers.catalogue import Paytable, Wager
 from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from exactodds.wagers.pays import Pay
+from exactodds.wagers.sections import cited
 
 __all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "expected_return", "classify",
            "check_wagers", "LOSE"]
@@ -405,7 +406,7 @@ def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
     """The shoe's counts aligned with the wager's feature table."""
     cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
     if "signature" not in cache:                       # the same for every shoe
-        cache["signature"] = (table_signature(wager), f"wager {wager.id!r} (§{wager.section})")
+        cache["signature"] = (table_signature(wager), f"wager {wager.id!r} ({cited(wager.section)})")
     signature, what = cache["signature"]
     return counts_for(signature, dist, what=what)
 

@@ -27,6 +27,7 @@ from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import Catalogue, check_id, load_catalogue
 from exactodds.wagers.outcomes import vocabulary
 from exactodds.wagers.pays import vigorish_terms
+from exactodds.wagers.sections import cited
 
 
 @command()
@@ -220,7 +221,7 @@ def list_(paytables_files: tuple[str, ...], fmt: str) -> None:
          "implausible_alternatives": {a.id: a.implausible for a in w.alternatives.values() if a.implausible}}
         for w in cat.values()
     ]
-    shown = tuple((r["id"], f"§{r['section']}", ", ".join(r["paytables"]),
+    shown = tuple((r["id"], cited(r['section']), ", ".join(r["paytables"]),
                    ", ".join(a + (" (implausible)" if a in r["implausible_alternatives"] else "")
                              for a in r["alternatives"])) for r in rows)
     tidy = tuple((r["id"], r["name"], r["game"], r["section"], " ".join(r["paytables"]), " ".join(r["alternatives"]),

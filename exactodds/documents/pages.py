@@ -38,6 +38,7 @@ from exactodds.files import Outputs, signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
 from exactodds.render.tables import write_csv
 from exactodds.wagers.bet_size import money
+from exactodds.wagers.sections import cited
 
 __all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
            "CERTIFICATE_RENDERERS", "certificate_csv", "certificate_json"]
@@ -124,17 +125,6 @@ def _grouped(text: str) -> str:
     return f"{sign}{int(whole.lstrip('-')):,}{dot}{frac}"
 
 
-_CITATION = re.compile(r"\d{3}[a-z]\.\d")
-
-
-def _cited(text: str) -> str:
-    """A section as printed: '§' before a citation of the regulations (``627a.7``), never before free text
-    (a user's "inventor's proposal").
-
-    >>> _cited("631b.3(h) Paytable A"), _cited("inventor's proposal")
-    ('§631b.3(h) Paytable A', "inventor's proposal")
-    """
-    return "§" + text if _CITATION.match(text) else text
 
 
 def _odds(p: Fraction) -> str:
@@ -163,7 +153,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
             top = s.get("top_award")
             progressive = b.get("progressive")
             summary.append({
-                "name": b["name"], "section": _cited(b["section"]), "paytable": b["paytable"], "shoe": shoe,
+                "name": b["name"], "section": cited(b["section"]), "paytable": b["paytable"], "shoe": shoe,
                 "rtp": "by meter" if progressive else percent(_fr(s["rtp"]), 4),
                 "rtp_exact": "" if progressive else s["rtp"],
                 "edge": "by meter" if progressive else percent(_fr(s["house_edge"]), 4),
@@ -218,11 +208,11 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
             levels = list(bands["ranges"][0]["rtp_percent"]) if bands else []
             crossed = tables.setdefault((b["wager"], b["paytable"]), {
                 "paytable": b["paytable"], "wager": b["name"], "wager_id": b["wager"],
-                "cited": _cited(b["paytable_section"]),
+                "cited": cited(b["paytable_section"]),
                 "file": b["paytable_file"]["name"], "sha256": b["paytable_file"]["sha256"], "shoes": []})
             crossed["shoes"].append(shoe)
-            wagers.append({"name": b["name"], "game": b["game"], "section": _cited(b["section"]),
-                           "paytable": b["paytable"], "paytable_section": _cited(b["paytable_section"]),
+            wagers.append({"name": b["name"], "game": b["game"], "section": cited(b["section"]),
+                           "paytable": b["paytable"], "paytable_section": cited(b["paytable_section"]),
                            "reading": b["reading"], "rows": rows,
                            "data_file": b["data_file"]["name"], "data_sha256": b["data_file"]["sha256"],
                            "paytable_file": (None if b["paytable_file"] == b["data_file"] else

@@ -53,6 +53,7 @@ from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, SUITS_TOLD_APART, point_row
+from exactodds.wagers.sections import cited
 
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager
@@ -1096,7 +1097,7 @@ class WalkDistribution:
         for trackers, members in groups.items():
             if not members:
                 continue
-            what = f"wager {members[0].id!r} (§{members[0].section})"
+            what = f"wager {members[0].id!r} ({cited(members[0].section)})"
             run: _Walk | _LazyWalk = _Walk(trackers, members)
             if _LazyWalk.fits(trackers):                  # by point value, split at the end: fastest where it fits
                 try:

@@ -28,6 +28,7 @@ from exactodds.render.tables import (
     percent,
     render_report,
 )
+from exactodds.wagers.sections import cited
 
 
 class WagerResult(Protocol):
@@ -129,7 +130,7 @@ def analysis_dict(shoe: Shoe, results: Sequence[WagerResult], *, route: str) -> 
 # -- priced wagers ------------------------------------------------------------
 
 def _title(r: WagerResult) -> str:
-    return f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id} (§{r.paytable.section})"
+    return f"{r.wager.name} — {cited(r.wager.section)} — paytable {r.paytable.id} ({cited(r.paytable.section)})"
 
 
 def _signed(value: Any) -> Any:
@@ -218,7 +219,7 @@ def summary_report(shoe: Shoe, results: Sequence[WagerResult], *, route: str = "
                Column("house_edge", "House edge", "percent", 4, empty="meter", house_edge=True),
                Column("standard_deviation", "SD", "float", 4, empty="meter"),
                Column("hit_frequency", "Hit frequency", "percent", 4))
-    rows = tuple((r.wager.id, r.paytable.id, f"§{r.wager.section}", None if r.symbolic else r.house_edge,
+    rows = tuple((r.wager.id, r.paytable.id, cited(r.wager.section), None if r.symbolic else r.house_edge,
                   None if r.symbolic else r.standard_deviation, r.hit_frequency) for r in results)
     tidy = Table(_TIDY_SUMMARY, tuple(_keys(shoe, r) + (
         r.expected_return if not r.symbolic else None, None if r.symbolic else r.house_edge,
@@ -355,7 +356,7 @@ def progressive_report(a: Any, *, wager_amount: Fraction | None, at: dict[str, F
             f"reseed ${decimal(reseeds[k], 2)} when hit" if k in reseeds else "reseed") for k, v in increments.items())
         headline[f"Long-run RTP with the meter rates ({rates})"] = Figure(long_run, "percent", 4)
     return Report("progressive",
-                  title=f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}; {r.shoe_description}",
+                  title=f"{r.wager.name} — {cited(r.wager.section)} — paytable {r.paytable.id}; {r.shoe_description}",
                   headline=headline, tables=(Table(columns, rows, title="Meters"),), notes=tuple(notes), data=data)
 
 

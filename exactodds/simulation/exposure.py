@@ -69,6 +69,7 @@ from exactodds.simulation.cluster import dask_client
 from exactodds.simulation.rounds import settle_many
 from exactodds.simulation.simulate import deal_shoes
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
+from exactodds.wagers.sections import cited
 
 __all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureSpec", "TC_RANGE", "Throughput",
            "merge_exposure", "estimate", "Estimate"]
@@ -737,7 +738,7 @@ _PENETRATION = (Column("seen", "Shoe seen"), Column("rounds", "Rounds", "int"),
 
 def _tables(r: WagerExposure) -> tuple[Table, ...]:
     part = f" (shoes {r.first_shoe:,}–{r.first_shoe + r.shoes - 1:,} of the seed)" if r.first_shoe else ""
-    title = (f"{r.wager.name} — §{r.wager.section} — paytable {r.paytable.id}: {_n(r.shoes, 'shoe')}{part} of "
+    title = (f"{r.wager.name} — {cited(r.wager.section)} — paytable {r.paytable.id}: {_n(r.shoes, 'shoe')}{part} of "
              f"{_n(r.decks, 'deck')}, "
              f"cover card {r.cut} from the end, seed {r.seed}; {r.rounds:,} rounds")
     best = r.best_threshold()
