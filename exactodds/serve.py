@@ -38,9 +38,8 @@ from exactodds.errors import ExactOddsError, unique_keys
 from exactodds.game.rules import play
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import percent, result_html
-from exactodds.render.tables import signed
+from exactodds.render.tables import cited, signed
 from exactodds.wagers.catalogue import load_catalogue
-from exactodds.wagers.sections import cited
 
 __all__ = ["create_app", "edges", "listen"]
 

@@ -158,7 +158,7 @@ def test_i42_exposure_panels_side_by_side_keep_their_titles_apart_and_the_legend
 
 def test_a_section_in_free_text_is_printed_without_the_section_sign(tmp_path: Path) -> None:
     """Issue 41: '§' before a citation of the regulations only, never before a user's free text."""
-    from exactodds.wagers.sections import cited
+    from exactodds.render.tables import cited
 
     from .test_cli import run
     path = tmp_path / "mine.toml"

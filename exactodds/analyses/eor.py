@@ -43,6 +43,7 @@ from exactodds.render.tables import (
     Report,
     Results,
     Table,
+    cited,
     counted,
     dataframe,
     decimal,
@@ -51,7 +52,6 @@ from exactodds.render.tables import (
 )
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, check_meter_names, load_catalogue
 from exactodds.wagers.outcomes import CARD_FEATURES, VALUE_LEVEL
-from exactodds.wagers.sections import cited
 
 __all__ = ["RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects", "second_order_effects", "SecondOrder"]
 

@@ -42,11 +42,10 @@ from exactodds.engine.multiset import (
 from exactodds.errors import ExactOddsError, InconsistentCounts, TooLarge
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.render.report import result_dataframe, result_report, result_text
-from exactodds.render.tables import Report, house_edge_words, render_report
+from exactodds.render.tables import Report, cited, house_edge_words, render_report
 from exactodds.wagers.catalogue import Paytable, Wager
 from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, VALUE_LEVEL, feature_kind, initial_needs, initial_row
 from exactodds.wagers.pays import Pay
-from exactodds.wagers.sections import cited
 
 __all__ = ["OutcomeLine", "WagerResult", "PointDistribution", "price", "expected_return", "classify",
            "check_wagers", "LOSE"]

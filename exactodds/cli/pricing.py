@@ -22,12 +22,11 @@ from exactodds.cli.core import command
 from exactodds.errors import ExactOddsError, InconsistentCounts
 from exactodds.files import check_output, write_atomically
 from exactodds.game.cards import Card
-from exactodds.render.tables import Column, Report, Table, counted, render_report
+from exactodds.render.tables import Column, Report, Table, cited, counted, render_report
 from exactodds.wagers.bet_size import at_bet, parse_dollars
 from exactodds.wagers.catalogue import Catalogue, check_id, load_catalogue
 from exactodds.wagers.outcomes import vocabulary
 from exactodds.wagers.pays import vigorish_terms
-from exactodds.wagers.sections import cited
 
 
 @command()

@@ -36,9 +36,8 @@ from exactodds.documents.workbook import CERTIFICATE_SHEET, read_workbook
 from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import Outputs, signals_held, temporary_folder
 from exactodds.render.report import decimal, percent
-from exactodds.render.tables import write_csv
+from exactodds.render.tables import cited, write_csv
 from exactodds.wagers.bet_size import money
-from exactodds.wagers.sections import cited
 
 __all__ = ["render_html", "render_markdown", "write_pdf", "read_document", "pdf_differs", "ATTACHMENT", "SCRIPT_ID",
            "CERTIFICATE_RENDERERS", "certificate_csv", "certificate_json"]

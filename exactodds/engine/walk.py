@@ -53,7 +53,7 @@ from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, SUITS_TOLD_APART, point_row
-from exactodds.wagers.sections import cited
+from exactodds.render.tables import cited
 
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager

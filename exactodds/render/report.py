@@ -17,18 +17,18 @@ from typing import Any, Protocol
 from exactodds._version import __version__
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import (
-    FORMATS,
     Column,
+    FORMATS,
     Figure,
     Report,
     Table,
+    cited,
     dataframe,
     decimal,
     exact,
     percent,
     render_report,
 )
-from exactodds.wagers.sections import cited
 
 
 class WagerResult(Protocol):

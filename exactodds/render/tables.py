@@ -20,6 +20,8 @@ is the look-up there.
 
 from __future__ import annotations
 
+import re
+
 import csv
 import io
 import json
@@ -35,7 +37,7 @@ from exactodds._version import __version__
 from exactodds.errors import ExactOddsError
 
 __all__ = ["Column", "Table", "Figure", "Report", "Results", "render_report", "RENDERERS", "FORMATS",
-           "grid", "GRID_FORMATS", "dataframe", "decimal", "percent", "exact", "signed", "a_or_an", "counted",
+           "grid", "GRID_FORMATS", "dataframe", "decimal", "percent", "exact", "signed", "a_or_an", "counted", "cited",
            "write_csv", "SIGN_CONVENTION", "PLAYER_HAS_THE_EDGE", "house_edge_words", "Describes", "merge",
            "render_text", "render_markdown", "render_csv", "render_json",
            "render_html"]
@@ -88,6 +90,21 @@ def percent(value: Any, places: int = 4) -> str:
 def signed(text: str) -> str:
     """A printed figure with its sign: ``+0.5``, ``-0.5``."""
     return text if text.startswith(("-", "+")) else "+" + text
+
+
+
+#: A section that begins with a citation of the regulations (``627a.7``, ``631b.12``).
+_CITATION = re.compile(r"\d{3}[a-z]\.\d")
+
+
+def cited(section: str) -> str:
+    """A wager's or paytable's ``section`` as printed: '§' before a citation of the regulations
+    (``631b.9(f) Paytable C``), never before a user's free text ("inventor's proposal").
+
+    >>> cited("631b.3(h) Paytable A"), cited("inventor's proposal")
+    ('§631b.3(h) Paytable A', "inventor's proposal")
+    """
+    return "§" + section if _CITATION.match(section) else section
 
 
 def a_or_an(n: int) -> str:

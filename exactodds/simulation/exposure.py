@@ -53,11 +53,12 @@ from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import (
-    SIGN_CONVENTION,
     Column,
     Report,
     Results,
+    SIGN_CONVENTION,
     Table,
+    cited,
     counted,
     dataframe,
     decimal,
@@ -69,7 +70,6 @@ from exactodds.simulation.cluster import dask_client
 from exactodds.simulation.rounds import settle_many
 from exactodds.simulation.simulate import deal_shoes
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
-from exactodds.wagers.sections import cited
 
 __all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureSpec", "TC_RANGE", "Throughput",
            "merge_exposure", "estimate", "Estimate"]
