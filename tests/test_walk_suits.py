@@ -140,7 +140,7 @@ def test_every_card_one_suit_compared_card_by_card_equals_same_suit_at_8_decks()
     assert walked["one"] > 0
 
 
-@pytest.mark.parametrize("wager_id", ["mirror", "royal-echo"])
+@pytest.mark.parametrize("wager_id", ["mirror", "royal-echo", "favourite"])
 def test_bets_renamed_by_the_walk_equal_the_tables_at_8_decks(wager_id: str) -> None:
     shoe = Shoe.decks(8)
     walked = combinations(wager_id, WalkDistribution(shoe))
