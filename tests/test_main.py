@@ -169,8 +169,35 @@ def test_the_command_takes_the_signals_over_and_hands_them_back(monkeypatch: pyt
     monkeypatch.setattr(package._Cli, "invoke", invoke)
     status, err = _run_entry(monkeypatch, capfd, "list", "--format", "csv")
     assert status == 0 and err == ""
-    assert during == [signal.default_int_handler]
+    assert during == [package._interrupt]
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN and signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+
+
+def test_an_interrupt_python_swallows_in_a_callback_still_stops_the_run(monkeypatch: pytest.MonkeyPatch,
+                                                                         capfd: pytest.CaptureFixture[str],
+                                                                         handlers_kept: object) -> None:
+    """CI saw Ctrl-C land in a weak reference's callback as a module was imported: Python printed "Exception
+    ignored ... KeyboardInterrupt" with a traceback, dropped the interrupt, and the run went on to exit 0. The
+    interrupt is now kept: one line, status 130, and nothing of Python's."""
+    import weakref
+
+    import exactodds.cli as package
+
+    real = package._Cli.invoke
+
+    class Lock:
+        pass
+
+    def invoke(self: object, ctx: object) -> object:
+        lock = Lock()
+        kept = weakref.ref(lock, lambda ref: signal.raise_signal(signal.SIGINT))
+        del lock                                              # the callback runs here; its exception is lost
+        assert kept() is None
+        return real(self, ctx)    # type: ignore[arg-type]
+
+    monkeypatch.setattr(package._Cli, "invoke", invoke)
+    status, err = _run_entry(monkeypatch, capfd, "list", "--format", "csv")
+    assert (status, err) == (130, "exactodds: interrupted\n")
 
 
 def test_a_run_that_leaves_a_thread_behind_keeps_ctrl_c_for_the_shutdown(monkeypatch: pytest.MonkeyPatch,

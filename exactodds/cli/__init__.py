@@ -102,8 +102,25 @@ def _silence_stdout() -> None:
         pass
 
 
-def _terminate(signum: int, frame: Any) -> None:
+#: The signal that stopped the run, kept for the case Python swallows its exception (see :func:`_unraisable`).
+_received: list[int] = []
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """Ctrl-C and SIGTERM while the command runs: unwind (context managers remove files), and remember."""
+    _received.append(signum)
     raise Interrupted(signum)
+
+
+def _unraisable(hook: Any) -> Any:
+    """Python's hook for exceptions it cannot raise, for a run whose signals are :func:`_interrupt`'s: an
+    interrupt that lands in a callback Python calls on its own (a weak reference's, as a module is imported)
+    is printed as "Exception ignored ... KeyboardInterrupt" and lost, and the run would go on to exit 0. Here it
+    is kept silent, and the run ends stopped all the same (:meth:`_Cli.main` looks at :data:`_received`)."""
+    def unraisable(seen: Any) -> None:
+        if not (isinstance(seen.exc_value, KeyboardInterrupt) and _received):
+            hook(seen)
+    return unraisable
 
 
 _show_warning = warnings.showwarning
@@ -206,15 +223,20 @@ class _Cli(Once, click.Group):
         kwargs["standalone_mode"] = False
         previous: dict[int, Any] = {}
         shown, warnings.showwarning = warnings.showwarning, _warn
+        unraisable_before = sys.unraisablehook
         try:
-            for signum, handler in ((signal.SIGINT, signal.default_int_handler),   # Ctrl-C unwinds (see _Stopped),
-                                    (signal.SIGTERM, _terminate)):                  # and SIGTERM as Ctrl-C does:
+            _received.clear()
+            sys.unraisablehook = _unraisable(unraisable_before)
+            for signum, handler in ((signal.SIGINT, _interrupt),                    # Ctrl-C unwinds (see _Stopped),
+                                    (signal.SIGTERM, _interrupt)):                  # and SIGTERM as Ctrl-C does:
                 try:                                             # within this try, so that one arriving now is
                     previous[signum] = signal.getsignal(signum)  # answered below
                     signal.signal(signum, handler)
                 except ValueError:                               # not the main thread: leave it
                     previous.pop(signum, None)
             rv = super().main(*args, **kwargs)
+            if _received:                                    # a signal whose exception Python swallowed
+                raise _stopped_by(Interrupted(_received[0]))
             sys.stdout.flush()                               # a full disk shows here, not at exit
         except InconsistentCounts as exc:                    # a check of the counting failed: no figure
             fail(str(exc), EXIT_CHECK_FAILED)
@@ -250,6 +272,7 @@ class _Cli(Once, click.Group):
             raise
         finally:                                                 # the signals handed back (to the entry
             warnings.showwarning = shown                         # point's one-line handlers, as the run ends)
+            sys.unraisablehook = unraisable_before
             for number, before in previous.items():
                 signal.signal(number, before)
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
