@@ -70,6 +70,20 @@ class RoundDistribution:
             self._cache[key] = compile_table(names, told=told, varies=varies).counts(self.shoe)
         return self._cache[key]  # type: ignore[no-any-return]
 
+    def block_counts(self, names: tuple[str, ...], key_block: np.ndarray, told: str = EVERY_SUIT,
+                     varies: Varies | None = None) -> list[int]:
+        """Counts per block of keys of the multiset table of ``names`` (``key_block[k]``: key ``k``'s block),
+        as Python integers: what wagers that settle each block's keys alike need (see
+        :meth:`~exactodds.engine.multiset.MultisetTable.block_counts`). Where this shoe's counts per key are
+        already kept, they are summed; else the blocks are counted without them."""
+        key = ("multiset", names, told, varies)
+        if key in self._cache:
+            out = [0] * (int(key_block.max(initial=-1)) + 1)
+            for b, n in zip(key_block.tolist(), self._cache[key].tolist()):
+                out[b] += n
+            return out
+        return compile_table(names, told=told, varies=varies).block_counts(self.shoe, key_block)
+
     def point_counts(self) -> dict[tuple[int, ...], int]:
         """Counts keyed by (player total, banker total, player cards, banker cards)."""
         names = tuple(sorted(POINT_NAMES))

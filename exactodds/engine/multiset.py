@@ -228,6 +228,84 @@ class MultisetTable:
                                     f"({int(out.sum())}, not {shoe.sequences})")
         return out
 
+    def block_counts(self, shoe: Shoe, key_block: np.ndarray) -> list[int]:
+        """Ordered 6-card sequences of ``shoe`` per block of keys (``key_block[k]``: key ``k``'s block, blocks
+        numbered from 0), as Python integers: the counts a selection of wagers needs when it settles the keys
+        of a block alike (the main game's three outcomes, say, read from 205 keys).
+
+        By the compiled kernel where it is built, over the table's entries merged per (block, multiset), shoe-free
+        and made once per ``key_block``: weights and sums in one call, exact in 128 bits under a bound it proves
+        first (to about 31 decks); else, and past the bound, by :meth:`counts` summed per block. The invariant
+        is checked either way: the blocks add up to the shoe's sequences.
+
+        >>> t = compile_table(("banker", "player"))
+        >>> banker_wins = np.array([int(b > p) for b, p in t.keys])
+        >>> t.block_counts(Shoe.decks(8), banker_wins)[1]
+        2292252566437888
+        """
+        core = native.kernels()
+        out: list[int] | None = None
+        if core is not None and not self.patterned and len(self._by_card()) > 1:
+            multiset, orderings, starts = self._merged(key_block)
+            tokens = (*(_atom_counts(shoe, self.resolution) if self.resolution != "value" else ()),
+                      *shoe.value_counts, shoe.size)
+            try:
+                out = core.block_sums(tokens, *self._halves32(), multiset, orderings, starts)
+            except OverflowError:                      # past the kernel's bound: the modular route below
+                pass
+        if out is None:
+            by_key = self.counts(shoe)
+            out = [0] * (int(key_block.max(initial=-1)) + 1)
+            for b, n in zip(key_block.tolist(), by_key.tolist()):
+                out[b] += n
+        if sum(out) != shoe.sequences:                 # an invariant of the counting, never of the input
+            raise self.inconsistent(f"counts by {', '.join(self.names)} per block do not add up to the shoe's "
+                                    f"sequences ({sum(out)}, not {shoe.sequences})")
+        return out
+
+    def _merged(self, key_block: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None]:
+        """The entries merged per (block, multiset), shoe-free, kept per ``key_block``: for a few blocks, a
+        dense (multisets, blocks) matrix of orderings (``None``, it, ``None``); else their multisets (``int32``),
+        orderings and each block's first entry (``int64``). Orderings are ``uint16``: a merged entry holds at
+        most a multiset's 6! orderings."""
+        memo: dict[int, tuple[np.ndarray, Any]] = self.__dict__.setdefault("_merged_by", {})
+        kept = memo.get(id(key_block))
+        if kept is not None and kept[0] is key_block:   # the caller's own array, kept beside: never another's
+            return kept[1]                              # type: ignore[no-any-return]
+        given, key_block = key_block, np.asarray(key_block, dtype=np.int64)
+        if len(key_block) != len(self.keys) or (len(key_block) and int(key_block.min()) < 0):
+            raise ValueError("key_block: one block number (from 0) per key of the table")
+        blocks = int(key_block.max(initial=-1)) + 1
+        sizes = np.diff(np.r_[self.key_starts, len(self.entry_multiset)])
+        code = np.repeat(key_block, sizes) * len(self.multisets) + self.entry_multiset
+        pairs, which = np.unique(code, return_inverse=True)
+        orderings = np.zeros(len(pairs), dtype=np.int64)
+        np.add.at(orderings, which.reshape(-1), self.entry_orderings.astype(np.int64))
+        if int(orderings.max(initial=0)) > math.factorial(CARDS_PER_ROUND):    # a multiset's orderings, split
+            raise self.inconsistent("a multiset's orderings over its keys pass 6!")     # among its keys
+        multiset, block = pairs % len(self.multisets), pairs // len(self.multisets)
+        merged: tuple[np.ndarray | None, np.ndarray, np.ndarray | None]
+        if blocks <= _DENSE_BLOCKS:
+            dense = np.zeros((len(self.multisets), blocks), dtype=np.uint16)
+            dense[multiset, block] = orderings
+            merged = (None, dense, None)
+        else:
+            merged = (np.ascontiguousarray(multiset, dtype=np.int32), orderings.astype(np.uint16),
+                      np.searchsorted(block, np.arange(blocks)).astype(np.int64))
+        if len(memo) >= 64:                            # a session trying many selections: the oldest go
+            memo.pop(next(iter(memo)))
+        memo[id(given)] = (given, merged)
+        return merged
+
+    def _halves32(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The halves of :meth:`_weights` (each distinct first and second half of the multisets' slots, and
+        which each multiset takes) in ``int32``, for the compiled kernel."""
+        if "_halves_int32" not in self.__dict__:
+            self._weights(self.factors(Shoe.decks(1), np.int64))          # makes the halves (shoe-free)
+            halves = self.__dict__["_halves"]["multisets"]
+            self.__dict__["_halves_int32"] = tuple(np.ascontiguousarray(a, dtype=np.int32) for a in halves)
+        return self.__dict__["_halves_int32"]  # type: ignore[no-any-return]
+
     def sums_many(self, value_counts: np.ndarray, multisets: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """For many shoes at once: Σ over ``multisets`` (indices into :attr:`multisets`) of the shoe's
         weight of the multiset times its row of ``weights`` (shoe-free integers, one column per sum).
@@ -446,6 +524,10 @@ class MultisetTable:
 #: point table and its refinements (e.g. by the count of zeros) have the same 6,958 multisets.
 _PER_VALUE: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
+#: At most this many blocks, :meth:`MultisetTable.block_counts` reads a dense matrix of orderings (multisets x
+#: blocks), each weight spent as it is made; more, the merged entries one by one.
+_DENSE_BLOCKS = 8
+
 #: Shoes per block of :meth:`MultisetTable.sums_many` (64 shoes × 2,116 multisets of Dragon 7 is 1 MB).
 _SHOES_PER_BLOCK = 64
 
@@ -637,6 +719,23 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT,
     >>> suited * 415 == Shoe.decks(8).sequences * 103
     True
     """
+    if type(names) is tuple and type(told) is str:
+        try:
+            return _known_table(names, told, varies)   # asked for before: the checks below were passed
+        except TypeError:                              # unhashable: the checks below say what is wrong
+            pass
+    return _checked_table(names, told, varies)
+
+
+@cache.register_memo
+@functools.cache
+def _known_table(names: tuple[str, ...], told: str, varies: Varies | None) -> MultisetTable:
+    """:func:`compile_table` as asked for: a selection priced shoe after shoe looks its table up once."""
+    return _checked_table(names, told, varies)
+
+
+def _checked_table(names: Iterable[str] | str, told: str, varies: Varies | None) -> MultisetTable:
+    """:func:`compile_table`, its arguments checked."""
     if isinstance(names, str):
         names = (names,)
     try:
