@@ -204,11 +204,11 @@ def test_the_automatic_route_walks_a_wager_whose_table_is_refused_and_says_so(mo
     want = analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A", "tie:8-to-1"], route="vector")
     real = analysis.price
 
-    def refusing(wager: Wager, paytable: object, dist: object) -> object:
+    def refusing(wager: Wager, paytable: object, dist: object, sums: object = None) -> object:
         if wager.id == "dragon-bonus-player" and not isinstance(dist, WalkDistribution):
             raise TooLarge("wager 'dragon-bonus-player': reads it all: about 9 rows, 99.0 GB to compile "
                            "(limit 2.0 GB); read less")
-        return real(wager, paytable, dist)  # type: ignore[arg-type]
+        return real(wager, paytable, dist, sums)  # type: ignore[arg-type]
 
     monkeypatch.setattr(analysis, "price", refusing)
     with pytest.warns(ExactOddsWarning, match=r"^dragon-bonus-player:A priced by the walk: its table would be too "

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from exactodds import engine
-from exactodds.analyses.pricing import PointDistribution, WagerResult, check_wagers, price
+from exactodds.analyses.pricing import PointDistribution, WagerResult, check_wagers, price, settled_together
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError, ExactOddsWarning, SuitsUnknown, TooLarge
 from exactodds.game.shoe import Shoe
@@ -187,6 +187,29 @@ def select(
     return pairs
 
 
+def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
+              alternatives: Mapping[str, str] | None) -> list[tuple[Wager, str]]:
+    """:func:`select`, kept on a :class:`~exactodds.wagers.catalogue.Catalogue` (a mapping no one changes) per
+    request: a selection priced shoe after shoe is checked once, and its wagers are the same objects each
+    time (what they compiled is kept on them)."""
+    if not isinstance(catalogue, Catalogue):
+        return select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
+                      alternatives=alternatives)
+    kept: dict[Any, list[tuple[Wager, str]]] = catalogue.__dict__.setdefault("_selections", {})
+    try:
+        key = (wagers, paytables, everything, tuple(sorted((alternatives or {}).items())))
+        hash(key)
+    except TypeError:                                  # not strings: select says what is wrong
+        return select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
+                      alternatives=alternatives)
+    if key not in kept:
+        if len(kept) >= 256:
+            kept.pop(next(iter(kept)))
+        kept[key] = select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
+                           alternatives=alternatives)
+    return list(kept[key])
+
+
 def _not_selected(catalogue: Mapping[str, Wager], wid: str) -> None:
     """Refuse ``--alternative WAGER=...`` for a wager not priced (naming a near miss if it is unknown)."""
     try:
@@ -213,8 +236,8 @@ def analyze(
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if route not in ROUTES:
         raise ExactOddsError(f"unknown route {route!r} (use {', '.join(ROUTES)})")
-    pairs = select(catalogue if catalogue is not None else load_catalogue(), wagers=wagers,
-                   paytables=paytables, everything=everything, alternatives=alternatives)
+    pairs = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers), tuple(paytables),
+                      everything, alternatives)
     if route == "walk":                                   # the walk's module loads only when it is asked for
         walk = engine.WalkDistribution(shoe)
         if shoe.card_counts is not None:                  # suits unknown: each wager walked alone, or skipped below
@@ -223,11 +246,12 @@ def analyze(
     else:
         dist = deal(shoe)
     walked: list[str] = []
+    together = settled_together([(w, w.paytables[t]) for w, t in pairs], dist)   # one count per table read
 
-    def one(w: Wager, t: str) -> WagerResult:
+    def one(i: int, w: Wager, t: str) -> WagerResult:
         """Price ``w`` under paytable ``t``: by ``dist``, or (route auto) by the walk where its table is refused."""
         try:
-            return price(w, w.paytables[t], dist)
+            return price(w, w.paytables[t], dist, together.get(i))
         except TooLarge as tables:
             if route != "auto":
                 raise
@@ -242,12 +266,12 @@ def analyze(
             return result
 
     if shoe.card_counts is not None:
-        results = tuple(one(w, t) for w, t in pairs)
+        results = tuple(one(i, w, t) for i, (w, t) in enumerate(pairs))
         return Analysis(shoe, results, _route_shown(route, walked))
     priced, skipped = [], []                  # suits unknown: the wagers that read them are left out, and named
-    for w, t in pairs:
+    for i, (w, t) in enumerate(pairs):
         try:
-            priced.append(one(w, t))
+            priced.append(one(i, w, t))
         except SuitsUnknown:
             if len(pairs) == 1:
                 raise

@@ -91,6 +91,14 @@ class OutcomeLine:
     combinations: int
     total: int                  #: the shoe's ordered 6-card sequences
 
+    @classmethod
+    def made(cls, id: str, name: str, pay: Pay, combinations: int, total: int) -> OutcomeLine:
+        """The same as ``OutcomeLine(...)``, made faster (a frozen dataclass sets its fields one by one; a
+        catalogue makes 450 lines a shoe)."""
+        line = object.__new__(cls)
+        line.__dict__.update(id=id, name=name, pay=pay, combinations=combinations, total=total)
+        return line
+
     @functools.cached_property
     def probability(self) -> Fraction:
         """``combinations / total``, built when first read (a catalogue prices 450 lines a shoe)."""
@@ -115,6 +123,15 @@ class WagerResult:
     shoe_description: str
     total: int
     lines: tuple[OutcomeLine, ...]
+
+    @classmethod
+    def made(cls, wager: Wager, paytable: Paytable, shoe_description: str, total: int,
+             lines: tuple[OutcomeLine, ...]) -> WagerResult:
+        """The same as ``WagerResult(...)``, made faster (as :meth:`OutcomeLine.made`)."""
+        result = object.__new__(cls)
+        result.__dict__.update(wager=wager, paytable=paytable, shoe_description=shoe_description, total=total,
+                               lines=lines)
+        return result
 
     @functools.cached_property
     def expected_return(self) -> Any:
@@ -403,11 +420,8 @@ def classify(wager: Wager, paytable: Paytable) -> Mapping[tuple[Any, ...], str |
 
 def _counts(wager: Wager, dist: PointDistribution) -> np.ndarray:
     """The shoe's counts aligned with the wager's feature table."""
-    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
-    if "signature" not in cache:                       # the same for every shoe
-        cache["signature"] = (table_signature(wager), f"wager {wager.id!r} ({cited(wager.section)})")
-    signature, what = cache["signature"]
-    return counts_for(signature, dist, what=what)
+    signature = _signature(wager)
+    return counts_for(signature, dist, what=wager.__dict__["_cache"]["signature"][1])
 
 
 def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str) -> np.ndarray:
@@ -426,26 +440,118 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
     return np.array([joint[k] for k in feature_table(signature).keys], dtype=object)
 
 
-def price(wager: Wager, paytable: Paytable, dist: PointDistribution) -> WagerResult:
-    """Price ``wager`` under ``paytable`` against the distribution ``dist``."""
-    if settles_rounds(dist):                               # the second route settles each round itself
+def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistribution) -> dict[int, dict[int, int]]:
+    """For the pairs (by position in ``pairs``) that read a multiset table, the counts per outcome index
+    (-1: lost) that :func:`price` would sum, counted together: the keys of the table that every such pair
+    settles alike form one block, and the shoe is counted once per block (the main game's four paytables
+    read three blocks of the point table's 205 keys). Pairs that read another table, or whose table is
+    refused, are left to :func:`price` (which says why)."""
+    if not isinstance(dist, RoundDistribution):
+        return {}
+    out: dict[int, dict[int, int]] = {}
+    for signature, positions, columns, key_block, sums_by in _plan(pairs):
+        try:
+            counts = dist.block_counts(signature[1], key_block, *signature[2:])
+        except ExactOddsError:
+            continue
+        if sums_by is None:                            # a few blocks and pairs: added up here
+            for i, labels in zip(positions, columns):
+                sums: dict[int, int] = {}
+                for label, n in zip(labels, counts):
+                    sums[label] = sums.get(label, 0) + n
+                out[i] = sums
+            continue
+        one_hot, rows = sums_by                        # many: one product (every sum is at most the total)
+        fits = sum(counts) < 2**63
+        totals = (one_hot if fits else one_hot.astype(object)) @ np.array(counts, dtype=np.int64 if fits else object)
+        for (i, label), n in zip(rows, totals.tolist()):
+            out.setdefault(i, {})[label] = n
+    return out
+
+
+#: Where a group of :func:`_plan` has more pairs x blocks than this, its sums are one matrix product.
+_ADDED_BY_HAND = 64
+
+_Plan = list[tuple[tuple[Any, ...], list[int], list[list[int]], np.ndarray,
+                   tuple[np.ndarray, list[tuple[int, int]]] | None]]
+
+#: The plans of :func:`_plan`, per tuple of the pairs' identities (the pairs kept beside, so that an identity is
+#: never another object's): a selection priced shoe after shoe is planned once.
+_PLANS: dict[tuple[int, ...], tuple[list[Any], _Plan]] = {}
+
+
+def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
+    """The pairs that read a multiset table, grouped by table: (signature, their positions, each block's
+    outcome index under each of them, each key's block). The keys every pair of a group pays alike form one
+    block."""
+    flat = [x for pair in pairs for x in pair]
+    key = tuple(id(x) for x in flat)
+    kept = _PLANS.get(key)
+    if kept is not None and all(a is b for a, b in zip(kept[0], flat)):
+        return kept[1]
+    members: dict[tuple[Any, ...], list[tuple[int, np.ndarray]]] = {}
+    for i, (wager, paytable) in enumerate(pairs):
+        try:
+            signature = _signature(wager)
+            if signature[0] == "multiset":
+                settled = settlement(wager, paytable)
+                members.setdefault(signature, []).append((i, settled))
+        except ExactOddsError:                         # price says why, in its turn
+            continue
+    plan: _Plan = []
+    for signature, group in members.items():
+        labels, key_block = np.unique(np.stack([a for _, a in group]), axis=1, return_inverse=True)
+        positions = [i for i, _ in group]
+        sums_by = None
+        if labels.size > _ADDED_BY_HAND:               # one row per (pair, outcome index): 1 where a block is it
+            rows = [(i, int(label)) for i, row in zip(positions, labels) for label in np.unique(row)]
+            one_hot = np.array([labels[positions.index(i)] == label for i, label in rows], dtype=np.int64)
+            sums_by = (one_hot, rows)
+        plan.append((signature, positions, labels.tolist(), key_block.reshape(-1).astype(np.int64), sums_by))
+    if len(_PLANS) >= 256:
+        _PLANS.pop(next(iter(_PLANS)))
+    _PLANS[key] = (flat, plan)
+    return plan
+
+
+def _signature(wager: Wager) -> tuple[Any, ...]:
+    """:func:`table_signature`, kept on the wager (the same for every shoe)."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "signature" not in cache:
+        cache["signature"] = (table_signature(wager), f"wager {wager.id!r} ({cited(wager.section)})")
+    return cache["signature"][0]  # type: ignore[no-any-return]
+
+
+def price(wager: Wager, paytable: Paytable, dist: PointDistribution,
+          sums: Mapping[int, int] | None = None) -> WagerResult:
+    """Price ``wager`` under ``paytable`` against the distribution ``dist`` (``sums``: its counts per outcome
+    index, -1 lost, where :func:`settled_together` counted them already)."""
+    if sums is not None:
+        pass
+    elif settles_rounds(dist):                             # the second route settles each round itself
         sums = dist.outcome_counts(wager, paytable)
     else:
         order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
         counts = _counts(wager, dist)
         sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
-    by_outcome = {o.id: int(sums.get(k, 0)) for k, o in enumerate(wager.outcomes)}
-    lost = int(sums.get(-1, 0))
-    total = dist.total
-    if lost + sum(by_outcome.values()) != total:       # an invariant of the counting
-        raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")
-    lines = [
-        OutcomeLine(o.id, o.name, paytable.pays[o.id], by_outcome[o.id], total)
-        for o in wager.outcomes
-        if paytable.pays[o.id].offered
-    ]
-    lines.append(OutcomeLine(LOSE, "Loses", _LOSE_PAY, lost, total))
-    return WagerResult(wager, paytable, dist.shoe.describe(), total, tuple(lines))
+    total, made = dist.total, OutcomeLine.made
+    counted = [int(sums.get(k, 0)) for k, *_ in _offered(wager, paytable)]
+    if not sum(counted) == sum(sums.values()) == total:   # an invariant of the counting, and the lines printed
+        raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")  # hold it all
+    lines = tuple(made(oid, name, pay, n, total) for (_, oid, name, pay), n in zip(_offered(wager, paytable), counted))
+    return WagerResult.made(wager, paytable, dist.shoe.describe(), total, lines)
+
+
+def _offered(wager: Wager, paytable: Paytable) -> list[tuple[int, str, str, Pay]]:
+    """The lines of a priced table, in order: (outcome index, id, name, pay) of each outcome the paytable
+    offers, then the loss (index -1); kept on the wager (the same for every shoe)."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    key = ("offered", paytable.id, paytable.award_basis)
+    if key not in cache or cache[key][0] is not paytable:
+        offered = [(k, o.id, o.name, paytable.pays[o.id]) for k, o in enumerate(wager.outcomes)
+                   if paytable.pays[o.id].offered]
+        cache[key] = (paytable, [*offered, (-1, LOSE, "Loses", _LOSE_PAY)])
+    return cache[key][1]  # type: ignore[no-any-return]
 
 
 def _nets(wager: Wager, paytable: Paytable) -> list[Any]:
