@@ -443,12 +443,70 @@ _POSITION = re.compile(r"^(player|banker)_(value|rank|suit)_([123])$")
 
 
 def _wager_trackers(wager: Wager) -> tuple[_Tracker, ...]:
-    """The trackers of ``wager``'s features, a suit read only against named suits read by block."""
+    """The trackers of ``wager``'s features, a suit read only against named suits read by block. Where the
+    wager's conditions are proven unchanged by renaming suits it names (:func:`_renamings_kept`), every
+    suit it reads is read as itself, so that the walk may rename them (:func:`_symmetries`)."""
     blocks = [set(_SUITS)]
     for named in wager.texts:
         blocks = [part for b in blocks for part in (b & named, b - named) if part]
     told = "|".join(sorted("".join(s for s in _SUITS if s in b) for b in blocks))
-    return _trackers(wager.features, told=told, joined=wager.joined)
+    joined = wager.joined
+    if _renamings_kept(wager) not in (None, told):
+        joined = joined | {f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit"}
+    return _trackers(wager.features, told=told, joined=joined)
+
+
+#: The most rounds :func:`_renamings_kept` evaluates a wager's conditions on (every value of each feature it
+#: reads with every value of the others).
+RENAMING_PROOF_ROWS = 200_000
+
+
+def _renamings_kept(wager: Wager) -> str | None:
+    """The coarsest partition of the suits ('|' between blocks) such that swapping two suits of one block
+    changes none of ``wager``'s conditions, though they name suits (every card one suit, each suit named in
+    turn: ``player_suit_1 == 's' and ... or player_suit_1 == 'h' and ...``), proven by evaluating each
+    condition on every combination of the values of the features it reads, the suits swapped and not.
+    None where the proof is not tried: a wager that reads features other than the positions' suits and the
+    round's points (a swap of suits would change them too), or too many combinations. Kept on the wager.
+
+    Such a wager's hits are the same on a round and on its renamed image under any renaming within the
+    blocks (swaps generate them), which is what lets the walk carry the two as one."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "renamings kept" not in cache:
+        cache["renamings kept"] = _prove_renamings(wager)
+    return cache["renamings kept"]  # type: ignore[no-any-return]
+
+
+def _prove_renamings(wager: Wager) -> str | None:
+    suits = sorted(f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit")
+    points = sorted(wager.features - set(suits))
+    if not suits or not set(points) <= set(POINT_FEATURES) | set(DERIVED):
+        return None
+    rounds = _round_states()
+    keys = {(st[0], st[2], st[1], st[3]) for st, over in zip(rounds.states, rounds.over.tolist()) if over}
+    values = sorted({tuple(point_row(k)[f] for f in points) for k in keys}, key=repr)
+    if len(values) * 5 ** len(suits) > RENAMING_PROOF_ROWS:
+        return None
+    grid = np.indices((len(values), *(5,) * len(suits))).reshape(1 + len(suits), -1)
+    letters = np.array([*_SUITS, ""])
+    columns: dict[str, np.ndarray] = {f: np.array([v[j] for v in values])[grid[0]] for j, f in enumerate(points)}
+    columns.update({f: letters[grid[1 + j]] for j, f in enumerate(suits)})
+    size = grid.shape[1]
+
+    def masks(cols: dict[str, np.ndarray]) -> list[np.ndarray]:
+        return [o.condition.mask(cols, size, wager.parameters) for o in wager.outcomes]
+
+    plain = masks(columns)
+    blocks = {x: {x} for x in _SUITS}
+    for a, b in itertools.combinations(_SUITS, 2):
+        swap = {a: b, b: a}
+        swapped = {f: (np.array([swap.get(x, x) for x in letters])[grid[1 + suits.index(f)]] if f in suits else c)
+                   for f, c in columns.items()}
+        if all(np.array_equal(x, y) for x, y in zip(plain, masks(swapped))):
+            joined = blocks[a] | blocks[b]
+            for x in joined:
+                blocks[x] = joined
+    return "|".join(sorted({"".join(x for x in _SUITS if x in b) for b in blocks.values()}))
 
 
 def _trackers(features: frozenset[str], *, told: str = "", joined: frozenset[str] = frozenset()
@@ -1285,15 +1343,35 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
 @functools.lru_cache(maxsize=1 << 18)
 def _least_image(trackers: tuple[_Tracker, ...], summary: tuple[Any, ...], symmetries: tuple[tuple[str, ...], ...]
                  ) -> tuple[tuple[Any, ...], tuple[str, ...] | None]:
-    """The least image (by its text) of the summaries ``summary`` of ``trackers`` under the renamings
-    of the suits ``symmetries``, and the renaming that gives it (None: the summaries themselves)."""
-    best, by = summary, None
-    for p in symmetries:
-        names = dict(zip(_SUITS, p))
-        image = tuple(t.relabel(x, names) for t, x in zip(trackers, summary))
-        if repr(image) < repr(best):
-            best, by = image, p
+    """The least image of the summaries ``summary`` of ``trackers`` under the renamings of the suits
+    ``symmetries`` (a group), and the renaming that gives it (None: the summaries themselves). Least by hash,
+    ties by text: any image would give the same counts (the walk renames the cards dealt with it); the least
+    is the same for every summary of one orbit, so that they are carried as one."""
+    best, by, least = summary, None, hash(summary)
+    moving = _moving(trackers)
+    for p, names in _renamings(symmetries):
+        renamed = list(summary)
+        for i in moving:
+            renamed[i] = trackers[i].relabel(summary[i], names)
+        image = tuple(renamed)
+        h = hash(image)
+        if h < least or (h == least and image != best and repr(image) < repr(best)):
+            best, by, least = image, p, h
     return best, by
+
+
+@functools.cache
+def _moving(trackers: tuple[_Tracker, ...]) -> tuple[int, ...]:
+    """The trackers whose summaries a renaming of the suits can change (a card's value or rank, a suit read
+    by block, a count: none)."""
+    return tuple(i for i, t in enumerate(trackers) if type(t).relabel is not _Tracker.relabel
+                 and not (isinstance(t, _Card) and (t.attr != "suit" or t.told)))
+
+
+@functools.cache
+def _renamings(symmetries: tuple[tuple[str, ...], ...]) -> tuple[tuple[tuple[str, ...], dict[str, str]], ...]:
+    """Each renaming of ``symmetries`` with its map of the suits."""
+    return tuple((p, dict(zip(_SUITS, p))) for p in symmetries)
 
 
 @functools.cache
@@ -1318,7 +1396,10 @@ def _symmetries(walk: _Walk, shoe: Shoe) -> tuple[tuple[str, ...], ...]:
     image as one. None where the shoe's suits are unknown."""
     if not walk.wagers or shoe.card_counts is None:
         return ()
-    named = [set(t) & set(_SUITS) for w in walk.wagers for t in w.texts]
+    named: list[set[str]] = []
+    for w in walk.wagers:
+        kept = _renamings_kept(w)                       # proven: a renaming within its blocks changes no hit
+        named += [set(b) for b in kept.split("|")] if kept is not None else [set(t) & set(_SUITS) for t in w.texts]
     named += [set(x) for w in walk.wagers for f in w.features for x in SUITS_TOLD_APART.get(f, ())]
     counts = shoe.card_counts
     out = []
