@@ -262,7 +262,8 @@ def test_a_designed_paytable_of_a_shipped_wager_offers_what_its_draft_offers(tmp
 
 
 def test_a_designed_paytable_of_a_users_wager_carries_its_file(tmp_path: Path) -> None:
-    (tmp_path / "own.toml").write_text(OWN, encoding="utf-8")
+    own = tmp_path / "own.toml"
+    own.write_text(OWN, encoding="utf-8")
     out = tmp_path / "house.toml"
     code, _, err = run("design", "--paytables", str(tmp_path / "own.toml"), "--wager", "lucky-tie",
                        "--target-edge", "5%", "--output", str(out))
@@ -275,6 +276,17 @@ def test_a_designed_paytable_of_a_users_wager_carries_its_file(tmp_path: Path) -
     won = sum(lines[o]["combinations"] * Fraction(pays[o].split(" to ")[0]) for o in pays)
     assert Fraction(w["house_edge"]) == (lines["lose"]["combinations"] - won) / w["combinations"]
     assert _analyzed(out, "lucky-tie:A")["house_edge"] == _analyzed(tmp_path / "own.toml", "lucky-tie:A")["house_edge"]
+    for given in ([own, out], [out, own]):                       # the file beside the one that carries it
+        code, stdout, err = run("analyze", *(x for f in given for x in ("--paytables", str(f))))
+        assert code == 2 and stdout == "" and err.count("\n") == 1
+        assert f"--paytables {out} carries {own} (design --output wrote it to stand alone): give {out} without {own}" in err
+    table = tmp_path / "table.toml"                              # a paytable alone, its wager's file not given
+    table.write_text(text[text.index("[[paytable]]"):], encoding="utf-8")
+    code, _, err = run("analyze", "--paytables", str(table))
+    assert code == 2 and err.count("\n") == 1 and "paytable for unknown wager 'lucky-tie'" in err
+    assert "give the --paytables file that defines it before this one" in err
+    code, _, err = run("analyze", "--paytables", str(own), "--paytables", str(table), "--wager", "lucky-tie:designed")
+    assert code == 0, err
 
 
 def test_the_certificate_records_its_validation_file_and_verify_checks_one(tmp_path: Path) -> None:
