@@ -378,7 +378,9 @@ def test_the_simulation_counts_are_the_simulators_rounds_settled_by_their_cards(
         z = (float(observed) - float(Fraction(b["summary"]["rtp"]))) / se
         assert abs(float(sim["z"]) - z) < 1e-4
         assert sim["verdict"].startswith("consistent" if abs(z) <= 1.959963984540054 else "outside")
-    ok_verified(cert)
+    ok, message = verify(cert)                                   # it says what it dealt again
+    assert ok and message.endswith("; the simulation check (20,000 rounds a shoe, seed 41) dealt again from the "
+                                   "seed, equal")
     changed = copy.deepcopy(cert)
     changed["results"][0]["wagers"][0]["simulation"]["counts"]["tie"] = str(ties + 1)
     assert verify(changed) == (False, "value differs at results[0].wagers[0].simulation.counts.tie")
@@ -388,6 +390,10 @@ def test_the_simulation_is_printed_and_bad_requests_are_one_line() -> None:
     code, out, err = run("certificate", "--wager", "tie:8-to-1", "--simulate", "10000", "--seed", "5", "--one-route")
     assert code == 0, err
     assert "Simulation check:* 10,000 rounds dealt by the reference simulator (seed 5)" in out and "z = " in out
+    assert "are seeded runs, named as such and dealt again from their seed by `exactodds verify`" in out
+    code, out, _ = run("certificate", "--wager", "tie:8-to-1", "--one-route")
+    assert code == 0 and "- **Method:** every figure is an exact rational number" in out
+    assert "no simulation was used." in out and "dealt again" not in out
     for args, words in ((["--simulate", "0"], "--simulate: from 1 to"), (["--simulate", "10", "--remove", "5s"],
                         "full shoes"), (["--seed", "3"], "--seed goes with --simulate")):
         code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
@@ -425,7 +431,8 @@ def test_the_exposure_section_against_removal_correlation_and_the_exposure_comma
         assert Fraction(m["mean_player_expected_return"]) == again.mean_player_expected_return
         assert abs(float(m["perfect_per_shoe_se"]) - again.perfect_per_shoe_se) < 1e-8
         assert x["verdict"].startswith(f"{b['wager']}:{b['paytable']}: ")
-    ok_verified(cert)
+    ok, message = verify(cert)
+    assert ok and message.endswith("; the measured exposure (60 shoes, seed 9) dealt again from the seed, equal")
     changed = copy.deepcopy(cert)
     changed["results"][0]["wagers"][1]["exposure"]["measured"]["perfect_per_shoe"] = "0"
     assert verify(changed) == (False, "value differs at results[0].wagers[1].exposure.measured.perfect_per_shoe")

@@ -975,9 +975,19 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
         return False, signed
     n = sum(len(r["wagers"]) for r in document["results"])
     note = f"; provenance differs, accepted: {'; '.join(other)}" if other else ""
-    note = _files_note(document) + note
+    note = _files_note(document) + _runs_note(document) + note
     return True, (f"verified {document['certificate_number']}: {n} priced wager tables match exactly; "
                   f"{signed}{note}")
+
+
+def _runs_note(document: dict[str, Any]) -> str:
+    """What verify dealt again: the seeded simulation check and measured exposure, when the certificate has them."""
+    inputs = document["inputs"]
+    runs = ([f"the simulation check ({inputs['simulation']['rounds']:,} rounds a shoe, seed "
+             f"{inputs['simulation']['seed']})"] if "simulation" in inputs else []) + (
+        [f"the measured exposure ({inputs['exposure']['shoes']:,} shoes, seed {inputs['exposure']['seed']})"]
+        if inputs.get("exposure", {}).get("shoes") else [])
+    return f"; {' and '.join(runs)} dealt again from the seed, equal" if runs else ""
 
 
 def _files_note(document: dict[str, Any]) -> str:
