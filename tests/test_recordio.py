@@ -255,6 +255,9 @@ def test_a_note_is_carried_exactly_and_the_records_read_as_without_it(tmp_path: 
     lines, plain = (np.concatenate([c.lines for c in cs]) for cs in (with_note, without))
     shift = 0 if fmt == "parquet" else len(note.split("\n"))     # Parquet numbers rows; text files their lines
     assert np.array_equal(lines, plain + shift)
+    if name == "n.jsonl":                                         # JSON Lines under another name: still read as such
+        (tmp_path / "n.out").write_bytes((tmp_path / name).read_bytes())
+        assert np.array_equal(np.concatenate([c.lines for c in read_chunks(str(tmp_path / "n.out"))]), lines)
     if name == "n.csv":                                           # the line cited is the record's line in the file
         text = (tmp_path / name).read_text(encoding="utf-8").split("\n")
         assert text[lines[0] - 1] == (tmp_path / f"plain.{name}").read_text(encoding="utf-8").split("\n")[1]

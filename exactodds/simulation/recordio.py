@@ -363,7 +363,17 @@ def _looks_like_json(path: str, compression: str | None) -> bool:
         return False
     finally:
         stream.close()
-    return bytes(head).decode("utf-8-sig", errors="replace").lstrip()[:1] == "{"
+    text = bytes(head).decode("utf-8-sig", errors="replace").lstrip()
+    if text[:1] == "#":                                 # a note first: look past it
+        source = _Lines(path, compression)
+        try:
+            first = next(source, None)
+        except ExactOddsError:
+            return False
+        finally:
+            source.close()
+        text = "" if first is None else first[1][:256].decode("utf-8", errors="replace").lstrip()
+    return text[:1] == "{"
 
 
 def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
