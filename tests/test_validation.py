@@ -272,7 +272,7 @@ def test_paytables_that_disagree_with_the_file_are_refused_naming_both(own: tupl
     assert code == 2 and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("change", ["pays", "cut", "sha"])
+@pytest.mark.parametrize("change", ["pays", "cut", "sha", "name"])
 def test_a_carried_file_that_was_changed_is_refused_in_one_line(own: tuple[Path, Path], tmp_path: Path,
                                                                 change: str) -> None:
     where, _ = own
@@ -281,12 +281,14 @@ def test_a_carried_file_that_was_changed_is_refused_in_one_line(own: tuple[Path,
         note = [ln.replace('"10 to 1"', '"12 to 1"') for ln in note]
     elif change == "cut":                                          # a line of the file lost
         note = [ln for ln in note if "other_tie" not in ln or "pays" in ln]
+    elif change == "name":                                         # a name that would turn a terminal's text around
+        note = [ln.replace('"name": "lucky.toml"', '"name": "lucky\\u202e.toml"') for ln in note]
     else:
         note = [re.sub(r'"sha256": "(.)', lambda m: '"sha256": "' + ("0" if m[1] != "0" else "1"), ln) for ln in note]
     changed = _write(tmp_path / "changed.csv", note, rows)
     code, out, err = _check(str(changed))
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith(f"exactodds: error: {changed}: ") and "lucky.toml" in err
+    assert err.startswith(f"exactodds: error: {changed}: ") and "lucky" in err and "\u202e" not in err
 
 
 @pytest.mark.slow

@@ -263,6 +263,7 @@ def carried_files(note: str, where: str) -> list[tuple[str, str]]:
         except (ValueError, RecursionError):
             head = None
         if not (isinstance(head, dict) and set(head) == {"name", "sha256", "lines"} and isinstance(head["name"], str)
+                and 0 < len(head["name"]) <= 255 and head["name"].isprintable()       # a name shown in messages
                 and isinstance(head["sha256"], str) and type(head["lines"]) is int and head["lines"] >= 1):
             raise ExactOddsError(f"{where}: its note's line {line[:60]!r} is not file {{\"name\": ..., \"sha256\": "
                                  "..., \"lines\": N}")
