@@ -232,6 +232,8 @@ def test_check_sim_of_a_users_wager_needs_no_paytables_and_says_the_same(own: tu
         given = _check(str(where / name), "--format", fmt, "--paytables", str(bet))
         assert alone == given and alone[0] == 0 and alone[2] == ""
     assert all(re.search(rf"^{key} +settlement", alone[1], re.M) for key in ("lucky-tie:A", "tie:8-to-1"))
+    code, out, err = run("check-sim", str(where / name), "--decks", "6")      # without --validation: named as one
+    assert code == 2 and out == "" and err.count("\n") == 1 and "check it with 'check-sim --validation'" in err
 
 
 @pytest.mark.slow

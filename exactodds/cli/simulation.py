@@ -20,7 +20,7 @@ from exactodds.errors import ExactOddsError
 from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
 from exactodds.simulation.recordio import RecordWriter, detect, expand_sources
 from exactodds.simulation.simulate import record_columns, record_table, simulate_chunks
-from exactodds.simulation.validation import validation_catalogue
+from exactodds.simulation.validation import carried_by
 from exactodds.wagers.bet_size import parse_dollars
 
 _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
@@ -179,11 +179,11 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
     stated_decks = given(ctx, "decks")
     if not 1 <= decks <= 10**7:
         raise ExactOddsError(f"--decks: number of decks must be a whole number from 1 to 10,000,000, got {decks}")
-    if validation:                                      # the data files a validation file carries, or --paytables
+    files = options.user_files(paytables_files)
+    if not counts:                                      # the data files a validation file carries serve as --paytables
         first = expand_sources(path)[0] if path != "-" else "-"
-        cat = validation_catalogue(first, fmt=input_format, given=options.user_files(paytables_files))
-    else:
-        cat = options.catalogue(paytables_files)
+        files = [(f"{first}: {name}", text) for name, text in carried_by(first, fmt=input_format, given=files)] or files
+    cat = options.with_files(files)[0]
     if counts:
         data = read_counts(path)
         stated = data.get("decks")

@@ -18,7 +18,7 @@ often than the shoe holds it. The same selection and shoes give the same file, b
 A file whose wagers a user's data file defines carries that file, exactly as read, with its SHA-256,
 in its note (:func:`exactodds.simulation.recordio.read_note`: the lines beginning ``#`` before a CSV's
 header, or Parquet's metadata), so that ``check-sim FILE --validation`` needs nothing else
-(:func:`validation_catalogue`); a file changed since is refused by its digest.
+(:func:`carried_by`); a file changed since is refused by its digest.
 
 >>> from exactodds.wagers import load_catalogue
 >>> from exactodds.game.shoe import Shoe
@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 
 from exactodds._version import __version__
-from exactodds.analyses.analysis import load_text
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
@@ -50,10 +49,10 @@ from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, read_note
 from exactodds.simulation.roundclasses import _dealable, decode_values, settle_grouped
 from exactodds.simulation.rounds import POINTS, deal_from
 from exactodds.simulation.simulate import SimulatedRounds, record_table
-from exactodds.wagers.catalogue import MAX_FILE_BYTES, Catalogue, load_catalogue
+from exactodds.wagers.catalogue import MAX_FILE_BYTES
 
 __all__ = ["ValidationRounds", "validation_rounds", "write_validation", "SEARCH_BATCHES", "files_note", "carried_files",
-           "validation_catalogue"]
+           "carried_by"]
 
 #: The search for rare outcomes: batches of this many rounds, at most this many batches.
 SEARCH_ROUNDS = 100_000
@@ -281,11 +280,11 @@ def carried_files(note: str, where: str) -> list[tuple[str, str]]:
     return files
 
 
-def validation_catalogue(path: str, *, fmt: str | None = None, given: Sequence[tuple[str, str]] = ()) -> Catalogue:
-    """The wagers a validation file at ``path`` is checked with: the catalogue, with the data files it carries
-    (:func:`carried_files`) or, when it carries none (a file of the catalogue's wagers, or written before files
-    were carried), with ``given`` (``--paytables``: path, text). Files given that are not the ones it carries
-    (by SHA-256) are refused, naming both."""
+def carried_by(path: str, *, fmt: str | None = None, given: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """The data files (name, text) the records file at ``path`` carries (:func:`carried_files`; none from standard
+    input), which its wagers are read from in place of ``given`` (``--paytables``: path, text). A file of the
+    catalogue's wagers, or one written before files were carried, carries none: ``given`` then serve. Files given
+    that are not the ones it carries (by SHA-256) are refused, naming both."""
     note = read_note(path, fmt=fmt) if path != "-" else None
     carried = carried_files(note, path) if note is not None else []
     if carried and given:
@@ -302,7 +301,4 @@ def validation_catalogue(path: str, *, fmt: str | None = None, given: Sequence[t
             raise ExactOddsError(f"{path} carries {lacking[1]} (SHA-256 {lacking[0][:16]}…), which --paytables "
                                  f"{' '.join(theirs.values())} does not give; leave --paytables out (the file stands "
                                  "alone) or give the files it was made with")
-    cat = load_catalogue()
-    for name, text in carried or given:
-        cat = cat.merged(load_text(text, source=f"{path}: {name}" if carried else name))
-    return cat
+    return carried
