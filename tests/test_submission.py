@@ -95,6 +95,13 @@ def test_markdown_says_it_is_unsigned_and_sign_refuses_it(tmp_path: Path) -> Non
     code, out, err = run("certificate", "--wager", "tie:8-to-1", "--format", "markdown", "--one-route")
     assert code == 0, err
     assert "Signature:** none" in out and "cannot be verified" in out and "Signed:" not in out
+    assert "verify the JSON, HTML, PDF or workbook form" in out
+    for fmt in ("markdown", "csv"):                              # verify names what it does read, the workbook too
+        code, _, _ = run("certificate", "--wager", "tie:8-to-1", "--format", fmt, "--one-route",
+                         "--output", str(tmp_path / f"c.{fmt}"))
+        code, out, err = run("verify", str(tmp_path / f"c.{fmt}"))
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert "a Markdown or CSV certificate is for reading: verify its JSON, HTML, PDF or workbook" in err
 
 
 # -- the rules of the bet, as counted -------------------------------------------------------------------------
@@ -394,7 +401,8 @@ def test_the_simulation_is_printed_and_bad_requests_are_one_line() -> None:
     code, out, _ = run("certificate", "--wager", "tie:8-to-1", "--one-route")
     assert code == 0 and "- **Method:** every figure is an exact rational number" in out
     assert "no simulation was used." in out and "dealt again" not in out
-    for args, words in ((["--simulate", "0"], "--simulate: from 1 to"), (["--simulate", "10", "--remove", "5s"],
+    for args, words in ((["--simulate", "0"], "--simulate: from 1 to 100,000,000 rounds in all (1 shoe certified), "
+                                               "got 0"), (["--simulate", "10", "--remove", "5s"],
                         "full shoes"), (["--seed", "3"], "--seed goes with --simulate")):
         code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
@@ -445,7 +453,8 @@ def test_the_exposure_section_is_printed_and_its_options_checked() -> None:
     assert "*Exposure to counting:* lucky-six:standard: worth a count" in out and "| Tag |" in out
     assert "Measured exposure:** 20 shoes of 8 decks (seed 2)" in out and "Betting correlation" in out
     for args, words in ((["--exposure-shoes", "5"], "--exposure-shoes goes with --exposure"),
-                        (["--exposure", "--exposure-shoes", "1"], "--exposure-shoes: from 2"),
+                        (["--exposure", "--exposure-shoes", "1"], "--exposure-shoes: from 2 to 20,000 shoes dealt in "
+                                                                  "all (1 shoe certified), got 1 a shoe"),
                         (["--exposure", "--exposure-shoes", "5", "--remove", "5s"], "full shoes")):
         code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
