@@ -245,7 +245,8 @@ def test_a_note_is_carried_exactly_and_the_records_read_as_without_it(tmp_path: 
     records after it are the same rounds as in a file without one, each at the file's own line."""
     fmt = name.split(".")[1]
     table = record_table(simulate(decks=8, rounds=3_000, seed=41, mode="fresh"))
-    note = "first line\n\n  indented, a \u2660, a carriage return\r\n|[[wager]]\n"     # every kind of line
+    note = 'first line\n\n  indented, a \u2660, a carriage return\r\n|pays = { a = "1 to 1", b = "%22" }\n'
+    # every kind of line: empty, indented, not ASCII, with what the escaping writes (%, ", a comma, a carriage return)
     for path, carried in ((tmp_path / name, note), (tmp_path / f"plain.{name}", None)):
         with RecordWriter(str(path), fmt, table.column_names, note=carried) as out:
             out.write(table)
@@ -260,4 +261,5 @@ def test_a_note_is_carried_exactly_and_the_records_read_as_without_it(tmp_path: 
         assert np.array_equal(np.concatenate([c.lines for c in read_chunks(str(tmp_path / "n.out"))]), lines)
     if name == "n.csv":                                           # the line cited is the record's line in the file
         text = (tmp_path / name).read_text(encoding="utf-8").split("\n")
+        assert not any(c in line for line in text[:len(note.split("\n"))] for c in ',"\r')   # one field a line
         assert text[lines[0] - 1] == (tmp_path / f"plain.{name}").read_text(encoding="utf-8").split("\n")[1]

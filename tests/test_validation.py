@@ -219,7 +219,7 @@ def test_a_validation_file_carries_its_wagers_file_byte_for_byte(own: tuple[Path
     assert note is not None
     [(carried, text)] = carried_files(note, name)
     assert carried == "lucky.toml" and text.encode("utf-8") == bet.read_bytes()
-    assert f'"sha256": "{hashlib.sha256(bet.read_bytes()).hexdigest()}"' in note
+    assert f"file sha256={hashlib.sha256(bet.read_bytes()).hexdigest()} lines=16 name=lucky.toml" in note
 
 
 @pytest.mark.slow
@@ -255,11 +255,18 @@ def test_a_wrong_settlement_and_a_bad_record_are_found_alike_with_and_without_pa
 
 
 @pytest.mark.slow
-def test_line_ends_turned_to_crlf_keep_the_carried_file(own: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_csv_tool_writing_the_file_back_keeps_the_carried_file(own: tuple[Path, Path], tmp_path: Path) -> None:
+    """The game's software may read the file with a CSV library and write it back: every line a row (the note's
+    lines too), CRLF line ends, short rows padded with empty fields to the width of the records."""
     where, _ = own
-    crlf = tmp_path / "crlf.csv"
-    crlf.write_bytes((where / "v.csv").read_bytes().replace(b"\n", b"\r\n"))
-    assert _check(str(crlf)) == _check(str(where / "v.csv"))
+    rows = list(csv.reader((where / "v.csv").open(newline="", encoding="utf-8")))
+    assert len(rows[0]) == 1 and rows[0][0].startswith("# exactodds ")           # the note, each line one field
+    width = max(len(r) for r in rows)
+    again = tmp_path / "again.csv"
+    with again.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(r + [""] * (width - len(r)) for r in rows)
+    assert b",,\r\n" in again.read_bytes()
+    assert _check(str(again)) == _check(str(where / "v.csv"))
 
 
 def test_paytables_that_disagree_with_the_file_are_refused_naming_both(own: tuple[Path, Path], tmp_path: Path) -> None:
@@ -280,17 +287,18 @@ def test_a_carried_file_that_was_changed_is_refused_in_one_line(own: tuple[Path,
     where, _ = own
     note, rows = _note_and_rows(where / "v.csv")
     if change == "pays":                                           # the rules changed, its digest not
-        note = [ln.replace('"10 to 1"', '"12 to 1"') for ln in note]
+        note = [ln.replace("%2210 to 1%22", "%2212 to 1%22") for ln in note]
     elif change == "cut":                                          # a line of the file lost
         note = [ln for ln in note if "other_tie" not in ln or "pays" in ln]
     elif change == "name":                                         # a name that would turn a terminal's text around
-        note = [ln.replace('"name": "lucky.toml"', '"name": "lucky\\u202e.toml"') for ln in note]
+        note = [ln.replace("name=lucky.toml", "name=lucky\u202e.toml") for ln in note]
     else:
-        note = [re.sub(r'"sha256": "(.)', lambda m: '"sha256": "' + ("0" if m[1] != "0" else "1"), ln) for ln in note]
+        note = [re.sub("sha256=(.)", lambda m: "sha256=" + ("0" if m[1] != "0" else "1"), ln) for ln in note]
     changed = _write(tmp_path / "changed.csv", note, rows)
     code, out, err = _check(str(changed))
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith(f"exactodds: error: {changed}: ") and "lucky" in err and "\u202e" not in err
+    assert changed.read_text(encoding="utf-8") != (where / "v.csv").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow

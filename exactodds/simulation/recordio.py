@@ -19,7 +19,8 @@ A source is a file, a directory or a glob of shards (read as one data set in
 name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
 
 A file may carry a *note* (text of its own, such as the data files that define its wagers): in a CSV
-or JSON Lines file, lines beginning ``#`` before the header or the first record; in Parquet, the
+or JSON Lines file, lines beginning ``#`` before the header or the first record (with ``%``, ``"``,
+``,`` and a carriage return escaped, so that a CSV tool keeps each line as one field); in Parquet, the
 schema's metadata key ``exactodds.note``. The readers of records pass over it; :func:`read_note`
 reads it.
 
@@ -54,6 +55,7 @@ import itertools
 import json
 import os
 import queue
+import re
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -309,8 +311,9 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
 
 def read_note(path: str, *, fmt: str | None = None) -> str | None:
     """The note a file carries (its lines beginning ``#`` before the header or the first record, each
-    without the ``#`` and one space after it; or a Parquet file's ``exactodds.note``), None if it has none.
-    Line ends turned to CRLF on the way are taken back off."""
+    without the ``#`` and one space after it, unescaped as :func:`_note_lines` escapes them; or a Parquet
+    file's ``exactodds.note``), None if it has none. What a CSV tool adds on the way back is taken off: line
+    ends turned to CRLF, and the commas that pad a line to the width of the records."""
     kind, compression = detect(path, fmt)
     if path == "-":
         raise ExactOddsError("-: a note is read from a named file, not standard input")
@@ -326,27 +329,35 @@ def read_note(path: str, *, fmt: str | None = None) -> str | None:
         if len(raw) > MAX_NOTE_BYTES:
             raise ExactOddsError(f"{path}: its note holds more than {MAX_NOTE_BYTES:,} bytes, the most a file's "
                                  "note may")
-    else:
-        source = _Lines(path, compression)
         try:
-            next(source, None)
-        finally:
-            source.close()
-        if not source.note:
-            return None
-        lines = source.note
-        if all(line.endswith(b"\r") for line in lines):
-            lines = [line[:-1] for line in lines]
-        raw = b"\n".join(line[1:].removeprefix(b" ") for line in lines)
+            return bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ExactOddsError(f"{path}: its note ({_NOTE_KEY.decode()}) is not UTF-8 text") from None
+    source = _Lines(path, compression)
     try:
-        return bytes(raw).decode("utf-8")
+        next(source, None)
+    finally:
+        source.close()
+    if not source.note:
+        return None
+    lines = [line.removesuffix(b"\r").rstrip(b",") for line in source.note]     # an escaped note has neither
+    try:
+        text = b"\n".join(line[1:].removeprefix(b" ") for line in lines).decode("utf-8")
     except UnicodeDecodeError:
         raise ExactOddsError(f"{path}: its note (the lines beginning '#' at the start) is not UTF-8 text") from None
+    return re.sub("%(25|22|2C|0D)", lambda m: _UNESCAPED[m[1]], text)
+
+
+#: What a note's lines escape, so that a CSV tool reads each as one field and writes it back as it was.
+_ESCAPED = {"%": "%25", '"': "%22", ",": "%2C", "\r": "%0D"}
+_UNESCAPED = {code[1:]: char for char, code in _ESCAPED.items()}
 
 
 def _note_lines(note: str, where: str) -> bytes:
-    """``note`` as the lines beginning ``#`` a CSV or JSON Lines file starts with, each within the longest line read."""
-    data = "".join(f"#{' ' + line if line else ''}\n" for line in note.split("\n")).encode("utf-8")
+    """``note`` as the lines beginning ``#`` a CSV or JSON Lines file starts with, each within the longest line
+    read; ``%``, ``"``, ``,`` and a carriage return written ``%25``, ``%22``, ``%2C`` and ``%0D``."""
+    escaped = re.sub('[%",\r]', lambda m: _ESCAPED[m[0]], note)
+    data = "".join(f"#{' ' + line if line else ''}\n" for line in escaped.split("\n")).encode("utf-8")
     if len(data) > MAX_NOTE_BYTES:
         raise ExactOddsError(f"{where}: a note of more than {MAX_NOTE_BYTES:,} bytes, the most a file's note may hold")
     if max(len(line) for line in data.split(b"\n")) > MAX_RECORD_BYTES:

@@ -32,7 +32,7 @@ header, or Parquet's metadata), so that ``check-sim FILE --validation`` needs no
 from __future__ import annotations
 
 import hashlib
-import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -222,8 +222,8 @@ def _sha256(text: str) -> str:
 
 
 def files_note(files: Sequence[tuple[str, str]]) -> str | None:
-    """The note of a validation file carrying users' data files (name, text): a line ``file {"name", "sha256",
-    "lines"}`` (JSON) before each file, then each of its lines after a ``|``, exactly; None without files.
+    """The note of a validation file carrying users' data files (name, text): a line ``file sha256=HEX lines=N
+    name=NAME`` before each file, then each of its lines after a ``|``, exactly; None without files.
 
     >>> note = files_note([("mine.toml", "[[wager]]\\nid = 'x'\\n")])
     >>> note.splitlines()[3:]
@@ -233,15 +233,18 @@ def files_note(files: Sequence[tuple[str, str]]) -> str | None:
     """
     if not files:
         return None
-    out = [f"exactodds {__version__} validation file: it carries the data files that define its wagers, each "
+    out = [f"exactodds {__version__} validation file. It carries the data files that define its wagers: each one "
            "exactly as read",
-           "(a '|' before each of its lines) with its SHA-256, so that 'check-sim FILE --validation' needs no other "
-           "file."]
+           "(a '|' before each of its lines) after a line naming it with its SHA-256. 'check-sim FILE --validation' "
+           "reads them from here."]
     for name, text in files:
         lines = text.split("\n")
-        out += ["file " + json.dumps({"name": name, "sha256": _sha256(text), "lines": len(lines)}),
-                *("|" + line for line in lines)]
+        out += [f"file sha256={_sha256(text)} lines={len(lines)} name={name}", *("|" + line for line in lines)]
     return "\n".join(out)
+
+
+#: A note's line naming a carried file.
+_FILE_LINE = re.compile(r"file sha256=([0-9a-f]{64}) lines=([1-9][0-9]{0,8}) name=(.{1,255})")
 
 
 def carried_files(note: str, where: str) -> list[tuple[str, str]]:
@@ -257,26 +260,23 @@ def carried_files(note: str, where: str) -> list[tuple[str, str]]:
             raise ExactOddsError(f"{where}: its note has a data file's line ('|') with no 'file' line before it")
         if not line.startswith("file "):
             continue
-        try:
-            head = json.loads(line[5:])
-        except (ValueError, RecursionError):
-            head = None
-        if not (isinstance(head, dict) and set(head) == {"name", "sha256", "lines"} and isinstance(head["name"], str)
-                and 0 < len(head["name"]) <= 255 and head["name"].isprintable()       # a name shown in messages
-                and isinstance(head["sha256"], str) and type(head["lines"]) is int and head["lines"] >= 1):
-            raise ExactOddsError(f"{where}: its note's line {line[:60]!r} is not file {{\"name\": ..., \"sha256\": "
-                                 "..., \"lines\": N}")
-        body = lines[k:k + head["lines"]]
-        k += head["lines"]
-        if len(body) < head["lines"] or not all(b.startswith("|") for b in body):
-            raise ExactOddsError(f"{where}: its note carries {head['name']!r} in {head['lines']:,} lines, but "
-                                 "fewer follow its 'file' line: the file was cut or changed")
+        head = _FILE_LINE.fullmatch(line)
+        if head is None:
+            raise ExactOddsError(f"{where}: its note's line {line[:80]!r} is not 'file sha256=HEX lines=N name=NAME'")
+        digest, count, name = head[1], int(head[2]), head[3]
+        if not name.isprintable():                                        # a name shown in messages
+            raise ExactOddsError(f"{where}: its note names a carried file {name!r}, which is not printable text")
+        body = lines[k:k + count]
+        k += count
+        if len(body) < count or not all(b.startswith("|") for b in body):
+            raise ExactOddsError(f"{where}: its note carries {name!r} in {count:,} lines, but fewer follow its "
+                                 "'file' line: the file was cut or changed")
         text = "\n".join(b[1:] for b in body)
-        if len(text.encode("utf-8")) > MAX_FILE_BYTES or _sha256(text) != head["sha256"]:
-            raise ExactOddsError(f"{where}: the data file {head['name']!r} it carries is not the one its SHA-256 "
-                                 f"{head['sha256'][:16]}… names (now {_sha256(text)[:16]}…): it was changed; "
-                                 "make the file again with 'certificate --validation'")
-        files.append((head["name"], text))
+        if len(text.encode("utf-8")) > MAX_FILE_BYTES or _sha256(text) != digest:
+            raise ExactOddsError(f"{where}: the data file {name!r} it carries is not the one its SHA-256 "
+                                 f"{digest[:16]}… names (now {_sha256(text)[:16]}…): it was changed; make the file "
+                                 "again with 'certificate --validation'")
+        files.append((name, text))
     return files
 
 
