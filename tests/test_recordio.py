@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from exactodds.cli import cli
 from exactodds.simulation.checksim import check_files, read_records
+from exactodds.simulation.recordio import RecordWriter, read_chunks, read_note
+from exactodds.simulation.simulate import record_table, simulate
 
 ROUNDS = 20_000
 
@@ -233,3 +236,30 @@ def test_standard_input_names_the_line_past_blank_lines(written: dict[str, Path]
     for args, source in ((("-", "--input-format", "csv"), "-"), ((str(path),), str(path))):
         code, _, err = run("check-sim", *args, "--wager", "tie", input=data)
         assert code == 2 and err.startswith(f"exactodds: error: {source}:{bad + 1}: unreadable card"), err
+
+
+
+@pytest.mark.parametrize("name", ["n.csv", "n.csv.gz", "n.jsonl", "n.jsonl.zst", "n.parquet"])
+def test_a_note_is_carried_exactly_and_the_records_read_as_without_it(tmp_path: Path, name: str) -> None:
+    """A file's note (issue 41: a validation file carries its wagers' data file) reads back as written, and the
+    records after it are the same rounds as in a file without one, each at the file's own line."""
+    fmt = name.split(".")[1]
+    table = record_table(simulate(decks=8, rounds=3_000, seed=41, mode="fresh"))
+    note = 'first line\n\n  indented, a \u2660, a carriage return\r\n|pays = { a = "1 to 1", b = "%22" }\n'
+    # every kind of line: empty, indented, not ASCII, with what the escaping writes (%, ", a comma, a carriage return)
+    for path, carried in ((tmp_path / name, note), (tmp_path / f"plain.{name}", None)):
+        with RecordWriter(str(path), fmt, table.column_names, note=carried) as out:
+            out.write(table)
+        assert read_note(str(path)) == carried
+    with_note, without = (list(read_chunks(str(p))) for p in (tmp_path / name, tmp_path / f"plain.{name}"))
+    assert np.array_equal(np.concatenate([c.cards for c in with_note]), np.concatenate([c.cards for c in without]))
+    lines, plain = (np.concatenate([c.lines for c in cs]) for cs in (with_note, without))
+    shift = 0 if fmt == "parquet" else len(note.split("\n"))     # Parquet numbers rows; text files their lines
+    assert np.array_equal(lines, plain + shift)
+    if name == "n.jsonl":                                         # JSON Lines under another name: still read as such
+        (tmp_path / "n.out").write_bytes((tmp_path / name).read_bytes())
+        assert np.array_equal(np.concatenate([c.lines for c in read_chunks(str(tmp_path / "n.out"))]), lines)
+    if name == "n.csv":                                           # the line cited is the record's line in the file
+        text = (tmp_path / name).read_text(encoding="utf-8").split("\n")
+        assert not any(c in line for line in text[:len(note.split("\n"))] for c in ',"\r')   # one field a line
+        assert text[lines[0] - 1] == (tmp_path / f"plain.{name}").read_text(encoding="utf-8").split("\n")[1]

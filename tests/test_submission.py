@@ -95,6 +95,13 @@ def test_markdown_says_it_is_unsigned_and_sign_refuses_it(tmp_path: Path) -> Non
     code, out, err = run("certificate", "--wager", "tie:8-to-1", "--format", "markdown", "--one-route")
     assert code == 0, err
     assert "Signature:** none" in out and "cannot be verified" in out and "Signed:" not in out
+    assert "verify the JSON, HTML, PDF or workbook form" in out
+    for fmt in ("markdown", "csv"):                              # verify names what it does read, the workbook too
+        code, _, _ = run("certificate", "--wager", "tie:8-to-1", "--format", fmt, "--one-route",
+                         "--output", str(tmp_path / f"c.{fmt}"))
+        code, out, err = run("verify", str(tmp_path / f"c.{fmt}"))
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert "a Markdown or CSV certificate is for reading: verify its JSON, HTML, PDF or workbook" in err
 
 
 # -- the rules of the bet, as counted -------------------------------------------------------------------------
@@ -262,7 +269,8 @@ def test_a_designed_paytable_of_a_shipped_wager_offers_what_its_draft_offers(tmp
 
 
 def test_a_designed_paytable_of_a_users_wager_carries_its_file(tmp_path: Path) -> None:
-    (tmp_path / "own.toml").write_text(OWN, encoding="utf-8")
+    own = tmp_path / "own.toml"
+    own.write_text(OWN, encoding="utf-8")
     out = tmp_path / "house.toml"
     code, _, err = run("design", "--paytables", str(tmp_path / "own.toml"), "--wager", "lucky-tie",
                        "--target-edge", "5%", "--output", str(out))
@@ -275,6 +283,17 @@ def test_a_designed_paytable_of_a_users_wager_carries_its_file(tmp_path: Path) -
     won = sum(lines[o]["combinations"] * Fraction(pays[o].split(" to ")[0]) for o in pays)
     assert Fraction(w["house_edge"]) == (lines["lose"]["combinations"] - won) / w["combinations"]
     assert _analyzed(out, "lucky-tie:A")["house_edge"] == _analyzed(tmp_path / "own.toml", "lucky-tie:A")["house_edge"]
+    for given in ([own, out], [out, own]):                       # the file beside the one that carries it
+        code, stdout, err = run("analyze", *(x for f in given for x in ("--paytables", str(f))))
+        assert code == 2 and stdout == "" and err.count("\n") == 1
+        assert f"--paytables {out} carries {own} (design --output wrote it to stand alone): give {out} without {own}" in err
+    table = tmp_path / "table.toml"                              # a paytable alone, its wager's file not given
+    table.write_text(text[text.index("[[paytable]]"):], encoding="utf-8")
+    code, _, err = run("analyze", "--paytables", str(table))
+    assert code == 2 and err.count("\n") == 1 and "paytable for unknown wager 'lucky-tie'" in err
+    assert "give the --paytables file that defines it before this one" in err
+    code, _, err = run("analyze", "--paytables", str(own), "--paytables", str(table), "--wager", "lucky-tie:designed")
+    assert code == 0, err
 
 
 def test_the_certificate_records_its_validation_file_and_verify_checks_one(tmp_path: Path) -> None:
@@ -366,7 +385,9 @@ def test_the_simulation_counts_are_the_simulators_rounds_settled_by_their_cards(
         z = (float(observed) - float(Fraction(b["summary"]["rtp"]))) / se
         assert abs(float(sim["z"]) - z) < 1e-4
         assert sim["verdict"].startswith("consistent" if abs(z) <= 1.959963984540054 else "outside")
-    ok_verified(cert)
+    ok, message = verify(cert)                                   # it says what it dealt again
+    assert ok and message.endswith("; the simulation check (20,000 rounds a shoe, seed 41) dealt again from the "
+                                   "seed, equal")
     changed = copy.deepcopy(cert)
     changed["results"][0]["wagers"][0]["simulation"]["counts"]["tie"] = str(ties + 1)
     assert verify(changed) == (False, "value differs at results[0].wagers[0].simulation.counts.tie")
@@ -376,7 +397,12 @@ def test_the_simulation_is_printed_and_bad_requests_are_one_line() -> None:
     code, out, err = run("certificate", "--wager", "tie:8-to-1", "--simulate", "10000", "--seed", "5", "--one-route")
     assert code == 0, err
     assert "Simulation check:* 10,000 rounds dealt by the reference simulator (seed 5)" in out and "z = " in out
-    for args, words in ((["--simulate", "0"], "--simulate: from 1 to"), (["--simulate", "10", "--remove", "5s"],
+    assert "are seeded runs, named as such and dealt again from their seed by `exactodds verify`" in out
+    code, out, _ = run("certificate", "--wager", "tie:8-to-1", "--one-route")
+    assert code == 0 and "- **Method:** every figure is an exact rational number" in out
+    assert "no simulation was used." in out and "dealt again" not in out
+    for args, words in ((["--simulate", "0"], "--simulate: from 1 to 100,000,000 rounds in all (1 shoe certified), "
+                                               "got 0"), (["--simulate", "10", "--remove", "5s"],
                         "full shoes"), (["--seed", "3"], "--seed goes with --simulate")):
         code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
@@ -413,7 +439,8 @@ def test_the_exposure_section_against_removal_correlation_and_the_exposure_comma
         assert Fraction(m["mean_player_expected_return"]) == again.mean_player_expected_return
         assert abs(float(m["perfect_per_shoe_se"]) - again.perfect_per_shoe_se) < 1e-8
         assert x["verdict"].startswith(f"{b['wager']}:{b['paytable']}: ")
-    ok_verified(cert)
+    ok, message = verify(cert)
+    assert ok and message.endswith("; the measured exposure (60 shoes, seed 9) dealt again from the seed, equal")
     changed = copy.deepcopy(cert)
     changed["results"][0]["wagers"][1]["exposure"]["measured"]["perfect_per_shoe"] = "0"
     assert verify(changed) == (False, "value differs at results[0].wagers[1].exposure.measured.perfect_per_shoe")
@@ -426,7 +453,8 @@ def test_the_exposure_section_is_printed_and_its_options_checked() -> None:
     assert "*Exposure to counting:* lucky-six:standard: worth a count" in out and "| Tag |" in out
     assert "Measured exposure:** 20 shoes of 8 decks (seed 2)" in out and "Betting correlation" in out
     for args, words in ((["--exposure-shoes", "5"], "--exposure-shoes goes with --exposure"),
-                        (["--exposure", "--exposure-shoes", "1"], "--exposure-shoes: from 2"),
+                        (["--exposure", "--exposure-shoes", "1"], "--exposure-shoes: from 2 to 20,000 shoes dealt in "
+                                                                  "all (1 shoe certified), got 1 a shoe"),
                         (["--exposure", "--exposure-shoes", "5", "--remove", "5s"], "full shoes")):
         code, out, err = run("certificate", "--wager", "tie:8-to-1", "--one-route", *args)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, err

@@ -1,8 +1,11 @@
-"""Issue 25, item 2: the validation data file (``certificate --validation``) and ``check-sim --validation``."""
+"""Issue 25, item 2: the validation data file (``certificate --validation``) and ``check-sim --validation``; issue 41,
+item 7: a validation file of a user's own wager carries the data file that defines it and stands alone."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +17,9 @@ from exactodds.engine import deal
 from exactodds.game.cards import Card
 from exactodds.game.rules import play
 from exactodds.game.shoe import Shoe
+from exactodds.simulation.recordio import read_note
 from exactodds.simulation.roundclasses import _dealable, decode_digits, value_codes
-from exactodds.simulation.validation import validation_rounds
+from exactodds.simulation.validation import carried_files, validation_rounds
 
 from .brute import all_features
 from .test_cli import run
@@ -163,3 +167,155 @@ def test_an_outcome_the_search_misses_is_named_not_a_failure(tmp_path: Path, mon
                        "--validation", str(val))
     assert code == 0 and out.exists() and val.exists()
     assert "warning: the validation file has no round of 1 outcome" in err and "face-ladder:A jackpot" in err
+
+
+# -- issue 41, item 7: a validation file of a user's own wager stands alone -----------------------------
+
+#: A user's own bet, in a file whose exact text (a non-ASCII name, no line end at its end) the validation file carries.
+OWN = ('# A bet of one\'s own \u2014 "Lucky Tie \u2660"\n[[wager]]\nid = "lucky-tie"\nname = "Lucky Tie \u2660"\n'
+       'section = "inventor\'s proposal"\n  [[wager.outcome]]\n  id = "natural_tie"\n  name = "Tie of two-card hands"\n'
+       '  when = "tie and player_cards == 2 and banker_cards == 2"\n  [[wager.outcome]]\n  id = "other_tie"\n'
+       '  name = "Any other tie"\n  when = "tie and not (player_cards == 2 and banker_cards == 2)"\n'
+       '  [[wager.paytable]]\n  id = "A"\n  pays = { natural_tie = "10 to 1", other_tie = "7 to 1" }')
+FORMATS = ("v.csv", "v.jsonl.gz", "v.parquet")
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A certificate of the user's wager and the catalogue's Tie, with a validation file in each record format."""
+    where = tmp_path_factory.mktemp("own")
+    bet = where / "lucky.toml"
+    bet.write_bytes(OWN.encode("utf-8"))
+    for name in FORMATS:
+        code, _, err = run("certificate", "--paytables", str(bet), "--wager", "lucky-tie", "--wager", "tie:8-to-1",
+                           "--decks", "6", "--one-route", "--format", "json", "--output", str(where / f"{name}.json"),
+                           "--validation", str(where / name))
+        assert code == 0 and "it carries lucky.toml" in err and "needs no --paytables" in err
+    return where, bet
+
+
+def _check(*args: str) -> tuple[int, str, str]:
+    return run("check-sim", *args, "--validation", "--decks", "6")
+
+
+def _note_and_rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A CSV validation file's '#' lines, and its header and records as the csv module reads them."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    note = [ln for ln in lines if ln.startswith("#")]
+    return note, list(csv.reader(lines[len(note):-1]))
+
+
+def _write(path: Path, note: list[str], rows: list[list[str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        fh.write("".join(f"{ln}\n" for ln in note))
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+    return path
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_validation_file_carries_its_wagers_file_byte_for_byte(own: tuple[Path, Path], name: str) -> None:
+    where, bet = own
+    note = read_note(str(where / name))
+    assert note is not None
+    [(carried, text)] = carried_files(note, name)
+    assert carried == "lucky.toml" and text.encode("utf-8") == bet.read_bytes()
+    assert f"file sha256={hashlib.sha256(bet.read_bytes()).hexdigest()} lines=16 name=lucky.toml" in note
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FORMATS)
+def test_check_sim_of_a_users_wager_needs_no_paytables_and_says_the_same(own: tuple[Path, Path], name: str) -> None:
+    """The file alone and the file with the --paytables it was made with give the same check, word for word."""
+    where, bet = own
+    for fmt in ("json", "text"):
+        alone = _check(str(where / name), "--format", fmt)
+        given = _check(str(where / name), "--format", fmt, "--paytables", str(bet))
+        assert alone == given and alone[0] == 0 and alone[2] == ""
+    assert all(re.search(rf"^{key} +settlement", alone[1], re.M) for key in ("lucky-tie:A", "tie:8-to-1"))
+    code, out, err = run("check-sim", str(where / name), "--decks", "6")      # without --validation: named as one
+    assert code == 2 and out == "" and err.count("\n") == 1 and "check it with 'check-sim --validation'" in err
+
+
+@pytest.mark.slow
+def test_a_wrong_settlement_and_a_bad_record_are_found_alike_with_and_without_paytables(own: tuple[Path, Path],
+                                                                                      tmp_path: Path) -> None:
+    where, bet = own
+    note, rows = _note_and_rows(where / "v.csv")
+    column = rows[0].index("lucky-tie:A")
+    k = next(i for i, r in enumerate(rows) if r[column] == "natural_tie")
+    rows[k][column] = "lose"                                       # a game paying a natural tie as a loss
+    rows[k + 1][0] = "Zz"                                          # and a card it cannot read, the line after
+    broken = _write(tmp_path / "broken.csv", note, rows)
+    alone = _check(str(broken), "--lenient")
+    assert alone == _check(str(broken), "--lenient", "--paytables", str(bet)) and alone[0] == 1
+    line = len(note) + k + 1                                       # the file's own line: the note's lines counted
+    assert broken.read_text(encoding="utf-8").split("\n")[line - 1].endswith(",lose,tie")
+    assert f"first at {broken}:{line}: paid 'lose', the cards say 'natural_tie'" in alone[1]
+    assert f"{broken}:{line + 1}: unreadable card" in alone[1]
+
+
+@pytest.mark.slow
+def test_a_csv_tool_writing_the_file_back_keeps_the_carried_file(own: tuple[Path, Path], tmp_path: Path) -> None:
+    """The game's software may read the file with a CSV library and write it back: every line a row (the note's
+    lines too), CRLF line ends, short rows padded with empty fields to the width of the records."""
+    where, _ = own
+    rows = list(csv.reader((where / "v.csv").open(newline="", encoding="utf-8")))
+    assert len(rows[0]) == 1 and rows[0][0].startswith("# exactodds ")           # the note, each line one field
+    width = max(len(r) for r in rows)
+    again = tmp_path / "again.csv"
+    with again.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(r + [""] * (width - len(r)) for r in rows)
+    assert b",,\r\n" in again.read_bytes()
+    assert _check(str(again)) == _check(str(where / "v.csv"))
+
+
+def test_paytables_that_disagree_with_the_file_are_refused_naming_both(own: tuple[Path, Path], tmp_path: Path) -> None:
+    where, bet = own
+    other = tmp_path / "other.toml"
+    other.write_text(OWN.replace('"10 to 1"', '"11 to 1"'), encoding="utf-8")
+    for given in ([str(other)], [str(bet), str(other)]):
+        code, out, err = _check(str(where / "v.csv"), *(x for g in given for x in ("--paytables", g)))
+        assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+        assert f"--paytables {other}" in err and "lucky.toml" in err and "carries" in err
+    code, out, err = _check(str(where / "v.csv"), "--paytables", str(tmp_path / "none.toml"))
+    assert code == 2 and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("change", ["pays", "cut", "sha", "name"])
+def test_a_carried_file_that_was_changed_is_refused_in_one_line(own: tuple[Path, Path], tmp_path: Path,
+                                                                change: str) -> None:
+    where, _ = own
+    note, rows = _note_and_rows(where / "v.csv")
+    if change == "pays":                                           # the rules changed, its digest not
+        note = [ln.replace("%2210 to 1%22", "%2212 to 1%22") for ln in note]
+    elif change == "cut":                                          # a line of the file lost
+        note = [ln for ln in note if "other_tie" not in ln or "pays" in ln]
+    elif change == "name":                                         # a name that would turn a terminal's text around
+        note = [ln.replace("name=lucky.toml", "name=lucky\u202e.toml") for ln in note]
+    else:
+        note = [re.sub("sha256=(.)", lambda m: "sha256=" + ("0" if m[1] != "0" else "1"), ln) for ln in note]
+    changed = _write(tmp_path / "changed.csv", note, rows)
+    code, out, err = _check(str(changed))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"exactodds: error: {changed}: ") and "lucky" in err and "\u202e" not in err
+    assert changed.read_text(encoding="utf-8") != (where / "v.csv").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_an_older_file_without_its_wagers_file_names_paytables_and_reads_with_it(own: tuple[Path, Path],
+                                                                               tmp_path: Path) -> None:
+    where, bet = own
+    _, rows = _note_and_rows(where / "v.csv")
+    older = _write(tmp_path / "older.csv", [], rows)               # as certificate --validation wrote it before
+    code, out, err = _check(str(older))
+    assert code == 2 and err.count("\n") == 1 and "'lucky-tie:A': no such wager:paytable" in err
+    assert "--paytables" in err
+    assert _check(str(older), "--paytables", str(bet)) == _check(str(where / "v.csv"))
+
+
+@pytest.mark.slow
+def test_verify_reads_back_the_rounds_of_a_file_with_a_note(own: tuple[Path, Path]) -> None:
+    where, _ = own
+    for name in ("v.csv", "v.parquet"):
+        code, out, _ = run("verify", str(where / f"{name}.json"), "--validation", str(where / name))
+        assert code == 0 and "339,4" in out

@@ -43,13 +43,27 @@ from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Describes, Report, Table, dataframe, exact, house_edge_words
 from exactodds.wagers.catalogue import Paytable, Wager, check_id
 
-__all__ = ["Design", "Designs", "design", "FAR", "SEARCH_BUDGET"]
+__all__ = ["Design", "Designs", "design", "carries", "FAR", "SEARCH_BUDGET"]
 
 #: The best paytable is "far off" the target past this many times the tolerance asked (a caution).
 FAR = 10
 
 #: Pays tried at most (nodes of the branch and bound) before the search stops with the best found.
 SEARCH_BUDGET = 500_000
+
+
+def _carrying(name: str, text: str) -> str:
+    """The words a designed paytable file opens its carried file with, naming it by its SHA-256."""
+    return f"# Carries {name} (SHA-256 {hashlib.sha256(text.encode('utf-8')).hexdigest()}), the file that defines wager"
+
+
+def carries(text: str, other: str) -> bool:
+    """Whether ``text``, a file 'design --output' wrote, carries the data file ``other`` (whatever its name).
+
+    >>> carries("# Carries a.toml (SHA-256 " + hashlib.sha256(b"x").hexdigest() + "), the file that defines wager", "x")
+    True
+    """
+    return _carrying("", other).partition("(")[2] in text
 
 
 @dataclass(frozen=True)
@@ -117,8 +131,7 @@ class Designs(Describes):
         d = self.designs[k]
         pays = ", ".join(f'{o.id} = "{d.pays_text.get(o.id, self.base.pays[o.id].text)}"' for o in self.wager.outcomes)
         carried = "" if carrying is None else (
-            f"# Carries {carrying[0]} (SHA-256 {hashlib.sha256(carrying[1].encode('utf-8')).hexdigest()}), the file "
-            f"that defines wager {self.wager.id!r}, unchanged,\n# then the designed paytable: give this file in its "
+            f"{_carrying(*carrying)} {self.wager.id!r}, unchanged,\n# then the designed paytable: give this file in its "
             f"place, not beside it.\n\n{carrying[1].rstrip()}\n\n")
         return (f"# Designed by exactodds {__version__}: house edge {float(d.edge):.6%} (exactly {d.edge})"
                 f"{house_edge_words(d.edge)} "

@@ -152,7 +152,8 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
         if validation is not None:                 # first: the certificate records the file's SHA-256 and rounds
             pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
             rounds = validation_rounds(pairs, [shoe_from_inputs(spec) for spec in shoes])
-            written = write_validation(rounds, pairs, validation, kind, outputs=out)  # type: ignore[arg-type]
+            written = write_validation(rounds, pairs, validation, kind, outputs=out,  # type: ignore[arg-type]
+                                       files=[(Path(path).name, text) for path, text in files])
             record = validation_record(out.staged(validation), name=Path(validation).name,
                                        fmt=kind, rows=written)  # type: ignore[arg-type]
             wrote.append(f"wrote {validation}: {written:,} rounds to validate against ({written - rounds.classes:,} "
@@ -162,8 +163,9 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                          + (f"; {len(rounds.impossible)} outcome{'s' if len(rounds.impossible) != 1 else ''} the shoe "
                             f"cannot deal, e.g. {rounds.impossible[0]}" if rounds.impossible else "")
                          + f"; its SHA-256 {record['sha256'][:16]}… is recorded in the certificate"
-                         + (f"; check-sim --validation reads it with --paytables {' '.join(p for p, _ in files)}"
-                            if files else ""))
+                         + (f"; it carries {', '.join(Path(p).name for p, _ in files)} (the data file"
+                            f"{'s' if len(files) != 1 else ''} that define{'' if len(files) != 1 else 's'} its "
+                            "wagers), so check-sim --validation needs no --paytables" if files else ""))
         with progress(show, length=max(1, len(shoes) * len(selection)), label="pricing (tables)") as bar:
             counted = [0]
 

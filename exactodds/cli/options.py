@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from exactodds.analyses.analysis import load_text
+from exactodds.analyses.designer import carries
 from exactodds.cli.core import ARGV, deprecated
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe, parse_card_list
@@ -206,11 +207,25 @@ def with_files(files: list[tuple[str, str]], *, check_all: bool = False) -> tupl
     priced, or every one now with ``check_all`` (which compiles every table).
     """
     cat, own = load_catalogue(), []
-    for path, text in files:
+    for k, (path, text) in enumerate(files):
         mine = load_text(text, source=path, check_all=check_all)      # read once
-        cat = cat.merged(mine)
+        try:
+            cat = cat.merged(mine)
+        except ExactOddsError:
+            _carried_twice(files[:k], path, text)
+            raise
         own += [*mine, *(f"{wid}:{raw['id']}" for wid, raw, _ in mine.extensions)]
     return cat, own
+
+
+def _carried_twice(earlier: list[tuple[str, str]], path: str, text: str) -> None:
+    """A file 'design --output' wrote carries its wager's file: given beside it, the wager is defined twice. Say so
+    in one line, naming the one to leave out."""
+    for before, was in earlier:
+        for carrier, inside, carried, its in ((path, text, before, was), (before, was, path, text)):
+            if carries(inside, its):
+                raise ExactOddsError(f"--paytables {carrier} carries {carried} (design --output wrote it to stand "
+                                     f"alone): give {carrier} without {carried}")
 
 
 def catalogue(paths: tuple[str, ...], *, check_all: bool = False) -> Catalogue:

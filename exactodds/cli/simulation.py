@@ -18,8 +18,9 @@ from exactodds.cli import options
 from exactodds.cli.core import EXIT_CHECK_FAILED, command, either, given, progress
 from exactodds.errors import ExactOddsError
 from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
-from exactodds.simulation.recordio import RecordWriter, detect
+from exactodds.simulation.recordio import RecordWriter, detect, expand_sources
 from exactodds.simulation.simulate import record_columns, record_table, simulate_chunks
+from exactodds.simulation.validation import carried_by
 from exactodds.wagers.bet_size import parse_dollars
 
 _RECORD_FORMATS = click.Choice(["csv", "jsonl", "parquet"])
@@ -147,7 +148,8 @@ def _no_total() -> Iterator[int]:
               "this large, e.g. 0.1% or 0.001 (at --alpha, with 80% power).")
 @click.option("--validation", is_flag=True, help="SOURCE is a validation file: the rounds 'certificate "
               "--validation FILE' wrote, settled by your software. Checks each round's settlement and the drawing "
-              "rules, no statistics.")
+              "rules, no statistics. The data files that define a wager of your own are read from the file "
+              "itself (its '#' lines), so no --paytables is needed.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @options.result_format
 @click.pass_context
@@ -177,7 +179,11 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
     stated_decks = given(ctx, "decks")
     if not 1 <= decks <= 10**7:
         raise ExactOddsError(f"--decks: number of decks must be a whole number from 1 to 10,000,000, got {decks}")
-    cat = options.catalogue(paytables_files)
+    files = options.user_files(paytables_files)
+    if not counts:                                      # the data files a validation file carries serve as --paytables
+        first = expand_sources(path)[0] if path != "-" else "-"
+        files = [(f"{first}: {name}", text) for name, text in carried_by(first, fmt=input_format, given=files)] or files
+    cat = options.with_files(files)[0]
     if counts:
         data = read_counts(path)
         stated = data.get("decks")

@@ -48,6 +48,7 @@ from exactodds.files import write_atomically
 from exactodds.game import rules
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.render.report import exact
+from exactodds.render.tables import counted
 from exactodds.simulation.exposure import exposure
 from exactodds.simulation.recordio import read_chunks
 from exactodds.simulation.rounds import settle_iter
@@ -346,8 +347,8 @@ def check_exposure(spec: Any, shoes: Sequence[dict[str, Any]], where: str) -> di
             type(spec[k]) is int for k in ("shoes", "seed")):
         raise ExactOddsError(f"{where}: an exposure section is {{'shoes': a whole number, 'seed': a whole number}}")
     if not 0 <= spec["shoes"] * len(shoes) <= MAX_EXPOSURE_SHOES or spec["shoes"] == 1:
-        raise ExactOddsError(f"{where}: from 2 to {MAX_EXPOSURE_SHOES:,} shoes dealt in all ({len(shoes)} shoes "
-                             f"certified), got {spec['shoes']:,} a shoe")
+        raise ExactOddsError(f"{where}: from 2 to {MAX_EXPOSURE_SHOES:,} shoes dealt in all "
+                             f"({counted(len(shoes), 'shoe')} certified), got {spec['shoes']:,} a shoe")
     if not 0 <= spec["seed"] < 2 ** 53:
         raise ExactOddsError(f"{where}: the seed is a whole number from 0 to 2^53 - 1")
     if spec["shoes"] and any(isinstance(s, dict) and s.get("remove") for s in shoes):
@@ -411,8 +412,8 @@ def check_simulation(spec: Any, shoes: Sequence[dict[str, Any]], where: str) -> 
             type(spec[k]) is int for k in ("rounds", "seed")):
         raise ExactOddsError(f"{where}: a simulation is {{'rounds': a whole number, 'seed': a whole number}}")
     if not 1 <= spec["rounds"] * len(shoes) <= MAX_SIMULATED:
-        raise ExactOddsError(f"{where}: from 1 to {MAX_SIMULATED:,} rounds in all ({len(shoes)} shoes), "
-                             f"got {spec['rounds']:,} a shoe")
+        raise ExactOddsError(f"{where}: from 1 to {MAX_SIMULATED:,} rounds in all ({counted(len(shoes), 'shoe')} "
+                             f"certified), got {spec['rounds']:,} a shoe")
     if not 0 <= spec["seed"] < 2 ** 53:
         raise ExactOddsError(f"{where}: the seed is a whole number from 0 to 2^53 - 1")
     if any(isinstance(s, dict) and s.get("remove") for s in shoes):
@@ -975,9 +976,19 @@ def verify(document: Any, *, public_key: Any | None = None, allow_other_version:
         return False, signed
     n = sum(len(r["wagers"]) for r in document["results"])
     note = f"; provenance differs, accepted: {'; '.join(other)}" if other else ""
-    note = _files_note(document) + note
+    note = _files_note(document) + _runs_note(document) + note
     return True, (f"verified {document['certificate_number']}: {n} priced wager tables match exactly; "
                   f"{signed}{note}")
+
+
+def _runs_note(document: dict[str, Any]) -> str:
+    """What verify dealt again: the seeded simulation check and measured exposure, when the certificate has them."""
+    inputs = document["inputs"]
+    runs = ([f"the simulation check ({inputs['simulation']['rounds']:,} rounds a shoe, seed "
+             f"{inputs['simulation']['seed']})"] if "simulation" in inputs else []) + (
+        [f"the measured exposure ({inputs['exposure']['shoes']:,} shoes, seed {inputs['exposure']['seed']})"]
+        if inputs.get("exposure", {}).get("shoes") else [])
+    return f"; {' and '.join(runs)} dealt again from the seed, equal" if runs else ""
 
 
 def _files_note(document: dict[str, Any]) -> str:

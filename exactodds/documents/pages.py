@@ -731,7 +731,7 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ExactOddsError(f"{path}: neither JSON, HTML nor PDF (not UTF-8 text)") from None
+        raise ExactOddsError(f"{path}: neither JSON, HTML, PDF nor an exactodds workbook (not UTF-8 text)") from None
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise ExactOddsError(f"{path}: an empty file, not a certificate")
@@ -740,8 +740,9 @@ def read_document(path: str) -> tuple[Any, str, str | None]:
     parser = _Script()
     parser.feed(text)
     if parser.found != 1:
-        raise ExactOddsError(f"{path}: not a certificate: neither JSON, nor HTML or PDF from exactodds with the "
-                             "certificate embedded (a Markdown certificate is for reading: verify its JSON, HTML or PDF)")
+        raise ExactOddsError(f"{path}: not a certificate: neither JSON, nor HTML, PDF or a workbook from exactodds "
+                             "with the certificate embedded (a Markdown or CSV certificate is for reading: verify its "
+                             "JSON, HTML, PDF or workbook)")
     return _strict_json(parser.text, f"{path} (embedded certificate)"), "html", text
 
 

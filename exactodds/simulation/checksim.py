@@ -1022,7 +1022,8 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
         if wid not in cat or table not in cat[wid].paytables:
             near = did_you_mean(name, [f"{w}:{p}" for w in cat for p in cat[w].paytables])
             raise ExactOddsError(f"{source}: settlement column {name!r}: no such wager:paytable{near} "
-                                 "(see 'exactodds list')")
+                                 "(see 'exactodds list'; a wager of your own: give --paytables FILE, the data "
+                                 "file that defines it)")
         if add and not any(w.id == wid and t == table for w, t in pairs):
             pairs.append((cat[wid], table))
 

@@ -18,6 +18,12 @@ staked, or on the round's stake where a ``stake`` column gives it), and a
 A source is a file, a directory or a glob of shards (read as one data set in
 name order), or ``-`` for standard input (CSV or JSON Lines; give the format).
 
+A file may carry a *note* (text of its own, such as the data files that define its wagers): in a CSV
+or JSON Lines file, lines beginning ``#`` before the header or the first record (with ``%``, ``"``,
+``,`` and a carriage return escaped, so that a CSV tool keeps each line as one field); in Parquet, the
+schema's metadata key ``exactodds.note``. The readers of records pass over it; :func:`read_note`
+reads it.
+
 Memory is bounded whatever the input: text is read (and decompressed) a block
 of whole lines at a time, a CSV or JSON Lines record is one line of at most
 :data:`MAX_RECORD_BYTES` (64 KiB; a longer line is an error naming it), and a
@@ -49,6 +55,7 @@ import itertools
 import json
 import os
 import queue
+import re
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -64,7 +71,8 @@ from exactodds.files import Outputs, cannot_write
 from exactodds.game.cards import Card
 
 __all__ = ["Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "STAKE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
-           "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead"]
+           "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead", "read_note",
+           "MAX_NOTE_BYTES"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 #: The optional column naming each round's shoe (check-sim's within-shoe tests).
@@ -82,6 +90,10 @@ _BLOCK = 1 << 20                     # bytes read (and decompressed) at a time
 _CHUNK_BYTES = 1 << 23               # the most text a chunk of records is read from
 CHUNK_ROWS = 1 << 17                 # records a chunk (at most)
 _JSONL_ROWS = 1 << 15                # JSON Lines records a chunk: parsed in Python, a chunk in well under a second
+#: The most text a file's note may hold (sixteen data files of 1 MiB, with room to spare).
+MAX_NOTE_BYTES = 1 << 25
+#: Where a Parquet file keeps its note.
+_NOTE_KEY = b"exactodds.note"
 
 
 @dataclass
@@ -297,6 +309,63 @@ class read_ahead(Iterator[Chunk]):                     # noqa: N801 - used as a 
         self._stop.set()
 
 
+def read_note(path: str, *, fmt: str | None = None) -> str | None:
+    """The note a file carries (its lines beginning ``#`` before the header or the first record, each
+    without the ``#`` and one space after it, unescaped as :func:`_note_lines` escapes them; or a Parquet
+    file's ``exactodds.note``), None if it has none. What a CSV tool adds on the way back is taken off: line
+    ends turned to CRLF, and the commas that pad a line to the width of the records."""
+    kind, compression = detect(path, fmt)
+    if path == "-":
+        raise ExactOddsError("-: a note is read from a named file, not standard input")
+    if kind == "parquet":
+        pa = extras.load("pyarrow")
+        pq = extras.load("pyarrow.parquet")
+        try:
+            raw = (pq.ParquetFile(path).schema_arrow.metadata or {}).get(_NOTE_KEY)
+        except (pa.ArrowException, OSError) as exc:
+            raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+        if raw is None:
+            return None
+        if len(raw) > MAX_NOTE_BYTES:
+            raise ExactOddsError(f"{path}: its note holds more than {MAX_NOTE_BYTES:,} bytes, the most a file's "
+                                 "note may")
+        try:
+            return bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ExactOddsError(f"{path}: its note ({_NOTE_KEY.decode()}) is not UTF-8 text") from None
+    source = _Lines(path, compression)
+    try:
+        next(source, None)
+    finally:
+        source.close()
+    if not source.note:
+        return None
+    lines = [line.removesuffix(b"\r").rstrip(b",") for line in source.note]     # an escaped note has neither
+    try:
+        text = b"\n".join(line[1:].removeprefix(b" ") for line in lines).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ExactOddsError(f"{path}: its note (the lines beginning '#' at the start) is not UTF-8 text") from None
+    return re.sub("%(25|22|2C|0D)", lambda m: _UNESCAPED[m[1]], text)
+
+
+#: What a note's lines escape, so that a CSV tool reads each as one field and writes it back as it was.
+_ESCAPED = {"%": "%25", '"': "%22", ",": "%2C", "\r": "%0D"}
+_UNESCAPED = {code[1:]: char for char, code in _ESCAPED.items()}
+
+
+def _note_lines(note: str, where: str) -> bytes:
+    """``note`` as the lines beginning ``#`` a CSV or JSON Lines file starts with, each within the longest line
+    read; ``%``, ``"``, ``,`` and a carriage return written ``%25``, ``%22``, ``%2C`` and ``%0D``."""
+    escaped = re.sub('[%",\r]', lambda m: _ESCAPED[m[0]], note)
+    data = "".join(f"#{' ' + line if line else ''}\n" for line in escaped.split("\n")).encode("utf-8")
+    if len(data) > MAX_NOTE_BYTES:
+        raise ExactOddsError(f"{where}: a note of more than {MAX_NOTE_BYTES:,} bytes, the most a file's note may hold")
+    if max(len(line) for line in data.split(b"\n")) > MAX_RECORD_BYTES:
+        raise ExactOddsError(f"{where}: a line of its note is longer than {MAX_RECORD_BYTES:,} bytes, the longest "
+                             "line read back")
+    return data
+
+
 def _looks_like_json(path: str, compression: str | None) -> bool:
     stream = _stream(path, compression)
     try:
@@ -305,7 +374,17 @@ def _looks_like_json(path: str, compression: str | None) -> bool:
         return False
     finally:
         stream.close()
-    return bytes(head).decode("utf-8-sig", errors="replace").lstrip()[:1] == "{"
+    text = bytes(head).decode("utf-8-sig", errors="replace").lstrip()
+    if text[:1] == "#":                                 # a note first: look past it
+        source = _Lines(path, compression)
+        try:
+            first = next(source, None)
+        except ExactOddsError:
+            return False
+        finally:
+            source.close()
+        text = "" if first is None else first[1][:256].decode("utf-8", errors="replace").lstrip()
+    return text[:1] == "{"
 
 
 def _decode(column: Any) -> tuple[np.ndarray, list[Any]]:
@@ -353,19 +432,19 @@ def _cards(columns: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def _check_header(path: str, names: list[str]) -> list[str]:
+def _check_header(path: str, names: list[str], line: int = 1) -> list[str]:
     if [n.strip() for n in names[:6]] != list(CARD_COLUMNS):
         binary = any(not ch.isprintable() for n in names for ch in n)
-        raise ExactOddsError(f"{path}:1: the header must start with {','.join(CARD_COLUMNS)}"
+        raise ExactOddsError(f"{path}:{line}: the header must start with {','.join(CARD_COLUMNS)}"
                              + ("; this is not text: a compressed or Parquet file is named by its extension "
                                 "(.gz, .zst, .bz2, .lz4, .parquet) or --input-format" if binary else ""))
     extra = [n.strip() for n in names[6:]]
     seen: set[str] = set()
     for name in extra:
         if name in seen:
-            raise ExactOddsError(f"{path}:1: settlement column {name!r} appears twice")
+            raise ExactOddsError(f"{path}:{line}: settlement column {name!r} appears twice")
         if ":" not in name and name not in (SHOE_COLUMN, STAKE_COLUMN):
-            raise ExactOddsError(f"{path}:1: column {name!r} is not a card column, WAGER:PAYTABLE, {SHOE_COLUMN} "
+            raise ExactOddsError(f"{path}:{line}: column {name!r} is not a card column, WAGER:PAYTABLE, {SHOE_COLUMN} "
                                  f"nor {STAKE_COLUMN}")
         seen.add(name)
     return extra
@@ -385,6 +464,9 @@ class _Lines:
         self.stream: Any = sys.stdin.buffer if path == "-" else _stream(path, compression)
         self.line = 1                                   # the line of the next byte handed out
         self.offset = 0                                 # bytes handed out so far
+        self.note: list[bytes] = []                     # the '#' lines before the first record or header
+        self._head = True                               # still at the note
+        self._note_bytes = 0
         self._carry = b""
         self._done = False
 
@@ -396,7 +478,33 @@ class _Lines:
         return self
 
     def __next__(self) -> tuple[int, bytes]:
-        """(the line of its first byte, whole lines, the last with its line end but at the stream's end)."""
+        """(the line of its first byte, whole lines, the last with its line end but at the stream's end);
+        the note's lines are kept in :attr:`note`, not handed out."""
+        while True:
+            line, piece = self._piece()
+            if self._head:
+                line, piece = self._past_note(line, piece)
+            if piece:
+                return line, piece
+
+    def _past_note(self, line: int, piece: bytes) -> tuple[int, bytes]:
+        """``piece`` without the note's lines at its start (kept in :attr:`note`), and the line it then starts at."""
+        start = 3 if line == 1 and piece.startswith(b"\xef\xbb\xbf#") else 0     # a byte-order mark before it
+        while start < len(piece):
+            if piece[start:start + 1] != b"#":
+                self._head = False
+                break
+            end = piece.find(b"\n", start)
+            end = len(piece) if end < 0 else end
+            self._note_bytes += end - start + 1
+            if self._note_bytes > MAX_NOTE_BYTES:
+                raise ExactOddsError(f"{self.path}:{line}: the lines beginning '#' at the start hold more than "
+                                     f"{MAX_NOTE_BYTES:,} bytes, the most a file's note may")
+            self.note.append(piece[start:end])
+            start, line = end + 1, line + 1
+        return line, piece[start:]
+
+    def _piece(self) -> tuple[int, bytes]:
         while not self._done:
             if self.stop is not None and self.stop.is_set():     # the reader has stopped listening
                 raise StopIteration
@@ -461,7 +569,7 @@ def _csv(path: str, compression: str | None, rows: int, stop: threading.Event | 
     source = _Lines(path, compression, stop)
     try:
         first = next(source, None)
-        text = first[1] if first is not None else b""
+        top, text = first if first is not None else (1, b"")      # the header's line: after the note, if any
         head, _, rest = text.partition(b"\n")
         head = head.removeprefix(b"\xef\xbb\xbf")
         if not (head + rest).strip():
@@ -469,9 +577,9 @@ def _csv(path: str, compression: str | None, rows: int, stop: threading.Event | 
         try:
             names = next(csv.reader([head.decode("utf-8", errors="replace").rstrip("\r")]), [])
         except csv.Error as exc:                         # e.g. a bare carriage return: lines end with \n
-            raise ExactOddsError(f"{path}:1: not a readable CSV header ({exc}; lines end with \\n or "
+            raise ExactOddsError(f"{path}:{top}: not a readable CSV header ({exc}; lines end with \\n or "
                                  "\\r\\n)") from None
-        extra = _check_header(path, names)
+        extra = _check_header(path, names, top)
         rows = _rows_for(len(names), rows)
         options = (pcsv.ReadOptions(column_names=names, use_threads=False, block_size=2 * _BLOCK),
                    pcsv.ParseOptions(newlines_in_values=False),
@@ -480,7 +588,7 @@ def _csv(path: str, compression: str | None, rows: int, stop: threading.Event | 
         pending: list[Any] = []
         lines: list[np.ndarray] = []
         count = size = 0
-        pieces = itertools.chain([(2, rest)] if rest else [], source)
+        pieces = itertools.chain([(top + 1, rest)] if rest else [], source)
         for line, piece in pieces:
             try:
                 table = pcsv.read_csv(pa.py_buffer(piece), *options)
@@ -791,11 +899,12 @@ class RecordWriter:
 
     ``option`` names the file in an error (``--output``, ``--validation``). With ``outputs`` (a
     :class:`exactodds.files.Outputs` the caller holds) the file is one of a group and is renamed into
-    place with the others when the group's block ends, or not at all.
+    place with the others when the group's block ends, or not at all. ``note``: text the file carries
+    before its records (:func:`read_note` reads it back).
     """
 
     def __init__(self, path: str, fmt: str, columns: Sequence[str], *, option: str = "--output",
-                 outputs: Outputs | None = None):
+                 outputs: Outputs | None = None, note: str | None = None):
         if fmt not in FORMATS:
             raise ExactOddsError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         self.path, self.fmt, self.columns, self.option = path, fmt, list(columns), option
@@ -807,6 +916,8 @@ class RecordWriter:
                 raise ExactOddsError(f"{option} {path}: Parquet compresses itself; drop the {Path(path).suffix}")
         elif fmt == "parquet":
             raise ExactOddsError(f"{option} -: Parquet is written to a file")
+        lines = None if note is None else _note_lines(note, f"{option} {path}")     # checked in any format
+        self.note = lines if fmt != "parquet" or note is None else note.encode("utf-8")
         self._group = outputs
         self._own = contextlib.ExitStack()
         self._sink: Any = None
@@ -852,16 +963,21 @@ class RecordWriter:
         with self._failing():
             if self.fmt == "parquet":
                 if self._writer is None:
-                    self._writer = pq.ParquetWriter(self._sink, table.schema, compression="snappy",
+                    schema = table.schema if self.note is None else table.schema.with_metadata(
+                        {**(table.schema.metadata or {}), _NOTE_KEY: self.note})
+                    self._writer = pq.ParquetWriter(self._sink, schema, compression="snappy",
                                                    write_statistics=False)   # min/max of card text: of no use
                 self._writer.write_table(table)
             elif self.fmt == "csv":
                 if self._writer is None:
-                    self._sink.write((",".join(self.columns) + "\n").encode("utf-8"))
+                    self._sink.write((self.note or b"") + (",".join(self.columns) + "\n").encode("utf-8"))
                     self._writer = pcsv.CSVWriter(self._sink, table.schema, write_options=pcsv.WriteOptions(
                         include_header=False, quoting_style="none"))
                 self._writer.write_table(table)
             else:                                             # slices: Python objects for a few rows at a time
+                if self.rows == 0 and self.note is not None:
+                    self._sink.write(self.note)
+                    self.note = None
                 step = max(1, _rows_for(table.num_columns, 1 << 19) // 16)
                 for start in range(0, table.num_rows, step):
                     self._sink.write(_jsonl_bytes(table.slice(start, step)))

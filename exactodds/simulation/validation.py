@@ -15,6 +15,11 @@ Two parts, in this order:
 Every round can come out of the shoe certified (of several, out of each): no card identity more
 often than the shoe holds it. The same selection and shoes give the same file, byte for byte.
 
+A file whose wagers a user's data file defines carries that file, exactly as read, with its SHA-256,
+in its note (:func:`exactodds.simulation.recordio.read_note`: the lines beginning ``#`` before a CSV's
+header, or Parquet's metadata), so that ``check-sim FILE --validation`` needs nothing else
+(:func:`carried_by`); a file changed since is refused by its digest.
+
 >>> from exactodds.wagers import load_catalogue
 >>> from exactodds.game.shoe import Shoe
 >>> cat = load_catalogue()
@@ -26,23 +31,28 @@ often than the shoe holds it. The same selection and shoes give the same file, b
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from exactodds._version import __version__
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.files import Outputs
 from exactodds.game.shoe import Shoe
-from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter
+from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, read_note
 from exactodds.simulation.roundclasses import _dealable, decode_values, settle_grouped
 from exactodds.simulation.rounds import POINTS, deal_from
 from exactodds.simulation.simulate import SimulatedRounds, record_table
+from exactodds.wagers.catalogue import MAX_FILE_BYTES
 
-__all__ = ["ValidationRounds", "validation_rounds", "write_validation", "SEARCH_BATCHES"]
+__all__ = ["ValidationRounds", "validation_rounds", "write_validation", "SEARCH_BATCHES", "files_note", "carried_files",
+           "carried_by"]
 
 #: The search for rare outcomes: batches of this many rounds, at most this many batches.
 SEARCH_ROUNDS = 100_000
@@ -195,12 +205,100 @@ def validation_rounds(pairs: Sequence[tuple[Any, Any]], shoes: Sequence[Shoe], *
 
 
 def write_validation(rounds: ValidationRounds, pairs: Sequence[tuple[Any, Any]], path: str, fmt: str, *,
-                     outputs: Outputs | None = None) -> int:
+                     outputs: Outputs | None = None, files: Sequence[tuple[str, str]] = ()) -> int:
     """Write ``rounds`` with every pair's settlement in the check-sim schema (atomically; with ``outputs``, as one
-    of that group of files, all written or none); the rounds written. An error names ``--validation``."""
+    of that group of files, all written or none); the rounds written. ``files``: users' data files (name, text)
+    that define wagers of ``pairs``, carried in the file (:func:`files_note`). An error names ``--validation``."""
     columns = [*CARD_COLUMNS, *(f"{w.id}:{t.id}" for w, t in pairs)]
     table = record_table(SimulatedRounds(rounds.player, rounds.banker, np.zeros(len(rounds.player), dtype=np.int64),
                                          "validation"), list(pairs))
-    with RecordWriter(path, fmt, columns, option="--validation", outputs=outputs) as out:
+    with RecordWriter(path, fmt, columns, option="--validation", outputs=outputs, note=files_note(files)) as out:
         out.write(table)
     return len(rounds.player)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def files_note(files: Sequence[tuple[str, str]]) -> str | None:
+    """The note of a validation file carrying users' data files (name, text): a line ``file sha256=HEX lines=N
+    name=NAME`` before each file, then each of its lines after a ``|``, exactly; None without files.
+
+    >>> note = files_note([("mine.toml", "[[wager]]\\nid = 'x'\\n")])
+    >>> note.splitlines()[3:]
+    ['|[[wager]]', "|id = 'x'", '|']
+    >>> carried_files(note, "v.csv")
+    [('mine.toml', "[[wager]]\\nid = 'x'\\n")]
+    """
+    if not files:
+        return None
+    out = [f"exactodds {__version__} validation file. It carries the data files that define its wagers: each one "
+           "exactly as read",
+           "(a '|' before each of its lines) after a line naming it with its SHA-256. 'check-sim FILE --validation' "
+           "reads them from here."]
+    for name, text in files:
+        lines = text.split("\n")
+        out += [f"file sha256={_sha256(text)} lines={len(lines)} name={name}", *("|" + line for line in lines)]
+    return "\n".join(out)
+
+
+#: A note's line naming a carried file.
+_FILE_LINE = re.compile(r"file sha256=([0-9a-f]{64}) lines=([1-9][0-9]{0,8}) name=(.{1,255})")
+
+
+def carried_files(note: str, where: str) -> list[tuple[str, str]]:
+    """The data files (name, text) a validation file's note carries, each checked against its SHA-256; other
+    lines of the note are words. ``where`` names the file in an error."""
+    lines = note.split("\n")
+    files: list[tuple[str, str]] = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        k += 1
+        if line.startswith("|"):
+            raise ExactOddsError(f"{where}: its note has a data file's line ('|') with no 'file' line before it")
+        if not line.startswith("file "):
+            continue
+        head = _FILE_LINE.fullmatch(line)
+        if head is None:
+            raise ExactOddsError(f"{where}: its note's line {line[:80]!r} is not 'file sha256=HEX lines=N name=NAME'")
+        digest, count, name = head[1], int(head[2]), head[3]
+        if not name.isprintable():                                        # a name shown in messages
+            raise ExactOddsError(f"{where}: its note names a carried file {name!r}, which is not printable text")
+        body = lines[k:k + count]
+        k += count
+        if len(body) < count or not all(b.startswith("|") for b in body):
+            raise ExactOddsError(f"{where}: its note carries {name!r} in {count:,} lines, but fewer follow its "
+                                 "'file' line: the file was cut or changed")
+        text = "\n".join(b[1:] for b in body)
+        if len(text.encode("utf-8")) > MAX_FILE_BYTES or _sha256(text) != digest:
+            raise ExactOddsError(f"{where}: the data file {name!r} it carries is not the one its SHA-256 "
+                                 f"{digest[:16]}… names (now {_sha256(text)[:16]}…): it was changed; make the file "
+                                 "again with 'certificate --validation'")
+        files.append((name, text))
+    return files
+
+
+def carried_by(path: str, *, fmt: str | None = None, given: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """The data files (name, text) the records file at ``path`` carries (:func:`carried_files`; none from standard
+    input), which its wagers are read from in place of ``given`` (``--paytables``: path, text). A file of the
+    catalogue's wagers, or one written before files were carried, carries none: ``given`` then serve. Files given
+    that are not the ones it carries (by SHA-256) are refused, naming both."""
+    note = read_note(path, fmt=fmt) if path != "-" else None
+    carried = carried_files(note, path) if note is not None else []
+    if carried and given:
+        mine = {_sha256(text): name for name, text in carried}
+        theirs = {_sha256(text): name for name, text in given}
+        if mine.keys() != theirs.keys():
+            shown = ", ".join(f"{n} (SHA-256 {d[:16]}…)" for d, n in mine.items())
+            extra = [(d, n) for d, n in theirs.items() if d not in mine]
+            if extra:
+                raise ExactOddsError(f"--paytables {extra[0][1]} (SHA-256 {extra[0][0][:16]}…) is not a data file "
+                                     f"{path} carries: it carries {shown}; leave --paytables out (the file stands "
+                                     "alone) or give the files it was made with")
+            lacking = next((d, n) for d, n in mine.items() if d not in theirs)
+            raise ExactOddsError(f"{path} carries {lacking[1]} (SHA-256 {lacking[0][:16]}…), which --paytables "
+                                 f"{' '.join(theirs.values())} does not give; leave --paytables out (the file stands "
+                                 "alone) or give the files it was made with")
+    return carried

@@ -405,7 +405,8 @@ class Catalogue(Mapping[str, Wager]):
             out._pending.update(cat._pending)
         for wid, raw, where in other.extensions:
             if wid not in out:
-                raise ExactOddsError(f"{where}: paytable for unknown wager {wid!r}{_did_you_mean(wid, out)}")
+                raise ExactOddsError(f"{where}: paytable for unknown wager {wid!r}{_did_you_mean(wid, out)}; a wager "
+                                     "of your own: give the --paytables file that defines it before this one")
             w = out[wid]
             table = _parse_paytable(raw, w.outcomes, where=f"{where}: wager {wid!r}", n=1, default_section="")
             if table.id.lower() in (t.lower() for t in w.paytables):
