@@ -11,7 +11,6 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,15 +19,16 @@ import pytest
 from click.testing import CliRunner
 
 from exactodds.cli import cli
-from exactodds.simulation import checksim
 from exactodds.errors import ExactOddsError
+from exactodds.simulation import checksim
 from exactodds.simulation.checkpoint import State, load_state
 from exactodds.simulation.checksim import CheckResult, Tally, _pairs, check_files, render
 from exactodds.simulation.checkstate import Checkpoint, _signatures, merge_checks, tally_from_json, tally_to_json
 from exactodds.simulation.exposure import exposure
 from exactodds.wagers.catalogue import load_catalogue
 
-ROOT = Path(__file__).resolve().parents[1]
+from .runs import killed, written_anew
+
 CHECKED = ["dragon-7-insurance", "perfect-pairs-player:A"]
 WAGERS = ("--wager", CHECKED[0], "--wager", CHECKED[1])       # the records' columns, and what is checked
 
@@ -112,22 +112,9 @@ def test_a_check_killed_at_random_moments_resumes_to_the_bytes_of_a_check_never_
     rng = random.Random()
     seed = rng.randrange(10**6)
     rng.seed(seed)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     positions = []
-    for _ in range(3):
-        before = state.stat().st_mtime_ns if state.exists() else None
-        p = subprocess.Popen([sys.executable, "-m", "exactodds", *run, "--checkpoint", str(state),
-                              "--checkpoint-every", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        deadline = time.monotonic() + 60
-        while p.poll() is None and time.monotonic() < deadline and (
-                not state.exists() or state.stat().st_mtime_ns == before):
-            time.sleep(0.01)                       # a write this run made: something new to resume from
-        time.sleep(rng.uniform(0.0, 0.4))
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-        assert p.returncode == -signal.SIGKILL, (seed, p.stderr.read() if p.stderr else "")
-        if p.stderr:
-            p.stderr.close()
+    for _ in range(3):                             # each after a write this run made: something new to resume
+        killed(run, state, pause=rng.uniform(0.0, 0.4))
         positions.append(_position(state))
     assert positions == sorted(positions) and len(set(positions)) == 3, (seed, positions)  # each resumed further
     assert positions[1] < (3, 0), (seed, positions)       # stopped part-way (the last may be killed once done)
@@ -142,12 +129,7 @@ def test_a_check_killed_at_random_moments_resumes_to_the_bytes_of_a_check_never_
 def test_sigterm_stops_the_check_in_one_line_and_it_resumes(records: list[Path], whole: str, tmp_path: Path) -> None:
     run = _run(records)
     state = tmp_path / "check.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "exactodds", *run, "--checkpoint", str(state), "--checkpoint-every",
-                          "0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 60
-    while not state.exists() and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    p = written_anew(run, state, every="0", text=True)
     time.sleep(0.3)
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
