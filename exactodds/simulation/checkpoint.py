@@ -116,9 +116,9 @@ class State:
         found = next((k for k, (form, _) in KINDS.items() if isinstance(data, dict) and data.get("format") == form),
                      None)
         if found is None:
-            want = KINDS[kind or "exposure"][0]
-            raise ExactOddsError(f"{where}: not an exactodds {kind or 'exposure'} state file (no \"format\": "
-                                 f"{want!r})")
+            forms = [KINDS[kind][0]] if kind is not None else [form for form, _ in KINDS.values()]
+            raise ExactOddsError(f"{where}: not an exactodds {kind + ' ' if kind else ''}state file (no \"format\": "
+                                 f"{' or '.join(repr(form) for form in forms)})")
         if kind is not None and found != kind:
             raise ExactOddsError(f"{where}: the state of {_RUN[found]}, not of {_RUN[kind]}: states of different "
                                  "kinds neither resume nor merge one another")
