@@ -254,6 +254,7 @@ def test_merges_of_parts_that_do_not_make_one_check_are_refused(small: list[Path
         before = [s.read_bytes() for s in states]
         _one_line_exit_2(_cli("merge", *map(str, states)), *words)
         assert [s.read_bytes() for s in states] == before
+    _one_line_exit_2(_cli("merge", str(e), "--verbose"), "--verbose shows every test of check-sim parts")
     unfinished = State.from_text(a.read_text(), where="a", kind="check-sim")
     unfinished.done = [(0, 1)]
     a.write_text(unfinished.to_text())
