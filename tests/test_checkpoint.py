@@ -19,6 +19,8 @@ from exactodds.errors import ExactOddsError
 from exactodds.simulation.checkpoint import State, load_state
 from exactodds.simulation.exposure import Tally, estimate, exposure, merge_exposure
 
+from .runs import killed, written_anew
+
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard")]
 
@@ -40,20 +42,9 @@ def test_a_run_killed_at_random_moments_resumes_to_the_bytes_of_a_run_never_stop
     rng = random.Random()
     seed = rng.randrange(10**6)
     rng.seed(seed)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     progress = []
-    for _ in range(3):
-        p = subprocess.Popen([sys.executable, "-m", "exactodds", *run, "--checkpoint", str(state),
-                              "--checkpoint-every", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        deadline = time.monotonic() + 60
-        while not state.exists() and p.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)                       # the first kill waits for a first write: a resume to test
-        time.sleep(rng.uniform(0.0, 0.8))
-        p.send_signal(signal.SIGKILL)
-        p.wait()
-        assert p.returncode == -signal.SIGKILL, (seed, p.stderr.read() if p.stderr else "")
-        if p.stderr:
-            p.stderr.close()
+    for k in range(3):                             # the first kill waits for a first write: a resume to test
+        killed(run, state, pause=rng.uniform(0.0, 0.8), wait=k == 0)
         if state.exists():
             progress.append(load_state(state, option="").shoes_done)
     assert progress and 0 < progress[-1] < 1200, (seed, progress)          # stopped part-way, resumed from there
@@ -74,12 +65,7 @@ def test_sigterm_writes_what_is_done_and_the_run_resumes(tmp_path: Path, workers
            "--batch", "5",
            "--quiet", "--format", "json"]
     state = tmp_path / "study.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "exactodds", *run, "--checkpoint", str(state), "--checkpoint-every",
-                          "0.5"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 60
-    while not state.exists() and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
+    p = written_anew(run, state, every="0.5", text=True)
     time.sleep(0.3)
     started = time.monotonic()
     p.send_signal(signal.SIGTERM)

@@ -1,5 +1,6 @@
-"""Commands for card counters: ``eor`` (the exact effect of removing each card) and ``exposure``
-(real shoes dealt, the exact edge before every round)."""
+"""Commands for card counters: ``eor`` (the exact effect of removing each card), ``exposure``
+(real shoes dealt, the exact edge before every round) and ``merge`` (the parts of a study, or of a
+check-sim over a record set, joined)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,14 @@ from exactodds.analyses.betting import parse_ramp
 from exactodds.analyses.counting import parse_tags
 from exactodds.analyses.eor import effects_of_removal, second_order_effects
 from exactodds.cli import options
-from exactodds.cli.core import command, progress
+from exactodds.cli.core import EXIT_CHECK_FAILED, command, progress
 from exactodds.documents.plots import check_plot_path, edge_by_penetration, effects_bars, save_plot
 from exactodds.errors import ExactOddsError
 from exactodds.files import check_output
 from exactodds.render.tables import counted
+from exactodds.simulation.checkpoint import state_kind
+from exactodds.simulation.checksim import render as render_check
+from exactodds.simulation.checkstate import merge_checks
 from exactodds.simulation.exposure import BANKROLL, CHECKPOINT_EVERY, MAX_WORKERS, estimate, merge_exposure
 from exactodds.simulation.exposure import exposure as run_exposure
 
@@ -160,13 +164,24 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
 @command()
 @click.argument("states", nargs=-1, required=True, metavar="FILE...")
 @options.paytables
+@click.option("--verbose", is_flag=True, help="check-sim parts: show every test, not only flagged ones.")
 @options.result_format
-def merge(states: tuple[str, ...], paytables_files: tuple[str, ...], fmt: str) -> None:
-    """Join the parts of an exposure study into the whole, exactly.
+def merge(states: tuple[str, ...], paytables_files: tuple[str, ...], verbose: bool, fmt: str) -> None:
+    """Join the parts of an exposure study, or of a check of a record set, into the whole, exactly.
 
-    Each FILE is the --checkpoint of a finished part (exposure --first-shoe N --shoes M --checkpoint FILE);
-    the parts must be of one study and hold every shoe from the first part's first once. The result is the
-    one run over all their shoes would print.
+    Each FILE is the --checkpoint of a finished part: of exposure (exposure --first-shoe N --shoes M
+    --checkpoint FILE), the parts must be of one study and hold every shoe from the first part's first once;
+    of check-sim (check-sim SOURCE... --checkpoint FILE), one command line over records no other part holds,
+    joined in the order given. The result is the one run over all their shoes or records would print
+    (check-sim's: exit 1 if a test is flagged).
     """
-    result = merge_exposure(states, catalogue=options.catalogue(paytables_files))
-    click.echo(result.render(fmt), nl=False)
+    cat = options.catalogue(paytables_files)
+    if state_kind(states[0]) == "check-sim":
+        check = merge_checks(states, catalogue=cat)
+        click.echo(render_check(check, fmt, verbose=verbose), nl=False)
+        if not check.ok:
+            sys.exit(EXIT_CHECK_FAILED)
+        return
+    if verbose:
+        raise ExactOddsError("--verbose shows every test of check-sim parts; these are exposure parts")
+    click.echo(merge_exposure(states, catalogue=cat).render(fmt), nl=False)

@@ -17,7 +17,10 @@ from exactodds.analyses.analysis import priced_pairs
 from exactodds.cli import options
 from exactodds.cli.core import EXIT_CHECK_FAILED, command, either, given, progress
 from exactodds.errors import ExactOddsError
+from exactodds.files import check_output
+from exactodds.simulation.checkpoint import CHECKPOINT_EVERY
 from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
+from exactodds.simulation.checkstate import Checkpoint
 from exactodds.simulation.recordio import RecordWriter, detect, expand_sources
 from exactodds.simulation.simulate import record_columns, record_table, simulate_chunks
 from exactodds.simulation.validation import carried_by
@@ -150,13 +153,18 @@ def _no_total() -> Iterator[int]:
               "--validation FILE' wrote, settled by your software. Checks each round's settlement and the drawing "
               "rules, no statistics. The data files that define a wager of your own are read from the file "
               "itself (its '#' lines), so no --paytables is needed.")
+@click.option("--checkpoint", metavar="FILE", help="Keep the exact tallies of the records counted in FILE as the "
+              "check goes; the same command with the same FILE resumes a check that was stopped. Parts of a record "
+              "set checked apart join with 'exactodds merge'.")
+@click.option("--checkpoint-every", type=click.FloatRange(0), default=CHECKPOINT_EVERY, show_default=True,
+              metavar="SECONDS", help="Seconds between two writes of --checkpoint (and one at the end).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @options.result_format
 @click.pass_context
 def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tuple[str, ...],
               paytables_files: tuple[str, ...], alpha_text: str, counts: bool, input_format: str | None, lenient: bool,
-              scheduler: str | None, verbose: bool, detect: str | None, validation: bool, quiet: bool,
-              fmt: str) -> None:
+              scheduler: str | None, verbose: bool, detect: str | None, validation: bool, checkpoint: str | None,
+              checkpoint_every: float, quiet: bool, fmt: str) -> None:
     """Test a simulator's output against the exact distribution: files, directories or globs of
     shards (read as one data set), or '-'.
 
@@ -175,6 +183,10 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
                              f"{'--counts' if counts else '--detect'}")
     if counts and len(paths) > 1:
         raise ExactOddsError(f"--counts reads one counts file, got {len(paths)} sources")
+    if checkpoint is not None:
+        if counts:
+            raise ExactOddsError("--checkpoint keeps the tallies of records read in chunks: not with --counts")
+        check_output(checkpoint, option="--checkpoint")
     path = paths[0]
     stated_decks = given(ctx, "decks")
     if not 1 <= decks <= 10**7:
@@ -197,7 +209,9 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
                       show_pos=True, show_eta=False) as bar:
             result = check_files(list(paths), decks=decks, wagers=wagers or None, alpha=alpha, lenient=lenient,
                                  fmt=input_format, scheduler=scheduler, progress=bar.update, catalogue=cat,
-                                 detect=deviation, validation=validation)
+                                 detect=deviation, validation=validation,
+                                 checkpoint=None if checkpoint is None else Checkpoint(checkpoint,
+                                                                                       every=checkpoint_every))
     click.echo(render(result, fmt, verbose=verbose), nl=False)
     if not result.ok:
         sys.exit(EXIT_CHECK_FAILED)

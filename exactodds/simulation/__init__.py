@@ -16,6 +16,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "Records", "read_records", "read_counts", "CheckResult", "TestRow", "ReturnRow", "RuleBreaks", "Tally",
         "check", "check_files", "check_counts", "tally_chunk", "tally_file"
     ],
+    "checkstate": ["Checkpoint", "merge_checks"],
     "cluster": ["dask_client"],
     "explain": ["rule_broken", "meaning"],
     "exposure": ["Exposure", "WagerExposure", "exposure_batch", "ExposureSpec", "TC_RANGE"],
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         tally_chunk,
         tally_file,
     )
+    from exactodds.simulation.checkstate import Checkpoint, merge_checks
     from exactodds.simulation.cluster import dask_client
     from exactodds.simulation.explain import meaning, rule_broken
     from exactodds.simulation.exposure import TC_RANGE, Exposure, ExposureSpec, WagerExposure, exposure_batch

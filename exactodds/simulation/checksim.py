@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -83,7 +83,8 @@ from exactodds.simulation.withinshoe import SHOE_COLUMN, Carry, WithinShoe, spli
 from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, load_catalogue
 
 __all__ = ["Records", "read_records", "read_counts", "CheckResult", "TestRow", "ReturnRow", "RuleBreaks", "Tally",
-           "check", "check_files", "check_counts", "tally_chunk", "tally_file"]
+           "check", "check_files", "check_counts", "tally_chunk", "tally_file", "Keeper",
+           "result_from_tally"]
 
 
 @dataclass
@@ -1223,20 +1224,45 @@ def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = No
     return result_from_tally(t, pairs, decks=decks, alpha=alpha, detect=detect)
 
 
+class Keeper(Protocol):
+    """What keeps a check's state as it goes (:class:`exactodds.simulation.checkstate.Checkpoint`): told what
+    the check is, asked where to resume, told which file is opened, each chunk counted, and when a file's tally
+    is added to the total (begun, then finished)."""
+
+    def begin(self, *, specs: list[str], files: list[str], pairs: list[tuple[Wager, str]], catalogue: Catalogue,
+              settings: dict[str, Any]) -> None: ...
+
+    def resumed(self, pairs: list[tuple[Wager, str]]) -> tuple[Tally, int, tuple[Tally, int] | None]: ...
+
+    def opening(self, file: int) -> None: ...
+
+    def counted(self, current: Tally, chunks: int) -> None: ...
+
+    def adding(self) -> None: ...
+
+    def finished(self, file: int, total: Tally) -> None: ...
+
+    def close(self) -> None: ...
+
+
 def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenient: bool,
                fmt: str | None = None, progress: Any = None, catalogue: Catalogue | None = None,
                chunks: Iterator[Any] | None = None, settled: frozenset[str] | None = None,
-               add: bool = True, within: bool = True) -> Tally:
+               add: bool = True, within: bool = True, resume: tuple[Tally, int] | None = None,
+               keeper: Keeper | None = None) -> Tally:
     """Read one file in chunks and count it (the unit of work of a check on a cluster).
 
     With ``catalogue``, the settlement columns of the first chunk are checked against it and
     added to ``pairs`` (unless not ``add``: ``--wager`` chose what is checked) before anything is counted
     (standard input can be read only once).
     ``chunks``: the file's chunks, when its reading has already begun. ``settled``: the
-    settlement columns every chunk must have (those of a data set's first shard).
+    settlement columns every chunk must have (those of a data set's first shard). ``resume``: the tally of
+    the file's first chunks, counted before a stop, and how many they are: those are read again (their
+    boundaries decide the rest's) but not counted. ``keeper`` is told of each chunk counted.
     """
 
-    total = Tally()
+    total, skip = resume if resume is not None else (Tally(), 0)
+    read = 0
     signatures = None
     chosen = frozenset(f"{w.id}:{t}" for w, t in pairs)           # with --wager, the columns read
     if chunks is None:
@@ -1253,13 +1279,21 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
                                          f", but the first shard has {', '.join(sorted(settled)) or 'none'}")
             if signatures is None:
                 signatures = sorted({table_signature(w) for w, _ in pairs}, key=repr)
-            tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures, within=within)
+            read += 1
+            if read > skip:                              # else counted before a stop: in ``resume``
+                tally_chunk(chunk, pairs, decks=decks, lenient=lenient, into=total, signatures=signatures,
+                            within=within)
+                if keeper is not None:
+                    keeper.counted(total, read)
             if progress is not None:
                 progress(len(chunk))
     finally:
         close = getattr(chunks, "close", None)
         if close is not None:
             close()
+    if read < skip:
+        raise ExactOddsError(f"{source}: {read:,} chunks of records, but {skip:,} were counted before the stop: "
+                             "the file changed since")
     if total.carry.first is not None and total.carry.shoe is not None:     # its first and last shoe
         total.within.edges.append((source, total.carry.first, total.carry.shoe))
     return total
@@ -1268,13 +1302,15 @@ def tally_file(source: str, pairs: list[tuple[Wager, str]], *, decks: int, lenie
 def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable[str] | None = None, alpha: float = 0.01,
                 lenient: bool = False, fmt: str | None = None, catalogue: Catalogue | None = None,
                 scheduler: Any = None, progress: Any = None, detect: Fraction | None = None,
-                validation: bool = False) -> CheckResult:
+                validation: bool = False, checkpoint: Keeper | None = None) -> CheckResult:
     """Check a file, a directory or a glob of shards (or several of these, read as one data set)
     in chunks, in bounded memory.
 
     Without ``scheduler`` the files are counted here, one after another; with it
     (a Dask scheduler address or a ``dask.distributed.Client``), each file is
-    counted on the cluster and the counts are added up here.
+    counted on the cluster and the counts are added up here. ``checkpoint``
+    (:class:`exactodds.simulation.checkstate.Checkpoint`) keeps the exact tallies of what is counted
+    in a file as the check goes, and resumes a check stopped before from where it stood.
     """
 
     if not 0 < alpha < 1:
@@ -1284,9 +1320,12 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
         raise ExactOddsError("standard input ('-') is read alone, not with other sources")
     files = [f for spec in specs for f in expand_sources(spec)]
     source = " ".join(specs)
+    if checkpoint is not None and (scheduler is not None or files[0] == "-"):
+        raise ExactOddsError("--checkpoint keeps a check counted here, from files read again on resuming: "
+                             + ("not with --scheduler" if scheduler is not None else "not standard input"))
     ahead = None
-    if scheduler is None and files[0] != "-":          # reading starts now (standard input: when counted)
-        ahead = read_ahead.of(files[0], fmt=fmt)
+    if scheduler is None and files[0] != "-" and checkpoint is None:   # reading starts now (standard input:
+        ahead = read_ahead.of(files[0], fmt=fmt)                         # when counted; a resume: where it stood)
     try:
         cat = catalogue if catalogue is not None else load_catalogue()
         pairs = _pairs(cat, wagers) if wagers or not validation else []     # a validation file: its columns
@@ -1295,12 +1334,36 @@ def check_files(source: str | Sequence[str], *, decks: int = 8, wagers: Iterable
         if ahead is not None:
             ahead.close()
         raise
-    total = Tally()
+    total, start, resume = Tally(), 0, None
+    if checkpoint is not None:
+        checkpoint.begin(specs=specs, files=files, pairs=pairs, catalogue=cat, settings={
+            "decks": decks, "alpha": alpha, "detect": None if detect is None else str(detect), "lenient": lenient,
+            "input_format": fmt, "validation": validation, "wagers_given": bool(wagers)})
+        head = read_chunks(files[0], fmt=fmt, rows=1)                   # the settlement columns, checked first
+        first = next(head, None)
+        head.close()                                  # type: ignore[attr-defined]  # a generator: its file closed
+        if first is not None:
+            _check_settled_names(first.settled, cat, pairs, files[0], add=not wagers)
+        total, start, resume = checkpoint.resumed(pairs)
+        if progress is not None and total.rounds + total.invalid_count:
+            progress(total.rounds + total.invalid_count + total.rule_breaks.count)
     if scheduler is None:
-        for k, f in enumerate(files):                    # the first chunk's settlement columns checked first
-            total.add(tally_file(f, pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
-                                 catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None,
-                                 settled=total.columns if k else None, add=not wagers, within=not validation))
+        try:
+            for k in range(start, len(files)):           # the first chunk's settlement columns checked first
+                if checkpoint is not None:
+                    checkpoint.opening(k)
+                part = tally_file(files[k], pairs, decks=decks, lenient=lenient, fmt=fmt, progress=progress,
+                                  catalogue=cat if k == 0 else None, chunks=ahead if k == 0 else None,
+                                  settled=total.columns if k else None, add=not wagers, within=not validation,
+                                  resume=resume if k == start else None, keeper=checkpoint)
+                if checkpoint is not None:
+                    checkpoint.adding()
+                total.add(part)
+                if checkpoint is not None:
+                    checkpoint.finished(k, total)
+        finally:
+            if checkpoint is not None:
+                checkpoint.close()
     else:
         first = next(read_chunks(files[0], fmt=fmt, rows=1), None)       # the settlement columns, checked first
         if first is not None:

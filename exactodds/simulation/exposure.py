@@ -29,7 +29,6 @@ cores, or on a Dask cluster (``scheduler``).
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import os
@@ -65,7 +64,15 @@ from exactodds.render.tables import (
     exact,
     percent,
 )
-from exactodds.simulation.checkpoint import State, covered, first_difference, load_state, save_state
+from exactodds.simulation.checkpoint import (
+    CHECKPOINT_EVERY,
+    State,
+    covered,
+    definition,
+    first_difference,
+    load_state,
+    save_state,
+)
 from exactodds.simulation.cluster import dask_client
 from exactodds.simulation.rounds import settle_many
 from exactodds.simulation.simulate import deal_shoes
@@ -82,8 +89,6 @@ PEN_BINS = 10
 BANKROLL = 100
 #: The most local worker processes a run starts (more belong on a cluster: ``scheduler``).
 MAX_WORKERS = 64
-#: Seconds between two writes of a run's checkpoint (and one more at the end).
-CHECKPOINT_EVERY = 5.0
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
 
@@ -929,21 +934,11 @@ def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int,
     spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
                         tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts), team)
     study = {"wagers": [f"{w.id}:{t.id}" for w, t in resolved],
-             "definitions": [_definition(w, t) for w, t in resolved],
+             "definitions": [definition(w, t) for w, t in resolved],
              "decks": decks, "cut": cut, "seed": seed, "tags": None if tags is None else dict(sorted(tags.items())),
              "card_tags": [list(t) for t in spec.tags], "team": team, "ramp": [list(step) for step in ramp],
              "bankroll": bankroll}
     return _Run(resolved, counts, spec, study, tuple(ramp), bankroll, first_shoe)
-
-
-def _definition(w: Wager, t: Paytable) -> str:
-    """A digest of what a wager and its paytable pay on: its outcomes' conditions, its reading and settlement,
-    the pays (a changed data file changes it; where the file lies does not)."""
-    text = json.dumps({"outcomes": [[o.id, o.condition.text] for o in w.outcomes], "settle": w.settle,
-                       "reading": w.reading_id, "parameters": {k: repr(v) for k, v in sorted(w.parameters.items())},
-                       "pays": {k: repr(p) for k, p in sorted(t.pays.items())}, "denomination": str(t.denomination),
-                       "award_basis": t.award_basis}, sort_keys=True)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _resumed(path: str | os.PathLike[str], fresh: State) -> State:

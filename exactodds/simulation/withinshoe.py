@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -50,27 +51,30 @@ _DEALT = [0, 3, 1, 4, 2, 5]
 @dataclass
 class WithinShoe:
     """Sums of the within-shoe tests, added up over chunks and files: per test [Σ (hit − chance),
-    Σ chance (1 − chance), hits, predictions]."""
+    Σ chance (1 − chance), hits, predictions]; floats within a file, exact Fractions once files are added."""
 
     shoes: int = 0
-    sums: dict[str, list[float]] = field(default_factory=dict)
+    sums: dict[str, list[float | Fraction]] = field(default_factory=dict)
     edges: list[tuple[str, str, str]] = field(default_factory=list)    # per file: (source, first id, last id)
 
     def add(self, other: WithinShoe) -> WithinShoe:
+        """Add the sums of other files, exactly (as Fractions: each float is a dyadic rational), so that files
+        add up to the same sums in any order or grouping: two halves of a record set merged, or files counted
+        on a cluster in the order they finish, give the bytes of one run."""
         self.shoes += other.shoes
         for name, row in other.sums.items():
             mine = self.sums.setdefault(name, [0.0, 0.0, 0.0, 0.0])
             for k in range(4):
-                mine[k] += row[k]
+                mine[k] = Fraction(mine[k]) + Fraction(row[k])
         self.edges += other.edges
         return self
 
     def _add(self, name: str, hit: np.ndarray, chance: np.ndarray) -> None:
+        """A block's sums, added in floats in the order the file is read (a file's chunks are always the same)."""
         row = self.sums.setdefault(name, [0.0, 0.0, 0.0, 0.0])
-        row[0] += float((hit - chance).sum())
-        row[1] += float((chance * (1 - chance)).sum())
-        row[2] += float(hit.sum())
-        row[3] += float(len(hit))
+        for k, x in enumerate((float((hit - chance).sum()), float((chance * (1 - chance)).sum()), float(hit.sum()),
+                               float(len(hit)))):
+            row[k] = row[k] + (Fraction(x) if isinstance(row[k], Fraction) else x)
 
 
 @dataclass
@@ -167,7 +171,7 @@ def within_rows(w: WithinShoe) -> list[tuple[str, float, float, str]]:
     """Per test: (name, z, two-sided p, what it counted), for tests with something to count."""
     out = []
     for name in ("card guessing", "runs", "serial correlation"):
-        row = w.sums.get(name)
+        row = [float(x) for x in w.sums.get(name, ())]
         if not row or row[1] <= 0:
             continue
         z = row[0] / math.sqrt(row[1])
