@@ -239,3 +239,27 @@ def test_an_overflow_in_a_table_sum_is_one_line_naming_a_defect_never_a_number()
     huge = np.full(len(table.multisets), 2**62, dtype=np.int64)
     with pytest.raises(InconsistentCounts, match=r"counts by banker, .*: key_sums: a count does not fit 64 bits"):
         table.key_sums(huge)
+
+
+@compiled
+def test_the_category_kernel_equals_the_pure_route_and_refuses_what_is_out_of_range() -> None:
+    """The every-card categories' products (category_products) against NumPy's, on shoes from full to
+    nearly empty; then an index out of range and an overflow, each an error, never a read or a wrap."""
+    from exactodds.engine import identity
+    from exactodds.engine.multiset import compile_table
+    values, _ = compile_table(("banker", "banker_cards", "player", "player_cards")).value_multiplicities()
+    for shoe in (Shoe.decks(8), Shoe.decks(8).remove("As", "Ah", "9d", "9c", "Ks"),
+                 Shoe.decks(1).remove(*[f"{r}{s}" for r in "A23456789" for s in "shdc"])):
+        got = identity.all_card_categories(shoe, values)
+        with native.pure():
+            assert np.array_equal(got, identity.all_card_categories(shoe, values))
+    plan = identity._plan(values)
+    flat = np.ones((70, 7), dtype=np.int64)
+    out = np.empty((len(values), 3), dtype=np.int64)
+    broken = list(plan.halves32)
+    broken[0] = np.array(broken[0], copy=True)
+    broken[0][0, 0] = 70                                    # a slot past the table of factorials
+    with pytest.raises(IndexError):
+        core.category_products(flat, *broken, out)
+    with pytest.raises(OverflowError):                      # products past 2^63
+        core.category_products(np.full((70, 7), 2**20, dtype=np.int64), *plan.halves32, out)

@@ -436,8 +436,12 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
             raise type(exc)(f"{what}: {exc}") from None
     if signature[0] == "round":
         return dist.every_card_counts(signature[1], what=what).ravel()
-    joint = dist.initial_counts(signature[1], signature[2], what=what)
-    return np.array([joint[k] for k in feature_table(signature).keys], dtype=object)
+    kept = dist._cache.get(("aligned", signature))       # the pairs of one wager read it alike: made once
+    if kept is None:
+        joint = dist.initial_counts(signature[1], signature[2], what=what)
+        kept = dist._cache[("aligned", signature)] = np.array(
+            [joint[k] for k in feature_table(signature).keys], dtype=np.int64 if dist.total < 2**63 else object)
+    return kept  # type: ignore[no-any-return]
 
 
 def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistribution) -> dict[int, dict[int, int]]:

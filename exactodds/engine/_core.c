@@ -1,7 +1,7 @@
 /*
  * exactodds.engine._core: the engine's hot kernels in C, exact.
  *
- * Four kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
+ * Five kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
  * said), writing into arrays the caller made, with the GIL released while it counts:
  *
  *   key_sums     the sparse sum of a multiset table (engine/multiset.py): per key, the sum over
@@ -10,6 +10,8 @@
  *                times a matrix of shoe-free columns (the exposure kernel);
  *   block_sums   one shoe's weights and sums over a table whose entries are merged by the blocks
  *                a selection of wagers settles alike (the main game: three), in 128 bits;
+ *   category_products  per value multiset, its draws with every card of one suit or colour (the
+ *                every-card categories), by halves, checked;
  *   walk         the walk of the deal, card by card over the classes a wager tells apart,
  *                forward, one layer per card, each distinct (shoe left, round state,
  *                summary) carried once with its ways (engine/walk.py builds the automaton).
@@ -186,6 +188,9 @@ static int key_sum(const int64_t *w, Py_ssize_t m, Py_ssize_t columns, Py_ssize_
     return OK;
 }
 
+/* The most columns key_sums adds in one pass over a key's entries (the categories of every card: six). */
+#define KEY_COLUMNS 16
+
 /* key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, per_entry, out): per key k
  * and column j, the sum over k's entries e of orderings[e] x per_multiset[multiset of e, j]
  * (x per_entry[e]), into out[k, j]. */
@@ -210,6 +215,25 @@ static PyObject *key_sums(PyObject *self, PyObject *args)
     for (Py_ssize_t key = 0; code == OK && key < k; key++) {
         int64_t a = starts.data[key], b = key + 1 < k ? starts.data[key + 1] : e;
         if (a < 0 || b > e || a >= b) { code = E_INDEX; break; }
+        if (columns > 1 && columns <= KEY_COLUMNS) {   /* every column in one pass over the entries */
+            int64_t acc[KEY_COLUMNS] = {0};
+            int over = 0;
+            for (int64_t i = a; i < b; i++) {
+                int64_t x = em.data[i], f = ord.data[i], t;
+                if ((uint64_t)x >= (uint64_t)m) { code = E_INDEX; break; }
+                if (per.held) over |= __builtin_mul_overflow(f, per.data[i], &f);
+                const int64_t *row = w.data + x * columns;
+                for (Py_ssize_t j = 0; j < columns; j++) {
+                    over |= __builtin_mul_overflow(row[j], f, &t);
+                    over |= __builtin_add_overflow(acc[j], t, &acc[j]);
+                }
+            }
+            if (code != OK) break;
+            if (!over) {
+                memcpy(out.data + key * columns, acc, sizeof(int64_t) * (size_t)columns);
+                continue;
+            }                               /* a step overflowed: each column again, checked in 128 bits */
+        }
         for (Py_ssize_t j = 0; j < columns; j++) {
             int64_t sum;
             code = key_sum(w.data, m, columns, j, em.data, ord.data, per.held ? per.data : NULL, a, b, &sum);
@@ -569,6 +593,82 @@ done:
     return result;
 }
 
+/* -- category_products ---------------------------------------------------------------------- */
+
+#define CATEGORY_COLUMNS 7      /* every card of the values, each of the four suits, each of the two colours */
+
+/*
+ * category_products(flat, first, first_at, second, second_at, out): for every card of a round in one
+ * suit, one colour or any (engine/identity.py's all_card_categories), per value multiset the ordered draws
+ * of its cards in each column of ``flat`` ((slots x 7) int64: slot value x 7 + cards, the falling factorial
+ * of that value's cards of the column), as the product of two half-products: its values 0-4 are column
+ * first_at[i] of ``first`` (5 x distinct halves, int32 slot indices), its values 5-9 column second_at[i] of
+ * ``second``. out ((multisets x 3) int64) gets each multiset's draws of any suits, the sum over the four
+ * suits, the sum over the two colours. Every product and sum is checked (an overflow is an error: the caller
+ * proves the shoe's counts fit); every index is checked before any is read.
+ */
+static PyObject *category_products(PyObject *self, PyObject *args)
+{
+    PyObject *oflat, *o1, *o1at, *o2, *o2at, *oout;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &oflat, &o1, &o1at, &o2, &o2at, &oout)) return NULL;
+    Arr flat = {0}, h1 = {0}, h1at = {0}, h2 = {0}, h2at = {0}, out = {0};
+    PyObject *result = NULL;
+    int code = OK;
+    int64_t *p1 = NULL, *p2 = NULL;
+    if (arr_get(oflat, &flat, 0, "flat") || arr_get32(o1, &h1, "first") || arr_get32(o1at, &h1at, "first_at")
+        || arr_get32(o2, &h2, "second") || arr_get32(o2at, &h2at, "second_at") || arr_get(oout, &out, 1, "out"))
+        goto done;
+    Py_ssize_t m = h1at.n, c1 = h1.view.ndim == 2 ? h1.view.shape[0] : 0, c2 = h2.view.ndim == 2 ? h2.view.shape[0] : 0;
+    if (flat.n % CATEGORY_COLUMNS || c1 < 1 || c2 < 1 || h2at.n != m || out.n != 3 * m) {
+        code = E_SHAPE;
+        goto fail;
+    }
+    Py_ssize_t slots = flat.n / CATEGORY_COLUMNS, n1 = h1.n / c1, n2 = h2.n / c2;
+    p1 = malloc(sizeof(int64_t) * (size_t)(n1 ? n1 : 1) * CATEGORY_COLUMNS);
+    p2 = malloc(sizeof(int64_t) * (size_t)(n2 ? n2 : 1) * CATEGORY_COLUMNS);
+    if (!p1 || !p2) { code = E_MEMORY; goto fail; }
+    Py_BEGIN_ALLOW_THREADS
+    if (!all_below(h1.data32, h1.n, (uint32_t)slots) || !all_below(h2.data32, h2.n, (uint32_t)slots)
+        || !all_below(h1at.data32, m, (uint32_t)n1) || !all_below(h2at.data32, m, (uint32_t)n2))
+        code = E_INDEX;
+    const Arr *halves[2] = {&h1, &h2};
+    int64_t *products[2] = {p1, p2};
+    for (int h = 0; code == OK && h < 2; h++) {        /* each distinct half-row's products, per column */
+        const Arr *rows = halves[h];
+        Py_ssize_t cards = rows->view.shape[0], n = rows->n / cards;
+        for (Py_ssize_t i = 0; code == OK && i < n; i++) {
+            int64_t *q = products[h] + i * CATEGORY_COLUMNS;
+            for (int c = 0; c < CATEGORY_COLUMNS; c++) q[c] = 1;
+            for (Py_ssize_t v = 0; v < cards; v++) {
+                const int64_t *f = flat.data + (Py_ssize_t)rows->data32[v * n + i] * CATEGORY_COLUMNS;
+                for (int c = 0; c < CATEGORY_COLUMNS; c++)
+                    if (__builtin_mul_overflow(q[c], f[c], &q[c])) code = E_OVERFLOW;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; code == OK && i < m; i++) {
+        const int64_t *a = p1 + (Py_ssize_t)h1at.data32[i] * CATEGORY_COLUMNS;
+        const int64_t *b = p2 + (Py_ssize_t)h2at.data32[i] * CATEGORY_COLUMNS;
+        int64_t x[CATEGORY_COLUMNS], suit = 0, colour = 0;
+        int over = 0;
+        for (int c = 0; c < CATEGORY_COLUMNS; c++) over |= __builtin_mul_overflow(a[c], b[c], &x[c]);
+        for (int c = 1; c <= 4; c++) over |= __builtin_add_overflow(suit, x[c], &suit);
+        over |= __builtin_add_overflow(x[5], x[6], &colour);
+        if (over) { code = E_OVERFLOW; break; }
+        out.data[3 * i] = x[0];
+        out.data[3 * i + 1] = suit;
+        out.data[3 * i + 2] = colour;
+    }
+    Py_END_ALLOW_THREADS
+fail:
+    if (code != OK) raise_code(code, "category_products");
+    else result = Py_NewRef(Py_None);
+done:
+    free(p1); free(p2);
+    arr_release(&flat); arr_release(&h1); arr_release(&h1at); arr_release(&h2); arr_release(&h2at); arr_release(&out);
+    return result;
+}
+
 /* -- walk ----------------------------------------------------------------------------------- */
 /*
  * A state of a layer: the automaton's node (what the wager has read: a summary), the round state
@@ -837,6 +937,9 @@ static PyMethodDef methods[] = {
      "block_sums(tokens, first, first_at, second, second_at, entry_multiset, orderings, block_starts)\n"
      "One shoe's counts per block of a table's merged entries (sparse, or dense where entry_multiset and\n"
      "block_starts are None), exact in 128 bits: a list of integers."},
+    {"category_products", category_products, METH_VARARGS,
+     "category_products(flat, first, first_at, second, second_at, out)\n"
+     "Per value multiset, its ordered draws of any suits, summed over the suits, over the colours, into out."},
     {"walk", walk, METH_VARARGS,
      "walk(size, node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
      "     state_position, state_cards, state_next, state_over, limit)\n"

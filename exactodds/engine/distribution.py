@@ -144,7 +144,7 @@ class RoundDistribution:
         if cache_key not in self._cache:
 
             self._cache[cache_key] = initial_counts(self.shoe, needs_player=needs_player,
-                                                    needs_banker=needs_banker, what=what)
+                                                    needs_banker=needs_banker, what=what, shared=self._cache)
         return self._cache[cache_key]  # type: ignore[no-any-return]
 
     def main_game(self) -> dict[str, int]:

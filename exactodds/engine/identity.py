@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from exactodds.engine import native
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
 from exactodds.game.cards import Card, Rank, Suit
 from exactodds.game.shoe import Shoe, int64_safe
@@ -150,13 +151,18 @@ def _grouped(values: np.ndarray, grouping: tuple[Any, ...]) -> np.ndarray:
 
 
 def initial_counts(
-    shoe: Shoe, *, needs_player: Sequence[str], needs_banker: Sequence[str], what: str = "this wager"
+    shoe: Shoe, *, needs_player: Sequence[str], needs_banker: Sequence[str], what: str = "this wager",
+    shared: dict[Any, Any] | None = None,
 ) -> dict[tuple[tuple[object, ...], tuple[object, ...]], int]:
-    """Counts per (Player attributes, Banker attributes) of the four initial cards."""
-    counts = _card_counts(shoe, what)
+    """Counts per (Player attributes, Banker attributes) of the four initial cards (``shared``: a dict kept
+    with the shoe, where what every pair of needs reads of it is made once)."""
     n = shoe.size
-    dtype: Any = np.int64 if n ** 4 < 2 ** 62 else object     # the tail (N-4)(N-5) is applied in Python
-    c = np.array(counts, dtype=dtype)
+    kept = shared.get(("initial cards", id(shoe))) if shared is not None else None
+    if kept is None or kept[0] is not shoe:
+        kept = (shoe, *_initial_base(shoe, what))
+        if shared is not None:
+            shared[("initial cards", id(shoe))] = kept
+    _, dtype, c, cx, cy, w, cxy = kept
     tail = (n - 4) * (n - 5)
     p_keys = _labels(tuple(needs_player))[1]
     b_keys = _labels(tuple(needs_banker))[1]
@@ -167,16 +173,13 @@ def initial_counts(
     # G[b,i,j] + G[b,j,i] + a[b,i] + a[b,j] + k[b], with a = 2·diag(G) − G·c − c·G and k = c·G·c − diag(G)·c.
     # Weighted by Player's ordered pairs w[i,j] = c_i (c_j − [i=j]) and summed per Player class p, every
     # term is a sum over a shoe-free grouping of the pairs, or a product of two small matrices.
-    cx, cy = np.repeat(c, 52), np.tile(c, 52)
-    same = np.eye(52, dtype=np.int64).reshape(-1).astype(dtype)
-    w = cx * (cy - same)                                               # Player's (i, j)
     b_labels = _labels(tuple(needs_banker))[0]
     diag = np.zeros((n_b, 52), dtype=dtype)
     diag[b_labels.reshape(52, 52).diagonal(), np.arange(52)] = 1
     gc = _grouped(cy, group["xb"]).reshape(52, n_b).T                  # (G·c)[b, x]
     cg = _grouped(cx, group["yb"]).reshape(52, n_b).T                  # (c·G)[b, y]
     a = 2 * diag - gc - cg
-    k = _grouped(cx * cy, group["b"]) - diag @ c
+    k = _grouped(cxy, group["b"]) - diag @ c
     sums = (_grouped(w, group["bp"]).reshape(n_b, n_p) + _grouped(w, group["tp"]).reshape(n_b, n_p)
             + a @ (_grouped(w, group["xp"]).reshape(52, n_p) + _grouped(w, group["yp"]).reshape(52, n_p))
             + k[:, None] * _grouped(w, group["p"])[None, :])
@@ -187,6 +190,18 @@ def initial_counts(
     if sum(out.values()) != shoe.sequences:      # an invariant of the counting
         raise InconsistentCounts("initial-card counts do not add up to the shoe's sequences")
     return out
+
+
+def _initial_base(shoe: Shoe, what: str) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`initial_counts` reads of the shoe whatever the needs: the dtype, the counts per card, each
+    ordered pair's first and second card's counts, the Player's ordered pairs w[i, j] = c_i (c_j - [i=j]), and
+    the products c_i c_j."""
+    counts = _card_counts(shoe, what)
+    dtype: Any = np.int64 if shoe.size ** 4 < 2 ** 62 else object     # the tail (N-4)(N-5) is applied in Python
+    c = np.array(counts, dtype=dtype)
+    cx, cy = np.repeat(c, 52), np.tile(c, 52)
+    same = np.eye(52, dtype=np.int64).reshape(-1).astype(dtype)
+    return dtype, c, cx, cy, cx * (cy - same), cx * cy
 
 
 #: (same rank, same suit, same colour) for the six categories of :func:`all_card_categories`.
@@ -217,6 +232,7 @@ class _Plan:
 
     halves: tuple[tuple[np.ndarray, np.ndarray], ...]   # (per value of the half, the slots value × 7 + cards
                                                         # of each distinct half-row; each multiset's half-row)
+    halves32: tuple[np.ndarray, ...]                    # the same, first then second, in int32 (for the kernel)
     single: np.ndarray           # the multisets whose cards are all of one value
     value: np.ndarray            # their value
     cards: np.ndarray            # and how many cards they hold
@@ -239,7 +255,8 @@ def _plan(multiplicities: np.ndarray) -> _Plan:
         halves.append((slots, where.reshape(-1)))
     cards = m.sum(1)
     single = np.flatnonzero((m == cards[:, None]).any(1))
-    plan = _Plan(tuple(halves), single, np.argmax(m[single], axis=1), cards[single])
+    halves32 = tuple(np.ascontiguousarray(a, dtype=np.int32) for pair in halves for a in pair)
+    plan = _Plan(tuple(halves), halves32, single, np.argmax(m[single], axis=1), cards[single])
     for dead in [k for k, (ref, _, _) in _PLANS.items() if ref() is None]:
         del _PLANS[dead]
     _PLANS[id(multiplicities)] = (weakref.ref(multiplicities), multiplicities.copy(), plan)
@@ -267,15 +284,24 @@ def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "
     plan = _plan(multiplicities)
     # falling factorials per value class and column, as slots value × 7 + cards: (70, 7)
     flat = _ff_table(by_value, dtype, modulus).transpose(0, 2, 1).reshape(70, 7)
-    products = None
-    for slots, where in plan.halves:               # each half's distinct rows, then every multiset from two
-        part = np.take(flat, slots[0], axis=0)
-        for row in slots[1:]:
-            part = mod(part * np.take(flat, row, axis=0))
-        part = np.take(part, where, axis=0)
-        products = part if products is None else mod(np.multiply(products, part, out=products))
-    assert products is not None
-    total, suit, colour = products[:, 0], mod(products[:, 1:5].sum(1)), mod(products[:, 5:7].sum(1))
+    core = native.kernels()
+    if core is not None and dtype is np.int64 and modulus is None:      # the products in C, each step checked
+        drawn = np.empty((len(multiplicities), 3), dtype=np.int64)
+        try:
+            core.category_products(np.ascontiguousarray(flat), *plan.halves32, drawn)
+        except OverflowError as exc:                   # the shoe was seen to fit: a defect, one line
+            raise InconsistentCounts(f"every-card categories: {exc}: a defect of exactodds, please report it") from None
+        total, suit, colour = drawn[:, 0], drawn[:, 1], drawn[:, 2]
+    else:
+        products = None
+        for slots, where in plan.halves:           # each half's distinct rows, then every multiset from two
+            part = np.take(flat, slots[0], axis=0)
+            for row in slots[1:]:
+                part = mod(part * np.take(flat, row, axis=0))
+            part = np.take(part, where, axis=0)
+            products = part if products is None else mod(np.multiply(products, part, out=products))
+        assert products is not None
+        total, suit, colour = products[:, 0], mod(products[:, 1:5].sum(1)), mod(products[:, 5:7].sum(1))
     out = np.zeros((len(total), 6), dtype=dtype)
     out[:, 3] = suit                               # the columns of multisets of two or more values
     out[:, 4] = colour - suit
