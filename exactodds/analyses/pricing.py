@@ -445,17 +445,20 @@ def counts_for(signature: tuple[Any, ...], dist: PointDistribution, *, what: str
 
 
 def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistribution) -> dict[int, dict[int, int]]:
-    """For the pairs (by position in ``pairs``) that read a multiset table, the counts per outcome index
-    (-1: lost) that :func:`price` would sum, counted together: the keys of the table that every such pair
-    settles alike form one block, and the shoe is counted once per block (the main game's four paytables
-    read three blocks of the point table's 205 keys). Pairs that read another table, or whose table is
-    refused, are left to :func:`price` (which says why)."""
+    """For the pairs (by position in ``pairs``), the counts per outcome index (-1: lost) that :func:`price`
+    would sum, counted together: the keys of a table that every pair reading it settles alike form one
+    block, and the shoe is counted once per block (the main game's four paytables read three blocks of the
+    point table's 205 keys, by the compiled kernel), or each key's count added up once per block (every
+    card, the initial cards). Pairs whose table is refused are left to :func:`price` (which says why)."""
     if not isinstance(dist, RoundDistribution):
         return {}
     out: dict[int, dict[int, int]] = {}
     for signature, positions, columns, key_block, sums_by in _plan(pairs):
         try:
-            counts = dist.block_counts(signature[1], key_block, *signature[2:])
+            if signature[0] == "multiset":
+                counts = dist.block_counts(signature[1], key_block, *signature[2:])
+            else:                                      # every card, or the initial cards: their counts per key,
+                counts = _by_block(_counts(pairs[positions[0]][0], dist), key_block)   # added up per block
         except ExactOddsError:
             continue
         if sums_by is None:                            # a few blocks and pairs: added up here
@@ -484,10 +487,25 @@ _Plan = list[tuple[tuple[Any, ...], list[int], list[list[int]], np.ndarray,
 _PLANS: dict[tuple[int, ...], tuple[list[Any], _Plan]] = {}
 
 
+def _by_block(counts: np.ndarray, key_block: np.ndarray) -> list[int]:
+    """``counts`` (one per key) added up per block of ``key_block``, as Python integers."""
+    kept = _ORDERS.get(id(key_block))
+    if kept is None or kept[0] is not key_block:       # the plan's own array, kept beside: never another's
+        order = np.argsort(key_block, kind="stable")
+        kept = _ORDERS[id(key_block)] = (key_block, order, np.flatnonzero(np.r_[True, np.diff(key_block[order]) != 0]))
+        if len(_ORDERS) > 256:
+            _ORDERS.pop(next(iter(_ORDERS)))
+    _, order, starts = kept
+    return [int(n) for n in np.add.reduceat(counts[order], starts).tolist()]
+
+
+#: The keys of each block, in order, per key_block of a plan (see :func:`_by_block`).
+_ORDERS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
 def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
-    """The pairs that read a multiset table, grouped by table: (signature, their positions, each block's
-    outcome index under each of them, each key's block). The keys every pair of a group pays alike form one
-    block."""
+    """The pairs grouped by the table they read: (signature, their positions, each block's outcome index
+    under each of them, each key's block). The keys every pair of a group pays alike form one block."""
     flat = [x for pair in pairs for x in pair]
     key = tuple(id(x) for x in flat)
     kept = _PLANS.get(key)
@@ -497,9 +515,8 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
     for i, (wager, paytable) in enumerate(pairs):
         try:
             signature = _signature(wager)
-            if signature[0] == "multiset":
-                settled = settlement(wager, paytable)
-                members.setdefault(signature, []).append((i, settled))
+            settled = settlement(wager, paytable)
+            members.setdefault(signature, []).append((i, settled))
         except ExactOddsError:                         # price says why, in its turn
             continue
     plan: _Plan = []

@@ -604,13 +604,19 @@ done:
  * of that value's cards of the column), as the product of two half-products: its values 0-4 are column
  * first_at[i] of ``first`` (5 x distinct halves, int32 slot indices), its values 5-9 column second_at[i] of
  * ``second``. out ((multisets x 3) int64) gets each multiset's draws of any suits, the sum over the four
- * suits, the sum over the two colours. Every product and sum is checked (an overflow is an error: the caller
- * proves the shoe's counts fit); every index is checked before any is read.
+ * suits, the sum over the two colours; with ``modulus`` (a prime below 2^31, ``flat`` its residues), each
+ * figure's residue, every product reduced before the next. Every product and sum is checked (an overflow is
+ * an error: the caller proves the shoe's counts fit); every index is checked before any is read.
  */
 static PyObject *category_products(PyObject *self, PyObject *args)
 {
     PyObject *oflat, *o1, *o1at, *o2, *o2at, *oout;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &oflat, &o1, &o1at, &o2, &o2at, &oout)) return NULL;
+    long long modulus = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOO|L", &oflat, &o1, &o1at, &o2, &o2at, &oout, &modulus)) return NULL;
+    if (modulus < 0 || modulus >= (1LL << 31)) {
+        PyErr_SetString(PyExc_ValueError, "category_products: the modulus must be from 1 to 2^31 - 1 (0: none)");
+        return NULL;
+    }
     Arr flat = {0}, h1 = {0}, h1at = {0}, h2 = {0}, h2at = {0}, out = {0};
     PyObject *result = NULL;
     int code = OK;
@@ -641,8 +647,10 @@ static PyObject *category_products(PyObject *self, PyObject *args)
             for (int c = 0; c < CATEGORY_COLUMNS; c++) q[c] = 1;
             for (Py_ssize_t v = 0; v < cards; v++) {
                 const int64_t *f = flat.data + (Py_ssize_t)rows->data32[v * n + i] * CATEGORY_COLUMNS;
-                for (int c = 0; c < CATEGORY_COLUMNS; c++)
+                for (int c = 0; c < CATEGORY_COLUMNS; c++) {
                     if (__builtin_mul_overflow(q[c], f[c], &q[c])) code = E_OVERFLOW;
+                    if (modulus) q[c] %= modulus;     /* residues below 2^31: a product stays below 2^62 */
+                }
             }
         }
     }
@@ -651,10 +659,14 @@ static PyObject *category_products(PyObject *self, PyObject *args)
         const int64_t *b = p2 + (Py_ssize_t)h2at.data32[i] * CATEGORY_COLUMNS;
         int64_t x[CATEGORY_COLUMNS], suit = 0, colour = 0;
         int over = 0;
-        for (int c = 0; c < CATEGORY_COLUMNS; c++) over |= __builtin_mul_overflow(a[c], b[c], &x[c]);
+        for (int c = 0; c < CATEGORY_COLUMNS; c++) {
+            over |= __builtin_mul_overflow(a[c], b[c], &x[c]);
+            if (modulus) x[c] %= modulus;
+        }
         for (int c = 1; c <= 4; c++) over |= __builtin_add_overflow(suit, x[c], &suit);
         over |= __builtin_add_overflow(x[5], x[6], &colour);
         if (over) { code = E_OVERFLOW; break; }
+        if (modulus) { suit %= modulus; colour %= modulus; }
         out.data[3 * i] = x[0];
         out.data[3 * i + 1] = suit;
         out.data[3 * i + 2] = colour;
@@ -938,7 +950,7 @@ static PyMethodDef methods[] = {
      "One shoe's counts per block of a table's merged entries (sparse, or dense where entry_multiset and\n"
      "block_starts are None), exact in 128 bits: a list of integers."},
     {"category_products", category_products, METH_VARARGS,
-     "category_products(flat, first, first_at, second, second_at, out)\n"
+     "category_products(flat, first, first_at, second, second_at, out, modulus=0)\n"
      "Per value multiset, its ordered draws of any suits, summed over the suits, over the colours, into out."},
     {"walk", walk, METH_VARARGS,
      "walk(size, node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"

@@ -285,10 +285,10 @@ def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "
     # falling factorials per value class and column, as slots value × 7 + cards: (70, 7)
     flat = _ff_table(by_value, dtype, modulus).transpose(0, 2, 1).reshape(70, 7)
     core = native.kernels()
-    if core is not None and dtype is np.int64 and modulus is None:      # the products in C, each step checked
+    if core is not None and dtype is np.int64:        # the products in C, each step checked (or reduced)
         drawn = np.empty((len(multiplicities), 3), dtype=np.int64)
         try:
-            core.category_products(np.ascontiguousarray(flat), *plan.halves32, drawn)
+            core.category_products(np.ascontiguousarray(flat), *plan.halves32, drawn, modulus or 0)
         except OverflowError as exc:                   # the shoe was seen to fit: a defect, one line
             raise InconsistentCounts(f"every-card categories: {exc}: a defect of exactodds, please report it") from None
         total, suit, colour = drawn[:, 0], drawn[:, 1], drawn[:, 2]
