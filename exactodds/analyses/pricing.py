@@ -483,7 +483,7 @@ _Plan = list[tuple[tuple[Any, ...], list[int], list[list[int]], np.ndarray,
                    tuple[np.ndarray, list[tuple[int, int]]] | None]]
 
 #: The plans of :func:`_plan`, per tuple of the pairs' identities (the pairs kept beside, so that an identity is
-#: never another object's): a selection priced shoe after shoe is planned once.
+#: never another object's): a selection priced shoe after shoe is planned once (the last 64 selections).
 _PLANS: dict[tuple[int, ...], tuple[list[Any], _Plan]] = {}
 
 
@@ -529,7 +529,7 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
             one_hot = np.array([labels[positions.index(i)] == label for i, label in rows], dtype=np.int64)
             sums_by = (one_hot, rows)
         plan.append((signature, positions, labels.tolist(), key_block.reshape(-1).astype(np.int64), sums_by))
-    if len(_PLANS) >= 256:
+    if len(_PLANS) >= 64:
         _PLANS.pop(next(iter(_PLANS)))
     _PLANS[key] = (flat, plan)
     return plan
