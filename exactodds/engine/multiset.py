@@ -721,21 +721,16 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT,
     """
     if type(names) is tuple and type(told) is str:
         try:
-            return _known_table(names, told, varies)   # asked for before: the checks below were passed
+            return _table(*_checked(names, told, varies))   # asked for before: its checks were passed
         except TypeError:                              # unhashable: the checks below say what is wrong
             pass
-    return _checked_table(names, told, varies)
+    return _table(*_checked.__wrapped__(names, told, varies))
 
 
-@cache.register_memo
-@functools.cache
-def _known_table(names: tuple[str, ...], told: str, varies: Varies | None) -> MultisetTable:
-    """:func:`compile_table` as asked for: a selection priced shoe after shoe looks its table up once."""
-    return _checked_table(names, told, varies)
-
-
-def _checked_table(names: Iterable[str] | str, told: str, varies: Varies | None) -> MultisetTable:
-    """:func:`compile_table`, its arguments checked."""
+@functools.lru_cache(maxsize=1024)
+def _checked(names: Iterable[str] | str, told: str, varies: Varies | None) -> tuple[tuple[str, ...], str, Varies | None]:
+    """:func:`compile_table`'s arguments checked and written as :func:`_table` keeps its tables (a selection
+    priced shoe after shoe checks them once)."""
     if isinstance(names, str):
         names = (names,)
     try:
@@ -758,7 +753,7 @@ def _checked_table(names: Iterable[str] | str, told: str, varies: Varies | None)
     apart = _partition(told.split("|"))
     if resolution not in ("suit", "card"):
         apart = EVERY_SUIT
-    return _table(chosen, apart, varies if resolution == "suit" else None)
+    return chosen, apart, varies if resolution == "suit" else None
 
 
 @cache.register_memo

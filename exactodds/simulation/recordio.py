@@ -324,6 +324,8 @@ def read_note(path: str, *, fmt: str | None = None) -> str | None:
             raw = (pq.ParquetFile(path).schema_arrow.metadata or {}).get(_NOTE_KEY)
         except (pa.ArrowException, OSError) as exc:
             raise ExactOddsError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+        except UnicodeDecodeError:                     # the schema's names are read as text
+            raise ExactOddsError(f"{path}: not a readable Parquet file (a column name is not UTF-8 text)") from None
         if raw is None:
             return None
         if len(raw) > MAX_NOTE_BYTES:
