@@ -12,7 +12,7 @@ process, not once per task. And a worker's heap is set the way NumPy needs it
 array's pages anew, which costs a check of records 2.5 times its CPU.
 
 >>> s = Shipped.of(("tie", 8))
->>> s.value() == ("tie", 8) and s.value() is s.value() and loads(s.digest) == 1
+>>> s.value() == ("tie", 8) and s.value() is s.value() and loads()[s.digest] == 1
 True
 """
 
@@ -70,10 +70,11 @@ class Shipped:
             return obj
 
 
-def loads(digest: str) -> int:
-    """How many times this process has unpickled the shipped object ``digest`` (the tests ask the workers)."""
+def loads() -> dict[str, int]:
+    """How many times this process has unpickled each shipped object, by digest: what a worker reports to show
+    that it builds a run's tables once."""
     with _lock:
-        return _loads.get(digest, 0)
+        return dict(_loads)
 
 
 @contextmanager
@@ -104,22 +105,24 @@ def workers_cpu(client: Any) -> float:
     return float(sum(client.run(process_cpu).values()))
 
 
-#: glibc's mallopt parameter, and the mmap threshold its dynamic rule reaches on 64-bit Linux (32 MiB).
-_M_MMAP_THRESHOLD = -3
+#: glibc's mallopt parameters, and the thresholds its dynamic rule reaches on 64-bit Linux: mmap at 32 MiB,
+#: trim at twice that.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 _MMAP_MAX = 32 * 2**20
 _heap_set = False
 
 
 def numpy_heap() -> None:
-    """Put glibc's mmap threshold at 32 MiB in a process that fixed it at 128 kB (once; a Dask task calls it).
+    """Give a process whose heap Dask set for memory the heap glibc gives any other (once; a Dask task calls it).
 
-    A Dask worker starts with ``MALLOC_TRIM_THRESHOLD_`` set (``distributed.nanny.pre-spawn-environ``, so
-    that memory goes back to the system), which turns off glibc's dynamic mmap threshold: every array above
-    128 kB is then mapped and unmapped, its pages faulted in and zeroed by the kernel each time. Measured on a
-    LocalCluster worker: a check of 10^6 records 0.25 CPU-s instead of 0.10, a batch of exposure 10% slower.
-    The threshold is put where glibc's own rule takes it after the first large array freed; the trim threshold
-    stays, so the heap's free top still goes back to the system. Elsewhere (a local process, a worker started
-    without that variable, not glibc) this does nothing.
+    A Dask worker starts with ``MALLOC_TRIM_THRESHOLD_=65536`` (``distributed.nanny.pre-spawn-environ``, so
+    that freed memory goes back to the system), which also turns off glibc's dynamic mmap threshold: every
+    array above 128 kB is then mapped and unmapped, and every freed block at the heap's top given back, its
+    pages faulted in and zeroed by the kernel when the next array comes. Measured on a LocalCluster worker: a
+    check of 10^6 records 0.25 CPU-s instead of 0.10, a batch of exposure 10% slower. The thresholds are put
+    where glibc's own rule takes them after the first large array is freed (mmap 32 MiB, trim 64 MiB): the
+    worker's memory, as a local process's, stays within 64 MiB of what it holds. Elsewhere (a local process, a
+    worker started without that variable, not glibc) this does nothing.
     """
     global _heap_set
     with _lock:
@@ -129,6 +132,7 @@ def numpy_heap() -> None:
         libc = _glibc() if "MALLOC_TRIM_THRESHOLD_" in os.environ else None
         if libc is not None:
             libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_MAX)
+            libc.mallopt(_M_TRIM_THRESHOLD, 2 * _MMAP_MAX)
 
 
 def _glibc() -> Any:
