@@ -957,8 +957,8 @@ def _timed_exposure(pairs: Any, cat: Any, shoes: int, **where: Any) -> tuple[flo
     return time.perf_counter() - wall, cpu() - used, result.render("json")
 
 
-#: Records of each file of section 10's check-sim runs (about 1 s on one core).
-_SCALING_RECORDS = 2_000_000
+#: Records of the file of section 10's check-sim runs (about 1.5 s on one core).
+_SCALING_RECORDS = 3_000_000
 
 
 def _check_sim_on_dask(distributed: Any) -> None:

@@ -91,6 +91,8 @@ BANKROLL = 100
 MAX_WORKERS = 64
 #: The CPU seconds a Dask task aims at (several batches): the scheduler's cost per task, milliseconds, disappears.
 TASK_SECONDS = 2.0
+#: The fewest Dask tasks submitted and not finished (two per worker thread when there are more threads).
+DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
 
@@ -1153,19 +1155,20 @@ def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
     The spec goes to every worker once (unpickled once per process: its tables built once there). A task runs
     several batches of consecutive shoes and adds their totals up on the worker, so that what comes back,
     and what the scheduler and this process do per task, is small beside the work: about :data:`TASK_SECONDS`
-    of CPU a task, from the rate measured so far, and at most two tasks waiting per worker thread, so a
-    study of 10^8 shoes is not 10^6 futures at once.
+    of CPU a task, from the rate measured so far, smaller at the end so the workers finish together. Tasks
+    are submitted as others finish, :data:`DASK_WINDOW` or two per worker thread waiting (the cluster's
+    workers counted anew each time: an adaptive cluster sees the work and grows), so a study of 10^8 shoes is
+    not 10^6 futures at once.
     """
 
     with dask_client(scheduler) as (client, as_completed):
         shipped = client.scatter(Shipped.of(spec), broadcast=True)
-        slots = max(1, sum(client.nthreads().values()))
         runs = _contiguous(work)
         queued = sum(len(r) for r in runs)
-        done_shoes, done_cpu = 0, 0.0
+        done_shoes, done_cpu, waiting = 0, 0.0, 0
 
-        def submit() -> Any:
-            nonlocal queued
+        def submit(slots: int) -> Any:
+            nonlocal queued, waiting
             if done_shoes and done_cpu > 0:              # as many batches as take TASK_SECONDS at the rate so far
                 per_batch = done_cpu / done_shoes * (work[0][1] - work[0][0])
                 size = max(1, int(TASK_SECONDS / per_batch) if per_batch > 0 else queued)
@@ -1177,16 +1180,28 @@ def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
             if not runs[0]:
                 runs.pop(0)
             queued -= len(spans)
+            waiting += 1
             return client.submit(_dask_batches, shipped, spans, pure=False)
 
-        pending = as_completed([submit() for _ in range(min(queued, 2 * slots))])
+        def refill() -> list[Any]:
+            slots = _threads(client)
+            return [submit(slots) for _ in range(max(DASK_WINDOW, 2 * slots) - waiting) if queued]
+
+        pending = as_completed(refill())
         for f in pending:
             part, span, cpu = f.result()
+            waiting -= 1
             done_shoes += span[1] - span[0]
             done_cpu += cpu
             collect(part, span, cpu)
-            if queued:
-                pending.add(submit())
+            for g in refill():
+                pending.add(g)
+
+
+def _threads(client: Any) -> int:
+    """The worker threads of the cluster now (one call to its scheduler: a millisecond a task of seconds)."""
+    workers = client.scheduler_info().get("workers", {})
+    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
 
 def _contiguous(work: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
