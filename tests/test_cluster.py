@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -58,7 +59,7 @@ print(trimmed, faults())
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's heap")
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's heap")
 def test_a_worker_heap_stops_faulting_in_every_array() -> None:
     """Under Dask's MALLOC_TRIM_THRESHOLD_ every 2 MiB array is mapped anew (512 page faults each); once the
     task has set the heap, the arrays reuse the memory the freed ones leave."""
