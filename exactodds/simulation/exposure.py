@@ -1165,12 +1165,13 @@ def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
         shipped = client.scatter(Shipped.of(spec), broadcast=True)
         runs = _contiguous(work)
         queued = sum(len(r) for r in runs)
+        batch = max(b - a for a, b in work)               # the run's --batch (a resumed run's first may be less)
         done_shoes, done_cpu, waiting = 0, 0.0, 0
 
         def submit(slots: int) -> Any:
             nonlocal queued, waiting
             if done_shoes and done_cpu > 0:              # as many batches as take TASK_SECONDS at the rate so far
-                per_batch = done_cpu / done_shoes * (work[0][1] - work[0][0])
+                per_batch = done_cpu / done_shoes * batch
                 size = max(1, int(TASK_SECONDS / per_batch) if per_batch > 0 else queued)
             else:                                        # the first tasks: one batch each (the tables are built)
                 size = 1
