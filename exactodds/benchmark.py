@@ -10,7 +10,10 @@ whole catalogue on a depleted shoe, two user-written wagers that read ranks
 and suits (cold, in a fresh process, and warm), 30 decks against 8, the
 peak memory of each child (``VmHWM``, read by the child itself), and the
 counting tools: effects of removal of the whole catalogue, the exact edge the
-exposure loop computes before each round, and exposure runs on 1 and 2 workers.
+exposure loop computes before each round, and exposure runs on 1 and 2 workers;
+and the scaling of exposure over the machine's cores, a Dask LocalCluster
+against local processes (exposure and check-sim), a checkpointed run against one
+without.
 Nothing here fails on a slow machine: a missed target is printed as MISS.
 """
 
@@ -29,6 +32,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,7 +48,10 @@ from exactodds.engine import native
 from exactodds.engine.distribution import deal
 from exactodds.engine.multiset import MultisetTable, compile_table
 from exactodds.engine.roundtable import _factors, round_table, round_weights
+from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
+from exactodds.simulation.checksim import check_files, render
+from exactodds.simulation.cluster import workers_cpu
 from exactodds.simulation.exposure import exposure
 from exactodds.wagers.catalogue import load_catalogue
 
@@ -600,6 +607,7 @@ def main() -> None:
     _counting(cat)
     _compiled(cat)
     _records()
+    _scaling(cat)
     print(f"\n(benchmark took {time.perf_counter() - started:.0f} s)")
 
 
@@ -855,6 +863,130 @@ def _records() -> None:
             wall, peak, _ = _run_peak(["check-sim", path, "--quiet"])
             _row("check-sim of them (every settlement compared)", f"{n / wall / 1e6:.2f} M records/s, "
                  f"{_mb(peak)}", "< 500 MB", peak < 500)
+
+
+#: Shoes of Dragon 7 per worker in each timed exposure run of section 10 (about 1.5 s on one core).
+_SCALING_SHOES = 1000
+
+
+def _scaling(cat: Any) -> None:
+    """10. Exposure at 1, 2, 4, ... workers up to the machine's CPUs, with the efficiency; a Dask LocalCluster
+    against local processes on the same cores, for exposure and check-sim; a checkpointed run against one
+    without. Every figure of a Dask run is the median of runs interleaved with the local ones, and each split
+    gives the same bytes (checked)."""
+    cpus = os.cpu_count() or 1
+    counts = sorted({*(2**k for k in range(cpus.bit_length()) if 2**k <= cpus), cpus})
+    print(f"\n10. Beyond one process: Dragon 7 exposure at {', '.join(map(str, counts))} workers ({cpus} CPUs), a Dask "
+          "LocalCluster against local processes, checkpoints; check-sim on Dask (medians of 3 runs in pairs, in turn; "
+          f"load average {os.getloadavg()[0]:.1f} at the start: on a busy machine the walls move)")
+    pairs = [(cat["dragon-7-insurance"], "standard")]
+    exposure(pairs, shoes=2, seed=1, catalogue=cat)                           # tags and tables made once
+    one = 0.0
+    for k in counts:
+        wall, cpu, _ = _timed_exposure(pairs, cat, _SCALING_SHOES * k, workers=k)
+        rate = _SCALING_SHOES * k / wall
+        one = one or rate
+        _row(f"exposure, {k} worker{'s' if k > 1 else ''}, {_SCALING_SHOES * k:,} shoes",
+             f"{rate:,.0f}/s", f"{_SCALING_SHOES * k / cpu:,.0f} per CPU-s")
+        if k > 1:
+            target = k * 0.9 if k == 2 else None
+            _row(f"  efficiency: throughput / ({k} x one worker's)", f"{rate / (k * one):.0%}",
+                 f"{rate / one:.2f}x one" + (f", >= {target:.1f}x" if target else ""),
+                 rate / one >= target if target else None)
+    warnings.filterwarnings("ignore", message="Port .* is already in use")     # a dashboard elsewhere: no matter
+    try:
+        distributed = extras.load("dask.distributed")
+    except ExactOddsError as exc:                # the cluster extra not installed: one line, the rest runs
+        _row("Dask LocalCluster", "skipped", f"({str(exc)[:60]})")
+        distributed = None
+    shoes = _SCALING_SHOES * cpus
+    if distributed is not None:
+        with distributed.LocalCluster(n_workers=cpus, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+            first, _, want = _timed_exposure(pairs, cat, shoes, scheduler=client)
+            _row(f"exposure, {shoes:,} shoes, a new LocalCluster of {cpus} (cold)", f"{shoes / first:,.0f}/s")
+            local, dask = _paired(lambda: _timed_exposure(pairs, cat, shoes, workers=cpus),
+                                  lambda: _timed_exposure(pairs, cat, shoes, scheduler=client), want=want)
+            _row(f"exposure, {shoes:,} shoes, {cpus} local processes", f"{shoes / local[0]:,.0f}/s",
+                 f"{shoes / local[1]:,.0f} per CPU-s")
+            _row(f"exposure, {shoes:,} shoes, the LocalCluster of {cpus} (warm)", f"{shoes / dask[0]:,.0f}/s",
+                 f"{shoes / dask[1]:,.0f} per CPU-s")
+            _row("  Dask / local processes, throughput (same JSON bytes)", f"{dask[2]:.2f}x", ">= 0.9x",
+                 dask[2] >= 0.9)
+            _check_sim_on_dask(distributed)
+    with tempfile.TemporaryDirectory(prefix="exactodds-checkpoint-") as tmp:
+        state = iter(str(Path(tmp, f"run-{k}.json")) for k in range(3))
+        plain, kept = _paired(lambda: _timed_exposure(pairs, cat, shoes, workers=cpus),
+                              lambda: _timed_exposure(pairs, cat, shoes, workers=cpus, checkpoint=next(state),
+                                                      checkpoint_every=1.0))
+        _row(f"exposure on {cpus}, checkpointed every 1 s (default 5 s) / not", f"{1 / kept[2]:.2f}x", "<= 1.05x",
+             1 / kept[2] <= 1.05)
+
+
+def _paired(reference: Callable[[], tuple[float, float, str]], other: Callable[[], tuple[float, float, str]], *,
+            want: str | None = None, repeat: int = 3) -> tuple[tuple[float, float], tuple[float, float, float]]:
+    """Runs of two ways in pairs, which goes first alternating: ((median wall, median CPU) of the reference,
+    (median wall, median CPU, median of the pairs' throughput ratios other / reference) of the other). Each
+    run's JSON must be ``want`` (the first's when not given)."""
+    runs: list[tuple[tuple[float, float, str], tuple[float, float, str]]] = []
+    for k in range(repeat):
+        if k % 2:
+            b = other()
+            a = reference()
+        else:
+            a = reference()
+            b = other()
+        want = want if want is not None else a[2]
+        if a[2] != want or b[2] != want:
+            raise RuntimeError("the same run split another way gave other bytes")
+        runs.append((a, b))
+    med = statistics.median
+    return ((med(a[0] for a, _ in runs), med(a[1] for a, _ in runs)),
+            (med(b[0] for _, b in runs), med(b[1] for _, b in runs), med(a[0] / b[0] for a, b in runs)))
+
+
+def _timed_exposure(pairs: Any, cat: Any, shoes: int, **where: Any) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of every process that took part, JSON) of one exposure run of Dragon 7: this
+    process and its children, or this process and the Dask workers (``scheduler``, a Client)."""
+    def cpu() -> float:
+        here = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                   for field in ("ru_utime", "ru_stime"))
+        return here + (workers_cpu(where["scheduler"]) if "scheduler" in where else 0.0)
+    wall, used = time.perf_counter(), cpu()
+    result = exposure(pairs, shoes=shoes, seed=1, catalogue=cat, **where)
+    return time.perf_counter() - wall, cpu() - used, result.render("json")
+
+
+#: Records of the file of section 10's check-sim runs (about 1.5 s on one core).
+_SCALING_RECORDS = 3_000_000
+
+
+def _check_sim_on_dask(distributed: Any) -> None:
+    """check-sim of one file in this process against a LocalCluster of one worker: the same core (a file is one
+    task; more files spread over more workers)."""
+    with tempfile.TemporaryDirectory(prefix="exactodds-records-") as tmp:
+        path = str(Path(tmp, "records.parquet"))
+        _run_peak(["simulate", "--rounds", str(_SCALING_RECORDS), "--seed", "1", "--output", path, "--quiet"])
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+            _timed_check([path], client)                               # the worker imports and builds the tables
+            here, dask = _paired(lambda: _timed_check([path], None), lambda: _timed_check([path], client))
+        _row(f"check-sim, {_SCALING_RECORDS:,} records, in this process",
+             f"{_SCALING_RECORDS / here[0] / 1e6:.2f} M/s", f"{_SCALING_RECORDS / here[1] / 1e6:.2f} M per CPU-s")
+        _row(f"check-sim, {_SCALING_RECORDS:,} records, a LocalCluster of 1 (warm)",
+             f"{_SCALING_RECORDS / dask[0] / 1e6:.2f} M/s", f"{_SCALING_RECORDS / dask[1] / 1e6:.2f} M per CPU-s")
+        _row("  Dask / this process, one core, throughput (same bytes)", f"{dask[2]:.2f}x", ">= 0.9x",
+             dask[2] >= 0.9)
+
+
+def _timed_check(files: list[str], client: Any) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, JSON) of check-sim of ``files`` here (this process's CPU), or on the cluster of
+    ``client`` (this process's and the workers')."""
+    def cpu() -> float:
+        return time.process_time() + (workers_cpu(client) if client is not None else 0.0)
+    t, used = time.perf_counter(), cpu()
+    result = check_files(files, scheduler=client)
+    return time.perf_counter() - t, cpu() - used, render(result, "json")
 
 
 def _time_s(fn: Callable[[], object]) -> float:

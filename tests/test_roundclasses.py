@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -124,6 +126,24 @@ def test_initial_codes_and_histogram_merge() -> None:
     assert np.array_equal(a.flagged.counts, whole.flagged.counts)
     assert a.rounds == len(cards) and int(whole.initial.sum()) == len(codes)
     assert POINTS[cards[0, 0]] == (value_codes(cards[:1])[0] // 11 ** 5) - 1
+
+
+def test_a_histogram_pickles_sparse_and_whole() -> None:
+    """What a Dask worker sends back for a file: the value codes counted, not the 14 MB table of every one."""
+    player, banker = _rounds()
+    cards = np.concatenate([player, banker], axis=1)
+    h = RoundHistogram()
+    h.add(cards, kinds={"initial", "flagged"})
+    h.values[123] = 2**40                                # a count past 32 bits keeps its value
+    h.classes(("multiset", ("banker",)))                 # a cached view, not sent
+    data = pickle.dumps(h)
+    back = pickle.loads(data)
+    assert len(data) < h.values.nbytes // 20
+    for name in ("values", "initial"):
+        assert getattr(back, name).dtype == np.int64 and np.array_equal(getattr(back, name), getattr(h, name))
+    assert np.array_equal(back.flagged.compact().keys, h.flagged.compact().keys) and back.rounds == h.rounds
+    empty = pickle.loads(pickle.dumps(RoundHistogram()))
+    assert empty.values is None and empty.rounds == 0
 
 
 @pytest.mark.parametrize("decks", [1, 8])

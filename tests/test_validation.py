@@ -195,7 +195,7 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def _check(*args: str) -> tuple[int, str, str]:
-    return run("check-sim", *args, "--validation", "--decks", "6")
+    return run("check-sim", *args, "--validation", "--decks", "6", "--quiet")     # no rate line: compared whole
 
 
 def _note_and_rows(path: Path) -> tuple[list[str], list[list[str]]]:

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import PurePath
 from typing import Any
@@ -21,6 +23,7 @@ from exactodds.files import check_output
 from exactodds.simulation.checkpoint import CHECKPOINT_EVERY
 from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
 from exactodds.simulation.checkstate import Checkpoint
+from exactodds.simulation.cluster import dask_client, workers_cpu
 from exactodds.simulation.recordio import RecordWriter, detect, expand_sources
 from exactodds.simulation.simulate import record_columns, record_table, simulate_chunks
 from exactodds.simulation.validation import carried_by
@@ -133,6 +136,42 @@ def _no_total() -> Iterator[int]:
     yield from ()
 
 
+@dataclass(frozen=True)
+class _Started:
+    """When a check began, for the rate it prints at the end: the wall clock, and the CPU seconds used so far here
+    or, on Dask, here and on the cluster's workers (read from them through a client of its own)."""
+
+    wall: float
+    cpu: float
+    scheduler: str | None
+    resumed: bool
+
+    @classmethod
+    def now(cls, scheduler: str | None, *, resumed: bool) -> _Started:
+        return cls(time.perf_counter(), _cpu(scheduler), scheduler, resumed)
+
+    def rate(self, records: int) -> str:
+        """The line: records per second and per CPU-second (not measured for a check resumed from a checkpoint,
+        whose records counted before the stop are in its totals)."""
+        if self.resumed:
+            return ("rate: not measured on a resumed check (the records counted before the stop are in its "
+                    "totals); a check run whole says it")
+        wall, cpu = time.perf_counter() - self.wall, _cpu(self.scheduler) - self.cpu
+        per_wall = records / wall if wall > 0 else float("nan")
+        per_cpu = records / cpu if cpu > 0 else float("nan")
+        where = "in this process" if self.scheduler is None else "here and on the Dask workers"
+        return (f"rate: {records:,} records in {wall:,.2f} s: {per_wall:,.0f} records per second, "
+                f"{per_cpu:,.0f} per CPU-second ({cpu:,.2f} CPU-s {where})")
+
+
+def _cpu(scheduler: str | None) -> float:
+    """CPU seconds used so far by this process and, with a scheduler, by the cluster's workers."""
+    if scheduler is None:
+        return time.process_time()
+    with dask_client(scheduler) as (client, _):
+        return time.process_time() + workers_cpu(client)
+
+
 @command(name="check-sim")
 @click.argument("paths", metavar="SOURCE...", nargs=-1, required=True)
 @options.decks
@@ -158,7 +197,7 @@ def _no_total() -> Iterator[int]:
               "set checked apart join with 'exactodds merge'.")
 @click.option("--checkpoint-every", type=click.FloatRange(0), default=CHECKPOINT_EVERY, show_default=True,
               metavar="SECONDS", help="Seconds between two writes of --checkpoint (and one at the end).")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--quiet", is_flag=True, help="No progress bar, and no rate line at the end.")
 @options.result_format
 @click.pass_context
 def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tuple[str, ...],
@@ -172,6 +211,9 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
     many there are. A CSV or JSON Lines record is one line of at most 65,536 bytes (64 KiB); a
     longer line is an error naming it. With --counts, the counts file's own 'decks' is used unless
     --decks is given.
+
+    At the end, on standard error (not with --quiet): records per second and per CPU-second, to plan a
+    cluster.
 
     Exit 0 ok, 1 flagged (a test, a wrong settlement or a round that breaks the drawing rules),
     2 bad input.
@@ -204,6 +246,8 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
         result = check_counts(data, decks=stated or decks, alpha=alpha, catalogue=cat, wagers=wagers or None,
                               detect=deviation)
     else:
+        started = _Started.now(scheduler if checkpoint is None else None,      # --scheduler: not with --checkpoint
+                               resumed=checkpoint is not None and os.path.exists(checkpoint))
         bar: Any
         with progress(not quiet and sys.stderr.isatty(), iterable=_no_total(), label="checking (rounds)",
                       show_pos=True, show_eta=False) as bar:
@@ -212,6 +256,9 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
                                  detect=deviation, validation=validation,
                                  checkpoint=None if checkpoint is None else Checkpoint(checkpoint,
                                                                                        every=checkpoint_every))
+        rate = started.rate(result.rounds + result.invalid_count)
     click.echo(render(result, fmt, verbose=verbose), nl=False)
+    if not quiet and not counts:
+        click.echo(rate, err=True)
     if not result.ok:
         sys.exit(EXIT_CHECK_FAILED)

@@ -57,7 +57,7 @@ from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Describes, Report, Table, a_or_an, dataframe, render_report
 from exactodds.simulation.amounts import amount_text, amounts_of, pays_per_stake
-from exactodds.simulation.cluster import dask_client
+from exactodds.simulation.cluster import Shipped, dask_client, numpy_heap
 from exactodds.simulation.explain import meaning, rule_broken
 from exactodds.simulation.recordio import (
     CARD_COLUMNS,
@@ -1389,10 +1389,17 @@ def _on_dask(files: list[str], pairs: list[tuple[Wager, str]], *, decks: int, le
     if "-" in files:
         raise ExactOddsError("--scheduler reads files the workers can open, not standard input")
     with dask_client(scheduler) as (client, as_completed):
-        futures = [client.submit(tally_file, f, list(pairs), decks=decks, lenient=lenient, fmt=fmt, settled=settled,
-                                 add=add, pure=False) for f in files]
+        shipped = client.scatter(Shipped.of(list(pairs)), broadcast=True)    # once per worker process: the wagers'
+        futures = [client.submit(_dask_file, f, shipped, decks=decks, lenient=lenient, fmt=fmt,  # tables built once
+                                 settled=settled, add=add, pure=False) for f in files]
         for f in as_completed(futures):
             yield f.result()
+
+
+def _dask_file(source: str, shipped: Shipped, **options: Any) -> Tally:
+    """A Dask task: :func:`tally_file` with the wagers this worker process has kept."""
+    numpy_heap()
+    return tally_file(source, shipped.value(), **options)
 
 
 def check_counts(data: Mapping[str, Any], *, decks: int = 8, alpha: float = 0.01,

@@ -73,7 +73,7 @@ from exactodds.simulation.checkpoint import (
     load_state,
     save_state,
 )
-from exactodds.simulation.cluster import dask_client
+from exactodds.simulation.cluster import Shipped, dask_client, numpy_heap
 from exactodds.simulation.rounds import settle_many
 from exactodds.simulation.simulate import deal_shoes
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
@@ -89,6 +89,10 @@ PEN_BINS = 10
 BANKROLL = 100
 #: The most local worker processes a run starts (more belong on a cluster: ``scheduler``).
 MAX_WORKERS = 64
+#: The CPU seconds a Dask task aims at (several batches): the scheduler's cost per task, milliseconds, disappears.
+TASK_SECONDS = 2.0
+#: The fewest Dask tasks submitted and not finished (two per worker thread when there are more threads).
+DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
 
@@ -1146,15 +1150,87 @@ def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
 
 def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
              collect: Callable[[list[Tally], tuple[int, int], float], None]) -> None:
-    """Run the batches on a Dask cluster and reduce them here as they finish."""
+    """Run the batches on a Dask cluster and reduce them here as they finish.
+
+    The spec goes to every worker once (unpickled once per process: its tables built once there). A task runs
+    several batches of consecutive shoes and adds their totals up on the worker, so that what comes back,
+    and what the scheduler and this process do per task, is small beside the work: about :data:`TASK_SECONDS`
+    of CPU a task, from the rate measured so far, smaller at the end so the workers finish together. Tasks
+    are submitted as others finish, :data:`DASK_WINDOW` or two per worker thread waiting (the cluster's
+    workers counted anew each time: an adaptive cluster sees the work and grows), so a study of 10^8 shoes is
+    not 10^6 futures at once.
+    """
 
     with dask_client(scheduler) as (client, as_completed):
-        spec_future = client.scatter(spec, broadcast=True)
-        futures = [client.submit(_timed_batch, spec_future, a, b, pure=False) for a, b in work]
-        spans = {f.key: span for f, span in zip(futures, work)}
-        for f in as_completed(futures):
-            part, cpu = f.result()
-            collect(part, spans[f.key], cpu)
+        shipped = client.scatter(Shipped.of(spec), broadcast=True)
+        runs = _contiguous(work)
+        queued = sum(len(r) for r in runs)
+        batch = max(b - a for a, b in work)               # the run's --batch (a resumed run's first may be less)
+        done_shoes, done_cpu, waiting = 0, 0.0, 0
+
+        def submit(slots: int) -> Any:
+            nonlocal queued, waiting
+            if done_shoes and done_cpu > 0:              # as many batches as take TASK_SECONDS at the rate so far
+                per_batch = done_cpu / done_shoes * batch
+                size = max(1, int(TASK_SECONDS / per_batch) if per_batch > 0 else queued)
+            else:                                        # the first tasks: one batch each (the tables are built)
+                size = 1
+            size = min(size, max(1, queued // (2 * slots)))        # the end of the run shared among the workers
+            run = runs[0]
+            spans, runs[0] = run[:size], run[size:]
+            if not runs[0]:
+                runs.pop(0)
+            queued -= len(spans)
+            waiting += 1
+            return client.submit(_dask_batches, shipped, spans, pure=False)
+
+        def refill() -> list[Any]:
+            slots = _threads(client)
+            return [submit(slots) for _ in range(max(DASK_WINDOW, 2 * slots) - waiting) if queued]
+
+        pending = as_completed(refill())
+        for f in pending:
+            part, span, cpu = f.result()
+            waiting -= 1
+            done_shoes += span[1] - span[0]
+            done_cpu += cpu
+            collect(part, span, cpu)
+            for g in refill():
+                pending.add(g)
+
+
+def _threads(client: Any) -> int:
+    """The worker threads of the cluster now (one call to its scheduler: a millisecond a task of seconds)."""
+    workers = client.scheduler_info().get("workers", {})
+    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+
+def _contiguous(work: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The batches in runs of consecutive shoes (a resumed run's may have gaps): a task takes from one run.
+
+    >>> _contiguous([(0, 5), (5, 10), (20, 25), (25, 27)])
+    [[(0, 5), (5, 10)], [(20, 25), (25, 27)]]
+    """
+    runs: list[list[tuple[int, int]]] = []
+    for a, b in sorted(work):
+        if runs and runs[-1][-1][1] == a:
+            runs[-1].append((a, b))
+        else:
+            runs.append([(a, b)])
+    return runs
+
+
+def _dask_batches(shipped: Shipped, spans: list[tuple[int, int]]) -> tuple[list[Tally], tuple[int, int], float]:
+    """A Dask task: the batches ``spans`` (consecutive shoes), their totals added up here, the shoes they cover
+    and the CPU seconds they took in this worker's process."""
+    spec = shipped.value()
+    started = time.process_time()
+    numpy_heap()
+    totals = exposure_batch(spec, *spans[0])
+    for a, b in spans[1:]:
+        for total, part in zip(totals, exposure_batch(spec, a, b)):
+            total.add(part)
+    return totals, (spans[0][0], spans[-1][1]), time.process_time() - started
 
 
 def _check_run(*, shoes: int, seed: int, decks: int, cut: int, batch: int, workers: int) -> None:

@@ -256,6 +256,21 @@ class RoundHistogram:
         for sig, sparse in other.other.items():
             self.other.setdefault(sig, Sparse()).merge(sparse)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with the dense tables sparse (a file's counts come back from a cluster's worker): the
+        value codes counted, 2 MB where the whole table is 14 MB."""
+        state = dict(self.__dict__, _present=None)
+        for name in ("values", "initial"):
+            if state[name] is not None:
+                state[name] = _packed(state[name])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name in ("values", "initial"):
+            if state[name] is not None:
+                state[name] = _unpacked(*state[name])
+        self.__dict__.update(state)
+
     @property
     def rounds(self) -> int:
         return 0 if self.values is None else int(self.values.sum())
@@ -300,6 +315,22 @@ class RoundHistogram:
         return Classes(np.concatenate([unflagged[plain], flagged.counts]), rounds,
                        np.concatenate([plain, flagged.keys // 8]),
                        np.concatenate([np.zeros(len(plain), dtype=np.int64), flagged.keys % 8]))
+
+
+def _packed(table: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """A table of counts as (its length, where it is not 0, the counts there in the narrowest unsigned type)."""
+    where = np.flatnonzero(table)
+    counts = table[where]
+    if len(counts) and counts.min() < 0:
+        raise AssertionError("a negative count of rounds")
+    kind = np.min_scalar_type(int(counts.max())) if len(counts) else np.dtype(np.uint8)
+    return len(table), where.astype(np.min_scalar_type(len(table))), counts.astype(kind)
+
+
+def _unpacked(size: int, where: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    table = np.zeros(size, dtype=np.int64)
+    table[where] = counts
+    return table
 
 
 @dataclass(frozen=True)
