@@ -459,7 +459,9 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
                 counts = dist.block_counts(signature[1], key_block, *signature[2:])
             else:                                      # every card, or the initial cards: their counts per key,
                 counts = _by_block(_counts(pairs[positions[0]][0], dist), key_block)   # added up per block
-        except ExactOddsError:
+        except InconsistentCounts:                     # a check of the counting failed: no figure, and said
+            raise
+        except ExactOddsError:                         # price says why, in its turn
             continue
         if sums_by is None:                            # a few blocks and pairs: added up here
             for i, labels in zip(positions, columns):
@@ -517,6 +519,8 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
             signature = _signature(wager)
             settled = settlement(wager, paytable)
             members.setdefault(signature, []).append((i, settled))
+        except InconsistentCounts:
+            raise
         except ExactOddsError:                         # price says why, in its turn
             continue
     plan: _Plan = []
