@@ -453,12 +453,13 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
     if not isinstance(dist, RoundDistribution):
         return {}
     out: dict[int, dict[int, int]] = {}
-    for signature, positions, columns, key_block, sums_by in _plan(pairs):
+    for signature, positions, columns, key_block, (order, starts), sums_by in _plan(pairs):
         try:
             if signature[0] == "multiset":
                 counts = dist.block_counts(signature[1], key_block, *signature[2:])
             else:                                      # every card, or the initial cards: their counts per key,
-                counts = _by_block(_counts(pairs[positions[0]][0], dist), key_block)   # added up per block
+                per_key = _counts(pairs[positions[0]][0], dist)                             # added up per block
+                counts = [int(n) for n in np.add.reduceat(per_key[order], starts).tolist()]
         except InconsistentCounts:                     # a check of the counting failed: no figure, and said
             raise
         except ExactOddsError:                         # price says why, in its turn
@@ -481,7 +482,7 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
 #: Where a group of :func:`_plan` has more pairs x blocks than this, its sums are one matrix product.
 _ADDED_BY_HAND = 64
 
-_Plan = list[tuple[tuple[Any, ...], list[int], list[list[int]], np.ndarray,
+_Plan = list[tuple[tuple[Any, ...], list[int], list[list[int]], np.ndarray, tuple[np.ndarray, np.ndarray],
                    tuple[np.ndarray, list[tuple[int, int]]] | None]]
 
 #: The plans of :func:`_plan`, per tuple of the pairs' identities (the pairs kept beside, so that an identity is
@@ -489,25 +490,10 @@ _Plan = list[tuple[tuple[Any, ...], list[int], list[list[int]], np.ndarray,
 _PLANS: dict[tuple[int, ...], tuple[list[Any], _Plan]] = {}
 
 
-def _by_block(counts: np.ndarray, key_block: np.ndarray) -> list[int]:
-    """``counts`` (one per key) added up per block of ``key_block``, as Python integers."""
-    kept = _ORDERS.get(id(key_block))
-    if kept is None or kept[0] is not key_block:       # the plan's own array, kept beside: never another's
-        order = np.argsort(key_block, kind="stable")
-        kept = _ORDERS[id(key_block)] = (key_block, order, np.flatnonzero(np.r_[True, np.diff(key_block[order]) != 0]))
-        if len(_ORDERS) > 256:
-            _ORDERS.pop(next(iter(_ORDERS)))
-    _, order, starts = kept
-    return [int(n) for n in np.add.reduceat(counts[order], starts).tolist()]
-
-
-#: The keys of each block, in order, per key_block of a plan (see :func:`_by_block`).
-_ORDERS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-
 def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
     """The pairs grouped by the table they read: (signature, their positions, each block's outcome index
-    under each of them, each key's block). The keys every pair of a group pays alike form one block."""
+    under each of them, each key's block, the keys in block order with each block's start, and for many
+    blocks their one-hot matrix). The keys every pair of a group pays alike form one block."""
     flat = [x for pair in pairs for x in pair]
     key = tuple(id(x) for x in flat)
     kept = _PLANS.get(key)
@@ -532,7 +518,10 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
             rows = [(i, int(label)) for i, row in zip(positions, labels) for label in np.unique(row)]
             one_hot = np.array([labels[positions.index(i)] == label for i, label in rows], dtype=np.int64)
             sums_by = (one_hot, rows)
-        plan.append((signature, positions, labels.tolist(), key_block.reshape(-1).astype(np.int64), sums_by))
+        key_block = key_block.reshape(-1).astype(np.int64)
+        order = np.argsort(key_block, kind="stable")                 # blocks are numbered from 0, none empty
+        starts = np.flatnonzero(np.r_[True, np.diff(key_block[order]) != 0])
+        plan.append((signature, positions, labels.tolist(), key_block, (order, starts), sums_by))
     if len(_PLANS) >= 64:
         _PLANS.pop(next(iter(_PLANS)))
     _PLANS[key] = (flat, plan)
@@ -551,11 +540,9 @@ def price(wager: Wager, paytable: Paytable, dist: PointDistribution,
           sums: Mapping[int, int] | None = None) -> WagerResult:
     """Price ``wager`` under ``paytable`` against the distribution ``dist`` (``sums``: its counts per outcome
     index, -1 lost, where :func:`settled_together` counted them already)."""
-    if sums is not None:
-        pass
-    elif settles_rounds(dist):                             # the second route settles each round itself
+    if sums is None and settles_rounds(dist):              # the second route settles each round itself
         sums = dist.outcome_counts(wager, paytable)
-    else:
+    elif sums is None:
         order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
         counts = _counts(wager, dist)
         sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))

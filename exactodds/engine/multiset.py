@@ -301,9 +301,7 @@ class MultisetTable:
         """The halves of :meth:`_weights` (each distinct first and second half of the multisets' slots, and
         which each multiset takes) in ``int32``, for the compiled kernel."""
         if "_halves_int32" not in self.__dict__:
-            self._weights(self.factors(Shoe.decks(1), np.int64))          # makes the halves (shoe-free)
-            halves = self.__dict__["_halves"]["multisets"]
-            self.__dict__["_halves_int32"] = tuple(np.ascontiguousarray(a, dtype=np.int32) for a in halves)
+            self.__dict__["_halves_int32"] = tuple(np.ascontiguousarray(a, dtype=np.int32) for a in self._halves())
         return self.__dict__["_halves_int32"]  # type: ignore[no-any-return]
 
     def sums_many(self, value_counts: np.ndarray, multisets: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -493,24 +491,31 @@ class MultisetTable:
         return self.__dict__["_entries64"]  # type: ignore[no-any-return]
 
     def _weights(self, f: np.ndarray, name: str = "multisets") -> np.ndarray:
-        """:func:`_products` in ``int64`` by halves: each distinct first half of the cards' factor slots is
-        multiplied out once, and so is each second half; a multiset's weight is then one product of two
-        (the point table's 6,958 multisets have 220 and 829 distinct halves)."""
-        memo: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = \
-            self.__dict__.setdefault("_halves", {})
+        """:func:`_products` in ``int64`` by halves (:meth:`_halves`): each distinct first half of the cards'
+        factor slots is multiplied out once, and so is each second half; a multiset's weight is then one
+        product of two."""
         rows = self._by_card(name)
         if len(rows) < 2:                                    # one card: nothing to share
             return _products(f, rows, None)
+        first, first_at, second, second_at = self._halves(name)
+        w = np.take(_products(f, first, None), first_at)
+        w *= np.take(_products(f, second, None), second_at)
+        return w
+
+    def _halves(self, name: str = "multisets") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct first halves of the cards' factor slots (cards x halves), which each multiset takes,
+        and the same for the second halves (the point table's 6,958 multisets have 220 and 829); shoe-free,
+        made once (for tables of two cards or more)."""
+        memo: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = \
+            self.__dict__.setdefault("_halves_of", {})
         if name not in memo:
+            rows = self._by_card(name)
             cut = len(rows) // 2
             first, first_at = np.unique(rows[:cut].T, axis=0, return_inverse=True)
             second, second_at = np.unique(rows[cut:].T, axis=0, return_inverse=True)
             memo[name] = (np.ascontiguousarray(first.T), first_at.reshape(-1),
                           np.ascontiguousarray(second.T), second_at.reshape(-1))
-        first, first_at, second, second_at = memo[name]
-        w = np.take(_products(f, first, None), first_at)
-        w *= np.take(_products(f, second, None), second_at)
-        return w
+        return memo[name]
 
     def _by_card(self, name: str = "multisets") -> np.ndarray:
         """The multisets' (or the pattern images') factor indices as contiguous rows (faster to gather)."""
