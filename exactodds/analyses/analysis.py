@@ -195,9 +195,11 @@ def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables
     if not isinstance(catalogue, Catalogue):
         return select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
                       alternatives=alternatives)
-    kept: dict[Any, list[tuple[Wager, str]]] = catalogue.__dict__.setdefault("_selections", {})
+    kept: dict[Any, list[tuple[Wager, str]]] | None = catalogue.__dict__.get("_selections")
+    if kept is None:
+        kept = catalogue.__dict__["_selections"] = {}
     try:
-        key = (wagers, paytables, everything, tuple(sorted((alternatives or {}).items())))
+        key = (wagers, paytables, everything, tuple(sorted(alternatives.items())) if alternatives else ())
         hash(key)
     except TypeError:                                  # not strings: select says what is wrong
         return select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
@@ -266,7 +268,7 @@ def analyze(
             return result
 
     if shoe.card_counts is not None:
-        results = tuple(one(i, w, t) for i, (w, t) in enumerate(pairs))
+        results = tuple([one(i, w, t) for i, (w, t) in enumerate(pairs)])
         return Analysis(shoe, results, _route_shown(route, walked))
     priced, skipped = [], []                  # suits unknown: the wagers that read them are left out, and named
     for i, (w, t) in enumerate(pairs):

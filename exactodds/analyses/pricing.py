@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -96,7 +97,9 @@ class OutcomeLine:
         """The same as ``OutcomeLine(...)``, made faster (a frozen dataclass sets its fields one by one; a
         catalogue makes 450 lines a shoe)."""
         line = object.__new__(cls)
-        line.__dict__.update(id=id, name=name, pay=pay, combinations=combinations, total=total)
+        fields = line.__dict__
+        fields["id"], fields["name"], fields["pay"], fields["combinations"], fields["total"] = \
+            id, name, pay, combinations, total
         return line
 
     @functools.cached_property
@@ -129,8 +132,9 @@ class WagerResult:
              lines: tuple[OutcomeLine, ...]) -> WagerResult:
         """The same as ``WagerResult(...)``, made faster (as :meth:`OutcomeLine.made`)."""
         result = object.__new__(cls)
-        result.__dict__.update(wager=wager, paytable=paytable, shoe_description=shoe_description, total=total,
-                               lines=lines)
+        fields = result.__dict__
+        fields["wager"], fields["paytable"], fields["shoe_description"], fields["total"], fields["lines"] = \
+            wager, paytable, shoe_description, total, lines
         return result
 
     @functools.cached_property
@@ -497,7 +501,7 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
     flat = [x for pair in pairs for x in pair]
     key = tuple(id(x) for x in flat)
     kept = _PLANS.get(key)
-    if kept is not None and all(a is b for a, b in zip(kept[0], flat)):
+    if kept is not None and all(map(operator.is_, kept[0], flat)):
         return kept[1]
     members: dict[tuple[Any, ...], list[tuple[int, np.ndarray]]] = {}
     for i, (wager, paytable) in enumerate(pairs):
@@ -542,15 +546,15 @@ def price(wager: Wager, paytable: Paytable, dist: PointDistribution,
     index, -1 lost, where :func:`settled_together` counted them already)."""
     if sums is None and settles_rounds(dist):              # the second route settles each round itself
         sums = dist.outcome_counts(wager, paytable)
-    elif sums is None:
+    elif sums is None:                                     # (``and`` first: where counted already, no test)
         order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
         counts = _counts(wager, dist)
         sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
-    total, made = dist.total, OutcomeLine.made
-    counted = [int(sums.get(k, 0)) for k, *_ in _offered(wager, paytable)]
+    total, made, offered, get = dist.total, OutcomeLine.made, _offered(wager, paytable), sums.get
+    counted = [int(get(k, 0)) for k, _, _, _ in offered]
     if not sum(counted) == sum(sums.values()) == total:   # an invariant of the counting, and the lines printed
         raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")  # hold it all
-    lines = tuple(made(oid, name, pay, n, total) for (_, oid, name, pay), n in zip(_offered(wager, paytable), counted))
+    lines = tuple([made(oid, name, pay, n, total) for (_, oid, name, pay), n in zip(offered, counted)])
     return WagerResult.made(wager, paytable, dist.shoe.describe(), total, lines)
 
 

@@ -17,11 +17,10 @@ exactodds.errors.ExactOddsError: cannot remove 5♠: the shoe holds no more of i
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card, Rank, parse_card_or_rank
@@ -37,6 +36,9 @@ INT64_MAX_CARDS = 1448
 #: The largest shoe counted: 10 million decks (the modular counting is checked to 3·10^7 decks; beyond
 #: about 10^8 its residues would overflow, and the invariant that counts add up would refuse the result).
 MAX_CARDS = 52 * 10**7
+
+#: The description's note where the suits of removed cards are not known.
+_UNKNOWN = "; suits of removed ranks not given"
 
 
 def int64_safe(size: int) -> bool:
@@ -57,6 +59,14 @@ class Shoe:
     rank_counts: tuple[int, ...]
     card_counts: tuple[int, ...] | None
     label: str
+    # what the engine reads, worked out when the shoe is made (a shoe never changes):
+    #: Number of cards in the shoe.
+    size: int = field(init=False, repr=False, compare=False)
+    #: Cards per point value 0–9 (§627a.6): 10, J, Q, K all count as 0.
+    value_counts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    #: Ordered 6-card sequences of the shoe: the denominator of every figure.
+    sequences: int = field(init=False, repr=False, compare=False)
+    _description: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.rank_counts) != 13:
@@ -72,13 +82,21 @@ class Shoe:
                     raise ExactOddsError(
                         f"count of {Card.from_index(i)} must be a whole number >= 0, got {n!r}"
                     )
-        if self.size > MAX_CARDS:
-            raise ExactOddsError(f"the shoe holds {self.size:,} cards; at most {MAX_CARDS:,} (10 million decks) "
+        size = sum(self.rank_counts)
+        if size > MAX_CARDS:
+            raise ExactOddsError(f"the shoe holds {size:,} cards; at most {MAX_CARDS:,} (10 million decks) "
                                  "are counted")
-        if self.size < CARDS_PER_ROUND:
+        if size < CARDS_PER_ROUND:
             raise ExactOddsError(
-                f"the shoe holds {self.size} cards; a round may need {CARDS_PER_ROUND}"
+                f"the shoe holds {size} cards; a round may need {CARDS_PER_ROUND}"
             )
+        # what every count reads, worked out once (plain attributes: a cached property's first read costs
+        # more than pricing the main game's settlement, and on Python 3.11 takes a lock)
+        known = self.__dict__
+        known["size"] = size
+        known["value_counts"] = (sum(self.rank_counts[9:13]), *self.rank_counts[0:9])
+        known["sequences"] = math.perm(size, CARDS_PER_ROUND)
+        known["_description"] = f"{self.label} ({size} cards{'' if self.card_counts is not None else _UNKNOWN})"
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -148,23 +166,6 @@ class Shoe:
         label = f"{self.label} less {removed}" if removed else self.label
         return Shoe(tuple(per_rank), tuple(per_card) if per_card is not None else None, label)
 
-    # -- what the engine reads (a shoe never changes: each is worked out once) ---
-    @functools.cached_property
-    def size(self) -> int:
-        """Number of cards in the shoe."""
-        return sum(self.rank_counts)
-
-    @functools.cached_property
-    def value_counts(self) -> tuple[int, ...]:
-        """Cards per point value 0–9 (§627a.6): 10, J, Q, K all count as 0."""
-        zero = sum(self.rank_counts[9:13])
-        return (zero,) + tuple(self.rank_counts[0:9])
-
-    @functools.cached_property
-    def sequences(self) -> int:
-        """Ordered 6-card sequences of the shoe: the denominator of every figure."""
-        return math.perm(self.size, CARDS_PER_ROUND)
-
     @property
     def suits_known(self) -> bool:
         return self.card_counts is not None
@@ -172,11 +173,6 @@ class Shoe:
     def describe(self) -> str:
         """The label with the card count, e.g. ``'8 decks (416 cards)'``."""
         return self._description
-
-    @functools.cached_property
-    def _description(self) -> str:
-        note = "" if self.suits_known else "; suits of removed ranks not given"
-        return f"{self.label} ({self.size} cards{note})"
 
     def to_dict(self) -> dict[str, object]:
         """The shoe as plain data (JSON): counts per rank and, when known, per card."""
