@@ -339,7 +339,7 @@ def _block_kernel_ms(shoe: Shoe, exact: tuple[int, ...]) -> float | None:
     table = compile_table(POINT_TABLE)
     banker, player = table.columns["banker"], table.columns["player"]
     blocks = np.where(banker > player, 0, np.where(player > banker, 1, 2)).astype(np.int64)
-    arguments = ((*shoe.value_counts, shoe.size), *table._halves32(), *table._merged(blocks))
+    arguments = ((*shoe.value_counts, shoe.size), table._block_plan(core, blocks))
     if tuple(core.block_sums(*arguments)) != exact:
         raise RuntimeError("the block kernel disagrees with the exact main game")
     return _median_ms(lambda: core.block_sums(*arguments), 2000)

@@ -97,37 +97,55 @@ def test_every_line_of_the_catalogue_counted_together_is_the_line_priced_alone(s
 
 # -- what the kernel must refuse -------------------------------------------------------------------
 
-def _args(shoe: Shoe = Shoe.decks(8)) -> list[object]:
-    """block_sums's arguments for the point table in 20 blocks (the merged entries' layout)."""
+def _args() -> list[object]:
+    """block_plan's arguments for the point table in 20 blocks (the merged entries' layout)."""
     table = compile_table(POINT)
     multiset, orderings, starts = table._merged(np.arange(len(table.keys), dtype=np.int64) % 20)
-    return [(*shoe.value_counts, shoe.size), *table._halves32(), multiset, orderings, starts]
+    return [*table._halves32(), multiset, orderings, starts]
+
+
+_TOKENS = (*Shoe.decks(8).value_counts, Shoe.decks(8).size)
 
 
 @compiled
-def test_an_index_out_of_range_in_the_block_kernel_is_an_error_never_a_read() -> None:
+def test_an_index_out_of_range_in_the_block_kernel_is_refused_when_its_plan_is_made() -> None:
     args = _args()
-    assert sum(core.block_sums(*args)) == Shoe.decks(8).sequences
-    for at, bad in ((1, np.int32(9_999)), (2, np.int32(9_999)), (4, np.int32(-1)), (5, np.int32(1 << 30))):
+    assert sum(core.block_sums(_TOKENS, core.block_plan(*args))) == Shoe.decks(8).sequences
+    for at, bad in ((0, np.int32(9_999)), (0, np.int32(-1)), (1, np.int32(9_999)), (3, np.int32(-1)),
+                    (4, np.int32(1 << 30))):
         broken = list(args)
         arr = np.array(broken[at], copy=True)
         arr.reshape(-1)[0] = bad
         broken[at] = arr
+        if at == 0 and bad == 9_999:                 # a slot past the shoe's tokens: refused by the sums
+            with pytest.raises(ValueError, match="reaching every slot"):
+                core.block_sums(_TOKENS, core.block_plan(*broken))
+            continue
         with pytest.raises(IndexError):
-            core.block_sums(*broken)
+            core.block_plan(*broken)
     broken = list(args)
-    broken[7] = np.array([0, 10**9], dtype=np.int64)                     # a block starting past the entries
+    broken[6] = np.array([0, 10**9], dtype=np.int64)                     # a block starting past the entries
     with pytest.raises(IndexError):
-        core.block_sums(*broken)
+        core.block_plan(*broken)
+
+
+@compiled
+def test_a_plan_is_held_by_the_kernel_so_that_changing_the_arrays_it_was_made_from_changes_nothing() -> None:
+    args = [np.array(a, copy=True) for a in _args()]                   # copies: the table keeps its own
+    plan = core.block_plan(*args)
+    want = core.block_sums(_TOKENS, plan)
+    for arr in args:
+        arr.reshape(-1)[:] = 0 if arr.dtype != np.int32 else -7            # the caller's arrays, spoiled
+    assert core.block_sums(_TOKENS, plan) == want
+    with pytest.raises(TypeError):                                       # a plan is the kernel's own object
+        core.block_sums(_TOKENS, args[0])
 
 
 @compiled
 def test_the_block_kernel_refuses_a_shoe_past_its_bound_and_the_table_counts_it_modulo_primes() -> None:
     """Past F^6 < 2^64 the kernel refuses (OverflowError); block_counts then counts by the modular route."""
-    args = _args()
-    args[0] = (*(2_000,) * 10, 20_000)
     with pytest.raises(OverflowError):
-        core.block_sums(*args)
+        core.block_sums((*(2_000,) * 10, 20_000), core.block_plan(*_args()))
     table, shoe = compile_table(POINT), Shoe.decks(40)
     key_block = (table.columns["banker"] > table.columns["player"]).astype(np.int64)
     assert table.block_counts(shoe, key_block) == _by_hand(shoe, key_block)
@@ -136,12 +154,13 @@ def test_the_block_kernel_refuses_a_shoe_past_its_bound_and_the_table_counts_it_
 @compiled
 def test_the_block_kernel_reads_only_the_types_it_names() -> None:
     args = _args()
-    for at, wrong in ((0, np.array(args[0])), (1, np.asarray(args[1], dtype=np.int64)),
-                      (6, np.asarray(args[6], dtype=np.int64))):
+    with pytest.raises(TypeError):
+        core.block_sums(np.array(_TOKENS), core.block_plan(*args))       # tokens: a tuple
+    for at, wrong in ((0, np.asarray(args[0], dtype=np.int64)), (5, np.asarray(args[5], dtype=np.int64))):
         broken = list(args)
         broken[at] = wrong
         with pytest.raises(TypeError):
-            core.block_sums(*broken)
-    dense = np.zeros((len(args[2]), 9), dtype=np.uint16)                # more blocks than the dense layout
+            core.block_plan(*broken)
+    dense = np.zeros((len(args[1]), 9), dtype=np.uint16)                # more blocks than the dense layout
     with pytest.raises(ValueError):
-        core.block_sums(*args[:5], None, dense, None)
+        core.block_plan(*args[:4], None, dense, None)

@@ -406,15 +406,13 @@ __attribute__((optimize("O3"))) static int all_below(const int32_t *a, Py_ssize_
 
 /* The products of the factors each column of ``rows`` (cards x n slot indices, int32) names, into out[n];
  * E_INDEX for a slot out of range. */
-static int half_products(const uint64_t *fac, uint64_t slots, const Arr *rows, uint64_t *out)
+/* The products of the factors each column of ``rows`` (cards x n slot indices, checked by block_plan) names,
+ * into out[n]. */
+static void half_products(const uint64_t *fac, const int32_t *r, Py_ssize_t cards, Py_ssize_t n, uint64_t *out)
 {
-    Py_ssize_t cards = rows->view.shape[0], n = rows->n / cards;
-    const int32_t *r = rows->data32;
     for (Py_ssize_t i = 0; i < n; i++) out[i] = 1;
-    if (!all_below(r, rows->n, (uint32_t)slots)) return E_INDEX;
     for (Py_ssize_t c = 0; c < cards; c++)
         for (Py_ssize_t i = 0; i < n; i++) out[i] *= fac[r[c * n + i]];
-    return OK;
 }
 
 /* The sum over entries a..z of weight x orderings, in unsigned 128 bits (block_sums proves it fits): two
@@ -462,45 +460,139 @@ DENSE_SUMS(8)
 static PyObject *u128_to_long(u128 x);
 
 /*
- * block_sums(tokens, first, first_at, second, second_at, entry_multiset, orderings, block_starts): one shoe's
- * counts per block of a multiset table whose entries were merged by block (engine/multiset.py's
- * block_counts: the keys a selection of wagers settles alike), as a list of Python integers.
+ * A plan of block_sums: one multiset table's entries merged by block (engine/multiset.py's block_counts: the keys
+ * a selection of wagers settles alike), shoe-free, every index checked once when it is made and held in memory
+ * no Python code can change, so that the sums for each shoe read it unchecked.
+ *
+ * block_plan(first, first_at, second, second_at, entry_multiset, orderings, block_starts) makes one. A multiset's
+ * weight is the product of the factors its cards' slots name, taken in two halves: its first cards' product is
+ * column first_at[i] of ``first`` (cards x distinct first halves, int32 slot indices), its last cards' column
+ * second_at[i] of ``second`` (the point table's 6,958 multisets have 220 and 829 distinct halves). The table, one
+ * of two layouts: sparse, entry_multiset (int32) and orderings (uint16) per merged entry, block b's entries from
+ * block_starts[b]; or dense (entry_multiset and block_starts None), orderings a (multisets x blocks) uint16
+ * matrix, for at most DENSE_MOST blocks (the main game: three), summed as the weights are made.
+ */
+typedef struct {
+    Py_ssize_t c1, c2, n1, n2, m, k, e;     /* cards per half, distinct halves, multisets, blocks, entries */
+    int dense;
+    int64_t slots;                          /* 1 + the largest slot index read: the shoe's tokens must reach it */
+    int32_t *h1, *h1at, *h2, *h2at, *em;    /* copies, in one allocation with ``ord`` and ``starts`` */
+    uint16_t *ord;
+    int64_t *starts;
+} BlockPlan;
+
+static const char BLOCK_PLAN[] = "exactodds._core.block_plan";
+
+static void block_plan_free(PyObject *capsule)
+{
+    free(PyCapsule_GetPointer(capsule, BLOCK_PLAN));
+}
+
+/* The largest item of a[0..n), or -1 for none. */
+static int64_t largest32(const int32_t *a, Py_ssize_t n)
+{
+    int64_t top = -1;
+    for (Py_ssize_t i = 0; i < n; i++) if (a[i] > top) top = a[i];
+    return top;
+}
+
+static PyObject *block_plan(PyObject *self, PyObject *args)
+{
+    PyObject *o1, *o1at, *o2, *o2at, *oem, *oord, *ostarts;
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &o1, &o1at, &o2, &o2at, &oem, &oord, &ostarts)) return NULL;
+    Arr h1 = {0}, h1at = {0}, h2 = {0}, h2at = {0}, em = {0}, ord = {0}, starts = {0};
+    PyObject *result = NULL;
+    BlockPlan *plan = NULL;
+    int code = OK, dense = oem == Py_None && ostarts == Py_None;
+    if (arr_get32(o1, &h1, "first") || arr_get32(o1at, &h1at, "first_at")
+        || arr_get32(o2, &h2, "second") || arr_get32(o2at, &h2at, "second_at")
+        || (!dense && arr_get32(oem, &em, "entry_multiset")) || arr_get16(oord, &ord, "orderings")
+        || (!dense && arr_get(ostarts, &starts, 0, "block_starts")))
+        goto done;
+    Py_ssize_t m = h1at.n;
+    Py_ssize_t c1 = h1.view.ndim == 2 ? h1.view.shape[0] : 0, c2 = h2.view.ndim == 2 ? h2.view.shape[0] : 0;
+    Py_ssize_t k = dense ? (ord.view.ndim == 2 ? ord.view.shape[1] : -1) : starts.n;
+    Py_ssize_t e = dense ? ord.n : em.n;
+    if (c1 < 1 || c2 < 1 || c1 + c2 > 16 || h2at.n != m || k < 0
+        || (dense && (ord.view.shape[0] != m || k > DENSE_MOST))
+        || (!dense && (oem == Py_None || ostarts == Py_None || ord.n != e))) {
+        code = E_SHAPE;
+        goto fail;
+    }
+    Py_ssize_t n1 = h1.n / c1, n2 = h2.n / c2;
+    /* every index, once: slots and halves in range, each block's entries within the table, in order */
+    int64_t low = 0;
+    for (Py_ssize_t i = 0; i < h1.n; i++) if (h1.data32[i] < low) low = h1.data32[i];
+    for (Py_ssize_t i = 0; i < h2.n; i++) if (h2.data32[i] < low) low = h2.data32[i];
+    if (low < 0 || !all_below(h1at.data32, m, (uint32_t)n1) || !all_below(h2at.data32, m, (uint32_t)n2)
+        || (!dense && !all_below(em.data32, e, (uint32_t)m)))
+        code = E_INDEX;
+    for (Py_ssize_t b = 0; code == OK && !dense && b < k; b++) {
+        int64_t a = starts.data[b], z = b + 1 < k ? starts.data[b + 1] : e;
+        if (a < 0 || z > e || a > z) code = E_INDEX;
+    }
+    if (code != OK) goto fail;
+    size_t i32 = (size_t)(h1.n + m + h2.n + m + (dense ? 0 : e)), i16 = (size_t)ord.n, i64 = (size_t)(dense ? 0 : k);
+    plan = malloc(sizeof(BlockPlan) + sizeof(int64_t) * i64 + sizeof(int32_t) * i32 + sizeof(uint16_t) * i16 + 1);
+    if (!plan) { code = E_MEMORY; goto fail; }
+    plan->c1 = c1; plan->c2 = c2; plan->n1 = n1; plan->n2 = n2; plan->m = m; plan->k = k; plan->e = e;
+    plan->dense = dense;
+    int64_t top1 = largest32(h1.data32, h1.n), top2 = largest32(h2.data32, h2.n);
+    plan->slots = 1 + (top1 > top2 ? top1 : top2);
+    plan->starts = (int64_t *)(plan + 1);                  /* int64 first, then int32, then uint16: aligned */
+    plan->h1 = (int32_t *)(plan->starts + i64);
+    plan->h1at = plan->h1 + h1.n;
+    plan->h2 = plan->h1at + m;
+    plan->h2at = plan->h2 + h2.n;
+    plan->em = plan->h2at + m;
+    plan->ord = (uint16_t *)(plan->em + (dense ? 0 : e));
+    memcpy(plan->h1, h1.data32, sizeof(int32_t) * (size_t)h1.n);
+    memcpy(plan->h1at, h1at.data32, sizeof(int32_t) * (size_t)m);
+    memcpy(plan->h2, h2.data32, sizeof(int32_t) * (size_t)h2.n);
+    memcpy(plan->h2at, h2at.data32, sizeof(int32_t) * (size_t)m);
+    if (!dense) {
+        memcpy(plan->em, em.data32, sizeof(int32_t) * (size_t)e);
+        memcpy(plan->starts, starts.data, sizeof(int64_t) * (size_t)k);
+    }
+    memcpy(plan->ord, ord.data16, sizeof(uint16_t) * i16);
+    result = PyCapsule_New(plan, BLOCK_PLAN, block_plan_free);
+    if (!result) free(plan);
+    goto done;
+fail:
+    raise_code(code, "block_plan");
+done:
+    arr_release(&h1); arr_release(&h1at); arr_release(&h2); arr_release(&h2at); arr_release(&em);
+    arr_release(&ord); arr_release(&starts);
+    return result;
+}
+
+/*
+ * block_sums(tokens, plan): one shoe's counts per block of a plan (block_plan), as a list of Python integers.
  *
  * The shoe: ``tokens`` (a tuple of integers) holds the cards of each token of the table's factor slots (its
- * atoms', then its values'), and last the shoe's size; slot t*6 + o is tokens[t] - o (read as 0 where negative: a multiset
- * that reaches one holds a 0 factor first, so its weight is 0 either way). A multiset's weight is the
- * product of the factors its cards' slots name, taken in two halves: its first cards' product is column
- * first_at[i] of ``first`` (cards x distinct first halves, int32 slot indices), its last cards' column
- * second_at[i] of ``second`` (the point table's 6,958 multisets have 220 and 829 distinct halves).
- * The table, one of two layouts: sparse, entry_multiset (int32) and orderings (uint16) per merged entry,
- * block b's entries from block_starts[b]; or dense (entry_multiset and block_starts None), orderings a
- * (multisets x blocks) uint16 matrix, for at most DENSE_MOST blocks (the main game: three), summed as
- * the weights are made.
+ * atoms', then its values'), and last the shoe's size; slot t*6 + o is tokens[t] - o (read as 0 where negative:
+ * a multiset that reaches one holds a 0 factor first, so its weight is 0 either way). The tokens must reach
+ * every slot the plan reads.
  *
  * Exact by a bound proven before any product, checked with the overflow builtins: with F the largest
  * factor, c the cards per multiset and e the terms, F^c < 2^64 makes every weight fit uint64 unchecked,
  * and F^c x (2^16 - 1) x e < 2^128 (orderings are uint16: a merged entry holds at most a multiset's
  * 6! = 720) makes every term and every partial sum fit unsigned 128 bits. Past the bound the kernel
- * refuses (OverflowError) and the caller counts modulo primes. Every index is checked (all_below) before
- * any is read.
+ * refuses (OverflowError) and the caller counts modulo primes.
  */
 static PyObject *block_sums(PyObject *self, PyObject *args)
 {
-    PyObject *otok, *o1, *o1at, *o2, *o2at, *oem, *oord, *ostarts;
-    if (!PyArg_ParseTuple(args, "O!OOOOOOO", &PyTuple_Type, &otok, &o1, &o1at, &o2, &o2at, &oem, &oord, &ostarts))
-        return NULL;
-    Arr h1 = {0}, h1at = {0}, h2 = {0}, h2at = {0}, em = {0}, ord = {0}, starts = {0};
-    struct { int64_t *data; Py_ssize_t n; } tok = {NULL, PyTuple_GET_SIZE(otok)};
-    PyObject *result = NULL;
-    int code = OK, dense = oem == Py_None && ostarts == Py_None;
-    uint64_t *fac = NULL, *p1 = NULL, *p2 = NULL, *w = NULL;
-    u128 *sums = NULL;
-    if (tok.n < 1 || tok.n > 1024) {
-        PyErr_SetString(PyExc_ValueError, "block_sums: tokens: 1 to 1024 counts");
+    PyObject *otok, *ocap;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &otok, &PyCapsule_Type, &ocap)) return NULL;
+    const BlockPlan *plan = PyCapsule_GetPointer(ocap, BLOCK_PLAN);
+    if (!plan) return NULL;                                 /* another capsule: its name says so */
+    Py_ssize_t ntok = PyTuple_GET_SIZE(otok);
+    if (ntok < 1 || ntok > 1024 || ntok * SLOTS < plan->slots) {
+        PyErr_SetString(PyExc_ValueError, "block_sums: tokens: 1 to 1024 counts, reaching every slot of the plan");
         return NULL;
     }
     int64_t tokens[1024];
-    for (Py_ssize_t t = 0; t < tok.n; t++) {
+    for (Py_ssize_t t = 0; t < ntok; t++) {
         int overflow = 0;
         tokens[t] = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(otok, t), &overflow);
         if (overflow || (tokens[t] == -1 && PyErr_Occurred())) {
@@ -508,57 +600,36 @@ static PyObject *block_sums(PyObject *self, PyObject *args)
             return NULL;
         }
     }
-    tok.data = tokens;
-    if (arr_get32(o1, &h1, "first") || arr_get32(o1at, &h1at, "first_at")
-        || arr_get32(o2, &h2, "second") || arr_get32(o2at, &h2at, "second_at")
-        || (!dense && arr_get32(oem, &em, "entry_multiset")) || arr_get16(oord, &ord, "orderings")
-        || (!dense && arr_get(ostarts, &starts, 0, "block_starts")))
-        goto done;
-    Py_ssize_t m = h1at.n, slots = tok.n * SLOTS;
-    Py_ssize_t c1 = h1.view.ndim == 2 ? h1.view.shape[0] : 0, c2 = h2.view.ndim == 2 ? h2.view.shape[0] : 0;
-    Py_ssize_t k = dense ? (ord.view.ndim == 2 ? ord.view.shape[1] : -1) : starts.n;
-    Py_ssize_t e = dense ? ord.n : em.n;
-    if (c1 < 1 || c2 < 1 || c1 + c2 > 16 || tok.n < 1 || h2at.n != m || k < 0
-        || (dense && (ord.view.shape[0] != m || k > DENSE_MOST))
-        || (!dense && (oem == Py_None || ostarts == Py_None || ord.n != e))) {
-        code = E_SHAPE;
-        goto fail;
-    }
-    Py_ssize_t n1 = h1.n / c1, n2 = h2.n / c2;
-    fac = malloc(sizeof(uint64_t) * (size_t)slots);
-    p1 = malloc(sizeof(uint64_t) * (size_t)(n1 ? n1 : 1));
-    p2 = malloc(sizeof(uint64_t) * (size_t)(n2 ? n2 : 1));
-    w = malloc(sizeof(uint64_t) * (size_t)(m ? m : 1));
-    sums = calloc((size_t)(k ? k : 1), sizeof(u128));
-    if (!fac || !p1 || !p2 || !w || !sums) { code = E_MEMORY; goto fail; }
+    PyObject *result = NULL;
+    int code = OK;
+    Py_ssize_t m = plan->m, k = plan->k, e = plan->e, slots = ntok * SLOTS;
+    uint64_t *fac = malloc(sizeof(uint64_t) * (size_t)slots);
+    uint64_t *p1 = malloc(sizeof(uint64_t) * (size_t)(plan->n1 ? plan->n1 : 1));
+    uint64_t *p2 = malloc(sizeof(uint64_t) * (size_t)(plan->n2 ? plan->n2 : 1));
+    uint64_t *w = plan->dense ? NULL : malloc(sizeof(uint64_t) * (size_t)(m ? m : 1));
+    u128 *sums = calloc((size_t)(k ? k : 1), sizeof(u128));
+    if (!fac || !p1 || !p2 || (!plan->dense && !w) || !sums) { code = E_MEMORY; goto fail; }
     Py_BEGIN_ALLOW_THREADS
     /* the factor slots, and the bound, proven before any product */
     uint64_t largest = 0, power = 1;
-    for (Py_ssize_t t = 0; t < tok.n; t++)
+    for (Py_ssize_t t = 0; t < ntok; t++)
         for (int o = 0; o < SLOTS; o++) {
-            int64_t x = tok.data[t] - o;
+            int64_t x = tokens[t] - o;
             fac[t * SLOTS + o] = x > 0 ? (uint64_t)x : 0;
             if (x > 0 && (uint64_t)x > largest) largest = (uint64_t)x;
         }
-    for (Py_ssize_t c = 1; c <= c1 + c2; c++)
+    for (Py_ssize_t c = 1; c <= plan->c1 + plan->c2; c++)
         if (__builtin_mul_overflow(power, largest, &power)) code = E_OVERFLOW;
     u128 reach;
     if (code == OK && (__builtin_mul_overflow((u128)power, (u128)UINT16_MAX, &reach)
                        || __builtin_mul_overflow(reach, (u128)(e ? e : 1), &reach)))
         code = E_OVERFLOW;
-    for (Py_ssize_t b = 0; code == OK && !dense && b < k; b++) {
-        int64_t a = starts.data[b], z = b + 1 < k ? starts.data[b + 1] : e;
-        if (a < 0 || z > e || a > z) code = E_INDEX;
-    }
-    if (code == OK) code = half_products(fac, (uint64_t)slots, &h1, p1);
-    if (code == OK) code = half_products(fac, (uint64_t)slots, &h2, p2);
-    if (code == OK && (!all_below(h1at.data32, m, (uint32_t)n1) || !all_below(h2at.data32, m, (uint32_t)n2)
-                       || (!dense && !all_below(em.data32, e, (uint32_t)m))))
-        code = E_INDEX;
     if (code == OK) {
-        const int32_t *x = h1at.data32, *y = h2at.data32;
-        const uint16_t *ord_ = ord.data16;
-        if (dense) {
+        half_products(fac, plan->h1, plan->c1, plan->n1, p1);
+        half_products(fac, plan->h2, plan->c2, plan->n2, p2);
+        const int32_t *x = plan->h1at, *y = plan->h2at;
+        const uint16_t *ord_ = plan->ord;
+        if (plan->dense) {
             switch (k) {
             case 0: break;
             case 1: dense_sums_1(p1, p2, x, y, ord_, m, sums); break;
@@ -573,7 +644,7 @@ static PyObject *block_sums(PyObject *self, PyObject *args)
         } else {
             for (Py_ssize_t i = 0; i < m; i++) w[i] = p1[x[i]] * p2[y[i]];
             for (Py_ssize_t b = 0; b < k; b++)
-                sums[b] = entry_sum(w, em.data32, ord_, starts.data[b], b + 1 < k ? starts.data[b + 1] : e);
+                sums[b] = entry_sum(w, plan->em, ord_, plan->starts[b], b + 1 < k ? plan->starts[b + 1] : e);
         }
     }
     Py_END_ALLOW_THREADS
@@ -586,10 +657,7 @@ fail:
             PyList_SET_ITEM(result, b, n);
         }
     }
-done:
     free(fac); free(p1); free(p2); free(w); free(sums);
-    arr_release(&h1); arr_release(&h1at); arr_release(&h2); arr_release(&h2at); arr_release(&em);
-    arr_release(&ord); arr_release(&starts);
     return result;
 }
 
@@ -945,10 +1013,13 @@ static PyMethodDef methods[] = {
     {"batch_sums", batch_sums, METH_VARARGS,
      "batch_sums(value_counts, slots, parents, level_sizes, weights, out)\n"
      "Per shoe, the multisets' weights (a tree of shared products) times the matrix weights, into out."},
+    {"block_plan", block_plan, METH_VARARGS,
+     "block_plan(first, first_at, second, second_at, entry_multiset, orderings, block_starts)\n"
+     "A table's entries merged by block (sparse, or dense where entry_multiset and block_starts are None),\n"
+     "every index checked once and copied: the plan block_sums reads."},
     {"block_sums", block_sums, METH_VARARGS,
-     "block_sums(tokens, first, first_at, second, second_at, entry_multiset, orderings, block_starts)\n"
-     "One shoe's counts per block of a table's merged entries (sparse, or dense where entry_multiset and\n"
-     "block_starts are None), exact in 128 bits: a list of integers."},
+     "block_sums(tokens, plan)\n"
+     "One shoe's counts per block of a plan (block_plan), exact in 128 bits: a list of integers."},
     {"category_products", category_products, METH_VARARGS,
      "category_products(flat, first, first_at, second, second_at, out, modulus=0)\n"
      "Per value multiset, its ordered draws of any suits, summed over the suits, over the colours, into out."},

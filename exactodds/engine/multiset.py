@@ -246,11 +246,10 @@ class MultisetTable:
         core = native.kernels()
         out: list[int] | None = None
         if core is not None and not self.patterned and len(self._by_card()) > 1:
-            multiset, orderings, starts = self._merged(key_block)
             tokens = (*(_atom_counts(shoe, self.resolution) if self.resolution != "value" else ()),
                       *shoe.value_counts, shoe.size)
             try:
-                out = core.block_sums(tokens, *self._halves32(), multiset, orderings, starts)
+                out = core.block_sums(tokens, self._block_plan(core, key_block))
             except OverflowError:                      # past the kernel's bound: the modular route below
                 pass
         if out is None:
@@ -268,11 +267,31 @@ class MultisetTable:
         dense (multisets, blocks) matrix of orderings (``None``, it, ``None``); else their multisets (``int32``),
         orderings and each block's first entry (``int64``). Orderings are ``uint16``: a merged entry holds at
         most a multiset's 6! orderings."""
-        memo: dict[int, tuple[np.ndarray, Any]] = self.__dict__.setdefault("_merged_by", {})
+        return self._by_blocks(key_block)[1]  # type: ignore[no-any-return]
+
+    def _block_plan(self, core: Any, key_block: np.ndarray) -> Any:
+        """The compiled kernel's plan of :meth:`_merged` with :meth:`_halves32`: their indices checked once
+        and held where no Python code can change them, so that each shoe's sums read them unchecked."""
+        kept = self._by_blocks(key_block)
+        if kept[2] is None:
+            kept[2] = core.block_plan(*self._halves32(), *kept[1])
+        return kept[2]
+
+    def _by_blocks(self, key_block: np.ndarray) -> list[Any]:
+        """What is kept per ``key_block`` (the caller's own array, kept beside: never another's): [it,
+        :meth:`_merged`, the kernel's plan or None until asked]."""
+        memo: dict[int, list[Any]] = self.__dict__.setdefault("_merged_by", {})
         kept = memo.get(id(key_block))
-        if kept is not None and kept[0] is key_block:   # the caller's own array, kept beside: never another's
-            return kept[1]                              # type: ignore[no-any-return]
-        given, key_block = key_block, np.asarray(key_block, dtype=np.int64)
+        if kept is not None and kept[0] is key_block:
+            return kept
+        kept = [key_block, self._merge_blocks(key_block), None]
+        if len(memo) >= 64:                            # a session trying many selections: the oldest go
+            memo.pop(next(iter(memo)))
+        memo[id(key_block)] = kept
+        return kept
+
+    def _merge_blocks(self, key_block: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None]:
+        key_block = np.asarray(key_block, dtype=np.int64)
         if len(key_block) != len(self.keys) or (len(key_block) and int(key_block.min()) < 0):
             raise ValueError("key_block: one block number (from 0) per key of the table")
         blocks = int(key_block.max(initial=-1)) + 1
@@ -292,9 +311,6 @@ class MultisetTable:
         else:
             merged = (np.ascontiguousarray(multiset, dtype=np.int32), orderings.astype(np.uint16),
                       np.searchsorted(block, np.arange(blocks)).astype(np.int64))
-        if len(memo) >= 64:                            # a session trying many selections: the oldest go
-            memo.pop(next(iter(memo)))
-        memo[id(given)] = (given, merged)
         return merged
 
     def _halves32(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
