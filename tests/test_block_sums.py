@@ -80,7 +80,8 @@ def test_both_layouts_of_the_kernel_are_used_and_agree() -> None:
     assert folded == table.block_counts(shoe, three) == _by_hand(shoe, three)
 
 
-@pytest.mark.parametrize("shoe", [Shoe.decks(8).remove("9s", "9h", "8d"), Shoe.decks(30)], ids=["8 decks less 3", "30 decks"])
+@pytest.mark.parametrize("shoe", [Shoe.decks(8).remove("9s", "9h", "8d"), Shoe.decks(30), Shoe.decks(40)],
+                         ids=["8 decks less 3", "30 decks (sums in uint64)", "40 decks (past 2^64: in Python integers)"])
 def test_every_line_of_the_catalogue_counted_together_is_the_line_priced_alone(shoe: Shoe) -> None:
     """settled_together (one count per block of the keys every pair pays alike) against price's own route (each
     pair's counts per key, grouped by its outcomes), for every pair of the catalogue."""

@@ -475,9 +475,9 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
                     sums[label] = sums.get(label, 0) + n
                 out[i] = sums
             continue
-        one_hot, rows = sums_by                        # many: one product (every sum is at most the total)
-        fits = sum(counts) < 2**63
-        totals = (one_hot if fits else one_hot.astype(object)) @ np.array(counts, dtype=np.int64 if fits else object)
+        one_hot, rows = sums_by                        # many: one product, in uint64 below 2**64 (no sum wraps:
+        fits = sum(counts) < 2**64                     # the blocks part the keys, so each is at most the total)
+        totals = (one_hot if fits else one_hot.astype(object)) @ np.array(counts, dtype=np.uint64 if fits else object)
         for (i, label), n in zip(rows, totals.tolist()):
             out.setdefault(i, {})[label] = n
     return out
@@ -520,7 +520,7 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
         sums_by = None
         if labels.size > _ADDED_BY_HAND:               # one row per (pair, outcome index): 1 where a block is it
             rows = [(i, int(label)) for i, row in zip(positions, labels) for label in np.unique(row)]
-            one_hot = np.array([labels[positions.index(i)] == label for i, label in rows], dtype=np.int64)
+            one_hot = np.array([labels[positions.index(i)] == label for i, label in rows], dtype=np.uint64)
             sums_by = (one_hot, rows)
         key_block = key_block.reshape(-1).astype(np.int64)
         order = np.argsort(key_block, kind="stable")                 # blocks are numbered from 0, none empty

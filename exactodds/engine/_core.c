@@ -1,11 +1,12 @@
 /*
  * exactodds.engine._core: the engine's hot kernels in C, exact.
  *
- * Five kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
+ * Six kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
  * said), writing into arrays the caller made, with the GIL released while it counts:
  *
  *   key_sums     the sparse sum of a multiset table (engine/multiset.py): per key, the sum over
  *                its entries of orderings x the multiset's weight(s) [x a per-entry factor];
+ *   wide_key_sums  the same for weights past int64 (to 2^64), in 128 bits under a proven bound;
  *   batch_sums   the same weights for many shoes at once, as a tree of shared products,
  *                times a matrix of shoe-free columns (the exposure kernel);
  *   block_sums   one shoe's weights and sums over a table whose entries are merged by the blocks
@@ -17,7 +18,8 @@
  *                summary) carried once with its ways (engine/walk.py builds the automaton).
  *
  * Exactness. key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
- * the way (terms of both signs) again in 128 bits; batch_sums sums modulo 2^64 beside a bound in
+ * the way (terms of both signs) again in 128 bits; wide_key_sums in 128 bits under a bound it proves
+ * first; batch_sums sums modulo 2^64 beside a bound in
  * double precision that proves the residue is the sum, else again in 128 bits, checked (see each).
  * A result that does not fit 64 bits is an error (OverflowError), never a wrap. The walk counts
  * in unsigned __int128 under a proven bound: every quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
@@ -45,6 +47,7 @@ typedef struct {
     int64_t *data;
     int32_t *data32;                        /* the same buffer, where it holds int32 (arr_get32) */
     uint16_t *data16;                       /* or uint16 (arr_get16) */
+    uint64_t *datau64;                      /* or uint64 (arr_getu64) */
     Py_ssize_t n;
     int held;
 } Arr;
@@ -74,20 +77,21 @@ static int arr_get(PyObject *obj, Arr *a, int writable, const char *name)
     return 0;
 }
 
-/* Take a C-contiguous read-only buffer of ``itemsize``-byte items of struct format ``format`` from ``obj``;
- * 0 on success. */
+/* Take a C-contiguous buffer (writable if asked) of ``itemsize``-byte items of a struct format among the letters of
+ * ``format`` from ``obj``; 0 on success. */
 static int arr_get_narrow(PyObject *obj, Arr *a, const char *name, Py_ssize_t itemsize, const char *format,
-                          const char *type)
+                          const char *type, int writable)
 {
     a->held = 0;
-    if (PyObject_GetBuffer(obj, &a->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Format(PyExc_TypeError, "%s: a C-contiguous %s array is needed", name, type);
+    if (PyObject_GetBuffer(obj, &a->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) {
+        PyErr_Format(PyExc_TypeError, "%s: a C-contiguous%s %s array is needed", name, writable ? " writable" : "",
+                     type);
         return -1;
     }
     a->held = 1;
     const char *f = a->view.format ? a->view.format : "B";
     if (*f == '<' || *f == '=' || *f == '@') f++;
-    if (a->view.itemsize != itemsize || strcmp(f, format) != 0) {
+    if (a->view.itemsize != itemsize || strlen(f) != 1 || !strchr(format, *f)) {    /* one of format's letters */
         PyErr_Format(PyExc_TypeError, "%s: %s items are needed (got format %s, itemsize %zd)", name, type,
                      a->view.format ? a->view.format : "?", a->view.itemsize);
         PyBuffer_Release(&a->view);
@@ -101,15 +105,23 @@ static int arr_get_narrow(PyObject *obj, Arr *a, const char *name, Py_ssize_t it
 /* int32 indices (half the memory a kernel streams through) and uint16 orderings. */
 static int arr_get32(PyObject *obj, Arr *a, const char *name)
 {
-    if (arr_get_narrow(obj, a, name, 4, "i", "int32")) return -1;
+    if (arr_get_narrow(obj, a, name, 4, "i", "int32", 0)) return -1;
     a->data32 = (int32_t *)a->view.buf;
     return 0;
 }
 
 static int arr_get16(PyObject *obj, Arr *a, const char *name)
 {
-    if (arr_get_narrow(obj, a, name, 2, "H", "uint16")) return -1;
+    if (arr_get_narrow(obj, a, name, 2, "H", "uint16", 0)) return -1;
     a->data16 = (uint16_t *)a->view.buf;
+    return 0;
+}
+
+/* uint64 (struct format L or Q: the item size tells which is 64 bits), writable if asked. */
+static int arr_getu64(PyObject *obj, Arr *a, int writable, const char *name)
+{
+    if (arr_get_narrow(obj, a, name, 8, "LQ", "uint64", writable)) return -1;
+    a->datau64 = (uint64_t *)a->view.buf;
     return 0;
 }
 
@@ -248,6 +260,66 @@ fail:
 done:
     arr_release(&w); arr_release(&em); arr_release(&ord); arr_release(&starts); arr_release(&per);
     arr_release(&out);
+    return result;
+}
+
+/* -- wide_key_sums -------------------------------------------------------------------------- */
+
+/*
+ * wide_key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, out): key_sums for weights
+ * past int64 (a shoe past about 27 decks), per_multiset and out uint64: per key k and column j (at most
+ * KEY_COLUMNS), the sum over k's entries e of orderings[e] x per_multiset[multiset of e, j], into out[k, j].
+ *
+ * Exact in signed 128 bits by a bound proven before any term, checked with the overflow builtins: a weight
+ * is below 2^64 and every ordering at most H in size, so with e entries every term and every partial sum is
+ * below 2^64 x H x e in size, at most 2^127 where H x e <= 2^63. Else, and for a sum outside [0, 2^64), an
+ * error (OverflowError), never a wrap.
+ */
+static PyObject *wide_key_sums(PyObject *self, PyObject *args)
+{
+    PyObject *ow, *oem, *oord, *ostarts, *oout;
+    Py_ssize_t columns;
+    if (!PyArg_ParseTuple(args, "OnOOOO", &ow, &columns, &oem, &oord, &ostarts, &oout)) return NULL;
+    Arr w = {0}, em = {0}, ord = {0}, starts = {0}, out = {0};
+    PyObject *result = NULL;
+    int code = OK;
+    if (arr_getu64(ow, &w, 0, "per_multiset") || arr_get(oem, &em, 0, "entry_multiset")
+        || arr_get(oord, &ord, 0, "entry_orderings") || arr_get(ostarts, &starts, 0, "key_starts")
+        || arr_getu64(oout, &out, 1, "out"))
+        goto done;
+    if (columns < 1 || columns > KEY_COLUMNS || w.n % columns || em.n != ord.n || starts.n * columns != out.n) {
+        code = E_SHAPE;
+        goto fail;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t m = w.n / columns, e = em.n, k = starts.n;
+    uint64_t largest = 0, reach;                      /* the bound: H x e <= 2^63 */
+    for (Py_ssize_t i = 0; i < e; i++) {
+        uint64_t h = ord.data[i] < 0 ? -(uint64_t)ord.data[i] : (uint64_t)ord.data[i];
+        if (h > largest) largest = h;
+    }
+    if (__builtin_mul_overflow(largest, (uint64_t)e, &reach) || reach > (uint64_t)1 << 63) code = E_OVERFLOW;
+    for (Py_ssize_t key = 0; code == OK && key < k; key++) {
+        int64_t a = starts.data[key], b = key + 1 < k ? starts.data[key + 1] : e;
+        if (a < 0 || b > e || a >= b) { code = E_INDEX; break; }
+        __int128 acc[KEY_COLUMNS] = {0};
+        for (int64_t i = a; i < b; i++) {
+            int64_t x = em.data[i];
+            if ((uint64_t)x >= (uint64_t)m) { code = E_INDEX; break; }
+            const uint64_t *row = w.datau64 + x * columns;
+            for (Py_ssize_t j = 0; j < columns; j++) acc[j] += (__int128)row[j] * ord.data[i];
+        }
+        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
+            if (acc[j] < 0 || acc[j] > (__int128)UINT64_MAX) { code = E_OVERFLOW; break; }
+            out.datau64[key * columns + j] = (uint64_t)acc[j];
+        }
+    }
+    Py_END_ALLOW_THREADS
+fail:
+    if (code != OK) raise_code(code, "wide_key_sums");
+    else result = Py_NewRef(Py_None);
+done:
+    arr_release(&w); arr_release(&em); arr_release(&ord); arr_release(&starts); arr_release(&out);
     return result;
 }
 
@@ -1010,6 +1082,9 @@ static PyMethodDef methods[] = {
     {"key_sums", key_sums, METH_VARARGS,
      "key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, per_entry, out)\n"
      "Per key and column, the sum over its entries of orderings x per_multiset (x per_entry), into out."},
+    {"wide_key_sums", wide_key_sums, METH_VARARGS,
+     "wide_key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, out)\n"
+     "key_sums for uint64 weights, in 128 bits under a bound it proves: per key and column, into out (uint64)."},
     {"batch_sums", batch_sums, METH_VARARGS,
      "batch_sums(value_counts, slots, parents, level_sizes, weights, out)\n"
      "Per shoe, the multisets' weights (a tree of shared products) times the matrix weights, into out."},

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from exactodds.engine.identity import all_card_categories, initial_counts
-from exactodds.engine.modular import crt, primes_for
+from exactodds.engine.identity import all_card_categories, categories_fit_int64, initial_counts
+from exactodds.engine.modular import crt, exact_sum, primes_for
 from exactodds.engine.multiset import EVERY_SUIT, Varies, compile_table
 from exactodds.engine.roundtable import POINT_NAMES, RoundTable, round_table, round_weights
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe, int64_safe
@@ -97,6 +97,8 @@ class RoundDistribution:
 
         The value multisets of the table are split into identity categories by
         per-suit and per-rank falling factorials (:func:`exactodds.engine.identity.all_card_categories`).
+        In ``int64`` while the shoe's counts fit it, in ``uint64`` while they are below 2**64 (about 31 decks),
+        else in Python integers.
         """
         cache_key = ("every card", names)
         if cache_key not in self._cache:
@@ -107,7 +109,13 @@ class RoundDistribution:
             if int64_safe(n):
                 per_multiset = self._categories(values, what, None) * np.array(tail, dtype=np.int64)[read][:, None]
                 out = table.key_sums(per_multiset)
-            else:                   # past the int64 bound: modulo primes, rebuilt exactly
+            elif self.total < 2**64 and categories_fit_int64(self.shoe):
+                # past int64, below 2**64 (to about 31 decks): a multiset's draws in a category times the unread
+                # cards' are ordered 6-card sequences of the shoe, at most its total, and so is every key's sum
+                per_multiset = (self._categories(values, what, None).astype(np.uint64)
+                                * np.array(tail, dtype=np.uint64)[read][:, None])
+                out = table.wide_key_sums(per_multiset)
+            else:                   # past 2**64: modulo primes, rebuilt exactly
                 primes = primes_for(self.total, bits=31)
                 # a residue (< 2**31) times an entry's orderings, summed over every entry, stays below 2**63
                 # unreduced: the table's sums in int64 (key_sums), reduced once
@@ -123,7 +131,7 @@ class RoundDistribution:
                                                table.key_starts, axis=0)
                     residues.append(sums % p)
                 out = crt(residues, primes)
-            if int(out.sum()) != self.total:     # an invariant of the counting
+            if exact_sum(out) != self.total:     # an invariant of the counting
                 raise table.inconsistent(f"counts by {', '.join(names)} and every card do not add up to the "
                                          "shoe's sequences")
             self._cache[cache_key] = out

@@ -263,6 +263,17 @@ def _plan(multiplicities: np.ndarray) -> _Plan:
     return plan
 
 
+def categories_fit_int64(shoe: Shoe) -> bool:
+    """Whether every figure :func:`all_card_categories` forms fits int64: each is a number of ordered draws of
+    at most six cards of the values a multiset reads (or a sum of disjoint such draws), at most V**6 for V the
+    shoe's most cards of one point value; far past the shoe's own bound, as the tens are 4/13 of the cards.
+
+    >>> categories_fit_int64(Shoe.decks(90)), categories_fit_int64(Shoe.decks(91))   # 1,440 and 1,456 tens
+    (True, False)
+    """
+    return int64_safe(max(shoe.value_counts))
+
+
 def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "this wager",
                         modulus: int | None = None) -> np.ndarray:
     """For each value multiset (rows of ``multiplicities``, 10 columns), the number of
@@ -270,9 +281,10 @@ def all_card_categories(shoe: Shoe, multiplicities: np.ndarray, *, what: str = "
 
     With ``modulus`` (a prime below 2**31) every figure is its residue, in int64:
     each product of two residues is reduced before the next (see :mod:`exactodds.engine.modular`).
+    Without, in int64 where :func:`categories_fit_int64`, else in Python integers.
     """
     counts = _card_counts(shoe, what)
-    dtype: Any = np.int64 if int64_safe(shoe.size) or modulus is not None else object
+    dtype: Any = np.int64 if categories_fit_int64(shoe) or modulus is not None else object
 
     def mod(x: Any) -> Any:
         return x % modulus if modulus is not None else x

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["primes_for", "crt"]
+__all__ = ["primes_for", "crt", "exact_sum"]
 
 
 @functools.cache
@@ -70,3 +70,18 @@ def crt(residues: Sequence[np.ndarray], primes: Sequence[int]) -> np.ndarray:
     for d, p in zip(reversed(digits[:-1]), reversed(primes[:-1])):
         out = d.astype(object) + p * out
     return out
+
+
+def exact_sum(counts: np.ndarray) -> int:
+    """The sum of ``counts`` as a Python integer, also where it passes 64 bits: ``uint64`` items are summed by
+    their 32-bit halves (each half's sum fits 64 bits below 2**32 items); others by NumPy, in their own type.
+
+    >>> exact_sum(np.array([2**63, 2**63, 5], dtype=np.uint64)) == 2**64 + 5
+    True
+    """
+    if counts.dtype != np.uint64:
+        return int(counts.sum())
+    flat = counts.reshape(-1)
+    if len(flat) >= 2**32:
+        raise ValueError("exact_sum: 2**32 items or more")
+    return (int((flat >> np.uint64(32)).sum()) << 32) + int((flat & np.uint64(2**32 - 1)).sum())

@@ -498,6 +498,26 @@ class MultisetTable:
         terms *= orderings
         return np.add.reduceat(terms, self.key_starts, axis=0)
 
+    def wide_key_sums(self, per_multiset: np.ndarray) -> np.ndarray:
+        """:meth:`key_sums` of weights past ``int64``: ``per_multiset`` and the sums ``uint64``, for a caller that
+        sees every sum is a count below 2**64 (its terms may pass it, or be negative, on the way).
+
+        By the compiled kernel where it is built (in 128 bits under a bound it proves: an overflow is an error,
+        never a wrap); else in NumPy's ``uint64``, that is modulo 2**64, which gives a count below 2**64 itself."""
+        core = native.kernels()
+        out = np.empty((len(self.key_starts), *per_multiset.shape[1:]), dtype=np.uint64)
+        if core is not None:
+            multiset, orderings, starts = self._int64_entries()
+            try:
+                core.wide_key_sums(np.ascontiguousarray(per_multiset, dtype=np.uint64),
+                                   max(math.prod(per_multiset.shape[1:]), 1), multiset, orderings, starts, out)
+            except OverflowError as exc:               # the caller's bound broken: a defect, one line
+                raise self.inconsistent(f"counts by {', '.join(self.names)}: {exc}") from None
+            return out
+        terms = np.take(per_multiset.astype(np.uint64, copy=False), self.entry_multiset, axis=0, mode="clip")
+        terms *= self.entry_orderings.astype(np.uint64).reshape(-1, *(1,) * (per_multiset.ndim - 1))
+        return np.add.reduceat(terms, self.key_starts, axis=0, out=out)
+
     def _int64_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The entries' multisets and orderings and the keys' starts as contiguous ``int64`` (for the
         compiled kernels; made once per table)."""
