@@ -27,6 +27,7 @@ import pytest
 from exactodds import Shoe, deal, load_catalogue, price
 from exactodds.engine import native, walk
 from exactodds.engine.walk import WalkDistribution, _symmetries, _Walk, _wager_trackers
+from exactodds.errors import TooLarge
 from exactodds.wagers.catalogue import Wager, read_file, read_text
 from exactodds.wagers.conditions import Condition
 
@@ -180,3 +181,17 @@ def test_contrast_is_priced_by_the_walk_by_default_with_one_line_saying_so() -> 
     assert code == 0, err
     assert err.count("\n") == 1 and "contrast:A priced by the walk" in err
     assert "4,998,398,275,503,360" in out
+
+
+@pytest.mark.skipif(native.kernels() is None, reason="the compiled walk's limit (the pure walk has its own)")
+def test_a_walk_past_its_limit_on_a_shoe_of_unequal_suits_says_why_and_what_to_read() -> None:
+    w = BETS["one-suit-compared"]
+    unequal = Shoe.decks(8).remove("Ah", "2h", "Kd", "5s", "9c", "9c")
+    with pytest.raises(TooLarge) as refused:
+        WalkDistribution(unequal).outcome_counts(w, w.paytables["A"])
+    message = str(refused.value)
+    assert "\n" not in message and "more than 4,000,000 states" in message
+    assert "suits in unequal numbers" in message and "same_suit or same_colour" in message
+    # what it suggests, the same event as the every-card feature: counted by the tables on that shoe
+    tables = combinations("one-suit-every", deal(unequal))
+    assert sum(tables.values()) == unequal.sequences and tables["one"] > 0

@@ -1428,6 +1428,17 @@ def _present(shoe: Shoe) -> tuple[bool, ...]:
     return tuple(shoe.rank_counts[i // 4] > 0 for i in range(52))
 
 
+def _unequal_suits(walk: _Walk, shoe: Shoe | Counts) -> str:
+    """Why a walk that reads suits grew past its limit on ``shoe`` where it would not on a full shoe: its suits
+    hold different numbers of cards, so no renaming of them leaves it as it is (:func:`_symmetries`); else ''."""
+    if not isinstance(shoe, Shoe) or shoe.card_counts is None or _symmetries(walk, shoe) \
+            or not _symmetries(walk, Shoe.decks(1)):
+        return ""
+    return (" (this shoe holds its suits in unequal numbers, so the walk cannot carry suits renamed as one, as it "
+            "does on a full shoe; where same_suit or same_colour says what the wager asks, read it instead: the "
+            "tables count it on any shoe)")
+
+
 def _walk_kernels(size: int) -> Any:
     """The compiled kernels where they are built and a shoe of ``size`` cards keeps every count of the
     walk below 2^127 (size^6 < 2^127: up to 2,190,000 cards); else None, and the pure walk counts."""
@@ -1463,7 +1474,7 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
     except MemoryError:
         raise TooLarge(f"the walk of {what or 'a wager'} would hold more than {WALK_STATES_LIMIT:,} states "
                        f"after one card (about {bounds._gb(WALK_STATES_LIMIT * 384)}): refused; read fewer "
-                       "cards' ranks or suits apart") from None
+                       f"cards' ranks or suits apart{_unequal_suits(walk, shoe)}") from None
     except (IndexError, ValueError, OverflowError) as exc:     # a malformed automaton: a defect, one line
         raise InconsistentCounts(f"internal: the compiled walk of {what or 'a wager'} failed ({exc}): a defect of "
                                  "exactodds, please report it") from None
