@@ -170,11 +170,11 @@ def test_an_index_out_of_range_is_an_error_never_a_read() -> None:
         core.key_sums(_i64(1), 1, _i64(0), _i64(1), _i64(2), None, out)
     ten = np.full((1, 10), 10, dtype=np.int64)
     with pytest.raises(IndexError):                     # a tree's parent past its level
-        core.batch_sums(ten, _i32(0, 1), _i32(0, 5), _i64(1, 1), _i32(0), _i32(0), _i32(0), _i64(1), out)
+        core.batch_sums(ten, _i32(0, 1), _i32(0, 5), _i64(1, 1), _i32(0), _i32(0), _i64(1), _i64(0, 1), out)
     with pytest.raises(IndexError):                     # a term's multiset past the tree's last level
-        core.batch_sums(ten, _i32(0), _i32(0), _i64(1), _i32(1), _i32(0), _i32(0), _i64(1), out)
-    with pytest.raises(IndexError):                     # a term's column past the columns
-        core.batch_sums(ten, _i32(0), _i32(0), _i64(1), _i32(0), _i32(0), _i32(1), _i64(1), out)
+        core.batch_sums(ten, _i32(0), _i32(0), _i64(1), _i32(1), _i32(0), _i64(1), _i64(0, 1), out)
+    with pytest.raises(IndexError):                     # a column's terms past the terms
+        core.batch_sums(ten, _i32(0), _i32(0), _i64(1), _i32(0), _i32(0), _i64(1), _i64(0, 2), out)
     with pytest.raises(TypeError):                      # only int64 arrays are read
         core.key_sums(np.array([1.0]), 1, _i64(0), _i64(1), _i64(0), None, out)
 
@@ -213,9 +213,10 @@ def _batch(counts: np.ndarray, slots: list[list[int]], parents: list[list[int]],
     """``core.batch_sums`` of a tree given level by level (the last level's items named by the terms:
     (item of the last level given, slot, column, weight))."""
     out = np.empty((len(counts), columns), dtype=np.int64)
-    p, s, c, w = zip(*terms)
+    p, s, c, w = zip(*sorted(terms, key=lambda term: term[2]))            # by column
     core.batch_sums(counts, np.array(sum(slots, []), dtype=np.int32), np.array(sum(parents, []), dtype=np.int32),
-                    np.array([len(x) for x in slots], dtype=np.int64), _i32(*p), _i32(*s), _i32(*c), _i64(*w), out)
+                    np.array([len(x) for x in slots], dtype=np.int64), _i32(*p), _i32(*s), _i64(*w),
+                    np.searchsorted(np.array(c), np.arange(columns + 1)).astype(np.int64), out)
     return out
 
 
@@ -243,7 +244,7 @@ def _batch_by_hand(counts: np.ndarray, slots: list[list[int]], parents: list[lis
                           st.one_of(st.integers(-1000, 1000), st.integers(-2**62, 2**62))), min_size=1, max_size=12))
 def test_the_exposure_kernel_equals_its_sums_in_python_integers_or_refuses(
         values: list[list[int]], terms: list[tuple[int, int, int, int]]) -> None:
-    """Terms in any column order, of small weights (the bound proves the residues) and of weights near
+    """Terms of small weights (the bound proves the residues) and of weights near
     2^62 (the bound term by term, or the shoe counted again in 128 bits): the kernel gives the exact sums,
     or an OverflowError where one does not fit 64 bits; never a wrapped number."""
     counts = np.array(values, dtype=np.int64)

@@ -256,31 +256,33 @@ done:
 #define SLOTS 6     /* factor slots per token: n, n-1, ..., n-5 */
 
 /*
- * batch_sums(value_counts, slots, parents, level_sizes, term_parent, term_slot, term_column,
- * term_weight, out): for each shoe (a row of 10 cards per point value), the multisets' weights by a
- * tree of shared products (level l's item i is item parents[i] of level l - 1 times factor slots[i];
- * level 0's items are their factors), then, term by term, out[shoe, term_column[t]] +=
- * (item term_parent[t] of the tree's last level) x factor term_slot[t] x term_weight[t]: the last
- * card of each multiset is multiplied in beside its column, and a multiset that feeds no column
- * costs nothing (the terms are the sparse matrix of a multiset per column; one naming the root
- * when the tree has no level). The indices are int32: half the memory streamed per shoe.
+ * batch_sums(value_counts, slots, parents, level_sizes, term_parent, term_slot, term_weight,
+ * column_starts, out): for each shoe (a row of 10 cards per point value), the multisets' weights by
+ * a tree of shared products (level l's item i is item parents[i] of level l - 1 times factor
+ * slots[i]; level 0's items are their factors), then, for each column j and its terms t from
+ * column_starts[j] to column_starts[j + 1], out[shoe, j] += (item term_parent[t] of the tree's last
+ * level) x factor term_slot[t] x term_weight[t]: the last card of each multiset is multiplied in
+ * beside its column, and a multiset that feeds no column costs nothing (the terms are the sparse
+ * matrix of a multiset per column, by column; one naming the root when the tree has no level). The
+ * indices are int32: half the memory streamed per shoe.
  *
  * Exact without a check per term: a weight is a product of at most six factors of at most N (the
  * shoe's cards), so where N^6 < 2^63 none overflows (else every product is checked); the sums are
- * formed modulo 2^64 (unsigned, well defined), each column's in a register while its terms last
- * (terms in column order are fastest; any order is right). Every column's true sum lies in [-B, B],
- * B = sum over terms of weight x |term_weight|, and B <= (largest |term_weight|) x (sum of the
- * weights), which is formed exactly beside (in 128 bits: each weight is below 2^63). Where that is
+ * formed modulo 2^64 (unsigned, well defined), each column's in a register. Every column's true
+ * sum lies in [-B, B], B = sum over terms of weight x |term_weight|, and B <= (largest
+ * |term_weight|) x (sum of the weights), which is formed exactly beside (in 128 bits: each weight
+ * is below 2^63, and there are fewer than 2^63 terms). Where that is
  * below 2^63 the residues are the sums; else B itself, term by term, every step checked; where B
  * is not below 2^63 either, the shoe is counted again, every step checked in 128 bits, and a column
  * that does not fit 64 bits is an error.
  */
 static PyObject *batch_sums(PyObject *self, PyObject *args)
 {
-    PyObject *ocounts, *oslots, *oparents, *osizes, *otp, *ots, *otc, *otw, *oout;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &ocounts, &oslots, &oparents, &osizes, &otp, &ots, &otc, &otw, &oout))
+    PyObject *ocounts, *oslots, *oparents, *osizes, *otp, *ots, *otw, *ostarts, *oout;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &ocounts, &oslots, &oparents, &osizes, &otp, &ots, &otw, &ostarts,
+                          &oout))
         return NULL;
-    Arr counts = {0}, slots = {0}, parents = {0}, sizes = {0}, tp = {0}, ts = {0}, tc = {0}, tw = {0}, out = {0};
+    Arr counts = {0}, slots = {0}, parents = {0}, sizes = {0}, tp = {0}, ts = {0}, tw = {0}, starts = {0}, out = {0};
     PyObject *result = NULL;
     int code = OK;
     int64_t *work = NULL;
@@ -289,7 +291,8 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     if (arr_get(ocounts, &counts, 0, "value_counts") || arr_get32(oslots, &slots, "slots")
         || arr_get32(oparents, &parents, "parents") || arr_get(osizes, &sizes, 0, "level_sizes")
         || arr_get32(otp, &tp, "term_parent") || arr_get32(ots, &ts, "term_slot")
-        || arr_get32(otc, &tc, "term_column") || arr_get(otw, &tw, 0, "term_weight") || arr_get(oout, &out, 1, "out"))
+        || arr_get(otw, &tw, 0, "term_weight") || arr_get(ostarts, &starts, 0, "column_starts")
+        || arr_get(oout, &out, 1, "out"))
         goto done;
     Py_ssize_t shoes = counts.n / VALUES, levels = sizes.n, total = 0, widest = 1, terms = tp.n;
     for (Py_ssize_t l = 0; l < levels; l++) {
@@ -299,11 +302,11 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     }
     Py_ssize_t last = levels ? sizes.data[levels - 1] : 1;        /* the root alone when there is no level */
     if (counts.n % VALUES || levels >= SLOTS || slots.n != total || parents.n != total || ts.n != terms
-        || tc.n != terms || tw.n != terms || (shoes && out.n % shoes) || (!shoes && out.n)) {
+        || tw.n != terms || starts.n < 1 || out.n != shoes * (starts.n - 1)) {
         code = E_SHAPE;
         goto fail;
     }
-    Py_ssize_t columns = shoes ? out.n / shoes : 0;
+    Py_ssize_t columns = starts.n - 1;
     /* the tree's and the terms' indices, checked once */
     {
         const int32_t *sl = slots.data32, *pa = parents.data32;
@@ -316,12 +319,14 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
                 }
             sl += sizes.data[l]; pa += sizes.data[l]; prev = sizes.data[l];
         }
-        for (Py_ssize_t t = 0; t < terms && shoes; t++)
-            if (tp.data32[t] < 0 || tp.data32[t] >= last || ts.data32[t] < 0 || ts.data32[t] >= (VALUES + 1) * SLOTS
-                || tc.data32[t] < 0 || tc.data32[t] >= columns) {
+        for (Py_ssize_t t = 0; t < terms; t++)
+            if (tp.data32[t] < 0 || tp.data32[t] >= last || ts.data32[t] < 0 || ts.data32[t] >= (VALUES + 1) * SLOTS) {
                 code = E_INDEX;
                 goto fail;
             }
+        if (starts.data[0] != 0 || starts.data[columns] != terms) { code = E_INDEX; goto fail; }
+        for (Py_ssize_t j = 0; j < columns; j++)
+            if (starts.data[j + 1] < starts.data[j]) { code = E_INDEX; goto fail; }
     }
     size_t cols = (size_t)(columns ? columns : 1);
     work = malloc(sizeof(int64_t) * (size_t)(2 * widest + (VALUES + 1) * SLOTS));
@@ -335,8 +340,8 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
         wabs[t] = tw.data[t] < 0 ? 0 - (uint64_t)tw.data[t] : (uint64_t)tw.data[t];
         if (wabs[t] > heaviest) heaviest = wabs[t];
     }
-    const int32_t *tpar = tp.data32, *tsl = ts.data32, *tcol = tc.data32;
-    const int64_t *twt = tw.data;
+    const int32_t *tpar = tp.data32, *tsl = ts.data32;
+    const int64_t *twt = tw.data, *from = starts.data;
     int64_t *f = work + 2 * widest;
     for (Py_ssize_t s = 0; code == OK && s < shoes; s++) {
         int64_t *a = work, *b = work + widest;
@@ -366,27 +371,25 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
             sl += n; pa += n;
         }
         if (code != OK) break;
-        for (Py_ssize_t j = 0; j < columns; j++) mod[j] = 0;
         u128 weights = 0;                   /* the sum of the terms' weights x: at most terms x 2^63 */
-        uint64_t run = 0;                   /* the column's sum so far, in a register while the column lasts */
-        int32_t column = terms ? tcol[0] : 0;
-        if (proven)
-            for (Py_ssize_t t = 0; t < terms; t++) {
-                int64_t x = a[tpar[t]] * f[tsl[t]];
-                weights += (uint64_t)x;
-                if (tcol[t] != column) { mod[column] += run; run = 0; column = tcol[t]; }
-                run += (uint64_t)x * (uint64_t)twt[t];
-            }
-        else
-            for (Py_ssize_t t = 0; t < terms; t++) {
-                int64_t x;
-                if (__builtin_mul_overflow(a[tpar[t]], f[tsl[t]], &x)) { code = E_OVERFLOW; break; }
-                weights += (uint64_t)x;
-                if (tcol[t] != column) { mod[column] += run; run = 0; column = tcol[t]; }
-                run += (uint64_t)x * (uint64_t)twt[t];
-            }
+        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
+            uint64_t run = 0;               /* the column's sum, in a register */
+            if (proven)
+                for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                    int64_t x = a[tpar[t]] * f[tsl[t]];
+                    weights += (uint64_t)x;
+                    run += (uint64_t)x * (uint64_t)twt[t];
+                }
+            else
+                for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                    int64_t x;
+                    if (__builtin_mul_overflow(a[tpar[t]], f[tsl[t]], &x)) { code = E_OVERFLOW; break; }
+                    weights += (uint64_t)x;
+                    run += (uint64_t)x * (uint64_t)twt[t];
+                }
+            mod[j] = run;
+        }
         if (code != OK) break;
-        if (terms) mod[column] += run;
         int64_t *o = out.data + s * columns;
         /* every column's sum lies in [-B, B], B = sum of x |w| <= (largest |w|) x (sum of x) */
         int fits = weights <= (u128)INT64_MAX && (u128)heaviest * weights <= (u128)INT64_MAX;
@@ -402,13 +405,15 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
             for (Py_ssize_t j = 0; j < columns; j++) o[j] = (int64_t)mod[j];
             continue;
         }
-        for (Py_ssize_t j = 0; j < columns; j++) acc[j] = 0;
-        for (Py_ssize_t t = 0; t < terms; t++) {
-            __int128 term;                  /* x fits 64 bits (checked above), so x * w fits 128 */
-            if (__builtin_mul_overflow((__int128)(a[tpar[t]] * f[tsl[t]]), (__int128)twt[t], &term)
-                || __builtin_add_overflow(acc[tcol[t]], term, &acc[tcol[t]])) {
-                code = E_OVERFLOW;
-                break;
+        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
+            acc[j] = 0;
+            for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                __int128 term;              /* x fits 64 bits (checked above), so x * w fits 128 */
+                if (__builtin_mul_overflow((__int128)(a[tpar[t]] * f[tsl[t]]), (__int128)twt[t], &term)
+                    || __builtin_add_overflow(acc[j], term, &acc[j])) {
+                    code = E_OVERFLOW;
+                    break;
+                }
             }
         }
         for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
@@ -423,7 +428,7 @@ fail:
 done:
     free(work); free(acc); free(mod); free(wabs);
     arr_release(&counts); arr_release(&slots); arr_release(&parents); arr_release(&sizes);
-    arr_release(&tp); arr_release(&ts); arr_release(&tc); arr_release(&tw); arr_release(&out);
+    arr_release(&tp); arr_release(&ts); arr_release(&tw); arr_release(&starts); arr_release(&out);
     return result;
 }
 
@@ -977,7 +982,8 @@ static PyMethodDef methods[] = {
      "key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, per_entry, out)\n"
      "Per key and column, the sum over its entries of orderings x per_multiset (x per_entry), into out."},
     {"batch_sums", batch_sums, METH_VARARGS,
-     "batch_sums(value_counts, slots, parents, level_sizes, term_parent, term_slot, term_column, term_weight, out)\n"
+     "batch_sums(value_counts, slots, parents, level_sizes, term_parent, term_slot, term_weight, column_starts,\n"
+     "           out)\n"
      "Per shoe, the multisets' weights (a tree of shared products, the last card per term) times the\n"
      "terms' weights, summed per column, into out."},
     {"block_sums", block_sums, METH_VARARGS,

@@ -333,8 +333,8 @@ class MultisetTable:
             column, leaf = np.nonzero(weights.T)       # the terms, column by column: a zero costs nothing
             try:
                 core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
-                                last_parents[leaf], last_slots[leaf], column.astype(np.int32),
-                                weights[leaf, column].astype(np.int64), out)
+                                last_parents[leaf], last_slots[leaf], weights[leaf, column].astype(np.int64),
+                                np.searchsorted(column, np.arange(weights.shape[1] + 1)).astype(np.int64), out)
             except OverflowError as exc:               # the caller's bound broken: a defect, one line
                 raise self.inconsistent(f"sums for many shoes by {', '.join(self.names)}: {exc}") from None
             return out
