@@ -708,7 +708,8 @@ def _class_sums(values: Iterable[Fraction], by_class: Sequence[list[int]], shoes
         if v.denominator != 1:
             raise ValueError(f"a moment's value on a class is not an integer ({v})")
         if v:
-            total = [x + int(v) * s for x, s in zip(total, column)]
+            k = int(v)
+            total = [x + k * s for x, s in zip(total, column)]
     return total
 
 
