@@ -352,24 +352,31 @@ def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int,
     by_tc: dict[int, list[int]] = {}                # rounds, Σ a, rounds with advantage, Σ m, Σ sq
     by_pen: dict[int, list[int]] = {}               # rounds, Σ a, rounds with advantage, min a, max a
     advantage = realized = advantage_sq = 0
-    for i, x in enumerate(a):
-        row = by_tc.setdefault(tc[i], [0, 0, 0, 0, 0])
+    histogram = tally.histogram
+    for x, count, bin_, mi, si in zip(a, tc, pen, m, sq):
+        row = by_tc.get(count)
+        if row is None:
+            row = by_tc[count] = [0, 0, 0, 0, 0]
         row[0] += 1
         row[1] += x
-        row[3] += m[i]
-        row[4] += sq[i]
-        p = by_pen.setdefault(pen[i], [0, 0, 0, x, x])
+        row[3] += mi
+        row[4] += si
+        p = by_pen.get(bin_)
+        if p is None:
+            p = by_pen[bin_] = [0, 0, 0, x, x]
         p[0] += 1
         p[1] += x
-        p[3] = min(p[3], x)
-        p[4] = max(p[4], x)
-        cell = (pen[i], (100 * x) // scale)                          # the edge's floor in percent
-        tally.histogram[cell] = tally.histogram.get(cell, 0) + 1
+        if x < p[3]:
+            p[3] = x
+        elif x > p[4]:
+            p[4] = x
+        cell = (bin_, (100 * x) // scale)                            # the edge's floor in percent
+        histogram[cell] = histogram.get(cell, 0) + 1
         if x > 0:
             tally.advantage_rounds += 1
             advantage += x
-            realized += m[i]
-            advantage_sq += sq[i]
+            realized += mi
+            advantage_sq += si
             row[2] += 1
             p[2] += 1
     tally.rounds = len(a)
@@ -390,20 +397,25 @@ def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int,
         shoe_sq += y * y
         shoe_cross += y * (stop - first)
         shoe_rounds_sq += (stop - first) ** 2
-        for k, x in enumerate(a[first:stop], start=1):
-            row = by_round.setdefault(k, [0, 0])
+        shoe_win = 0
+        at_count: dict[int, int] = {}
+        for k, (x, c) in enumerate(zip(a[first:stop], tc[first:stop]), start=1):
+            row = by_round.get(k)
+            if row is None:
+                row = by_round[k] = [0, 0]
             row[0] += 1
             row[1] += x
-        shoe_win = sum(x for x in a[first:stop] if x > 0)
-        squares += shoe_win * shoe_win
-        at_count: dict[int, int] = {}
-        for x, c in zip(a[first:stop], tc[first:stop]):
+            if x > 0:
+                shoe_win += x
             at_count[c] = at_count.get(c, 0) + x
-        w_t = 0
+        squares += shoe_win * shoe_win
+        w_t = square = 0
         for threshold in range(TC_RANGE[1], TC_RANGE[0] - 1, -1):    # from the top: w_t grows by count
-            w_t += at_count.get(threshold, 0)
+            if at_count.get(threshold):
+                w_t += at_count[threshold]
+                square = w_t * w_t                                   # squared where it changes only
             if w_t:
-                by_threshold[threshold] = by_threshold.get(threshold, 0) + w_t * w_t
+                by_threshold[threshold] = by_threshold.get(threshold, 0) + square
     tally.sum_sq_shoe_advantage = Fraction(squares, scale * scale)
     tally.by_round = {k: [r[0], Fraction(r[1], scale)] for k, r in by_round.items()}
     tally.sum_sq_shoe_edge = Fraction(shoe_sq, scale * scale)
