@@ -4,6 +4,7 @@ exposure runs shoe by shoe."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import asdict
 from fractions import Fraction
 
@@ -18,6 +19,7 @@ from exactodds.analyses.pricing import (
     expected_square,
     return_numerators,
 )
+from exactodds.engine import native
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
@@ -82,22 +84,42 @@ def test_not_read_where_values_do_not_tell():
     assert symbolic and all(r is None for r in return_numerators(symbolic, values))
 
 
-def test_digits_keep_every_sum_in_64_bits(monkeypatch):
-    """Where a moment times the shoe's sequences could pass 64 bits, the route writes it in digits of a
-    smaller base, each a column of the same product: forced here with a tiny bound, the same Fractions."""
+def test_the_route_reads_a_shoe_only_where_its_sequences_fit_64_bits_twice(monkeypatch):
+    """Each class's count is at most the shoe's sequences: the route refuses a shoe whose sequences pass
+    half of its 64-bit bound (forced here with a tiny bound) and reads it below, to the same Fractions."""
     cat = load_catalogue()
-    pairs = [(cat[w], cat[w].paytable(t)) for w, t in [("dragon-7-insurance", "standard"), ("tie", "8-to-1"),
-                                                       ("banker", "standard")]]
-    shoes = _shoes(3)[:10]
+    pairs = [(cat[w], cat[w].paytable(t)) for w, t in [("dragon-7-insurance", "standard"), ("banker", "standard")]]
+    values = np.array([s.value_counts for s in _shoes(3)[:10]])
+    want = expected_returns_many(pairs, values)
+    monkeypatch.setattr(pricing, "_INT64_MAX", 2 * Shoe.decks(8).sequences)
+    assert expected_returns_many(pairs, values) == want
+    monkeypatch.setattr(pricing, "_INT64_MAX", 2 * Shoe.decks(8).sequences - 1)
+    assert expected_returns_many(pairs, values) == [None, None]
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_moments_on_shoes_near_the_bound_equal_the_shoe_by_shoe_moments(pure):
+    """Shoes of 24 decks (the largest the route reads: their sequences are near 2^62) lightly depleted, a
+    wager that pays, pushes and loses beside two that pay once: every moment equals the shoe's own, and
+    the team's cross moments are the same compiled and pure."""
+    cat = load_catalogue()
+    pairs = [(cat[w], cat[w].paytable(t)) for w, t in [("banker", "standard"), ("dragon-7-insurance", "standard"),
+                                                       ("tie", "8-to-1")]]
+    shoes = [Shoe.decks(24), Shoe.decks(24).remove(*"AAAAKKQ9"), Shoe.decks(24).remove(*"5555555566")]
+    assert all(2 * s.sequences <= pricing._INT64_MAX < 4 * s.sequences for s in shoes)
     values = np.array([s.value_counts for s in shoes])
-    wide = expected_returns_many(pairs, values)
-    monkeypatch.setattr(pricing, "_INT64_MAX", Shoe.decks(8).sequences * 7)        # base 7: many digits
-    assert expected_returns_many(pairs, values) == wide
-    found = return_numerators(pairs, values, second=True)
+    with native.pure() if pure else contextlib.nullcontext():
+        found = return_numerators(pairs, values, second=True, cross=True)
     for (w, p), moments in zip(pairs, found):
         assert moments is not None and moments.second is not None
-        for x, t, shoe in zip(moments.second, moments.totals, shoes):
-            assert Fraction(x, moments.scale ** 2 * t) + 1 == expected_square(w, p, deal(shoe))
+        for x, y, t, shoe in zip(moments.first, moments.second, moments.totals, shoes):
+            dist = deal(shoe)
+            assert Fraction(x, moments.scale * t) - 1 == expected_return(w, p, dist)
+            assert Fraction(y, moments.scale ** 2 * t) + 1 == expected_square(w, p, dist)
+    banker = found[0]
+    assert banker is not None and sorted(banker.cross) == [1, 2]
+    with native.pure():
+        assert return_numerators(pairs, values, second=True, cross=True) == found
 
 
 @pytest.mark.parametrize("decks,cut,seed", [(8, 14, 3), (6, 20, 17), (1, 14, 5)])

@@ -144,6 +144,10 @@ def _i64(*values: int) -> np.ndarray:
     return np.array(values, dtype=np.int64)
 
 
+def _i32(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int32)
+
+
 @compiled
 def test_an_overflow_in_the_key_sums_is_an_error_never_a_wrap() -> None:
     out = np.empty(1, dtype=np.int64)
@@ -164,8 +168,13 @@ def test_an_index_out_of_range_is_an_error_never_a_read() -> None:
         core.key_sums(_i64(1), 1, _i64(1), _i64(1), _i64(0), None, out)
     with pytest.raises(IndexError):                     # a key starting past the entries
         core.key_sums(_i64(1), 1, _i64(0), _i64(1), _i64(2), None, out)
+    ten = np.full((1, 10), 10, dtype=np.int64)
     with pytest.raises(IndexError):                     # a tree's parent past its level
-        core.batch_sums(np.full((1, 10), 10, dtype=np.int64), _i64(0, 1), _i64(0, 5), _i64(1, 1), _i64(1), out)
+        core.batch_sums(ten, _i32(0, 1), _i32(0, 5), _i64(1, 1), _i32(0), _i32(0), _i64(1), _i64(0, 1), out)
+    with pytest.raises(IndexError):                     # a term's multiset past the tree's last level
+        core.batch_sums(ten, _i32(0), _i32(0), _i64(1), _i32(1), _i32(0), _i64(1), _i64(0, 1), out)
+    with pytest.raises(IndexError):                     # a column's terms past the terms
+        core.batch_sums(ten, _i32(0), _i32(0), _i64(1), _i32(0), _i32(0), _i64(1), _i64(0, 2), out)
     with pytest.raises(TypeError):                      # only int64 arrays are read
         core.key_sums(np.array([1.0]), 1, _i64(0), _i64(1), _i64(0), None, out)
 
@@ -199,19 +208,76 @@ def test_the_pure_switch_is_read_from_the_environment() -> None:
     assert out.stdout.strip() == "switched off (EXACTODDS_PURE)"
 
 
+def _batch(counts: np.ndarray, slots: list[list[int]], parents: list[list[int]], terms: list[tuple[int, int, int, int]],
+           columns: int) -> np.ndarray:
+    """``core.batch_sums`` of a tree given level by level (the last level's items named by the terms:
+    (item of the last level given, slot, column, weight))."""
+    out = np.empty((len(counts), columns), dtype=np.int64)
+    p, s, c, w = zip(*sorted(terms, key=lambda term: term[2]))            # by column
+    core.batch_sums(counts, np.array(sum(slots, []), dtype=np.int32), np.array(sum(parents, []), dtype=np.int32),
+                    np.array([len(x) for x in slots], dtype=np.int64), _i32(*p), _i32(*s), _i64(*w),
+                    np.searchsorted(np.array(c), np.arange(columns + 1)).astype(np.int64), out)
+    return out
+
+
+def _batch_by_hand(counts: np.ndarray, slots: list[list[int]], parents: list[list[int]],
+                   terms: list[tuple[int, int, int, int]], columns: int) -> list[list[int]]:
+    """The same sums in Python integers: slot t*6 + o is count[t] - o (value 10: the shoe's size)."""
+    out = []
+    for row in counts.tolist():
+        tokens = [*row, sum(row)]
+        factor = [max(tokens[k // 6] - k % 6, 0) for k in range(66)]
+        level = [1]
+        for ss, ps in zip(slots, parents):
+            level = [level[p] * factor[x] for x, p in zip(ss, ps)]
+        sums = [0] * columns
+        for p, x, c, w in terms:
+            sums[c] += level[p] * factor[x] * w
+        out.append(sums)
+    return out
+
+
+@compiled
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.lists(st.integers(0, 200), min_size=10, max_size=10), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(0, 2), st.integers(0, 65), st.integers(0, 3),
+                          st.one_of(st.integers(-1000, 1000), st.integers(-2**62, 2**62))), min_size=1, max_size=12))
+def test_the_exposure_kernel_equals_its_sums_in_python_integers_or_refuses(
+        values: list[list[int]], terms: list[tuple[int, int, int, int]]) -> None:
+    """Terms of small weights (the bound proves the residues) and of weights near
+    2^62 (the bound term by term, or the shoe counted again in 128 bits): the kernel gives the exact sums,
+    or an OverflowError where one does not fit 64 bits; never a wrapped number."""
+    counts = np.array(values, dtype=np.int64)
+    slots, parents = [[0, 7, 65], [3, 60, 13]], [[0, 0, 0], [2, 0, 1]]          # three items, then three
+    want = _batch_by_hand(counts, slots, parents, terms, 4)
+    if all(-2**63 <= x < 2**63 for row in want for x in row):
+        assert _batch(counts, slots, parents, terms, 4).tolist() == want
+    else:
+        with pytest.raises(OverflowError):
+            _batch(counts, slots, parents, terms, 4)
+
+
 @compiled
 def test_the_exposure_kernel_counts_again_in_128_bits_where_its_bound_does_not_prove_the_residue() -> None:
     """One shoe of 10 cards per value; slots 0 (n = 10) and 60 (N = 100): weights 10 and 100. A column
     whose terms pass 2^62 on the way to a small sum is counted again, exactly; one whose sum does not
     fit 64 bits is an error."""
     counts = np.full((1, 10), 10, dtype=np.int64)
-    slots, parents, sizes = _i64(0, 60), _i64(0, 0), _i64(2)
-    out = np.empty((1, 2), dtype=np.int64)
     big = 2**62
-    core.batch_sums(counts, slots, parents, sizes, np.array([[big // 10, 3], [-(big // 100), 4]]), out)
-    assert out.tolist() == [[10 * (big // 10) - 100 * (big // 100), 430]]
+    terms = [(0, 0, 0, big // 10), (0, 60, 0, -(big // 100)), (0, 0, 1, 3), (0, 60, 1, 4)]
+    assert _batch(counts, [], [], terms, 2).tolist() == [[10 * (big // 10) - 100 * (big // 100), 430]]
     with pytest.raises(OverflowError):
-        core.batch_sums(counts, slots, parents, sizes, np.array([[big // 5, 0], [big // 100, 0]]), out)
+        _batch(counts, [], [], [(0, 0, 0, big // 5), (0, 60, 0, big // 100)], 1)
+
+
+@compiled
+def test_the_exposure_kernel_takes_a_shoe_whose_weights_pass_its_first_bound() -> None:
+    """Weights whose largest times the sum of the shoe's products passes 2^63 while every column's terms
+    stay far below: the bound term by term proves the residues (the same sums as in Python integers)."""
+    counts = np.array([[1000] * 9 + [1]], dtype=np.int64)
+    terms = [(0, 0, 0, 3), (0, 54, 1, 2**62)]                         # 1000 x 3 and 1 x 2^62, tree-free
+    want = _batch_by_hand(counts, [], [], terms, 2)
+    assert want == [[3000, 2**62]] and _batch(counts, [], [], terms, 2).tolist() == want
 
 
 def test_a_walk_whose_split_would_pass_its_limit_is_refused_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -639,23 +639,24 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
     with ``second`` the expected squared results too (a round's variance is E[X²] − E[X]²).
 
     Per key of the table a moment is an integer v (``(net + 1) · L`` for the first, ``(net² − 1) · L²``
-    for the second: a loss adds nothing to either), and its sum over a shoe is Σ_m W[m] · U[m] with
-    U[m] = Σ over m's entries of orderings × v. Every partial sum is at most max |v| times the shoe's
-    sequences; where that could pass 2^63, v is written in digits of a base B that keeps it below, each
-    digit a column of the same matrix product, and the sum is put together in Python integers. ``None``
-    where this route does not read the wager (it tells ranks or suits apart, or a pay is a share of a
-    meter). With ``cross``, the expected product of the results of every two wagers read from the same
-    table (``(net_a · net_b − 1) · L_a · L_b`` per key) comes from the same pass: what a team whose
-    players bet different wagers of one round needs for the variance of its win.
+    for the second: a loss adds nothing to either), so a shoe's sum of it depends only on the nets the
+    wagers read from the table pay on each key. The keys fall into classes, one per distinct tuple of
+    the wagers' nets (all losing: no class), and one pass over the multisets counts each class's
+    sequences, S_c = Σ_m W[m] · U_c[m] with U_c[m] the orderings of m's entries in class c
+    (:meth:`MultisetTable.sums_many`); every moment is then Σ_c v_c · S_c in Python integers. Each S_c
+    is at most the shoe's sequences (its terms are non-negative), so it fits 64 bits wherever those
+    do twice over. ``None`` where this route does not read the wager (it tells ranks or suits apart, or
+    a pay is a share of a meter). With ``cross``, the expected product of the results of every two
+    wagers read from the same table (``(net_a · net_b − 1) · L_a · L_b`` per key) comes from the same
+    counts: what a team whose players bet different wagers of one round needs for the variance of its win.
     """
     value_counts = _checked_value_counts(value_counts)
     out: list[Moments | None] = [None] * len(pairs)
     sizes = value_counts.sum(axis=1).tolist()
     totals = [math.perm(n, CARDS_PER_ROUND) for n in sizes]
-    base = _INT64_MAX // max(max(totals, default=1), 1)
-    if base < 2:
+    if _INT64_MAX // max(max(totals, default=1), 1) < 2:
         return out
-    groups: dict[tuple[str, ...], list[tuple[int, list[np.ndarray], list[tuple[int, int, int]]]]] = {}
+    groups: dict[tuple[str, ...], list[tuple[int, list[Fraction], int]]] = {}
     for k, (wager, paytable) in enumerate(pairs):
         signature = table_signature(wager)
         if signature[0] != "multiset" or len(signature) != 2:
@@ -663,28 +664,27 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
         table = compile_table(signature[1])
         if table.resolution != "value" or table.patterned:
             continue
-        plan = _batch_plan(wager, paytable, table, base, second)
-        if plan is not None:
-            groups.setdefault(signature[1], []).append((k, *plan))
+        found = _key_nets(wager, paytable)
+        if found is not None:
+            groups.setdefault(signature[1], []).append((k, *found))
     for names, members in groups.items():
         table = compile_table(names)
-        pieces: list[tuple[int, Any, int]] = [(k, moment, power) for k, _, digits in members
-                                             for moment, power, _ in digits]
-        columns = [u for _, us, _ in members for u in us]
+        classes, multisets, columns = _class_columns(table, [nets for _, nets, _ in members])
+        counts = (table.sums_many(value_counts, multisets, columns) if len(multisets)
+                  else np.zeros((len(totals), 0), dtype=np.int64))
+        by_class = [counts[:, c].tolist() for c in range(len(classes))]
+
+        def summed(value: Iterable[Fraction]) -> list[int]:
+            return _class_sums(value, by_class, len(totals))
+
+        crosses: dict[int, dict[int, list[int]]] = {}
         if cross:
-            for (a, _, _), (b, _, _) in itertools.combinations(members, 2):
-                for power, u in enumerate(_cross_columns(pairs[a], pairs[b], table, base)):
-                    pieces.append((a, ("cross", b), power))
-                    columns.append(u)
-        multisets = np.flatnonzero(np.any(np.stack(columns) != 0, axis=0))
-        sums = table.sums_many(value_counts, multisets, np.stack([u[multisets] for u in columns], 1))
-        found: dict[tuple[int, Any], list[int]] = {}
-        for c, (k, moment, power) in enumerate(pieces):          # put each moment together, digit by digit
-            column = sums[:, c].tolist()
-            found[k, moment] = [x + base**power * d for x, d in zip(found.get((k, moment), [0] * len(totals)), column)]
-        for k, _, digits in members:
-            out[k] = Moments(found[k, 1], found.get((k, 2)), totals, digits[0][2],
-                             {m[1]: v for (j, m), v in found.items() if j == k and isinstance(m, tuple)})
+            for (i, (a, _, la)), (j, (b, _, lb)) in itertools.combinations(enumerate(members), 2):
+                crosses.setdefault(a, {})[b] = summed((n[i] * n[j] - 1) * la * lb for n in classes)
+        for i, (k, _, scale) in enumerate(members):
+            first = summed((n[i] + 1) * scale for n in classes)
+            squared = summed((n[i] * n[i] - 1) * scale * scale for n in classes) if second else None
+            out[k] = Moments(first, squared, totals, scale, crosses.get(k, {}))
     return out
 
 
@@ -701,21 +701,44 @@ def _key_nets(wager: Wager, paytable: Paytable) -> tuple[list[Fraction], int] | 
     return cache[key]  # type: ignore[no-any-return]
 
 
-def _digit_columns(table: Any, values: Sequence[int], base: int) -> list[np.ndarray]:
-    """U[m] = Σ over m's entries of orderings × v(key), for the digits of every v in ``base`` (least
-    significant first; a negative v has negative digits), as int64 columns over every multiset."""
-    key_of_entry = np.repeat(np.arange(len(table.key_starts)),
-                             np.diff(np.r_[table.key_starts, len(table.entry_multiset)]))
-    orderings = table.entry_orderings.astype(object)
-    columns: list[np.ndarray] = []
-    rest = list(values)
-    while not columns or any(rest):
-        digit = [(abs(v) % base) * (1 if v >= 0 else -1) for v in rest]
-        rest = [(abs(v) // base) * (1 if v >= 0 else -1) for v in rest]
-        u = np.zeros(len(table.multisets), dtype=object)
-        np.add.at(u, table.entry_multiset, np.asarray(digit, dtype=object)[key_of_entry] * orderings)
-        columns.append(u.astype(np.int64))
-    return columns
+def _class_sums(values: Iterable[Fraction], by_class: Sequence[list[int]], shoes: int) -> list[int]:
+    """Per shoe, Σ over classes of a moment's value on the class (an integer) times the class's count.
+
+    >>> _class_sums([Fraction(3), Fraction(0), Fraction(-2)], [[1, 10], [5, 5], [2, 0]], 2)
+    [-1, 30]
+    """
+    total = [0] * shoes
+    for v, column in zip(values, by_class):
+        if v.denominator != 1:
+            raise ValueError(f"a moment's value on a class is not an integer ({v})")
+        if v:
+            k = int(v)
+            total = [x + k * s for x, s in zip(total, column)]
+    return total
+
+
+def _class_columns(table: Any, nets: Sequence[Sequence[Fraction]]
+                   ) -> tuple[list[tuple[Fraction, ...]], np.ndarray, np.ndarray]:
+    """For :func:`return_numerators`: the classes of the table's keys by the tuple of nets the wagers pay
+    on them (keys where every wager loses left out), the multisets some class reads, and for each of
+    them its orderings in each class (``int64``, multisets × classes; at most 6! in a row). Shoe-free,
+    kept on the table by the classes' keys."""
+    joint = list(zip(*nets))
+    lose = (Fraction(-1),) * len(nets)
+    classes = list(dict.fromkeys(t for t in joint if t != lose))
+    index = {t: c for c, t in enumerate(classes)}
+    class_of_key = np.array([index.get(t, -1) for t in joint], dtype=np.int64)
+    memo: dict[bytes, tuple[np.ndarray, np.ndarray]] = table.__dict__.setdefault("_class_columns", {})
+    if class_of_key.tobytes() not in memo:
+        key_of_entry = np.repeat(np.arange(len(table.key_starts)),
+                                 np.diff(np.r_[table.key_starts, len(table.entry_multiset)]))
+        entry_class = class_of_key[key_of_entry]
+        paid = entry_class >= 0
+        u = np.zeros((len(table.multisets), max(len(classes), 1)), dtype=np.int64)
+        np.add.at(u, (table.entry_multiset[paid], entry_class[paid]), table.entry_orderings[paid].astype(np.int64))
+        multisets = np.flatnonzero(np.any(u != 0, axis=1))
+        memo[class_of_key.tobytes()] = (multisets, np.ascontiguousarray(u[multisets, :len(classes)]))
+    return (classes, *memo[class_of_key.tobytes()])
 
 
 def _checked_value_counts(value_counts: Any) -> np.ndarray:
@@ -728,44 +751,6 @@ def _checked_value_counts(value_counts: Any) -> np.ndarray:
     if counts.size and int(counts.sum(axis=1).min()) < CARDS_PER_ROUND:
         raise ExactOddsError(f"value counts: every shoe needs at least {CARDS_PER_ROUND} cards for a round")
     return counts.astype(np.int64)
-
-
-def _batch_plan(wager: Wager, paytable: Paytable, table: Any, base: int, second: bool
-                ) -> tuple[list[np.ndarray], list[tuple[int, int, int]]] | None:
-    """For :func:`return_numerators`: the columns U (int64 over every multiset of ``table``) of the
-    wager's moments, digit by digit in ``base``, and for each column (moment, digit's power, L);
-    None when a pay is a share of a meter."""
-    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
-    key = ("batch", paytable.id, paytable.award_basis, base, second)
-    if key not in cache:
-        found = _key_nets(wager, paytable)
-        if found is None:
-            cache[key] = None
-            return None
-        nets, scale = found
-        moments = [(1, [int((n + 1) * scale) for n in nets])]               # (net + 1) · L >= 0
-        if second:
-            moments.append((2, [int((n * n - 1) * scale * scale) for n in nets]))   # (net² − 1) · L²
-        columns: list[np.ndarray] = []
-        digits: list[tuple[int, int, int]] = []
-        for moment, values in moments:
-            for power, u in enumerate(_digit_columns(table, values, base)):
-                columns.append(u)
-                digits.append((moment, power, scale))
-        cache[key] = (columns, digits)
-    return cache[key]  # type: ignore[no-any-return]
-
-
-def _cross_columns(a: tuple[Wager, Paytable], b: tuple[Wager, Paytable], table: Any, base: int) -> list[np.ndarray]:
-    """The digit columns of (net_a · net_b − 1) · L_a · L_b per key (both wagers read ``table``)."""
-    cache: dict[Any, Any] = a[0].__dict__.setdefault("_cache", {})
-    key = ("cross", a[1].id, a[1].award_basis, b[0].id, b[1].id, b[1].award_basis, base)
-    if key not in cache:
-        found_a, found_b = _key_nets(*a), _key_nets(*b)
-        assert found_a is not None and found_b is not None
-        (nets_a, la), (nets_b, lb) = found_a, found_b
-        cache[key] = _digit_columns(table, [int((x * y - 1) * la * lb) for x, y in zip(nets_a, nets_b)], base)
-    return cache[key]  # type: ignore[no-any-return]
 
 
 def expected_square(wager: Wager, paytable: Paytable, dist: PointDistribution) -> Fraction:

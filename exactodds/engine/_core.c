@@ -8,7 +8,7 @@
  *                its entries of orderings x the multiset's weight(s) [x a per-entry factor];
  *   wide_key_sums  the same for weights past int64 (to 2^64), in 128 bits under a proven bound;
  *   batch_sums   the same weights for many shoes at once, as a tree of shared products,
- *                times a matrix of shoe-free columns (the exposure kernel);
+ *                times a sparse matrix of shoe-free columns (the exposure kernel);
  *   block_sums   one shoe's weights and sums over a table whose entries are merged by the blocks
  *                a selection of wagers settles alike (the main game: three), in 128 bits;
  *   category_products  per value multiset, its draws with every card of one suit or colour (the
@@ -20,7 +20,7 @@
  * Exactness. key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
  * the way (terms of both signs) again in 128 bits; wide_key_sums in 128 bits under a bound it proves
  * first; batch_sums sums modulo 2^64 beside a bound in
- * double precision that proves the residue is the sum, else again in 128 bits, checked (see each).
+ * 64 bits, checked, that proves the residue is the sum, else again in 128 bits, checked (see each).
  * A result that does not fit 64 bits is an error (OverflowError), never a wrap. The walk counts
  * in unsigned __int128 under a proven bound: every quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
  * ordered 6-card sequences, which is at most N^6 for N cards; the caller passes N and the kernel
@@ -36,7 +36,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 
 typedef unsigned __int128 u128;
 
@@ -329,49 +328,60 @@ done:
 #define SLOTS 6     /* factor slots per token: n, n-1, ..., n-5 */
 
 /*
- * batch_sums(value_counts, slots, parents, level_sizes, weights, out): for each shoe (a row of 10
- * cards per point value), each multiset's weight by a tree of shared products (level l's item i is
- * item parents[i] of level l - 1 times factor slots[i]), then out[shoe, j] = sum over the last
- * level's items i of weight[i] x weights[i, j].
+ * batch_sums(value_counts, slots, parents, level_sizes, term_parent, term_slot, term_weight,
+ * column_starts, out): for each shoe (a row of 10 cards per point value), the multisets' weights by
+ * a tree of shared products (level l's item i is item parents[i] of level l - 1 times factor
+ * slots[i]; level 0's items are their factors), then, for each column j and its terms t from
+ * column_starts[j] to column_starts[j + 1], out[shoe, j] += (item term_parent[t] of the tree's last
+ * level) x factor term_slot[t] x term_weight[t]: the last card of each multiset is multiplied in
+ * beside its column, and a multiset that feeds no column costs nothing (the terms are the sparse
+ * matrix of a multiset per column, by column; one naming the root when the tree has no level). The
+ * indices are int32: half the memory streamed per shoe.
  *
  * Exact without a check per term: a weight is a product of at most six factors of at most N (the
- * shoe's cards), so where N^6 < 2^63 none overflows; the sums are formed modulo 2^64 (unsigned,
- * well defined) beside a bound in double precision, sum of weight[i] x |weights[i, j]| (every
- * weight is >= 0); where the bound is below 2^62 (its rounding error, at most a factor 1 + n 2^-53,
- * is far inside that margin) the true sum lies in (-2^62, 2^62) and the residue is it. Else the
- * shoe is counted again, every step checked in 128 bits.
+ * shoe's cards), so where N^6 < 2^63 none overflows (else every product is checked); the sums are
+ * formed modulo 2^64 (unsigned, well defined), each column's in a register. Every column's true
+ * sum lies in [-B, B], B = sum over terms of weight x |term_weight|, and B <= (largest
+ * |term_weight|) x (sum of the weights), which is formed exactly beside (in 128 bits: each weight
+ * is below 2^63, and there are fewer than 2^63 terms). Where that is
+ * below 2^63 the residues are the sums; else B itself, term by term, every step checked; where B
+ * is not below 2^63 either, the shoe is counted again, every step checked in 128 bits, and a column
+ * that does not fit 64 bits is an error.
  */
 static PyObject *batch_sums(PyObject *self, PyObject *args)
 {
-    PyObject *ocounts, *oslots, *oparents, *osizes, *oweights, *oout;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &ocounts, &oslots, &oparents, &osizes, &oweights, &oout)) return NULL;
-    Arr counts = {0}, slots = {0}, parents = {0}, sizes = {0}, weights = {0}, out = {0};
+    PyObject *ocounts, *oslots, *oparents, *osizes, *otp, *ots, *otw, *ostarts, *oout;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &ocounts, &oslots, &oparents, &osizes, &otp, &ots, &otw, &ostarts,
+                          &oout))
+        return NULL;
+    Arr counts = {0}, slots = {0}, parents = {0}, sizes = {0}, tp = {0}, ts = {0}, tw = {0}, starts = {0}, out = {0};
     PyObject *result = NULL;
     int code = OK;
     int64_t *work = NULL;
     __int128 *acc = NULL;
-    double *absw = NULL, *bound = NULL;
-    uint64_t *mod = NULL;
-    if (arr_get(ocounts, &counts, 0, "value_counts") || arr_get(oslots, &slots, 0, "slots")
-        || arr_get(oparents, &parents, 0, "parents") || arr_get(osizes, &sizes, 0, "level_sizes")
-        || arr_get(oweights, &weights, 0, "weights") || arr_get(oout, &out, 1, "out"))
+    uint64_t *mod = NULL, *wabs = NULL;
+    if (arr_get(ocounts, &counts, 0, "value_counts") || arr_get32(oslots, &slots, "slots")
+        || arr_get32(oparents, &parents, "parents") || arr_get(osizes, &sizes, 0, "level_sizes")
+        || arr_get32(otp, &tp, "term_parent") || arr_get32(ots, &ts, "term_slot")
+        || arr_get(otw, &tw, 0, "term_weight") || arr_get(ostarts, &starts, 0, "column_starts")
+        || arr_get(oout, &out, 1, "out"))
         goto done;
-    Py_ssize_t shoes = counts.n / VALUES, levels = sizes.n, total = 0, widest = 0;
+    Py_ssize_t shoes = counts.n / VALUES, levels = sizes.n, total = 0, widest = 1, terms = tp.n;
     for (Py_ssize_t l = 0; l < levels; l++) {
         if (sizes.data[l] < 1) { code = E_SHAPE; goto fail; }
         total += sizes.data[l];
         if (sizes.data[l] > widest) widest = sizes.data[l];
     }
-    Py_ssize_t last = levels ? sizes.data[levels - 1] : 0;
-    if (counts.n % VALUES || levels < 1 || levels > SLOTS || slots.n != total || parents.n != total || last == 0
-        || weights.n % last || (shoes && out.n % shoes) || out.n != shoes * (weights.n / last)) {
+    Py_ssize_t last = levels ? sizes.data[levels - 1] : 1;        /* the root alone when there is no level */
+    if (counts.n % VALUES || levels >= SLOTS || slots.n != total || parents.n != total || ts.n != terms
+        || tw.n != terms || starts.n < 1 || out.n != shoes * (starts.n - 1)) {
         code = E_SHAPE;
         goto fail;
     }
-    Py_ssize_t columns = weights.n / last;
-    /* the tree's indices, checked once */
+    Py_ssize_t columns = starts.n - 1;
+    /* the tree's and the terms' indices, checked once */
     {
-        const int64_t *sl = slots.data, *pa = parents.data;
+        const int32_t *sl = slots.data32, *pa = parents.data32;
         Py_ssize_t prev = 1;
         for (Py_ssize_t l = 0; l < levels; l++) {
             for (Py_ssize_t i = 0; i < sizes.data[l]; i++)
@@ -381,18 +391,32 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
                 }
             sl += sizes.data[l]; pa += sizes.data[l]; prev = sizes.data[l];
         }
+        for (Py_ssize_t t = 0; t < terms; t++)
+            if (tp.data32[t] < 0 || tp.data32[t] >= last || ts.data32[t] < 0 || ts.data32[t] >= (VALUES + 1) * SLOTS) {
+                code = E_INDEX;
+                goto fail;
+            }
+        if (starts.data[0] != 0 || starts.data[columns] != terms) { code = E_INDEX; goto fail; }
+        for (Py_ssize_t j = 0; j < columns; j++)
+            if (starts.data[j + 1] < starts.data[j]) { code = E_INDEX; goto fail; }
     }
     size_t cols = (size_t)(columns ? columns : 1);
     work = malloc(sizeof(int64_t) * (size_t)(2 * widest + (VALUES + 1) * SLOTS));
     acc = malloc(sizeof(__int128) * cols);
-    absw = malloc(sizeof(double) * (size_t)weights.n + 1);
-    bound = malloc(sizeof(double) * cols);
     mod = malloc(sizeof(uint64_t) * cols);
-    if (!work || !acc || !absw || !bound || !mod) { code = E_MEMORY; goto fail; }
+    wabs = malloc(sizeof(uint64_t) * (size_t)terms + 1);
+    if (!work || !acc || !mod || !wabs) { code = E_MEMORY; goto fail; }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < weights.n; i++) absw[i] = fabs((double)weights.data[i]);
-    int64_t *a = work, *b = work + widest, *f = work + 2 * widest;
+    uint64_t heaviest = 0;                           /* the largest |w| */
+    for (Py_ssize_t t = 0; t < terms; t++) {         /* |w| as unsigned: 2^63 for INT64_MIN */
+        wabs[t] = tw.data[t] < 0 ? 0 - (uint64_t)tw.data[t] : (uint64_t)tw.data[t];
+        if (wabs[t] > heaviest) heaviest = wabs[t];
+    }
+    const int32_t *tpar = tp.data32, *tsl = ts.data32;
+    const int64_t *twt = tw.data, *from = starts.data;
+    int64_t *f = work + 2 * widest;
     for (Py_ssize_t s = 0; code == OK && s < shoes; s++) {
+        int64_t *a = work, *b = work + widest;
         const int64_t *c = counts.data + s * VALUES;
         int64_t size = 0;
         for (int t = 0; t < VALUES; t++) {
@@ -404,46 +428,61 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
         int64_t power = 1;                  /* every factor is at most size: a product of six at most size^6 */
         int proven = 1;
         for (int o = 0; o < SLOTS && proven; o++) proven = !__builtin_mul_overflow(power, size, &power);
-        const int64_t *sl = slots.data, *pa = parents.data;
+        const int32_t *sl = slots.data32, *pa = parents.data32;
         a[0] = 1;
         for (Py_ssize_t l = 0; code == OK && l < levels; l++) {
             Py_ssize_t n = sizes.data[l];
-            for (Py_ssize_t i = 0; i < n; i++) {
-                int64_t p = a[l ? pa[i] : 0], x = f[sl[i]];
-                if (proven) b[i] = p * x;
-                else if (__builtin_mul_overflow(p, x, &b[i])) { code = E_OVERFLOW; break; }
-            }
-            int64_t *t = a; a = b; b = t;
+            if (l == 0)
+                for (Py_ssize_t i = 0; i < n; i++) b[i] = f[sl[i]];
+            else if (proven)
+                for (Py_ssize_t i = 0; i < n; i++) b[i] = a[pa[i]] * f[sl[i]];
+            else
+                for (Py_ssize_t i = 0; i < n; i++)
+                    if (__builtin_mul_overflow(a[pa[i]], f[sl[i]], &b[i])) { code = E_OVERFLOW; break; }
+            int64_t *swap = a; a = b; b = swap;
             sl += n; pa += n;
         }
         if (code != OK) break;
-        for (Py_ssize_t j = 0; j < columns; j++) { mod[j] = 0; bound[j] = 0.0; }
-        for (Py_ssize_t i = 0; i < last; i++) {
-            if (a[i] == 0) continue;
-            uint64_t x = (uint64_t)a[i];
-            double dx = (double)a[i];
-            const int64_t *row = weights.data + i * columns;
-            const double *arow = absw + i * columns;
-            for (Py_ssize_t j = 0; j < columns; j++) {
-                mod[j] += x * (uint64_t)row[j];
-                bound[j] += dx * arow[j];
-            }
+        u128 weights = 0;                   /* the sum of the terms' weights x: at most terms x 2^63 */
+        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
+            uint64_t run = 0;               /* the column's sum, in a register */
+            if (proven)
+                for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                    int64_t x = a[tpar[t]] * f[tsl[t]];
+                    weights += (uint64_t)x;
+                    run += (uint64_t)x * (uint64_t)twt[t];
+                }
+            else
+                for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                    int64_t x;
+                    if (__builtin_mul_overflow(a[tpar[t]], f[tsl[t]], &x)) { code = E_OVERFLOW; break; }
+                    weights += (uint64_t)x;
+                    run += (uint64_t)x * (uint64_t)twt[t];
+                }
+            mod[j] = run;
         }
+        if (code != OK) break;
         int64_t *o = out.data + s * columns;
-        int wide = 0;
-        for (Py_ssize_t j = 0; j < columns; j++) {
-            if (!(bound[j] < 4611686018427387904.0)) wide = 1;        /* 2^62 (and a NaN never passes) */
-            o[j] = (int64_t)mod[j];
+        /* every column's sum lies in [-B, B], B = sum of x |w| <= (largest |w|) x (sum of x) */
+        int fits = weights <= (u128)INT64_MAX && (u128)heaviest * weights <= (u128)INT64_MAX;
+        if (!fits) {                        /* the bound term by term, every step checked */
+            uint64_t bound = 0, part;
+            int wide = 0;
+            for (Py_ssize_t t = 0; t < terms && !wide; t++)
+                wide = __builtin_mul_overflow((uint64_t)(a[tpar[t]] * f[tsl[t]]), wabs[t], &part)
+                       || __builtin_add_overflow(bound, part, &bound);
+            fits = !wide && bound <= (uint64_t)INT64_MAX;
         }
-        if (!wide) continue;
-        for (Py_ssize_t j = 0; j < columns; j++) acc[j] = 0;
-        for (Py_ssize_t i = 0; code == OK && i < last; i++) {
-            if (a[i] == 0) continue;
-            const int64_t *row = weights.data + i * columns;
-            for (Py_ssize_t j = 0; j < columns; j++) {
-                __int128 t;
-                if (__builtin_mul_overflow((__int128)a[i], (__int128)row[j], &t)
-                    || __builtin_add_overflow(acc[j], t, &acc[j])) {
+        if (fits) {
+            for (Py_ssize_t j = 0; j < columns; j++) o[j] = (int64_t)mod[j];
+            continue;
+        }
+        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
+            acc[j] = 0;
+            for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                __int128 term;              /* x fits 64 bits (checked above), so x * w fits 128 */
+                if (__builtin_mul_overflow((__int128)(a[tpar[t]] * f[tsl[t]]), (__int128)twt[t], &term)
+                    || __builtin_add_overflow(acc[j], term, &acc[j])) {
                     code = E_OVERFLOW;
                     break;
                 }
@@ -459,9 +498,9 @@ fail:
     if (code != OK) raise_code(code, "batch_sums");
     else result = Py_NewRef(Py_None);
 done:
-    free(work); free(acc); free(absw); free(bound); free(mod);
+    free(work); free(acc); free(mod); free(wabs);
     arr_release(&counts); arr_release(&slots); arr_release(&parents); arr_release(&sizes);
-    arr_release(&weights); arr_release(&out);
+    arr_release(&tp); arr_release(&ts); arr_release(&tw); arr_release(&starts); arr_release(&out);
     return result;
 }
 
@@ -1086,8 +1125,10 @@ static PyMethodDef methods[] = {
      "wide_key_sums(per_multiset, columns, entry_multiset, entry_orderings, key_starts, out)\n"
      "key_sums for uint64 weights, in 128 bits under a bound it proves: per key and column, into out (uint64)."},
     {"batch_sums", batch_sums, METH_VARARGS,
-     "batch_sums(value_counts, slots, parents, level_sizes, weights, out)\n"
-     "Per shoe, the multisets' weights (a tree of shared products) times the matrix weights, into out."},
+     "batch_sums(value_counts, slots, parents, level_sizes, term_parent, term_slot, term_weight, column_starts,\n"
+     "           out)\n"
+     "Per shoe, the multisets' weights (a tree of shared products, the last card per term) times the\n"
+     "terms' weights, summed per column, into out."},
     {"block_plan", block_plan, METH_VARARGS,
      "block_plan(first, first_at, second, second_at, entry_multiset, orderings, block_starts)\n"
      "A table's entries merged by block (sparse, or dense where entry_multiset and block_starts are None),\n"

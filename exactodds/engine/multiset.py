@@ -344,11 +344,13 @@ class MultisetTable:
         weights = weights[np.argsort(last)]            # rows in the order of the tree's last level
         out = np.empty((len(sizes), weights.shape[1]), dtype=np.int64)
         core = native.kernels()
-        if core is not None:                           # exact by a proven bound or counted again: never a wrap
-            slots, parents, level_sizes = self._flat_tree(multisets)
+        if core is not None:                           # exact by a checked bound or counted again: never a wrap
+            slots, parents, level_sizes, last_slots, last_parents = self._flat_tree(multisets)
+            column, leaf = np.nonzero(weights.T)       # the terms, column by column: a zero costs nothing
             try:
                 core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
-                                np.ascontiguousarray(weights, dtype=np.int64), out)
+                                last_parents[leaf], last_slots[leaf], weights[leaf, column].astype(np.int64),
+                                np.searchsorted(column, np.arange(weights.shape[1] + 1)).astype(np.int64), out)
             except OverflowError as exc:               # the caller's bound broken: a defect, one line
                 raise self.inconsistent(f"sums for many shoes by {', '.join(self.names)}: {exc}") from None
             return out
@@ -385,16 +387,19 @@ class MultisetTable:
             memo[key] = (levels, parent_of)
         return memo[key]
 
-    def _flat_tree(self, multisets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`_prefix_tree` as three ``int64`` arrays for the compiled kernel: every level's slots,
-        every level's parents, and each level's size."""
-        memo: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = self.__dict__.setdefault("_flat_trees", {})
+    def _flat_tree(self, multisets: np.ndarray) -> tuple[np.ndarray, ...]:
+        """:meth:`_prefix_tree` as arrays for the compiled kernel: every level's slots but the last's,
+        their parents, each of those levels' size (``int64``), and the last level's slots and parents (the
+        kernel multiplies each multiset's last card in beside the columns it feeds); indices ``int32``."""
+        memo: dict[bytes, tuple[np.ndarray, ...]] = self.__dict__.setdefault("_flat_trees", {})
         key = multisets.tobytes()
         if key not in memo:
             levels, _ = self._prefix_tree(multisets)
-            memo[key] = (np.concatenate([s for s, _ in levels]).astype(np.int64),
-                         np.concatenate([p for _, p in levels]).astype(np.int64),
-                         np.array([len(s) for s, _ in levels], dtype=np.int64))
+            *inner, (last_slots, last_parents) = levels
+            memo[key] = (np.concatenate([np.zeros(0, np.intp), *(s for s, _ in inner)]).astype(np.int32),
+                         np.concatenate([np.zeros(0, np.intp), *(p for _, p in inner)]).astype(np.int32),
+                         np.array([len(s) for s, _ in inner], dtype=np.int64),
+                         last_slots.astype(np.int32), last_parents.astype(np.int32))
         return memo[key]
 
     def inconsistent(self, problem: str) -> InconsistentCounts:

@@ -262,15 +262,16 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     batched = return_numerators([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
     # per wager: the edges and the expected squared results, each times one common denominator, and it
     moments: list[tuple[list[int], int, list[int], int]] = []
+    shared = _shared_denominator(next((found.totals for found in batched if found is not None), []))
     for found in batched:
         if found is None:
             moments.append(([], 1, [], 1))
             continue
         assert found.second is not None
-        lt = [found.scale * t for t in found.totals]
-        squared = [found.scale * x for x in lt]
-        moments.append((*_one_denominator((x - d, d) for x, d in zip(found.first, lt)),
-                        *_one_denominator((x + d, d) for x, d in zip(found.second, squared))))
+        common, multiples = shared
+        s, sequences = found.scale, found.totals
+        moments.append(([(x - s * d) * k for x, d, k in zip(found.first, sequences, multiples)], s * common,
+                        [(x + s * s * d) * k for x, d, k in zip(found.second, sequences, multiples)], s * s * common))
     if any(found is None for found in batched):
         by_round: list[list[tuple[Fraction, Fraction]]] = [[] for _ in spec.pairs]
         for i in range(n):
@@ -283,12 +284,13 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
             if batched[j] is None:
                 moments[j] = (*_one_denominator((x.numerator, x.denominator) for x, _ in pairs),
                               *_one_denominator((y.numerator, y.denominator) for _, y in pairs))
-    counts = [[max(TC_RANGE[0], min(TC_RANGE[1], (int(rc) * 52) // int(u))) for rc, u in zip(running[j], unseen_total)]
-              for j in range(len(spec.pairs))]
+    counts = [np.clip(r * 52 // unseen_total, *TC_RANGE).tolist() for r in running]     # floors, as Python's //
+    pen = np.minimum(PEN_BINS - 1, (size - unseen_total) * PEN_BINS // size).tolist()
     for j in range(len(spec.pairs)):
-        net = [Fraction(-1) if k < 0 else nets[j][k] for k in settled[j].tolist()]
-        pen = [min(PEN_BINS - 1, (size - int(u)) * PEN_BINS // size) for u in unseen_total]
-        _tally(tallies[j], *moments[j], net, counts[j], pen, bounds)
+        net_scale = math.lcm(*(x.denominator for x in nets[j]))
+        paid = np.array([int(x * net_scale) for x in nets[j]] + [-net_scale], dtype=object)   # a loss (-1) last
+        outcome = np.where(settled[j] < 0, len(nets[j]), settled[j])
+        _tally(tallies[j], *moments[j], paid[outcome].tolist(), net_scale, counts[j], pen, bounds)
         found = batched[j]
         if found is None:
             continue
@@ -297,6 +299,18 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
             assert partner is not None                  # a cross moment exists only between two wagers read so
             _tally_cross(tallies[j], other, sums, found.scale * partner.scale, found.totals, counts[j], counts[other])
     return tallies
+
+
+def _shared_denominator(totals: Sequence[int]) -> tuple[int, list[int]]:
+    """The least common multiple of the rounds' ``totals`` and what each is multiplied by to make it: a
+    batch's rounds over one denominator, found once for every wager of the run (each wager's scale is a
+    factor beside).
+
+    >>> _shared_denominator([6, 4, 6])
+    (12, [2, 3, 2])
+    """
+    common = math.lcm(*set(totals))
+    return common, [common // t for t in totals]
 
 
 def _one_denominator(fractions: Iterable[tuple[int, int]]) -> tuple[list[int], int]:
@@ -327,37 +341,42 @@ def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: 
         mine[1] += Fraction(total, common)
 
 
-def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int, net: list[Fraction], tc: list[int],
-           pen: list[int], bounds: list[tuple[int, int]]) -> None:
+def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int, m: list[int], net_scale: int,
+           tc: list[int], pen: list[int], bounds: list[tuple[int, int]]) -> None:
     """Add a batch's rounds to ``tally``: the edges times ``scale`` and the expected squared results
-    times ``sq_scale`` (integers, exactly), nets as dealt, true counts, penetration bins, and each
-    shoe's rounds ``bounds``.
+    times ``sq_scale`` (integers, exactly), nets as dealt times ``net_scale``, true counts, penetration
+    bins, and each shoe's rounds ``bounds``.
 
-    The sums run in integers (every net too, times ``net_scale``), made Fractions once at the end
-    (a sum of Fractions reduces at every step).
+    The sums run in integers, made Fractions once at the end (a sum of Fractions reduces at every step).
     """
-    m, net_scale = _one_denominator((x.numerator, x.denominator) for x in net)      # net × net_scale
     by_tc: dict[int, list[int]] = {}                # rounds, Σ a, rounds with advantage, Σ m, Σ sq
     by_pen: dict[int, list[int]] = {}               # rounds, Σ a, rounds with advantage, min a, max a
     advantage = realized = advantage_sq = 0
-    for i, x in enumerate(a):
-        row = by_tc.setdefault(tc[i], [0, 0, 0, 0, 0])
+    histogram = tally.histogram
+    for x, count, bin_, mi, si in zip(a, tc, pen, m, sq):
+        row = by_tc.get(count)
+        if row is None:
+            row = by_tc[count] = [0, 0, 0, 0, 0]
         row[0] += 1
         row[1] += x
-        row[3] += m[i]
-        row[4] += sq[i]
-        p = by_pen.setdefault(pen[i], [0, 0, 0, x, x])
+        row[3] += mi
+        row[4] += si
+        p = by_pen.get(bin_)
+        if p is None:
+            p = by_pen[bin_] = [0, 0, 0, x, x]
         p[0] += 1
         p[1] += x
-        p[3] = min(p[3], x)
-        p[4] = max(p[4], x)
-        cell = (pen[i], (100 * x) // scale)                          # the edge's floor in percent
-        tally.histogram[cell] = tally.histogram.get(cell, 0) + 1
+        if x < p[3]:
+            p[3] = x
+        elif x > p[4]:
+            p[4] = x
+        cell = (bin_, (100 * x) // scale)                            # the edge's floor in percent
+        histogram[cell] = histogram.get(cell, 0) + 1
         if x > 0:
             tally.advantage_rounds += 1
             advantage += x
-            realized += m[i]
-            advantage_sq += sq[i]
+            realized += mi
+            advantage_sq += si
             row[2] += 1
             p[2] += 1
     tally.rounds = len(a)
@@ -378,20 +397,25 @@ def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int,
         shoe_sq += y * y
         shoe_cross += y * (stop - first)
         shoe_rounds_sq += (stop - first) ** 2
-        for k, x in enumerate(a[first:stop], start=1):
-            row = by_round.setdefault(k, [0, 0])
+        shoe_win = 0
+        at_count: dict[int, int] = {}
+        for k, (x, c) in enumerate(zip(a[first:stop], tc[first:stop]), start=1):
+            row = by_round.get(k)
+            if row is None:
+                row = by_round[k] = [0, 0]
             row[0] += 1
             row[1] += x
-        shoe_win = sum(x for x in a[first:stop] if x > 0)
-        squares += shoe_win * shoe_win
-        at_count: dict[int, int] = {}
-        for x, c in zip(a[first:stop], tc[first:stop]):
+            if x > 0:
+                shoe_win += x
             at_count[c] = at_count.get(c, 0) + x
-        w_t = 0
+        squares += shoe_win * shoe_win
+        w_t = square = 0
         for threshold in range(TC_RANGE[1], TC_RANGE[0] - 1, -1):    # from the top: w_t grows by count
-            w_t += at_count.get(threshold, 0)
+            if at_count.get(threshold):
+                w_t += at_count[threshold]
+                square = w_t * w_t                                   # squared where it changes only
             if w_t:
-                by_threshold[threshold] = by_threshold.get(threshold, 0) + w_t * w_t
+                by_threshold[threshold] = by_threshold.get(threshold, 0) + square
     tally.sum_sq_shoe_advantage = Fraction(squares, scale * scale)
     tally.by_round = {k: [r[0], Fraction(r[1], scale)] for k, r in by_round.items()}
     tally.sum_sq_shoe_edge = Fraction(shoe_sq, scale * scale)
