@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -60,3 +61,28 @@ def test_fewer_than_six_cards_is_rejected() -> None:
         Shoe.from_rank_counts({"K": 5})
     with pytest.raises(ExactOddsError, match="holds 5 cards"):
         Shoe.from_card_counts({"Ks": 6}).remove("Ks")
+
+
+def test_a_shoe_whose_counts_disagree_or_are_not_whole_numbers_is_refused_in_one_line():
+    import dataclasses
+    for bad, said in (
+            (((True,) * 13, None, "x"), "must be a whole number"),
+            ((None, None, "x"), "a tuple of 13 rank counts"),
+            (((4,) * 13, (1,) * 51 + (2,), "x"), "disagree: 5 cards of K by suit, 4 by rank"),
+            (((4,) * 13, None, None), "label must be text")):
+        with pytest.raises(ExactOddsError, match=re.escape(said)):
+            Shoe(*bad)  # type: ignore[arg-type]
+    with pytest.raises(ExactOddsError, match="disagree"):
+        dataclasses.replace(Shoe.decks(8), rank_counts=(4,) * 13)
+
+
+def test_a_shoe_unpickled_works_out_its_counts_again_even_from_an_older_pickle():
+    import pickle
+    shoe = Shoe.decks(6).remove("5s", "9")
+    assert pickle.loads(pickle.dumps(shoe)).describe() == shoe.describe()
+    state = {"rank_counts": shoe.rank_counts, "card_counts": shoe.card_counts, "label": shoe.label}
+    again = Shoe.__new__(Shoe)
+    again.__setstate__(state)                                  # what an earlier version's pickle holds
+    assert (again.size, again.value_counts, again.sequences, again.describe()) == \
+        (shoe.size, shoe.value_counts, shoe.sequences, shoe.describe())
+    assert again == shoe and hash(again) == hash(shoe)

@@ -69,19 +69,26 @@ class Shoe:
     _description: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if len(self.rank_counts) != 13:
-            raise ExactOddsError(f"a shoe needs 13 rank counts, got {len(self.rank_counts)}")
+        if not isinstance(self.rank_counts, tuple) or len(self.rank_counts) != 13:
+            raise ExactOddsError(f"a shoe needs a tuple of 13 rank counts, got {self.rank_counts!r:.60}")
         for rank, n in zip(Rank, self.rank_counts):
-            if not isinstance(n, int) or n < 0:
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 raise ExactOddsError(f"count of {rank} must be a whole number >= 0, got {n!r}")
         if self.card_counts is not None:
-            if len(self.card_counts) != 52:
-                raise ExactOddsError(f"a shoe needs 52 card counts, got {len(self.card_counts)}")
+            if not isinstance(self.card_counts, tuple) or len(self.card_counts) != 52:
+                raise ExactOddsError(f"a shoe needs a tuple of 52 card counts, got {self.card_counts!r:.60}")
             for i, n in enumerate(self.card_counts):
-                if not isinstance(n, int) or n < 0:
+                if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                     raise ExactOddsError(
                         f"count of {Card.from_index(i)} must be a whole number >= 0, got {n!r}"
                     )
+            by_rank = tuple(map(sum, zip(*[iter(self.card_counts)] * 4)))     # each rank's four suits
+            if by_rank != self.rank_counts:
+                r = next(r for r in range(13) if by_rank[r] != self.rank_counts[r])
+                raise ExactOddsError(f"the shoe's counts disagree: {by_rank[r]} cards of {Rank(r + 1)} by suit, "
+                                     f"{self.rank_counts[r]} by rank")
+        if not isinstance(self.label, str):
+            raise ExactOddsError(f"a shoe's label must be text, got {self.label!r:.60}")
         size = sum(self.rank_counts)
         if size > MAX_CARDS:
             raise ExactOddsError(f"the shoe holds {size:,} cards; at most {MAX_CARDS:,} (10 million decks) "
@@ -97,6 +104,12 @@ class Shoe:
         known["value_counts"] = (sum(self.rank_counts[9:13]), *self.rank_counts[0:9])
         known["sequences"] = math.perm(size, CARDS_PER_ROUND)
         known["_description"] = f"{self.label} ({size} cards{'' if self.card_counts is not None else _UNKNOWN})"
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """Unpickled: the counts and label checked again and what is worked out from them made again (a shoe
+        pickled by an earlier version holds only them)."""
+        self.__dict__.update(state)
+        self.__post_init__()
 
     # -- construction -------------------------------------------------------
     @classmethod

@@ -21,7 +21,9 @@ header, or Parquet's metadata), so that ``check-sim FILE --validation`` needs no
 (:func:`carried_by`); a file changed since is refused by its digest.
 
 >>> from exactodds.wagers import load_catalogue
->>> from exactodds.game.shoe import Shoe
+>>> from exactodds.game.cards import Card
+from exactodds.game.cards import Card
+from exactodds.game.shoe import Shoe
 >>> cat = load_catalogue()
 >>> v = validation_rounds([(cat["dragon-7-insurance"], cat["dragon-7-insurance"].paytable("standard"))],
 ...                       [Shoe.decks(8)])
@@ -44,6 +46,7 @@ from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.files import Outputs
+from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
 from exactodds.simulation.recordio import CARD_COLUMNS, RecordWriter, read_note
 from exactodds.simulation.roundclasses import _dealable, decode_values, settle_grouped
@@ -78,10 +81,11 @@ class ValidationRounds:
 
 def _floor(shoes: Sequence[Shoe]) -> Shoe:
     """The cards every one of ``shoes`` holds: a round that comes out of it comes out of each."""
+    if all(s.card_counts is not None for s in shoes):    # the least of each card; its ranks are its cards'
+        least: dict[Card | str, int] = {Card.from_index(i): min(s.card_counts[i] for s in shoes)  # type: ignore[index]
+                                        for i in range(52)}
+        return Shoe.from_card_counts(least, label="the cards every certified shoe holds")
     ranks = tuple(min(s.rank_counts[r] for s in shoes) for r in range(13))
-    if all(s.card_counts is not None for s in shoes):
-        cards = tuple(min(s.card_counts[i] for s in shoes) for i in range(52))  # type: ignore[index]
-        return Shoe(ranks, cards, "the cards every certified shoe holds")
     return Shoe(ranks, None, "the cards every certified shoe holds")
 
 
