@@ -103,3 +103,13 @@ def test_team_play_does_not_depend_on_how_the_shoes_are_split():
     plays = [x.team_play() for x in runs]
     assert plays[0] is not None and plays[0] == plays[1] == plays[2]
     assert runs[0][0].tally.cross == runs[1][0].tally.cross == runs[2][0].tally.cross
+
+
+def test_a_team_past_the_bound_of_its_covariance_is_refused_naming_the_shoe_not_the_wagers():
+    from exactodds.simulation.exposure import _check_team
+    from exactodds.wagers import load_catalogue
+    cat = load_catalogue()
+    pairs = [(cat[w], cat[w].paytable(next(iter(cat[w].paytables)))) for w in ("dragon-7-insurance", "tie")]
+    _check_team(pairs, 24)                                      # 1,248 cards: counted
+    with pytest.raises(ExactOddsError, match=r"a shoe of 25 decks \(1,300 cards\) is past the 64-bit bound"):
+        _check_team(pairs, 25)

@@ -157,6 +157,9 @@ def test_the_block_kernel_reads_only_the_types_it_names() -> None:
     args = _args()
     with pytest.raises(TypeError):
         core.block_sums(np.array(_TOKENS), core.block_plan(*args))       # tokens: a tuple
+    for token in (-1, -(2**63)):                                         # counts of cards: never below 0
+        with pytest.raises(ValueError, match="below 0"):
+            core.block_sums((token, *_TOKENS[1:]), core.block_plan(*args))
     for at, wrong in ((0, np.asarray(args[0], dtype=np.int64)), (5, np.asarray(args[5], dtype=np.int64))):
         broken = list(args)
         broken[at] = wrong

@@ -710,6 +710,10 @@ static PyObject *block_sums(PyObject *self, PyObject *args)
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "block_sums: a token count past 64 bits");
             return NULL;
         }
+        if (tokens[t] < 0) {                        /* counts of cards: never below 0 (and t - o never wraps) */
+            PyErr_SetString(PyExc_ValueError, "block_sums: a token count below 0");
+            return NULL;
+        }
     }
     PyObject *result = NULL;
     int code = OK;

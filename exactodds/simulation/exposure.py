@@ -1159,7 +1159,12 @@ def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
     """A team needs two wagers or more, every two read from one table of point values (their product)."""
     if len(pairs) < 2:
         raise ExactOddsError("--team: name two wagers or more (each player of the team bets one)")
-    found = return_numerators(list(pairs), np.array([Shoe.decks(decks).value_counts]), cross=True)
+    shoe = Shoe.decks(decks)
+    if 2 * shoe.sequences > 2**63 - 1:                # past the bound of the batch route that counts the products
+        raise ExactOddsError(f"--team: a shoe of {decks} decks ({shoe.size:,} cards) is past the 64-bit bound the "
+                             "covariance of a team's bets is counted under (2 x its sequences < 2^63: at most 1,292 "
+                             "cards, 24 decks); use fewer decks or leave --team out")
+    found = return_numerators(list(pairs), np.array([shoe.value_counts]), cross=True)
     for (w, _t), m in zip(pairs, found):
         if m is None:
             raise ExactOddsError(f"--team: wager {w.id!r} reads more than point values, so the covariance of the "
