@@ -195,7 +195,10 @@ def test_peak_memory_of_a_check_does_not_grow_with_its_rounds() -> None:
         code, peaks[rounds], err = peak([*CHECK, "-", "--input-format", "csv", "--quiet"], stdin=gen.stdout.fileno())
         gen.stdout.close()
         assert gen.wait() == 0 and code in (0, 1) and err == "", err
-    assert peaks[10**7] <= 1.1 * peaks[10**6], peaks
+    # within 10%, beside what the read-ahead may hold when its thread runs ahead of the counting (its depth, two
+    # chunks of at most 2^17 records, about 35 MB each with every wager's settlements): a matter of timing, not
+    # of rounds (a shorter run on a busy machine may never fill it); and below a fixed cap either way
+    assert peaks[10**7] <= 1.1 * peaks[10**6] + 2 * 40, peaks
     assert peaks[10**7] < 400, peaks
 
 
