@@ -865,8 +865,9 @@ def _records() -> None:
                  f"{_mb(peak)}", "< 500 MB", peak < 500)
 
 
-#: Shoes of Dragon 7 per worker in each timed exposure run of section 10 (about 1.5 s on one core).
-_SCALING_SHOES = 1000
+#: Shoes of Dragon 7 per worker in each timed exposure run of section 10 (about 1.5 s on one core, so that starting
+#: the worker processes is a small part of the run: 1,800 since the exposure kernel ran at 1,100 shoes per CPU-s).
+_SCALING_SHOES = 1800
 
 
 def _scaling(cat: Any) -> None:

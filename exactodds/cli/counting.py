@@ -89,7 +89,7 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
 @click.option("--cut", type=int, default=14, show_default=True, help="Cards behind the cover card (>= 14, §627a.5(d)).")
 @_TAGS
 @options.paytables
-@click.option("--batch", type=int, default=25, show_default=True, help="Shoes per unit of work.")
+@click.option("--batch", type=int, default=100, show_default=True, help="Shoes per unit of work.")
 @click.option("--workers", type=int, default=None, help="Local processes (default: every core).")
 @click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster, e.g. tcp://10.0.0.5:8786.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")

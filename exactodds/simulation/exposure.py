@@ -839,7 +839,7 @@ def exposure(
     cut: int = 14,
     tags: dict[str, int] | None = None,
     catalogue: Catalogue | None = None,
-    batch: int = 25,
+    batch: int = 100,
     workers: int = 1,
     scheduler: Any = None,
     progress: Callable[[int], None] | None = None,
@@ -1080,7 +1080,7 @@ def _duration(seconds: float) -> str:
 
 
 def estimate(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int, seed: int, decks: int = 8,
-             cut: int = 14, tags: dict[str, int] | None = None, catalogue: Catalogue | None = None, batch: int = 25,
+             cut: int = 14, tags: dict[str, int] | None = None, catalogue: Catalogue | None = None, batch: int = 100,
              workers: int = 1, team: bool = False, first_shoe: int = 0, sample_seconds: float = 2.0) -> Estimate:
     """Measure the study's first shoes here (for about ``sample_seconds`` of CPU, at most ``shoes``) and
     say what all ``shoes`` will cost on ``workers`` processes. The study itself is not run."""
