@@ -21,6 +21,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card, Rank, parse_card_or_rank
@@ -39,6 +40,15 @@ MAX_CARDS = 52 * 10**7
 
 #: The description's note where the suits of removed cards are not known.
 _UNKNOWN = "; suits of removed ranks not given"
+
+
+def _bad_count(counts: tuple[Any, ...]) -> int | None:
+    """The place of the first of ``counts`` that is not a whole number >= 0 (an ``int``: not a ``bool``, not a
+    float), or None: checked all at once, and item by item only to name one (a shoe is made for every round an
+    exposure prices by the shoe)."""
+    if set(map(type, counts)) <= {int} and min(counts, default=0) >= 0:
+        return None
+    return next(i for i, n in enumerate(counts) if type(n) is not int or n < 0)
 
 
 def int64_safe(size: int) -> bool:
@@ -71,17 +81,14 @@ class Shoe:
     def __post_init__(self) -> None:
         if not isinstance(self.rank_counts, tuple) or len(self.rank_counts) != 13:
             raise ExactOddsError(f"a shoe needs a tuple of 13 rank counts, got {self.rank_counts!r:.60}")
-        for rank, n in zip(Rank, self.rank_counts):
-            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise ExactOddsError(f"count of {rank} must be a whole number >= 0, got {n!r}")
+        if (i := _bad_count(self.rank_counts)) is not None:
+            raise ExactOddsError(f"count of {Rank(i + 1)} must be a whole number >= 0, got {self.rank_counts[i]!r}")
         if self.card_counts is not None:
             if not isinstance(self.card_counts, tuple) or len(self.card_counts) != 52:
                 raise ExactOddsError(f"a shoe needs a tuple of 52 card counts, got {self.card_counts!r:.60}")
-            for i, n in enumerate(self.card_counts):
-                if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                    raise ExactOddsError(
-                        f"count of {Card.from_index(i)} must be a whole number >= 0, got {n!r}"
-                    )
+            if (i := _bad_count(self.card_counts)) is not None:
+                raise ExactOddsError(f"count of {Card.from_index(i)} must be a whole number >= 0, "
+                                     f"got {self.card_counts[i]!r}")
             by_rank = tuple(map(sum, zip(*[iter(self.card_counts)] * 4)))     # each rank's four suits
             if by_rank != self.rank_counts:
                 r = next(r for r in range(13) if by_rank[r] != self.rank_counts[r])
