@@ -737,6 +737,8 @@ def _class_columns(table: Any, nets: Sequence[Sequence[Fraction]]
         u = np.zeros((len(table.multisets), max(len(classes), 1)), dtype=np.int64)
         np.add.at(u, (table.entry_multiset[paid], entry_class[paid]), table.entry_orderings[paid].astype(np.int64))
         multisets = np.flatnonzero(np.any(u != 0, axis=1))
+        if len(memo) >= 64:                            # a session trying many paytables: the oldest go
+            memo.pop(next(iter(memo)))
         memo[class_of_key.tobytes()] = (multisets, np.ascontiguousarray(u[multisets, :len(classes)]))
     return (classes, *memo[class_of_key.tobytes()])
 
