@@ -21,9 +21,7 @@ header, or Parquet's metadata), so that ``check-sim FILE --validation`` needs no
 (:func:`carried_by`); a file changed since is refused by its digest.
 
 >>> from exactodds.wagers import load_catalogue
->>> from exactodds.game.cards import Card
-from exactodds.game.cards import Card
-from exactodds.game.shoe import Shoe
+>>> from exactodds.game.shoe import Shoe
 >>> cat = load_catalogue()
 >>> v = validation_rounds([(cat["dragon-7-insurance"], cat["dragon-7-insurance"].paytable("standard"))],
 ...                       [Shoe.decks(8)])
