@@ -546,7 +546,7 @@ def price(wager: Wager, paytable: Paytable, dist: PointDistribution,
     index, -1 lost, where :func:`settled_together` counted them already)."""
     if sums is None and settles_rounds(dist):              # the second route settles each round itself
         sums = dist.outcome_counts(wager, paytable)
-    elif sums is None:                                     # (``and`` first: where counted already, no test)
+    elif sums is None:
         order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
         counts = _counts(wager, dist)
         sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
