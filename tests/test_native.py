@@ -282,19 +282,17 @@ def test_the_exposure_kernel_takes_a_shoe_whose_weights_pass_its_first_bound() -
 
 def test_a_walk_whose_split_would_pass_its_limit_is_refused_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk by point values splits each round by the suits it reads: the terms are counted first; past
-    the limit, the wager is walked card by card instead, to the same counts."""
+    the limit, it is refused in one line (a wager then is walked card by card). Its counts equal the walk's
+    that reads the three suits compared together (the default for this bet: tests/test_walk_joint.py)."""
     wager = one_outcome("banker_cards == 3 and banker_suit_1 == banker_suit_2 == banker_suit_3")
     shoe = Shoe.decks(8).remove("As")
-    split = WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"])
+    cards = walk._trackers(wager.features)           # each position read on its own, as the split reads them
+    split = walk._LazyWalk(cards, [wager]).run(shoe, "a test")
+    assert walk._Walk(walk._wager_trackers(wager), [wager]).run(shoe, "a test") == split
     monkeypatch.setattr(walk, "SPLIT_LIMIT", 10)
     with pytest.raises(TooLarge, match=r"would split [\d,]+ classes of rounds into [\d,]+ by the ranks or suits they "
                                        r"read \(limit 10\): refused"):
-        walk._LazyWalk(walk._wager_trackers(wager), [wager]).run(shoe, "a test")
-    if native.kernels() is None:                  # the pure walk card by card would keep too many states: one line
-        with pytest.raises(TooLarge, match=r"\(the pure route, .*\): refused; .* compiled core"):
-            WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"])
-        return
-    assert WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"]) == split
+        walk._LazyWalk(cards, [wager]).run(shoe, "a test")
 
 
 @compiled

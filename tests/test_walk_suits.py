@@ -4,7 +4,9 @@ Two things let the walk price such a bet, written card by card, in seconds at 8 
 tables would need 14 to 80 GB:
 
 * a suit that the conditions read only against suits they name (``player_suit_1 in ('h', 'd')``),
-  never against another card's, is read as its block of suits no name tells apart (red or black);
+  never against another card's, is read as its block of suits no name tells apart (red or black),
+  and suits compared with each other are read together, only the truths of the comparisons kept once
+  their cards are dealt (tests/test_walk_joint.py);
 * where the shoe holds as many cards of each rank in two suits, and no wager names one of them
   apart, the walk carries a state and the state with those suits renamed as one.
 
@@ -26,7 +28,7 @@ import pytest
 
 from exactodds import Shoe, deal, load_catalogue, price
 from exactodds.engine import native, walk
-from exactodds.engine.walk import WalkDistribution, _symmetries, _Walk, _wager_trackers
+from exactodds.engine.walk import WalkDistribution, _Joint, _symmetries, _Walk, _wager_trackers
 from exactodds.errors import TooLarge
 from exactodds.wagers.catalogue import Wager, read_file, read_text
 from exactodds.wagers.conditions import Condition
@@ -58,12 +60,22 @@ def test_a_condition_knows_which_features_it_compares_with_another(text: str, jo
     assert Condition.parse(text, where="a test").joined == joined
 
 
-def test_a_suit_named_only_is_read_by_its_block_and_a_compared_one_in_full() -> None:
-    told = {t.hand + str(t.k): getattr(t, "told", None) for t in _wager_trackers(BETS["contrast"])}
+def test_a_suit_named_only_is_read_by_its_block_and_suits_read_together_by_their_group() -> None:
+    # the cards one by one (the walk by point values, and a walk card by card past its limit)
+    told = {t.hand + str(t.k): getattr(t, "told", None) for t in _wager_trackers(BETS["contrast"], joint=False)}
     assert set(told.values()) == {"hd|sc"}                   # red and black: six positions, 2 blocks each
-    assert all(getattr(t, "told", "") == "" for t in _wager_trackers(BETS["one-suit-compared"]))
-    mirror = {(t.hand, t.k): t.told for t in _wager_trackers(BETS["mirror"]) if hasattr(t, "told")}
-    assert mirror[("player", 0)] == ""               # compared with the Banker's first card: read in full
+    # by group: a part of the conditions that reads suits and nothing else, and the parts that share a suit
+    (contrast,) = _wager_trackers(BETS["contrast"])
+    assert isinstance(contrast, _Joint) and len(contrast.names) == 6 and len(contrast.atoms) == 2   # six, fewer
+    assert all(isinstance(t, _Joint) for t in _wager_trackers(BETS["one-suit-compared"]))
+    mirror = {t.names for t in _wager_trackers(BETS["mirror"]) if isinstance(t, _Joint)}
+    assert mirror == {("banker_suit_1", "banker_suit_2", "player_suit_1", "player_suit_2")}
+    # a suit beside another feature of the round within one 'and': its own part, one position, read as a card
+    alone = read_text("[[wager]]\nid = \"x\"\nname = \"x\"\nsection = \"test\"\n  [[wager.outcome]]\n  id = \"x\"\n"
+                      "  name = \"x\"\n  when = \"player_natural and player_suit_1 in ('h', 'd') or banker_cards == 3 "
+                      "and banker_suit_3 == 's'\"\n  [[wager.paytable]]\n  id = \"A\"\n  pays = { x = \"2 to 1\" }\n",
+                      source="t.toml")["x"]
+    assert {(t.hand, t.k, t.told) for t in _wager_trackers(alone)} == {("player", 0, "c|hd|s"), ("banker", 2, "c|hd|s")}
 
 
 def test_the_renamings_keep_the_suits_the_wagers_name_and_the_shoes_counts() -> None:
@@ -185,13 +197,24 @@ def test_contrast_is_priced_by_the_walk_by_default_with_one_line_saying_so() -> 
 
 @pytest.mark.skipif(native.kernels() is None, reason="the compiled walk's limit (the pure walk has its own)")
 def test_a_walk_past_its_limit_on_a_shoe_of_unequal_suits_says_why_and_what_to_read() -> None:
+    # read by group, the walk prices it on such a shoe (below); card by card, as the walk reads the cards of a
+    # group past JOINT_ASSIGNMENTS, it would hold too many states
     w = BETS["one-suit-compared"]
     unequal = Shoe.decks(8).remove("Ah", "2h", "Kd", "5s", "9c", "9c")
     with pytest.raises(TooLarge) as refused:
-        WalkDistribution(unequal).outcome_counts(w, w.paytables["A"])
+        _Walk(_wager_trackers(w, joint=False), [w]).run(unequal, "wager 'one-suit-compared'")
     message = str(refused.value)
     assert "\n" not in message and "more than 4,000,000 states" in message
     assert "suits in unequal numbers" in message and "same_suit or same_colour" in message
     # what it suggests, the same event as the every-card feature: counted by the tables on that shoe
     tables = combinations("one-suit-every", deal(unequal))
     assert sum(tables.values()) == unequal.sequences and tables["one"] > 0
+
+
+@pytest.mark.parametrize("shoe", [Shoe.decks(8).remove("Ah", "2h", "Kd", "5s", "9c", "9c"),
+                                  Shoe.decks(6).remove("Ah", "Ah", "Qs")], ids=["8 decks", "6 decks"])
+def test_suits_compared_card_by_card_on_a_shoe_of_unequal_suits_equal_same_suit(shoe: Shoe) -> None:
+    # nothing to rename on such a shoe: the six suits are read together, only what can still change their
+    # comparisons kept (tests/test_walk_joint.py)
+    walked = combinations("one-suit-compared", WalkDistribution(shoe))
+    assert walked == combinations("one-suit-every", deal(shoe)) and walked["one"] > 0

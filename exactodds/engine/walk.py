@@ -35,13 +35,14 @@ whole number.
 
 from __future__ import annotations
 
+import ast
 import functools
 import itertools
 import math
 import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
@@ -52,7 +53,8 @@ from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, T
 from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
-from exactodds.wagers.outcomes import DERIVED, POINT_FEATURES, SUITS_TOLD_APART, point_row
+from exactodds.wagers.conditions import Condition
+from exactodds.wagers.outcomes import DERIVED, KNOWN_FEATURES, POINT_FEATURES, SUITS_TOLD_APART, point_row
 from exactodds.render.tables import cited
 
 if TYPE_CHECKING:
@@ -154,6 +156,8 @@ _SUITS = ("s", "h", "d", "c")
 _SYMBOL = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 #: The 52 identities in :attr:`Card.index` order.
 _IDENTITIES: tuple[Identity, ...] = tuple((c.rank.value, c.suit.value) for c in map(Card.from_index, range(52)))
+#: The index of each identity in :data:`_IDENTITIES`.
+_INDEX: dict[Identity, int] = {card: i for i, card in enumerate(_IDENTITIES)}
 _PENDING = None
 _BROKEN = "*"
 
@@ -221,11 +225,15 @@ def _component(spec: Spec, card: Identity) -> Hashable:
         return _colour(suit)
     if kind == "block":                                # ('block', blocks): the first suit of the card's block
         return next(b for b in spec[1].split("|") if suit in b)[0]
+    if kind == "card":
+        return card
+    if kind == "joint":                                # ('joint', a _Joint, its summary): what the card makes of it
+        return spec[1].after(spec[2], card)
     if kind == "is":                                   # ('is', attribute, value): equal to it or not
         return _component((spec[1],), card) == spec[2]
     if kind == "hand-first":                           # a hand's first card and, for any, its second
         of, reps = _first_classes(spec[1])
-        return (of[_IDENTITIES.index(card)],
+        return (of[_INDEX[card]],
                 tuple(tuple(_hand_attribute(n, r, card) for n in spec[1]) for r in reps))
     if kind == "hand-second":                          # the second card, the first's class known
         rep = _first_classes(spec[1])[1][spec[2]]
@@ -415,12 +423,257 @@ class _Hand(_Tracker):
         if s[0] == "first":                               # the first card's class: the class of its image
             of, reps = _first_classes(self.attrs)
             rank, suit = reps[s[1]]
-            return ("first", of[_IDENTITIES.index((rank, suits[suit]))])
+            return ("first", of[_INDEX[(rank, suits[suit])]])
         return ("both", tuple(_renamed_attribute(n, x, suits) for n, x in zip(self.attrs, s[1])))
 
     def features(self, s: Any, row: dict[str, object]) -> None:
         for name, value in zip(self.attrs, s[1]):
             row[f"{self.hand}_{name}"] = value
+
+
+# -- cards read together: of a group of positions, only what can still change its conditions -------
+#
+# A wager whose conditions read the ranks or suits of several positions together (``player_rank_1 ==
+# banker_rank_2 and player_suit_1 == banker_suit_2 and ...``, every card one suit named in turn) would
+# have the walk keep each of those cards, as a :class:`_Card` does, until the round ends: millions of
+# summaries for six positions. But the parts of its conditions that read ranks and suits and nothing
+# else fall into groups that share features (:func:`_find_groups`), and no feature of a group is read
+# anywhere else. So a :class:`_Joint` tracker keeps of the cards dealt at its group's positions only
+# what can still change the truths of its parts: two sets of cards whose parts come out the same
+# however the positions left are dealt (a third card not dealt included) are one summary, the least of
+# them standing for both; and of the next card it reads only which summary that card would make at each
+# position left. Once every position is dealt, it keeps the truths alone. A finished round is settled
+# on the summary's cards (the least cards with those truths, once all are dealt), on which every
+# condition of the wager takes the value it takes on the cards dealt. A wager the walk by point values
+# reads (its ranks and suits at few positions: :class:`_LazyWalk`) is read so still.
+
+#: The most assignments of a group's features (13 ranks or 4 suits each, a third card's also missing)
+#: the walk tabulates; past it, the wager's cards are read one by one (as without groups).
+JOINT_ASSIGNMENTS = 200_000
+
+
+@dataclass(frozen=True, eq=False)
+class _JointTable:
+    """A group's parts on every assignment of its features, for :class:`_Joint`. A feature's value
+    is an index into its domain: a rank's 1 to 13, a suit's s h d c, then at a third card 'not dealt'."""
+
+    positions: tuple[Position, ...]                  # in deal order
+    of: tuple[tuple[int, ...], ...]                  # per position, its features (indices)
+    attrs: tuple[str, ...]                           # per feature, 'rank' or 'suit'
+    truths: np.ndarray                               # per assignment (axes: the features), a bit per part
+    witness: dict[int, tuple[int, ...]]              # per truths of six dealt cards, the least assignment
+    named: frozenset[str]                            # the suits the parts name
+    least: dict[int, np.ndarray] = field(default_factory=dict)        # see :meth:`canonical`
+    memo: dict[Any, Any] = field(default_factory=dict)                 # canonical and renamed summaries
+
+    def value(self, f: int, x: int) -> object:
+        """Feature ``f``'s value of index ``x``, as a round's row holds it."""
+        if self.attrs[f] == "rank":
+            return x + 1 if x < 13 else -1
+        return _SUITS[x] if x < 4 else ""
+
+    def canonical(self, s: tuple[int | None, ...]) -> tuple[int | None, ...] | int:
+        """The least assignment of the features known in ``s`` (the others None) on which every part comes
+        out as on ``s``, however the others are dealt; the truths where none is left."""
+        found = self.memo.get(s)
+        if found is None:
+            found = self.memo[s] = self._canonical(s)
+        return found  # type: ignore[no-any-return]
+
+    def _canonical(self, s: tuple[int | None, ...]) -> tuple[int | None, ...] | int:
+        known = tuple(f for f, x in enumerate(s) if x is not None)
+        if len(known) == len(s):
+            return int(self.truths[s])
+        mask = sum(1 << f for f in known)
+        if mask not in self.least:                 # per set of features known: each row's least equal row
+            sizes = [13 if self.attrs[f] == "rank" else 4 for f in known]    # known: dealt
+            rest = [f for f in range(len(s)) if f not in known]
+            rows = self.truths.transpose(*known, *rest)[tuple(slice(0, n) for n in sizes)]
+            rows = rows.reshape(int(np.prod(sizes)), -1)
+            _, inverse = np.unique(rows, axis=0, return_inverse=True)
+            first = np.full(inverse.max() + 1, len(rows))
+            np.minimum.at(first, inverse.reshape(-1), np.arange(len(rows)))
+            self.least[mask] = first[inverse.reshape(-1)]
+        sizes = [13 if self.attrs[f] == "rank" else 4 for f in known]
+        row = 0
+        for f, n in zip(known, sizes):
+            row = row * n + s[f]  # type: ignore[operator]
+        least = int(self.least[mask][row])
+        out = list(s)
+        for f, n in zip(reversed(known), reversed(sizes)):
+            least, out[f] = divmod(least, n)
+        return tuple(out)
+
+
+@functools.cache
+def _joint_table(joint: _Joint) -> _JointTable:
+    parsed = [m for f in joint.names if (m := _POSITION.match(f))]
+    positions = tuple(sorted({(m[1], int(m[3]) - 1) for m in parsed}, key=_POSITIONS.index))
+    at = [positions.index((m[1], int(m[3]) - 1)) for m in parsed]
+    attrs = tuple(m[2] for m in parsed)
+    sizes = [(13 if a == "rank" else 4) + (positions[j][1] == 2) for j, a in zip(at, attrs)]
+    grid = np.indices(sizes).reshape(len(sizes), -1)
+    ranks, letters = np.array([*range(1, 14), -1]), np.array([*_SUITS, ""])
+    columns = {f: (ranks if a == "rank" else letters)[grid[k]] for k, (f, a) in enumerate(zip(joint.names, attrs))}
+    size = grid.shape[1]
+    parameters = dict(joint.parameters)
+    conditions = [Condition.parse(text, where="a part of a condition", parameters=parameters) for text in joint.atoms]
+    truths = np.zeros(size, dtype=np.int64)
+    for k, c in enumerate(conditions):
+        truths |= c.mask(columns, size, parameters).astype(np.int64) << k
+    dealt = np.all(grid < np.array([13 if a == "rank" else 4 for a in attrs])[:, None], axis=0)
+    found, first = np.unique(truths[dealt], return_index=True)
+    witness = {int(t): tuple(int(x) for x in grid[:, i]) for t, i in zip(found, np.flatnonzero(dealt)[first])}
+    named = frozenset(s for c in conditions for t in c.texts for s in t if s in _SUITS)
+    return _JointTable(positions, tuple(tuple(f for f, j in enumerate(at) if j == p) for p in range(len(positions))),
+                       attrs, truths.reshape(sizes), witness, named)
+
+
+@dataclass(frozen=True)
+class _Joint(_Tracker):
+    """A group of parts of a wager's conditions over the ranks and suits of several positions (see above): per
+    feature, the index of its value (None until its card is dealt), as :meth:`_JointTable.canonical` leaves
+    it; once every position is dealt, the truths of the parts, a bit each."""
+
+    names: tuple[str, ...]                            # its features, sorted
+    atoms: tuple[str, ...]                            # each part's text (a comparison, or 'and'/'or'/'not' of them)
+    parameters: tuple[tuple[str, object], ...]        # the wager's, lists as tuples
+
+    def __post_init__(self) -> None:                  # hashed at every move of the walk: once here
+        object.__setattr__(self, "_hash", hash((self.names, self.atoms, self.parameters)))
+        object.__setattr__(self, "_at", {(m[1], int(m[3]) - 1) for f in self.names if (m := _POSITION.match(f))})
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def start(self) -> Hashable:  # type: ignore[override]
+        return (None,) * len(self.names)
+
+    def need(self, s: Any) -> Spec | None:
+        return None if isinstance(s, int) else ("joint", self, s)
+
+    def after(self, s: tuple[int | None, ...], card: Identity) -> tuple[Any, ...]:
+        """What ``card`` would make of the summary ``s`` at each position not dealt yet (in deal order)."""
+        table = _joint_table(self)
+        rank, suit = card
+        out = []
+        for features in table.of:
+            if s[features[0]] is None:
+                dealt = list(s)
+                for f in features:
+                    dealt[f] = rank - 1 if table.attrs[f] == "rank" else _SUITS.index(suit)
+                out.append(table.canonical(tuple(dealt)))
+        return tuple(out)
+
+    def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
+        if isinstance(s, int) or (hand, k) not in self._at:  # type: ignore[attr-defined]
+            return s
+        table = _joint_table(self)
+        pending = [j for j, features in enumerate(table.of) if s[features[0]] is None]
+        return seen[pending.index(table.positions.index((hand, k)))]
+
+    def done(self, s: Any) -> bool:
+        return isinstance(s, int)
+
+    def keeps(self, suits: Mapping[str, str]) -> bool:
+        return all(suits[x] == x for x in _joint_table(self).named)
+
+    def relabel(self, s: Any, suits: Mapping[str, str]) -> Any:
+        if isinstance(s, int):                            # the truths: a renaming kept changes none
+            return s
+        table = _joint_table(self)
+        key = (s, suits["s"], suits["h"], suits["d"])
+        found = table.memo.get(key)
+        if found is None:
+            renamed = tuple(x if x is None or table.attrs[f] == "rank" else _SUITS.index(suits[_SUITS[x]])
+                            for f, x in enumerate(s))
+            found = table.memo[key] = table.canonical(renamed)
+        return found
+
+    def features(self, s: Any, row: dict[str, object]) -> None:
+        table = _joint_table(self)
+        values = table.witness[s] if isinstance(s, int) else s
+        for f, (name, x) in enumerate(zip(self.names, values)):
+            # not dealt (None): a third card the round did not take
+            row[name] = table.value(f, 13 if table.attrs[f] == "rank" else 4) if x is None else table.value(f, x)
+
+
+def _joint_groups(wager: Wager) -> tuple[_Joint, ...]:
+    """Kept on the wager: :func:`_find_groups`."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "joint groups" not in cache:
+        cache["joint groups"] = _find_groups(wager)
+    return cache["joint groups"]  # type: ignore[no-any-return]
+
+
+def _find_groups(wager: Wager) -> tuple[_Joint, ...]:
+    """The groups of ``wager``'s conditions over the ranks and suits of two positions or more (see above).
+
+    A part of a condition is taken whole where it reads nothing but ranks and suits (``player_suit_1 in
+    ('h', 'd') and banker_suit_1 in ('h', 'd')``: one part, true or not), and the parts that share a feature
+    form a group; a group of more than :data:`JOINT_ASSIGNMENTS` assignments is read by the parts of its
+    parts ('and', 'or', 'not'), down to single comparisons. () where a rank or suit is compared with another
+    feature of the round (``player_rank_1 == player``), or a group of comparisons alone is still too large:
+    the walk then reads the cards one by one."""
+    parts: dict[str, frozenset[str]] = {}
+    nodes: dict[str, ast.expr] = {}
+    for outcome in wager.outcomes:
+        tree = ast.parse(" ".join(outcome.condition.text.split()), mode="eval")
+        if not _card_parts(tree.body, wager, parts, nodes):
+            return ()
+    while True:
+        groups: list[tuple[set[str], list[str]]] = []
+        for text, cards in parts.items():                 # the connected parts, by shared features
+            joined = [g for g in groups if g[0] & cards]
+            merged = (set(cards).union(*(g[0] for g in joined)), [t for g in joined for t in g[1]] + [text])
+            groups = [g for g in groups if not g[0] & cards] + [merged]
+        large = [texts for cards, texts in groups if _assignments(cards) > JOINT_ASSIGNMENTS]
+        if not large:
+            break
+        split = [t for texts in large for t in texts if isinstance(nodes[t], (ast.BoolOp, ast.UnaryOp))]
+        if not split:
+            return ()
+        for text in split:                               # read by its parts instead
+            del parts[text]
+            node = nodes.pop(text)
+            for part in node.values if isinstance(node, ast.BoolOp) else [cast(ast.UnaryOp, node).operand]:
+                _card_parts(part, wager, parts, nodes)
+    parameters = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(wager.parameters.items()))
+    out = [_Joint(tuple(sorted(cards)), tuple(texts), parameters) for cards, texts in groups
+           if len({f.rsplit("_", 2)[0] + f[-1] for f in cards}) >= 2]           # one position: read as a card
+    return tuple(sorted(out, key=lambda j: j.names))
+
+
+def _card_parts(node: ast.expr, wager: Wager, parts: dict[str, frozenset[str]], nodes: dict[str, ast.expr]) -> bool:
+    """Add to ``parts`` the largest parts of the yes/no expression ``node`` that read ranks and suits of
+    positions and nothing else of the round (by text: the features each reads); False where a rank or suit
+    is read beside another feature within one comparison."""
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in KNOWN_FEATURES
+            and n.id not in wager.parameters}
+    cards = frozenset(f for f in read if _card_feature(f, wager))
+    if not cards:
+        return True
+    if cards == read and (isinstance(node, (ast.BoolOp, ast.Compare))
+                          or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        text = ast.unparse(node)
+        parts[text], nodes[text] = cards, node
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(_card_parts(v, wager, parts, nodes) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _card_parts(node.operand, wager, parts, nodes)
+    return False
+
+
+def _assignments(cards: Iterable[str]) -> int:
+    """The assignments of a group's features: 13 ranks or 4 suits each, a third card's also 'not dealt'."""
+    return math.prod((13 if "_rank_" in f else 4) + f.endswith("_3") for f in cards)
+
+
+def _card_feature(name: str, wager: Wager) -> bool:
+    """Whether ``name`` is a position's rank or suit (not a parameter of ``wager``)."""
+    return name not in wager.parameters and (m := _POSITION.match(name)) is not None and m[2] != "value"
 
 
 def _keeps_colours(suits: Mapping[str, str]) -> bool:
@@ -442,10 +695,12 @@ _HAND_ATTRS = ("pair", "suited", "royal_match", "royal_9", "king_9", "nines")
 _POSITION = re.compile(r"^(player|banker)_(value|rank|suit)_([123])$")
 
 
-def _wager_trackers(wager: Wager) -> tuple[_Tracker, ...]:
+def _wager_trackers(wager: Wager, *, joint: bool = True) -> tuple[_Tracker, ...]:
     """The trackers of ``wager``'s features, a suit read only against named suits read by block. Where the
     wager's conditions are proven unchanged by renaming suits it names (:func:`_renamings_kept`), every
-    suit it reads is read as itself, so that the walk may rename them (:func:`_symmetries`)."""
+    suit it reads is read as itself, so that the walk may rename them (:func:`_symmetries`). With ``joint``,
+    the ranks and suits its conditions read of two positions or more together (:func:`_joint_groups`) are
+    read by group."""
     blocks = [set(_SUITS)]
     for named in wager.texts:
         blocks = [part for b in blocks for part in (b & named, b - named) if part]
@@ -453,7 +708,8 @@ def _wager_trackers(wager: Wager) -> tuple[_Tracker, ...]:
     joined = wager.joined
     if _renamings_kept(wager) not in (None, told):
         joined = joined | {f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit"}
-    return _trackers(wager.features, told=told, joined=joined)
+    joints = _joint_groups(wager) if joint else ()
+    return _trackers(wager.features.difference(*(j.names for j in joints)), told=told, joined=joined) + joints
 
 
 #: The most rounds :func:`_renamings_kept` evaluates a wager's conditions on (every value of each feature it
@@ -1147,21 +1403,22 @@ class WalkDistribution:
 
     def prepare(self, wagers: Iterable[Wager]) -> None:
         """Walk the shoe once for each group of ``wagers`` that read the same cards."""
-        groups: defaultdict[tuple[_Tracker, ...], list[Wager]] = defaultdict(list)
+        groups: defaultdict[tuple[tuple[_Tracker, ...], tuple[_Tracker, ...]], list[Wager]] = defaultdict(list)
         for w in wagers:
             key = _wager_key(w)
-            if key not in self._hits and all(_wager_key(x) != key for x in groups[_wager_trackers(w)]):
-                groups[_wager_trackers(w)].append(w)
-        for trackers, members in groups.items():
+            read = (_wager_trackers(w), _wager_trackers(w, joint=False))
+            if key not in self._hits and all(_wager_key(x) != key for x in groups[read]):
+                groups[read].append(w)
+        for (trackers, cards), members in groups.items():
             if not members:
                 continue
             what = f"wager {members[0].id!r} ({cited(members[0].section)})"
             run: _Walk | _LazyWalk = _Walk(trackers, members)
-            if _LazyWalk.fits(trackers):                  # by point value, split at the end: fastest where it fits
+            if _LazyWalk.fits(cards):                     # by point value, split at the end: fastest where it fits
                 try:
-                    lazy = _lazy_walk(trackers, members)
+                    lazy = _lazy_walk(cards, members)
                     hits, run = lazy.run(self.shoe, what), lazy
-                except TooLarge:                          # too many positions read at once: card by card
+                except TooLarge:                          # too many positions read at once: card by card, by group
                     hits = run.run(self.shoe, what)
             else:
                 hits = run.run(self.shoe, what)
@@ -1260,8 +1517,9 @@ class _Automaton:
 _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...], tuple[tuple[str, ...], ...]], _Automaton] = {}
 #: The most moves (a class of cards dealt at a position from a summary) an automaton may hold (a wager
 #: that reads the ranks or suits of many cards apart, at once, on a shoe that holds most identities):
-#: about 60 MB and 6 s while it is built; a larger one is refused as it grows. The catalogue's largest: 44,780.
-AUTOMATON_MOVES_LIMIT = 400_000
+#: about 90 MB and 12 s while it is built; a larger one is refused as it grows. The catalogue's largest: 44,780;
+#: six positions' ranks and suits compared in pairs (tests/test_bounds.py): 449,597.
+AUTOMATON_MOVES_LIMIT = 600_000
 
 
 def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
@@ -1382,7 +1640,7 @@ def _renamed(finer: tuple[Spec | None, ...], coarser: tuple[Spec | None, ...], s
     names = dict(zip(_SUITS, suits))
     into: dict[int, int] = {}
     for i, (rank, suit) in enumerate(_IDENTITIES):
-        j = b.of[_IDENTITIES.index((rank, names[suit]))]
+        j = b.of[_INDEX[(rank, names[suit])]]
         if into.setdefault(a.of[i], j) != j:
             raise ExactOddsError(f"internal: renaming the suits would split a class ({finer!r} -> {coarser!r})")
     return tuple(into[k] for k in range(len(a.labels)))
@@ -1406,7 +1664,7 @@ def _symmetries(walk: _Walk, shoe: Shoe) -> tuple[tuple[str, ...], ...]:
     for p in itertools.permutations(_SUITS):
         names = dict(zip(_SUITS, p))
         if p != _SUITS and all({names[x] for x in n} == n for n in named) and all(t.keeps(names) for t in walk.trackers) and all(
-                counts[i] == counts[_IDENTITIES.index((rank, names[suit]))] for i, (rank, suit) in enumerate(_IDENTITIES)):
+                counts[i] == counts[_INDEX[(rank, names[suit])]] for i, (rank, suit) in enumerate(_IDENTITIES)):
             out.append(p)
     return tuple(out)
 
