@@ -13,19 +13,27 @@ import contextlib
 import copy
 import functools
 import json
+import warnings
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from exactodds import Shoe, price
-from exactodds.engine import native
-from exactodds.engine.walk import WalkDistribution, _Joint, _joint_groups, _wager_trackers
-from exactodds.errors import TooLarge
+from exactodds import Shoe, analyze, price
+from exactodds.analyses import analysis
+from exactodds.analyses.analysis import WALK_FIRST_BYTES
+from exactodds.analyses.pricing import table_bytes
+from exactodds.engine import native, walk
+from exactodds.engine.walk import WalkDistribution, _Joint, _joint_groups, _wager_trackers, reads_by_group
+from exactodds.errors import ExactOddsWarning, TooLarge
 from exactodds.game.rules import banker_draws, is_natural, player_draws
-from exactodds.wagers.catalogue import Wager, read_text
+from exactodds.wagers.catalogue import Catalogue, Wager, read_file, read_text
 
 from . import brute
+from .test_conditions import SHOES, deals, one_outcome, reference
 
 #: Six positions, their ranks and suits compared in pairs (also tests/test_bounds.py).
 SIX = ("player_rank_1 == banker_rank_2 and player_suit_1 == banker_suit_2 and player_rank_2 + banker_rank_3 == 14 "
@@ -159,3 +167,82 @@ def test_the_count_written_for_six_positions_equals_the_brute_force_on_a_small_s
     shoe = Shoe.from_card_counts(SMALL["mixed"], label="mixed")
     holds, _ = _six_by_hand(shoe)
     assert _brute("mixed")[SIX_NAME]["win"] == holds > 0
+
+
+_POSITIONS = [f"{h}_{{}}_{k}" for h in ("player", "banker") for k in (1, 2, 3)]
+
+
+@st.composite
+def card_conditions(draw: st.DrawFn, depth: int = 3) -> str:
+    """Random conditions over the ranks and suits of positions, compared with each other and with constants,
+    joined by and/or/not, now and then beside a feature of the round (a part then reads it too)."""
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        a, b = (draw(st.sampled_from(_POSITIONS)) for _ in range(2))
+        form = draw(st.sampled_from(["rank", "rank", "sum", "suit", "suit", "in", "round"]))
+        if form == "rank":
+            op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">="]))
+            return f"{a.format('rank')} {op} {b.format('rank') if draw(st.booleans()) else draw(st.integers(-1, 13))}"
+        if form == "sum":
+            return f"{a.format('rank')} + {b.format('rank')} {draw(st.sampled_from(['==', '<', '>']))} " \
+                   f"{draw(st.integers(2, 26))}"
+        if form == "suit":
+            other = b.format("suit") if draw(st.booleans()) else repr(draw(st.sampled_from(["s", "h", "d", "c", ""])))
+            return f"{a.format('suit')} {draw(st.sampled_from(['==', '!=']))} {other}"
+        if form == "in":
+            return f"{a.format('suit')} in ({b.format('suit')}, {draw(st.sampled_from(['s', 'h', 'd', 'c', '']))!r})"
+        return draw(st.sampled_from(["player_wins", "banker == 7", "player_cards == 3", f"{a.format('rank')} == player"]))
+    sub = card_conditions(depth - 1)
+    form = draw(st.sampled_from(["and", "or", "not"]))
+    if form == "not":
+        return f"not ({draw(sub)})"
+    return f" {form} ".join(f"({p})" for p in draw(st.lists(sub, min_size=2, max_size=3)))
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(card_conditions())
+def test_generated_conditions_on_ranks_and_suits_equal_the_brute_force(text: str) -> None:
+    """Read by group where the walk forms groups (most of these), card by card elsewhere: compiled and pure,
+    against the condition's text evaluated on every deal of two small shoes."""
+    wager = one_outcome(text)
+    python = reference(text)
+    for k, cards in enumerate(SHOES):
+        shoe = Shoe.from_card_counts(cards)
+        rows, weights = deals(k)
+        want = sum(w for row, w in zip(rows, weights) if python(row))
+        routes = [contextlib.nullcontext(), native.pure()] if native.kernels() is not None else [native.pure()]
+        for route in routes:
+            with route:
+                got = WalkDistribution(shoe).outcome_counts(wager, wager.paytables["A"])
+            assert got.get(0, 0) == want, f"{text!r} on shoe {cards}"
+            assert sum(got.values()) == shoe.sequences
+
+
+def test_route_auto_walks_first_a_wager_read_by_group_whose_table_is_large() -> None:
+    # Mirror's table takes about 1.5 GB to build (8 s); the walk, reading its four suits as one group, 150 MB
+    bets = read_file(Path(__file__).parent / "suit-bets.toml")
+    assert table_bytes(bets["mirror"]) > WALK_FIRST_BYTES and reads_by_group(bets["mirror"])
+    with pytest.warns(ExactOddsWarning, match=r"^mirror:A priced by the walk: its table would take about 1\.5 GB to "
+                                              r"build, the walk less"):
+        result = analyze(Shoe.decks(8), wagers=["mirror"], catalogue=bets)
+    assert result.route == "vector; walk for mirror:A"
+    w = bets["mirror"]
+    assert [(x.id, x.combinations) for x in result.results[0].lines] == \
+        [(x.id, x.combinations) for x in price(w, w.paytables["A"], WalkDistribution(Shoe.decks(8))).lines]
+
+
+def test_route_auto_builds_the_table_where_the_walk_first_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = wager("player_suit_1 == banker_suit_1")
+    monkeypatch.setattr(analysis, "WALK_FIRST_BYTES", 0)               # any table is large
+    shoe = Shoe.decks(1)
+    with pytest.warns(ExactOddsWarning, match="priced by the walk: its table would take"):
+        walked = analyze(shoe, wagers=["bet"], catalogue=Catalogue([w]))
+    monkeypatch.setattr(walk, "WALK_STATES_LIMIT", 1)                  # the walk refuses it now: the table
+    monkeypatch.setattr(walk, "PURE_STATES_LIMIT", 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tables = analyze(shoe, wagers=["bet"], catalogue=Catalogue([w]))
+    assert tables.route == "vector" and walked.route == "vector; walk for bet:A"
+    assert [(x.id, x.combinations) for x in tables.results[0].lines] == \
+        [(x.id, x.combinations) for x in walked.results[0].lines]

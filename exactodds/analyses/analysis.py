@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from exactodds import engine
-from exactodds.analyses.pricing import PointDistribution, WagerResult, check_wagers, price, settled_together
+from exactodds.analyses.pricing import (
+    PointDistribution,
+    WagerResult,
+    check_wagers,
+    price,
+    settled_together,
+    table_bytes,
+)
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError, ExactOddsWarning, SuitsUnknown, TooLarge
 from exactodds.game.shoe import Shoe
@@ -34,6 +41,11 @@ MAIN_WAGERS = (
 #: The exact routes: ``auto`` (the tables, and the walk for a wager whose table would be too large
 #: to build), the vectorised enumeration over multiset tables, and the recursive memoized walk.
 ROUTES = ("auto", "vector", "walk")
+#: Route auto: a wager whose table would take more than this to build (estimated; and no more than the tables'
+#: limit, past which the walk prices it anyway), and whose ranks and suits the walk reads by group
+#: (:func:`exactodds.engine.walk.reads_by_group`), is walked first; the table is built only where the walk
+#: refuses it.
+WALK_FIRST_BYTES = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -188,28 +200,32 @@ def select(
 
 
 def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
-              alternatives: Mapping[str, str] | None) -> list[tuple[Wager, str]]:
+              alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool]]:
     """:func:`select`, kept on a :class:`~exactodds.wagers.catalogue.Catalogue` (a mapping no one changes) per
     request: a selection priced shoe after shoe is checked once, and its wagers are the same objects each
-    time (what they compiled is kept on them)."""
+    time (what they compiled is kept on them); with it, whether route auto walks each first (:func:`_walk_first`)."""
     if not isinstance(catalogue, Catalogue):
-        return select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
-                      alternatives=alternatives)
-    kept: dict[Any, list[tuple[Wager, str]]] | None = catalogue.__dict__.get("_selections")
+        return _chosen(catalogue, wagers, paytables, everything, alternatives)
+    kept: dict[Any, tuple[list[tuple[Wager, str]], list[bool]]] | None = catalogue.__dict__.get("_selections")
     if kept is None:
         kept = catalogue.__dict__["_selections"] = {}
     try:
         key = (wagers, paytables, everything, tuple(sorted(alternatives.items())) if alternatives else ())
         hash(key)
     except TypeError:                                  # not strings: select says what is wrong
-        return select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
-                      alternatives=alternatives)
+        return _chosen(catalogue, wagers, paytables, everything, alternatives)
     if key not in kept:
         if len(kept) >= 256:
             kept.pop(next(iter(kept)))
-        kept[key] = select(catalogue, wagers=wagers, paytables=paytables, everything=everything,
-                           alternatives=alternatives)
-    return list(kept[key])
+        kept[key] = _chosen(catalogue, wagers, paytables, everything, alternatives)
+    pairs, first = kept[key]
+    return list(pairs), first
+
+
+def _chosen(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
+            alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool]]:
+    pairs = select(catalogue, wagers=wagers, paytables=paytables, everything=everything, alternatives=alternatives)
+    return pairs, [_walk_first(w) for w, _ in pairs]
 
 
 def _not_selected(catalogue: Mapping[str, Wager], wid: str) -> None:
@@ -238,8 +254,8 @@ def analyze(
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if route not in ROUTES:
         raise ExactOddsError(f"unknown route {route!r} (use {', '.join(ROUTES)})")
-    pairs = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers), tuple(paytables),
-                      everything, alternatives)
+    pairs, walk_first = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers),
+                                  tuple(paytables), everything, alternatives)
     if route == "walk":                                   # the walk's module loads only when it is asked for
         walk = engine.WalkDistribution(shoe)
         if shoe.card_counts is not None:                  # suits unknown: each wager walked alone, or skipped below
@@ -248,10 +264,27 @@ def analyze(
     else:
         dist = deal(shoe)
     walked: list[str] = []
-    together = settled_together([(w, w.paytables[t]) for w, t in pairs], dist)   # one count per table read
+    first = walk_first if route == "auto" and shoe.card_counts is not None else []
+    if any(first):                                     # their tables are not built: counted with the rest
+        rest = [k for k, f in enumerate(first) if not f]
+        counted = settled_together([(pairs[i][0], pairs[i][0].paytables[pairs[i][1]]) for i in rest], dist)
+        together = {rest[k]: sums for k, sums in counted.items()}
+    else:
+        together = settled_together([(w, w.paytables[t]) for w, t in pairs], dist)   # one count per table read
 
     def one(i: int, w: Wager, t: str) -> WagerResult:
-        """Price ``w`` under paytable ``t``: by ``dist``, or (route auto) by the walk where its table is refused."""
+        """Price ``w`` under paytable ``t``: by ``dist``, or (route auto) by the walk where its table is refused,
+        or first where it is large and the walk reads the wager by group."""
+        if first and first[i]:
+            try:
+                result = price(w, w.paytables[t], engine.WalkDistribution(shoe))
+            except TooLarge:                                   # the table, within its limit
+                return price(w, w.paytables[t], dist)
+            walked.append(f"{w.id}:{t}")
+            warnings.warn(ExactOddsWarning(f"{w.id}:{t} priced by the walk: its table would take about "
+                                           f"{table_bytes(w) / 1e9:.1f} GB to build, the walk less (it reads the "
+                                           "cards' ranks and suits by group)"), stacklevel=3)
+            return result
         try:
             return price(w, w.paytables[t], dist, together.get(i))
         except TooLarge as tables:
@@ -282,6 +315,14 @@ def analyze(
         raise SuitsUnknown(f"every wager chosen reads suits, but the shoe's suits are unknown (cards were given by "
                            "rank only); give removed cards with their suits, e.g. 9h")
     return Analysis(shoe, tuple(priced), _route_shown(route, walked), tuple(skipped))
+
+
+def _walk_first(wager: Wager) -> bool:
+    """Whether route auto walks ``wager`` before it builds its table (see :data:`WALK_FIRST_BYTES`)."""
+    try:
+        return WALK_FIRST_BYTES < table_bytes(wager) <= engine.LIMIT_BYTES and engine.reads_by_group(wager)
+    except ExactOddsError:                                 # the table is refused: price says why, in its turn
+        return False
 
 
 def _route_shown(route: str, walked: Sequence[str]) -> str:

@@ -253,6 +253,18 @@ def signature_for(features: frozenset[str], *, kind: str | None = None, texts: I
     return ("multiset", names) if told == EVERY_SUIT else ("multiset", names, told)
 
 
+def table_bytes(wager: Wager) -> int:
+    """The estimated peak bytes of building the multiset table ``wager`` reads (0 for the other tables, which
+    are small), kept on the wager."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "table bytes" not in cache:
+        signature = table_signature(wager)
+        cache["table bytes"] = 0 if signature[0] != "multiset" else estimate(
+            signature[1], told=signature[2] if len(signature) > 2 else EVERY_SUIT,
+            varies=signature[3] if len(signature) > 3 else None).bytes
+    return cache["table bytes"]  # type: ignore[no-any-return]
+
+
 #: The most rows a table of suit patterns is built with for every wager that reads its features; a larger
 #: one is built for the wagers that read it (a few seconds saved for each, e.g. three red sevens: 5 s to 0.5 s).
 SHARED_ROWS = 1_000_000

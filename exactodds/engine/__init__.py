@@ -32,7 +32,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "RESOLUTIONS", "slot_values", "codes", "point_names"
     ],
     "roundtable": ["RoundTable"],
-    "walk": ["WalkDistribution"],
+    "walk": ["WalkDistribution", "reads_by_group"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
@@ -75,4 +75,4 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         told_apart,
     )
     from exactodds.engine.roundtable import RoundTable
-    from exactodds.engine.walk import WalkDistribution
+    from exactodds.engine.walk import WalkDistribution, reads_by_group

@@ -60,7 +60,7 @@ from exactodds.render.tables import cited
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager
 
-__all__ = ["walk", "WalkDistribution"]
+__all__ = ["walk", "WalkDistribution", "reads_by_group"]
 
 Key = tuple[int, int, int, int]     # player total, banker total, player cards, banker cards
 Counts = tuple[int, ...]
@@ -605,6 +605,12 @@ def _joint_groups(wager: Wager) -> tuple[_Joint, ...]:
     if "joint groups" not in cache:
         cache["joint groups"] = _find_groups(wager)
     return cache["joint groups"]  # type: ignore[no-any-return]
+
+
+def reads_by_group(wager: Wager) -> bool:
+    """Whether the walk reads some of ``wager``'s ranks and suits by group (see above): where its table would be
+    large, the walk is then the cheaper route (a Mirror bet: 1.2 s and 150 MB, against 8 s and 1.5 GB)."""
+    return bool(_joint_groups(wager))
 
 
 def _find_groups(wager: Wager) -> tuple[_Joint, ...]:
