@@ -448,8 +448,11 @@ class _Hand(_Tracker):
 # reads (its ranks and suits at few positions: :class:`_LazyWalk`) is read so still.
 
 #: The most assignments of a group's features (13 ranks or 4 suits each, a third card's also missing)
-#: the walk tabulates; past it, the wager's cards are read one by one (as without groups).
-JOINT_ASSIGNMENTS = 200_000
+#: the walk tabulates (the ranks of all six positions: 5,597,956, about 200 MB while the table is made);
+#: past it, the wager's cards are read one by one (as without groups).
+JOINT_ASSIGNMENTS = 6_000_000
+#: The most parts a group may hold (a bit each in its truths).
+JOINT_PARTS = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -489,11 +492,7 @@ class _JointTable:
             sizes = [13 if self.attrs[f] == "rank" else 4 for f in known]    # known: dealt
             rest = [f for f in range(len(s)) if f not in known]
             rows = self.truths.transpose(*known, *rest)[tuple(slice(0, n) for n in sizes)]
-            rows = rows.reshape(int(np.prod(sizes)), -1)
-            _, inverse = np.unique(rows, axis=0, return_inverse=True)
-            first = np.full(inverse.max() + 1, len(rows))
-            np.minimum.at(first, inverse.reshape(-1), np.arange(len(rows)))
-            self.least[mask] = first[inverse.reshape(-1)]
+            self.least[mask] = _least_equal_rows(rows.reshape(int(np.prod(sizes)), -1))
         sizes = [13 if self.attrs[f] == "rank" else 4 for f in known]
         row = 0
         for f, n in zip(known, sizes):
@@ -505,22 +504,49 @@ class _JointTable:
         return tuple(out)
 
 
-@functools.cache
+def _least_equal_rows(rows: np.ndarray) -> np.ndarray:
+    """For each row of ``rows``, the index of the first row equal to it: rows grouped by a hash (a random
+    linear form modulo 2^64, the same in every run), each group then checked equal to its first row in full,
+    and grouped row by row where a hash ever joins two that differ.
+
+    >>> _least_equal_rows(np.array([[1, 2], [3, 4], [1, 2]])).tolist()
+    [0, 1, 0]
+    """
+    weights = np.random.default_rng(38).integers(0, 2**63, size=rows.shape[1], dtype=np.uint64) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        hashed = rows.astype(np.uint64) @ weights
+    _, inverse = np.unique(hashed, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    first = np.full(inverse.max(initial=0) + 1, len(rows))
+    np.minimum.at(first, inverse, np.arange(len(rows)))
+    least = first[inverse]
+    if not np.array_equal(rows, rows[least]):          # two rows that differ share a hash: compare them whole
+        _, inverse = np.unique(rows, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        first = np.full(inverse.max(initial=0) + 1, len(rows))
+        np.minimum.at(first, inverse, np.arange(len(rows)))
+        least = first[inverse]
+    return least
+
+
+@functools.lru_cache(maxsize=16)
 def _joint_table(joint: _Joint) -> _JointTable:
+    """The table of ``joint``'s group (the last 16 kept: the largest, six ranks, takes about 30 MB)."""
     parsed = [m for f in joint.names if (m := _POSITION.match(f))]
     positions = tuple(sorted({(m[1], int(m[3]) - 1) for m in parsed}, key=_POSITIONS.index))
     at = [positions.index((m[1], int(m[3]) - 1)) for m in parsed]
     attrs = tuple(m[2] for m in parsed)
     sizes = [(13 if a == "rank" else 4) + (positions[j][1] == 2) for j, a in zip(at, attrs)]
-    grid = np.indices(sizes).reshape(len(sizes), -1)
-    ranks, letters = np.array([*range(1, 14), -1]), np.array([*_SUITS, ""])
+    grid = np.indices(sizes, dtype=np.int8).reshape(len(sizes), -1)        # small types: up to 6 M assignments
+    ranks, letters = np.array([*range(1, 14), -1], dtype=np.int16), np.array([*_SUITS, ""])
     columns = {f: (ranks if a == "rank" else letters)[grid[k]] for k, (f, a) in enumerate(zip(joint.names, attrs))}
     size = grid.shape[1]
     parameters = dict(joint.parameters)
     conditions = [Condition.parse(text, where="a part of a condition", parameters=parameters) for text in joint.atoms]
-    truths = np.zeros(size, dtype=np.int64)
+    kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if len(conditions) <= 8 * np.dtype(t).itemsize)
+    truths = np.zeros(size, dtype=kind)
     for k, c in enumerate(conditions):
-        truths |= c.mask(columns, size, parameters).astype(np.int64) << k
+        truths |= c.mask(columns, size, parameters).astype(kind) << kind(k)
     dealt = np.all(grid < np.array([13 if a == "rank" else 4 for a in attrs])[:, None], axis=0)
     found, first = np.unique(truths[dealt], return_index=True)
     witness = {int(t): tuple(int(x) for x in grid[:, i]) for t, i in zip(found, np.flatnonzero(dealt)[first])}
@@ -634,6 +660,8 @@ def _find_groups(wager: Wager) -> tuple[_Joint, ...]:
             joined = [g for g in groups if g[0] & cards]
             merged = (set(cards).union(*(g[0] for g in joined)), [t for g in joined for t in g[1]] + [text])
             groups = [g for g in groups if not g[0] & cards] + [merged]
+        if any(len(texts) > JOINT_PARTS for _, texts in groups):
+            return ()
         large = [texts for cards, texts in groups if _assignments(cards) > JOINT_ASSIGNMENTS]
         if not large:
             break
