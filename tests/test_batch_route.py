@@ -131,10 +131,34 @@ def test_exposure_by_batch_equals_exposure_shoe_by_shoe(decks, cut, seed, monkey
     tags = ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs)      # A-3: 0, 4-7: -1, 8-J: 0, Q-K: +1
     spec = ExposureSpec(pairs, decks, cut, seed, tags)
     batched = exposure_batch(spec, 0, 6)
-    monkeypatch.setattr(exposure_module, "return_numerators", lambda pairs, values, **how: [None] * len(pairs))
+    monkeypatch.setattr(exposure_module, "moment_arrays", lambda pairs, values, **how: [None] * len(pairs))
     alone = exposure_batch(spec, 0, 6)
     assert [asdict(t) for t in batched] == [asdict(t) for t in alone]
     assert batched[0].rounds > 6 * 5 and batched[0].by_tc and batched[0].sum_sq_threshold
+
+
+@pytest.mark.parametrize("decks,team", [(8, False), (2, True)])
+def test_a_batch_tallied_in_python_integers_throughout_gives_the_same_tallies(decks, team, monkeypatch):
+    """The tally's int64 and float64 routes (each under a bound it checks) against Python integers everywhere:
+    no bound holds when the largest int64 is taken to be 0."""
+    cat = load_catalogue()
+    pairs = tuple((cat[w], t) for w, t in [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard"),
+                                           ("tie", "8-to-1")])
+    spec = ExposureSpec(pairs, decks, 14, 11, ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs), team)
+    fast = exposure_batch(spec, 0, 9)
+    monkeypatch.setattr(exposure_module, "_INT64_MAX", 0)
+    monkeypatch.setattr(exposure_module, "_halves", lambda x: None)
+    slow = exposure_batch(spec, 0, 9)
+    assert [t.to_json() for t in fast] == [t.to_json() for t in slow]
+    assert fast[0].sum_sq_threshold and fast[1].histogram and (not team or fast[0].cross)
+
+
+def test_the_class_sums_are_int64_within_their_bound_and_python_integers_past_it():
+    """Σ_c |v_c| · (largest count of c) below 2^63: int64; at 2^63 or more: Python integers, the same sums."""
+    small = pricing._class_sums([Fraction(3), Fraction(-5)], np.array([[2**59, 3], [1, 2**59]]))
+    assert small.dtype == np.int64 and small.tolist() == [3 * 2**59 - 15, 3 - 5 * 2**59]
+    large = pricing._class_sums([Fraction(3), Fraction(-5)], np.array([[2**61, 3], [1, 2**61]]))
+    assert large.dtype == object and large.tolist() == [3 * 2**61 - 15, 3 - 5 * 2**61]
 
 
 @pytest.mark.parametrize("counts,problem", [

@@ -650,12 +650,35 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
     wagers read from the same table (``(net_a · net_b − 1) · L_a · L_b`` per key) comes from the same
     counts: what a team whose players bet different wagers of one round needs for the variance of its win.
     """
+    out: list[Moments | None] = []
+    for found in moment_arrays(pairs, value_counts, second=second, cross=cross):
+        out.append(None if found is None else
+                   Moments(found.first.tolist(), None if found.second is None else found.second.tolist(),
+                           found.totals.tolist(), found.scale, {j: c.tolist() for j, c in found.cross.items()}))
+    return out
+
+
+@dataclass(frozen=True)
+class MomentArrays:
+    """:class:`Moments` as NumPy arrays, one item per shoe: ``int64`` where a bound proves every item fits
+    (see :func:`_class_sums`), else Python integers (``object``); ``totals`` ``int64``."""
+
+    first: np.ndarray
+    second: np.ndarray | None
+    totals: np.ndarray
+    scale: int
+    cross: dict[int, np.ndarray] = field(default_factory=dict)
+
+
+def moment_arrays(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray, *,
+                  second: bool = False, cross: bool = False) -> list[MomentArrays | None]:
+    """:func:`return_numerators` as arrays, for callers that sum them over many shoes with NumPy."""
     value_counts = _checked_value_counts(value_counts)
-    out: list[Moments | None] = [None] * len(pairs)
-    sizes = value_counts.sum(axis=1).tolist()
-    totals = [math.perm(n, CARDS_PER_ROUND) for n in sizes]
-    if _INT64_MAX // max(max(totals, default=1), 1) < 2:
+    out: list[MomentArrays | None] = [None] * len(pairs)
+    sizes, where = np.unique(value_counts.sum(axis=1), return_inverse=True)
+    if _INT64_MAX // max(math.perm(int(sizes.max(initial=0)), CARDS_PER_ROUND), 1) < 2:
         return out
+    totals = np.array([math.perm(int(n), CARDS_PER_ROUND) for n in sizes], dtype=np.int64)[where.reshape(-1)]
     groups: dict[tuple[str, ...], list[tuple[int, list[Fraction], int]]] = {}
     for k, (wager, paytable) in enumerate(pairs):
         signature = table_signature(wager)
@@ -672,19 +695,18 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
         classes, multisets, columns = _class_columns(table, [nets for _, nets, _ in members])
         counts = (table.sums_many(value_counts, multisets, columns) if len(multisets)
                   else np.zeros((len(totals), 0), dtype=np.int64))
-        by_class = [counts[:, c].tolist() for c in range(len(classes))]
 
-        def summed(value: Iterable[Fraction]) -> list[int]:
-            return _class_sums(value, by_class, len(totals))
+        def summed(value: Iterable[Fraction]) -> np.ndarray:
+            return _class_sums(value, counts)
 
-        crosses: dict[int, dict[int, list[int]]] = {}
+        crosses: dict[int, dict[int, np.ndarray]] = {}
         if cross:
             for (i, (a, _, la)), (j, (b, _, lb)) in itertools.combinations(enumerate(members), 2):
                 crosses.setdefault(a, {})[b] = summed((n[i] * n[j] - 1) * la * lb for n in classes)
         for i, (k, _, scale) in enumerate(members):
             first = summed((n[i] + 1) * scale for n in classes)
             squared = summed((n[i] * n[i] - 1) * scale * scale for n in classes) if second else None
-            out[k] = Moments(first, squared, totals, scale, crosses.get(k, {}))
+            out[k] = MomentArrays(first, squared, totals, scale, crosses.get(k, {}))
     return out
 
 
@@ -701,20 +723,23 @@ def _key_nets(wager: Wager, paytable: Paytable) -> tuple[list[Fraction], int] | 
     return cache[key]  # type: ignore[no-any-return]
 
 
-def _class_sums(values: Iterable[Fraction], by_class: Sequence[list[int]], shoes: int) -> list[int]:
-    """Per shoe, Σ over classes of a moment's value on the class (an integer) times the class's count.
+def _class_sums(values: Iterable[Fraction], counts: np.ndarray) -> np.ndarray:
+    """Per shoe (a row of ``counts``, one column per class), Σ over classes of a moment's value on the class
+    (an integer) times the class's count. In ``int64`` where B = Σ_c |v_c| · (largest |count| of class c)
+    is below 2^63: every partial sum of a row is at most B in size, so none wraps; else in Python integers.
 
-    >>> _class_sums([Fraction(3), Fraction(0), Fraction(-2)], [[1, 10], [5, 5], [2, 0]], 2)
+    >>> _class_sums([Fraction(3), Fraction(0), Fraction(-2)], np.array([[1, 5, 2], [10, 5, 0]])).tolist()
     [-1, 30]
     """
-    total = [0] * shoes
-    for v, column in zip(values, by_class):
-        if v.denominator != 1:
-            raise ValueError(f"a moment's value on a class is not an integer ({v})")
-        if v:
-            k = int(v)
-            total = [x + k * s for x, s in zip(total, column)]
-    return total
+    v = []
+    for x in values:
+        if x.denominator != 1:
+            raise ValueError(f"a moment's value on a class is not an integer ({x})")
+        v.append(int(x))
+    largest = [max(-int(column.min(initial=0)), int(column.max(initial=0))) for column in counts.T]
+    if sum(abs(k) * c for k, c in zip(v, largest)) <= _INT64_MAX:
+        return counts @ np.array(v, dtype=np.int64)  # type: ignore[no-any-return]
+    return counts.astype(object) @ np.array(v, dtype=object)  # type: ignore[no-any-return]
 
 
 def _class_columns(table: Any, nets: Sequence[Sequence[Fraction]]
