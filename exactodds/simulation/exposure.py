@@ -351,8 +351,14 @@ def _halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _joined(high: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """Σ high · 2^32 + Σ low, item by item, in Python integers (the sums: integers in ``float64``, exact)."""
-    return (high.astype(np.int64).astype(object) << 32) + low.astype(np.int64).astype(object)  # type: ignore[no-any-return]
+    """Σ high · 2^32 + Σ low, item by item, in Python integers (the sums: integers in ``float64``, exact); in
+    ``int64`` first where |Σ high| ≤ 2^31 − 2 (then the result is below 2^63 − 2^33 + 2^53 in size)."""
+    high, low = high.astype(np.int64), low.astype(np.int64)
+    out = np.empty(len(high), dtype=object)
+    small = np.abs(high) <= 2**31 - 2
+    out[small] = ((high[small] << 32) + low[small]).astype(object)
+    out[~small] = (high[~small].astype(object) << 32) + low[~small].astype(object)
+    return out
 
 
 def _sums_at(index: np.ndarray, x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -518,16 +524,18 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, percent: np.ndarray
     above = back - after
     shoe_edge = above[np.flatnonzero(np.r_[True, shoe_of[1:] != shoe_of[:-1]])]   # each shoe's first cell: all
     # per threshold T, Σ over shoes of (Σ edge of the shoe's rounds at or above T)²: the square of the shoe's
-    # first cell at T or above (none: 0), so a square per cell
-    nearest = np.full((shoes, span + 1), len(cells))
-    nearest[shoe_of, count_of] = np.arange(len(cells))
-    nearest = np.minimum.accumulate(nearest[:, ::-1], axis=1)[:, ::-1]     # cells rise with the count in a shoe
-    squares = np.r_[above * above, 0]
-    at_or_above = squares[nearest[:, :span]].sum(axis=0)
-    total_sq = at_or_above[0]
+    # first cell, the same below the least count of the batch, 0 above its largest
     rounds_at = np.bincount(count, minlength=span)
     seen = np.flatnonzero(rounds_at)
-    by_threshold = dict(zip(range(TC_RANGE[0], TC_RANGE[1] + 1), at_or_above))
+    low, high = int(seen[0]), int(seen[-1])
+    nearest = np.full((shoes, high + 2 - low), len(cells))
+    nearest[shoe_of, count_of - low] = np.arange(len(cells))
+    nearest = np.minimum.accumulate(nearest[:, ::-1], axis=1)[:, ::-1]     # cells rise with the count in a shoe
+    squares = np.r_[above * above, 0]
+    at_or_above = squares[nearest[:, :-1]].sum(axis=0)
+    total_sq = at_or_above[0]
+    by_threshold = {t: total_sq if t - TC_RANGE[0] < low else at_or_above[t - TC_RANGE[0] - low]
+                    for t in range(TC_RANGE[0], TC_RANGE[0] + high + 1)}
     # per true count: rounds, Σ edge, rounds with advantage, Σ net as dealt, Σ expected squared result
     edge_at = np.zeros(span, dtype=object)
     np.add.at(edge_at, count_of, at_cell)
