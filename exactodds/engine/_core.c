@@ -469,12 +469,21 @@ block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out
         lanes_t run = {0};
         for (int64_t start = B->from[j], stop; start < B->from[j + 1]; start = stop) {
             stop = B->from[j + 1] - start > chunk ? start + chunk : B->from[j + 1];
-            lanes_t sum = {0};
+            /* a run of terms of one weight w: their products x added up, then times w once (terms sorted
+             * by weight within a column take one product each); every partial sum is at most the chunk's */
+            lanes_t sum = {0}, same = {0};
+            int64_t w = twt[start];
             for (int64_t t = start; t < stop; t++) {
-                lanes_t x = prev[tpar[t]] * f[tsl[t]];
-                sum += x;
-                run += x * (uint64_t)twt[t];
+                if (twt[t] != w) {
+                    run += same * (uint64_t)w;
+                    sum += same;
+                    same = (lanes_t){0};
+                    w = twt[t];
+                }
+                same += prev[tpar[t]] * f[tsl[t]];
             }
+            run += same * (uint64_t)w;
+            sum += same;
             for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += sum[k];
         }
         B->lanes_mod[j] = run;

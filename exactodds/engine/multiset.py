@@ -347,9 +347,12 @@ class MultisetTable:
         if core is not None:                           # exact by a checked bound or counted again: never a wrap
             slots, parents, level_sizes, last_slots, last_parents = self._flat_tree(multisets)
             column, leaf = np.nonzero(weights.T)       # the terms, column by column: a zero costs nothing
+            weight = weights[leaf, column].astype(np.int64)
+            by = np.lexsort((weight, column))          # by weight within a column: a run of one weight, one product
+            column, leaf, weight = column[by], leaf[by], weight[by]
             try:
                 core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
-                                last_parents[leaf], last_slots[leaf], weights[leaf, column].astype(np.int64),
+                                last_parents[leaf], last_slots[leaf], weight,
                                 np.searchsorted(column, np.arange(weights.shape[1] + 1)).astype(np.int64), out)
             except OverflowError as exc:               # the caller's bound broken: a defect, one line
                 raise self.inconsistent(f"sums for many shoes by {', '.join(self.names)}: {exc}") from None
