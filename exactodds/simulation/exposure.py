@@ -469,13 +469,19 @@ class _Rounds:
     lengths: np.ndarray                         # rounds per shoe
     place: np.ndarray                           # per round, its place in its shoe (1: the first)
     pen: np.ndarray
+    by_place: np.ndarray                        # the rounds by place (every place from 1 to the most has some)
+    places: np.ndarray                          # per place from 1, its rounds' count, and where they start in it
+    place_first: np.ndarray
 
     @classmethod
     def of(cls, starts: np.ndarray, rounds: int, pen: np.ndarray) -> _Rounds:
         """From each shoe's first round (``starts``) and the number of rounds."""
         lengths = np.diff(np.r_[starts, rounds])
         shoe = np.repeat(np.arange(len(starts)), lengths)
-        return cls(shoe, lengths, np.arange(rounds) - starts[shoe] + 1, pen)
+        place = np.arange(rounds) - starts[shoe] + 1
+        places = np.bincount(place)[1:]
+        return cls(shoe, lengths, place, pen, np.argsort(place, kind="stable"), places,
+                   np.r_[0, np.cumsum(places)[:-1]])
 
 
 def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: list[int], tc: list[int],
@@ -578,16 +584,14 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, percent: np.ndarray
     for c, k in zip(cells.tolist(), n.tolist()):
         tally.histogram[(c // width, c % width + low_pct)] = k
     # per round of the shoe: rounds, Σ edge
-    places = int(rounds.place.max())
-    rounds_by = np.bincount(rounds.place, minlength=places + 1)
-    edge_by = edge.sums(rounds.place, places + 1)
-    tally.by_round = {k: [int(rounds_by[k]), Fraction(edge_by[k], scale)] for k in range(1, places + 1)
-                      if rounds_by[k]}
+    edge_by = np.add.reduceat(each[rounds.by_place], rounds.place_first)
+    tally.by_round = {k: [int(n), Fraction(e, scale)] for k, (n, e) in enumerate(zip(rounds.places, edge_by), start=1)}
     # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds)
-    tally.sum_sq_shoe_edge = Fraction(total_sq, scale * scale)
+    squared = scale * scale
+    tally.sum_sq_shoe_edge = Fraction(total_sq, squared)
     tally.sum_shoe_edge_rounds = Fraction((shoe_edge * rounds.lengths.astype(object)).sum(), scale)
     tally.sum_sq_shoe_rounds = int((rounds.lengths.astype(object) ** 2).sum())
-    tally.sum_sq_threshold = {t: Fraction(v, scale * scale) for t, v in by_threshold.items() if v}
+    tally.sum_sq_threshold = {t: Fraction(v, squared) for t, v in by_threshold.items() if v}
 
 
 @dataclass(frozen=True)
