@@ -529,8 +529,8 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, percent: np.ndarray
     after = np.r_[back, 0][shoe_last]                                # Σ of the shoes after it
     above = back - after
     shoe_edge = above[np.flatnonzero(np.r_[True, shoe_of[1:] != shoe_of[:-1]])]   # each shoe's first cell: all
-    # per threshold T, Σ over shoes of (Σ edge of the shoe's rounds at or above T)²: the square of the shoe's
-    # first cell, the same below the least count of the batch, 0 above its largest
+    # per threshold T, Σ over shoes of (Σ edge of the shoe's rounds at or above T)²: per shoe, the square of
+    # its first cell at T or above (none: 0); below the batch's least count, of every shoe's total
     rounds_at = np.bincount(count, minlength=span)
     seen = np.flatnonzero(rounds_at)
     low, high = int(seen[0]), int(seen[-1])
@@ -561,10 +561,11 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, percent: np.ndarray
     tally.advantage_rounds = int(ahead.sum())
     tally.sum_edge = Fraction(shoe_edge.sum(), scale)
     tally.sum_advantage = Fraction(win.sum(), scale)
-    tally.realized_advantage = Fraction(int(_sums_at(np.zeros(len(m), dtype=np.int64), np.where(ahead, m, 0), 1)[1]
-                                            .sum()), net_scale)
+    realized = _sums_at(np.zeros(len(m), dtype=np.int64), np.where(ahead, m, 0), 1)[1]
+    tally.realized_advantage = Fraction(int(realized[0]), net_scale)
     tally.sum_square_advantage = Fraction(square_at[1::2].sum(), square.scale)
-    tally.sum_sq_shoe_advantage = Fraction((win * win).sum(), scale * scale)
+    squared = scale * scale
+    tally.sum_sq_shoe_advantage = Fraction((win * win).sum(), squared)
     # per penetration bin: rounds, Σ edge, rounds with advantage, least and largest edge
     pens = rounds.pen
     rounds_in = np.bincount(pens, minlength=PEN_BINS)
@@ -575,19 +576,20 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, percent: np.ndarray
     # (penetration bin, edge's floor in percent) -> rounds
     low_pct = int(percent.min())
     width = int(percent.max()) - low_pct + 1
-    if PEN_BINS * width <= 1 << 20:                                  # a count per cell, or the cells sorted
-        n = np.bincount(pens * width + (percent - low_pct), minlength=PEN_BINS * width)
-        cells = np.flatnonzero(n)
-        n = n[cells]
+    spot = pens * width + (percent - low_pct)
+    if PEN_BINS * width <= 1 << 20:                                  # a count per spot, or the spots sorted
+        found = np.bincount(spot, minlength=PEN_BINS * width)
+        spots = np.flatnonzero(found)
+        found = found[spots]
     else:
-        cells, n = np.unique(pens * width + (percent - low_pct), return_counts=True)
-    for c, k in zip(cells.tolist(), n.tolist()):
-        tally.histogram[(c // width, c % width + low_pct)] = k
+        spots, found = np.unique(spot, return_counts=True)
+    for c, k in zip(spots.tolist(), found.tolist()):
+        key = (c // width, c % width + low_pct)
+        tally.histogram[key] = tally.histogram.get(key, 0) + k
     # per round of the shoe: rounds, Σ edge
     edge_by = np.add.reduceat(each[rounds.by_place], rounds.place_first)
     tally.by_round = {k: [int(n), Fraction(e, scale)] for k, (n, e) in enumerate(zip(rounds.places, edge_by), start=1)}
     # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds)
-    squared = scale * scale
     tally.sum_sq_shoe_edge = Fraction(total_sq, squared)
     tally.sum_shoe_edge_rounds = Fraction((shoe_edge * rounds.lengths.astype(object)).sum(), scale)
     tally.sum_sq_shoe_rounds = int((rounds.lengths.astype(object) ** 2).sum())
