@@ -668,6 +668,9 @@ class MomentArrays:
     totals: np.ndarray
     scale: int
     cross: dict[int, np.ndarray] = field(default_factory=dict)
+    #: Where every key the wager does not lose on pays one net n: second = ratio · first, shoe by shoe
+    #: (per key (n² − 1) · L² = (n − 1) · L · (n + 1) · L), ratio = (n − 1) · L; else None.
+    ratio: int | None = None
 
 
 def moment_arrays(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray, *,
@@ -706,7 +709,9 @@ def moment_arrays(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndar
         for i, (k, _, scale) in enumerate(members):
             first = summed((n[i] + 1) * scale for n in classes)
             squared = summed((n[i] * n[i] - 1) * scale * scale for n in classes) if second else None
-            out[k] = MomentArrays(first, squared, totals, scale, crosses.get(k, {}))
+            paid = {n[i] for n in classes if n[i] != -1}
+            ratio = int((paid.pop() - 1) * scale) if len(paid) == 1 else None
+            out[k] = MomentArrays(first, squared, totals, scale, crosses.get(k, {}), ratio)
     return out
 
 

@@ -261,19 +261,19 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
     batched = moment_arrays([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
     # per wager: the edges and the expected squared results, each exactly (_PerRound), and the edges' floors in percent
-    moments: list[tuple[_PerRound, _PerRound, np.ndarray]] = []
+    moments: list[tuple[_PerRound, _PerRound, int | None, np.ndarray]] = []
     totals = next((found.totals for found in batched if found is not None), np.zeros(0, dtype=np.int64))
     common, kind, multiples = _shared_denominator(totals)
     for found in batched:
         if found is None:
-            moments.append((_PerRound.none(), _PerRound.none(), np.zeros(0, dtype=np.int64)))
+            moments.append((_PerRound.none(), _PerRound.none(), None, np.zeros(0, dtype=np.int64)))
             continue
         assert found.second is not None
         s = found.scale
         edge = _exact_sum(found.first, -s, totals)
         moments.append((_PerRound(edge, kind, multiples, s * common),
                         _PerRound(_exact_sum(found.second, s * s, totals), kind, multiples, s * s * common),
-                        _floor_percent(edge, s, totals)))
+                        found.ratio, _floor_percent(edge, s, totals)))
     if any(found is None for found in batched):
         by_round: list[list[tuple[Fraction, Fraction]]] = [[] for _ in spec.pairs]
         for i in range(n):
@@ -286,7 +286,7 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
             if batched[j] is None:
                 edges = _PerRound.over(*_one_denominator((x.numerator, x.denominator) for x, _ in pairs))
                 moments[j] = (edges, _PerRound.over(*_one_denominator((y.numerator, y.denominator) for _, y in pairs)),
-                              _floor_percent(edges.numerators, edges.scale, np.ones(n, dtype=np.int64)))
+                              None, _floor_percent(edges.numerators, edges.scale, np.ones(n, dtype=np.int64)))
     counts = [np.clip(r * 52 // unseen_total, *TC_RANGE) for r in running]     # floors, as Python's //
     shoes = _Rounds.of(starts, n, np.minimum(PEN_BINS - 1, (size - unseen_total) * PEN_BINS // size))
     for j in range(len(spec.pairs)):
@@ -500,10 +500,11 @@ def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: 
         mine[1] += Fraction(total, common)
 
 
-def _tally(tally: Tally, edge: _PerRound, square: _PerRound, percent: np.ndarray, m: np.ndarray, net_scale: int,
-           tc: np.ndarray, rounds: _Rounds) -> None:
-    """Add a batch's rounds to ``tally``: the edges and the expected squared results (exactly, :class:`_PerRound`),
-    the edges' floors in percent, nets as dealt times ``net_scale``, true counts, and the rounds' shoes.
+def _tally(tally: Tally, edge: _PerRound, square: _PerRound, ratio: int | None, percent: np.ndarray, m: np.ndarray,
+           net_scale: int, tc: np.ndarray, rounds: _Rounds) -> None:
+    """Add a batch's rounds to ``tally``: the edges and the expected squared results (exactly, :class:`_PerRound`;
+    ``ratio``: see :attr:`~exactodds.analyses.pricing.MomentArrays.ratio`), the edges' floors in percent, nets as
+    dealt times ``net_scale``, true counts, and the rounds' shoes.
 
     The sums run in integers, by NumPy over the rounds, made Fractions once at the end (a sum of Fractions
     reduces at every step).
@@ -549,21 +550,28 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, percent: np.ndarray
     net_at = np.zeros(span, dtype=object)
     counts_net, nets_at = _sums_at(count, m, span)
     net_at[counts_net] = nets_at
-    square_at = square.sums(2 * count + ahead, 2 * span)             # (count, with advantage or not)
-    tally.by_tc = {int(c) + TC_RANGE[0]: [int(rounds_at[c]), Fraction(edge_at[c], scale), int(ahead_at[c]),
-                                          Fraction(net_at[c], net_scale),
-                                          Fraction(square_at[2 * c] + square_at[2 * c + 1], square.scale)]
-                   for c in seen}
     # the rounds with an advantage, and per shoe Σ of their edges
     win = np.zeros(shoes, dtype=object)
     np.add.at(win, rounds.shoe[ahead], each[ahead])
+    if ratio is None:
+        square_at = square.sums(2 * count + ahead, 2 * span)         # (count, with advantage or not)
+        square_in, square_ahead = square_at[0::2] + square_at[1::2], square_at[1::2].sum()
+    else:
+        # round i's squared result is q_i / (s² T_i) and its edge e_i / (s T_i), with q_i = r (e_i + s T_i) + s² T_i
+        # (second = r · first): over rounds G, Σ q_i k_i = r Σ e_i k_i + (r s L + s² L) · |G|, as T_i k_i = L
+        per_round = ratio * scale + square.scale
+        square_in = ratio * edge_at + per_round * rounds_at.astype(object)
+        square_ahead = ratio * win.sum() + per_round * int(ahead.sum())
+    tally.by_tc = {int(c) + TC_RANGE[0]: [int(rounds_at[c]), Fraction(edge_at[c], scale), int(ahead_at[c]),
+                                          Fraction(net_at[c], net_scale), Fraction(square_in[c], square.scale)]
+                   for c in seen}
     tally.rounds = len(count)
     tally.advantage_rounds = int(ahead.sum())
     tally.sum_edge = Fraction(shoe_edge.sum(), scale)
     tally.sum_advantage = Fraction(win.sum(), scale)
     realized = _sums_at(np.zeros(len(m), dtype=np.int64), np.where(ahead, m, 0), 1)[1]
     tally.realized_advantage = Fraction(int(realized[0]), net_scale)
-    tally.sum_square_advantage = Fraction(square_at[1::2].sum(), square.scale)
+    tally.sum_square_advantage = Fraction(square_ahead, square.scale)
     squared = scale * scale
     tally.sum_sq_shoe_advantage = Fraction((win * win).sum(), squared)
     # per penetration bin: rounds, Σ edge, rounds with advantage, least and largest edge
