@@ -463,11 +463,11 @@ class _PerRound:
 
 @dataclass(frozen=True)
 class _Rounds:
-    """What the rounds of a batch share across wagers: each one's shoe and place in it, its penetration bin."""
+    """What the rounds of a batch share across wagers: each one's shoe, its penetration bin, the rounds by
+    their place in their shoe (1: the first)."""
 
     shoe: np.ndarray                            # per round, its shoe's place among the batch's shoes with rounds
     lengths: np.ndarray                         # rounds per shoe
-    place: np.ndarray                           # per round, its place in its shoe (1: the first)
     pen: np.ndarray
     by_place: np.ndarray                        # the rounds by place (every place from 1 to the most has some)
     places: np.ndarray                          # per place from 1, its rounds' count, and where they start in it
@@ -480,7 +480,7 @@ class _Rounds:
         shoe = np.repeat(np.arange(len(starts)), lengths)
         place = np.arange(rounds) - starts[shoe] + 1
         places = np.bincount(place)[1:]
-        return cls(shoe, lengths, place, pen, np.argsort(place, kind="stable"), places,
+        return cls(shoe, lengths, pen, np.argsort(place, kind="stable"), places,
                    np.r_[0, np.cumsum(places)[:-1]])
 
 
