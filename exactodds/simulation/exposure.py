@@ -95,6 +95,8 @@ TASK_SECONDS = 2.0
 DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
+#: The most batches' tallies a run keeps before adding them to its totals at once.
+WAITING = 64
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,27 @@ class Tally:
             mine[1] += row[1]
         return self
 
+    @classmethod
+    def summed(cls, tallies: Sequence[Tally]) -> Tally:
+        """``tallies`` added up, as :meth:`add` gives them one by one, but each total of Fractions formed over
+        one common denominator (Fractions added one by one reduce at every step: over ten batches, 3 to 4
+        times the time)."""
+        out = cls()
+        for name in _SCALARS:
+            setattr(out, name, _total([getattr(t, name) for t in tallies]))
+        for name in _TABLES:
+            rows: dict[Any, list[Any]] = {}
+            for t in tallies:
+                for key, value in getattr(t, name).items():
+                    rows.setdefault(key, []).append(value)
+            if name in _SINGLE:
+                setattr(out, name, {key: _total(values) for key, values in rows.items()})
+            else:
+                setattr(out, name, {key: [min(column) if (name, i) in _LEAST else max(column) if (name, i) in _MOST
+                                          else _total(column) for i, column in enumerate(zip(*values))]
+                                    for key, values in rows.items()})
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """The tally as JSON, exactly: integers as numbers, Fractions as ``"n/d"`` strings, each table as rows
         sorted by their key (``[*key, *values]``)."""
@@ -210,6 +233,16 @@ _SCALARS = ("shoes", "rounds", "sum_edge", "advantage_rounds", "sum_advantage", 
 #: Each keyed table of a tally and the width of its key; those in _SINGLE hold one value per key.
 _TABLES = {"by_tc": 1, "sum_sq_threshold": 1, "by_penetration": 1, "histogram": 2, "by_round": 1, "cross": 3}
 _SINGLE = frozenset({"sum_sq_threshold", "histogram"})
+#: The columns of a table that keep the least or the largest value, not a sum (by_penetration's edges).
+_LEAST, _MOST = frozenset({("by_penetration", 3)}), frozenset({("by_penetration", 4)})
+
+
+def _total(values: Sequence[Any]) -> Any:
+    """The sum of integers, or of Fractions over one common denominator (a Fraction, reduced once)."""
+    if not any(isinstance(v, Fraction) for v in values):
+        return sum(values)
+    common = math.lcm(*(v.denominator for v in values))
+    return Fraction(sum(v.numerator * (common // v.denominator) for v in values), common)
 
 
 def _out(v: Any) -> Any:
@@ -1053,18 +1086,26 @@ def exposure(
     last_save = time.monotonic()
     throughput = Throughput(0, 0.0, 0.0)
 
+    adding = False          # while a batch is added, the totals and the shoes done disagree: nothing is saved
+    waiting: list[list[Tally]] = []          # batches done, added to the totals many at once (Tally.summed)
+
+    def added() -> list[Tally]:
+        if waiting:
+            totals[:] = [Tally.summed([t, *parts]) for t, parts in zip(totals, zip(*waiting))]
+            waiting.clear()
+        return totals
+
     def save() -> None:
         assert checkpoint is not None
-        state.totals = [t.to_json() for t in totals]
+        state.totals = [t.to_json() for t in added()]
         save_state(checkpoint, state, option="--checkpoint")
-
-    adding = False          # while a batch is added, the totals and the shoes done disagree: nothing is saved
 
     def collect(part: list[Tally], span: tuple[int, int], cpu: float) -> None:
         nonlocal done, last_save, adding
         adding = True
-        for total, p in zip(totals, part):
-            total.add(p)
+        waiting.append(part)
+        if len(waiting) >= WAITING:
+            added()
         state.done = covered([*state.done, span])
         adding = False
         done += span[1] - span[0]
@@ -1087,7 +1128,7 @@ def exposure(
         if checkpoint is not None and work and not adding:
             save()                            # what is done, whether the run ended or was stopped; stopped
                                               # half-way through adding a batch, the file keeps the last write
-    return _result(run, totals, throughput)
+    return _result(run, added(), throughput)
 
 
 @dataclass
