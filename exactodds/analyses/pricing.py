@@ -752,12 +752,22 @@ def _class_columns(table: Any, nets: Sequence[Sequence[Fraction]]
     """For :func:`return_numerators`: the classes of the table's keys by the tuple of nets the wagers pay
     on them (keys where every wager loses left out), the multisets some class reads, and for each of
     them its orderings in each class (``int64``, multisets × classes; at most 6! in a row). Shoe-free,
-    kept on the table by the classes' keys."""
-    joint = list(zip(*nets))
-    lose = (Fraction(-1),) * len(nets)
-    classes = list(dict.fromkeys(t for t in joint if t != lose))
-    index = {t: c for c, t in enumerate(classes)}
-    class_of_key = np.array([index.get(t, -1) for t in joint], dtype=np.int64)
+    kept on the table by the classes' keys, and the classes by the very lists of nets (a wager keeps its
+    own, :func:`_key_nets`: the same for every batch of a run)."""
+    by_nets: dict[tuple[int, ...], tuple[list[Sequence[Fraction]], list[tuple[Fraction, ...]], np.ndarray]] = \
+        table.__dict__.setdefault("_classes_by_nets", {})
+    kept = by_nets.get(tuple(map(id, nets)))
+    if kept is not None and all(a is b for a, b in zip(kept[0], nets)):      # held there, so no id is reused
+        classes, class_of_key = kept[1], kept[2]
+    else:
+        joint = list(zip(*nets))
+        lose = (Fraction(-1),) * len(nets)
+        classes = list(dict.fromkeys(t for t in joint if t != lose))
+        index = {t: c for c, t in enumerate(classes)}
+        class_of_key = np.array([index.get(t, -1) for t in joint], dtype=np.int64)
+        if len(by_nets) >= 64:                         # a session trying many paytables: the oldest go
+            by_nets.pop(next(iter(by_nets)))
+        by_nets[tuple(map(id, nets))] = (list(nets), classes, class_of_key)
     memo: dict[bytes, tuple[np.ndarray, np.ndarray]] = table.__dict__.setdefault("_class_columns", {})
     if class_of_key.tobytes() not in memo:
         key_of_entry = np.repeat(np.arange(len(table.key_starts)),
