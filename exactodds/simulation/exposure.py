@@ -407,14 +407,6 @@ def _sums_at(index: np.ndarray, x: np.ndarray, n: int) -> tuple[np.ndarray, np.n
     return used, _joined(high[used], low[used])
 
 
-def _sums_from(x: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """``np.add.reduceat(x, first)`` exactly, in Python integers (``int64`` items added by :func:`_halves`)."""
-    split = _halves(x)
-    if split is None:
-        return np.add.reduceat(x, first)  # type: ignore[no-any-return]
-    return _joined(np.add.reduceat(split[0], first), np.add.reduceat(split[1], first))
-
-
 def _exact_sum(x: np.ndarray, c: int, y: np.ndarray) -> np.ndarray:
     """``x + c · y`` item by item: in ``int64`` where |x| + |c| · |y| ≤ 2^63 − 1 for the largest of each, else
     in Python integers."""
@@ -473,25 +465,22 @@ class _PerRound:
             out[key[first]] = np.add.reduceat(by_cell * self.multiples[used % kinds], first)
         return out
 
-    def by_key(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The keys that have rounds (ascending), and per key the sum, the least and the largest of its
-        rounds' numbers times ``scale`` (multiples are positive: per kind the least numerator makes the least
-        number)."""
+    def by_key(self, keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The keys from 0 to ``n`` − 1 that have rounds (ascending), and per key the sum, the least and the
+        largest of its rounds' numbers times ``scale`` (multiples are positive: per kind the least numerator
+        makes the least number)."""
         kinds = len(self.multiples)
         cell = keys * kinds + self.kind
-        order = np.argsort(cell, kind="stable")
-        ordered = cell[order]
-        first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        cells = ordered[first]
-        times = self.multiples[cells % kinds]
-        numerators = self.numerators[order]
-        total = _sums_from(numerators, first) * times
-        least = np.minimum.reduceat(numerators, first).astype(object) * times
-        most = np.maximum.reduceat(numerators, first).astype(object) * times
-        key = cells // kinds
+        used, total = _sums_at(cell, self.numerators, n * kinds)
+        least, most = (np.empty(n * kinds, dtype=self.numerators.dtype) for _ in range(2))
+        least[cell] = most[cell] = self.numerators                   # a round of each cell to start from
+        np.minimum.at(least, cell, self.numerators)
+        np.maximum.at(most, cell, self.numerators)
+        times = self.multiples[used % kinds]
+        key = used // kinds
         at = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        return (key[at], np.add.reduceat(total, at), np.minimum.reduceat(least, at),
-                np.maximum.reduceat(most, at))
+        return (key[at], np.add.reduceat(total * times, at), np.minimum.reduceat(least[used].astype(object) * times, at),
+                np.maximum.reduceat(most[used].astype(object) * times, at))
 
 
 @dataclass(frozen=True)
@@ -611,7 +600,7 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, ratio: int | None, 
     pens = rounds.pen
     rounds_in = np.bincount(pens, minlength=PEN_BINS)
     ahead_in = np.bincount(pens[ahead], minlength=PEN_BINS)
-    bins, edge_in, least, most = edge.by_key(pens)
+    bins, edge_in, least, most = edge.by_key(pens, PEN_BINS)
     tally.by_penetration = {int(b): [int(rounds_in[b]), Fraction(e, scale), int(ahead_in[b]), Fraction(lo, scale),
                                      Fraction(hi, scale)] for b, e, lo, hi in zip(bins, edge_in, least, most)}
     # (penetration bin, edge's floor in percent) -> rounds
