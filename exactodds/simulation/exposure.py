@@ -591,8 +591,7 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, ratio: int | None, 
     tally.advantage_rounds = int(ahead.sum())
     tally.sum_edge = Fraction(shoe_edge.sum(), scale)
     tally.sum_advantage = Fraction(win.sum(), scale)
-    realized = _sums_at(np.zeros(len(m), dtype=np.int64), np.where(ahead, m, 0), 1)[1]
-    tally.realized_advantage = Fraction(int(realized[0]), net_scale)
+    tally.realized_advantage = Fraction(sum(m[ahead].tolist()), net_scale)       # in Python integers
     tally.sum_square_advantage = Fraction(square_ahead, square.scale)
     squared = scale * scale
     tally.sum_sq_shoe_advantage = Fraction((win * win).sum(), squared)
