@@ -643,9 +643,9 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
     wagers read from the table pay on each key. The keys fall into classes, one per distinct tuple of
     the wagers' nets (all losing: no class), and one pass over the multisets counts each class's
     sequences, S_c = Σ_m W[m] · U_c[m] with U_c[m] the orderings of m's entries in class c
-    (:meth:`MultisetTable.sums_many`); every moment is then Σ_c v_c · S_c in Python integers. Each S_c
-    is at most the shoe's sequences (its terms are non-negative), so it fits 64 bits wherever those
-    do twice over. ``None`` where this route does not read the wager (it tells ranks or suits apart, or
+    (:meth:`MultisetTable.sums_many`); every moment is then Σ_c v_c · S_c, exactly (:func:`_class_sums`).
+    Each S_c is at most the shoe's sequences (its terms are non-negative), so it fits 64 bits wherever
+    those do twice over. ``None`` where this route does not read the wager (it tells ranks or suits apart, or
     a pay is a share of a meter). With ``cross``, the expected product of the results of every two
     wagers read from the same table (``(net_a · net_b − 1) · L_a · L_b`` per key) comes from the same
     counts: what a team whose players bet different wagers of one round needs for the variance of its win.
