@@ -5,7 +5,7 @@ exposure runs shoe by shoe."""
 from __future__ import annotations
 
 import contextlib
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from fractions import Fraction
 
 import numpy as np
@@ -17,6 +17,7 @@ from exactodds.analyses.pricing import (
     expected_returns,
     expected_returns_many,
     expected_square,
+    moment_arrays,
     return_numerators,
 )
 from exactodds.engine import native
@@ -131,10 +132,48 @@ def test_exposure_by_batch_equals_exposure_shoe_by_shoe(decks, cut, seed, monkey
     tags = ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs)      # A-3: 0, 4-7: -1, 8-J: 0, Q-K: +1
     spec = ExposureSpec(pairs, decks, cut, seed, tags)
     batched = exposure_batch(spec, 0, 6)
-    monkeypatch.setattr(exposure_module, "return_numerators", lambda pairs, values, **how: [None] * len(pairs))
+    monkeypatch.setattr(exposure_module, "moment_arrays", lambda pairs, values, **how: [None] * len(pairs))
     alone = exposure_batch(spec, 0, 6)
     assert [asdict(t) for t in batched] == [asdict(t) for t in alone]
     assert batched[0].rounds > 6 * 5 and batched[0].by_tc and batched[0].sum_sq_threshold
+
+
+@pytest.mark.parametrize("decks,team", [(8, False), (2, True)])
+def test_a_batch_tallied_in_python_integers_throughout_gives_the_same_tallies(decks, team, monkeypatch):
+    """The tally's int64 and float64 routes (each under a bound it checks) against Python integers everywhere:
+    no bound holds when the largest int64 is taken to be 0."""
+    cat = load_catalogue()
+    pairs = tuple((cat[w], t) for w, t in [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard"),
+                                           ("tie", "8-to-1"), ("banker", "standard")])       # one net each; two
+    spec = ExposureSpec(pairs, decks, 14, 11, ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs), team)
+    fast = exposure_batch(spec, 0, 9)
+    monkeypatch.setattr(exposure_module, "_INT64_MAX", 0)
+    monkeypatch.setattr(exposure_module, "_halves", lambda x: None)
+    slow = exposure_batch(spec, 0, 9)
+    monkeypatch.setattr(exposure_module, "moment_arrays", lambda pairs, values, **how: [
+        None if m is None else replace(m, ratio=None) for m in moment_arrays(pairs, values, **how)])
+    squared = exposure_batch(spec, 0, 9)                         # the squared results summed, not read off the edges
+    assert [t.to_json() for t in fast] == [t.to_json() for t in slow] == [t.to_json() for t in squared]
+    assert fast[0].sum_sq_threshold and fast[1].histogram and (not team or fast[0].cross)
+
+
+def test_a_wager_paying_one_net_has_its_squared_results_in_proportion_to_its_returns():
+    """Dragon 7 pays 40 to 1 or loses: per key (40² − 1) = 39 · (40 + 1), so second = 39 · first; the Banker
+    bet wins or pushes (two nets): no ratio."""
+    cat = load_catalogue()
+    values = np.array([Shoe.decks(8).value_counts, Shoe.decks(8).remove(*"AAAA").value_counts])
+    d7, banker = moment_arrays([(cat["dragon-7-insurance"], cat["dragon-7-insurance"].paytable("standard")),
+                                (cat["banker"], cat["banker"].paytable("standard"))], values, second=True)
+    assert d7 is not None and banker is not None and d7.second is not None
+    assert d7.ratio == 39 and d7.second.tolist() == [39 * x for x in d7.first.tolist()] and banker.ratio is None
+
+
+def test_the_class_sums_are_int64_within_their_bound_and_python_integers_past_it():
+    """Σ_c |v_c| · (largest count of c) below 2^63: int64; at 2^63 or more: Python integers, the same sums."""
+    small = pricing._class_sums([Fraction(3), Fraction(-5)], np.array([[2**59, 3], [1, 2**59]]))
+    assert small.dtype == np.int64 and small.tolist() == [3 * 2**59 - 15, 3 - 5 * 2**59]
+    large = pricing._class_sums([Fraction(3), Fraction(-5)], np.array([[2**61, 3], [1, 2**61]]))
+    assert large.dtype == object and large.tolist() == [3 * 2**61 - 15, 3 - 5 * 2**61]
 
 
 @pytest.mark.parametrize("counts,problem", [

@@ -61,8 +61,8 @@ def test_sigterm_writes_what_is_done_and_the_run_resumes(tmp_path: Path, workers
     """SIGTERM (as Ctrl-C) stops the run with 143 after a last write of the shoes done (unless it lands while a
     batch is being added: then the file keeps the write before); on two workers the batches not begun are
     dropped, not run to the end first."""
-    run = ["exposure", "--wager", "dragon-7-insurance", "--shoes", "1000", "--seed", "4", "--workers", workers,
-           "--batch", "5",
+    run = ["exposure", "--wager", "dragon-7-insurance", "--shoes", "2500", "--seed", "4", "--workers", workers,
+           "--batch", "5",                                    # a run of about 4 s: the signal lands half-way
            "--quiet", "--format", "json"]
     state = tmp_path / "study.json"
     p = written_anew(run, state, every="0.5", text=True)
@@ -73,7 +73,7 @@ def test_sigterm_writes_what_is_done_and_the_run_resumes(tmp_path: Path, workers
     assert p.returncode == 143 and "terminated" in err, err
     assert time.monotonic() - started < 5
     done = load_state(state, option="").shoes_done
-    assert 0 < done < 1000
+    assert 0 < done < 2500
     resumed = _cli(*run, "--checkpoint", str(state))
     assert resumed.returncode == 0 and resumed.stdout == _cli(*run).stdout
 

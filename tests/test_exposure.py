@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from fractions import Fraction
 
 import numpy as np
@@ -14,7 +15,8 @@ from exactodds.cli import cli
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
-from exactodds.simulation.exposure import ExposureSpec, exposure, exposure_batch
+from exactodds.simulation import exposure as exposure_module
+from exactodds.simulation.exposure import ExposureSpec, Tally, exposure, exposure_batch
 from exactodds.wagers.catalogue import load_catalogue
 
 from .brute import deal_shoe_by_the_rules
@@ -109,6 +111,24 @@ def test_the_split_does_not_change_the_numbers():
     assert _figures(one) == _figures(small) == _figures(pool)
     other = exposure(PAIRS, shoes=6, seed=6, batch=6)
     assert _figures(other) != _figures(one)
+
+
+def test_tallies_added_at_once_are_the_tallies_added_one_by_one(monkeypatch):
+    """Tally.summed against Tally.add batch by batch (every field, every key in the same order), and a run that
+    adds its batches' tallies two at a time against one that adds them at the end."""
+    spec = ExposureSpec(tuple((load_catalogue()[w], t) for w, t in PAIRS), 6, 14, 4, ((0,) * 52,) * len(PAIRS), True)
+    parts = [exposure_batch(spec, a, b) for a, b in [(0, 2), (2, 3), (3, 7)]]
+    for j in range(len(PAIRS)):
+        one_by_one = Tally()
+        for part in parts:
+            one_by_one.add(part[j])
+        at_once = Tally.summed([Tally(), *(part[j] for part in parts)])
+        assert asdict(at_once) == asdict(one_by_one)
+        assert [list(getattr(at_once, name)) for name in ("by_tc", "by_penetration", "histogram", "cross")] == \
+               [list(getattr(one_by_one, name)) for name in ("by_tc", "by_penetration", "histogram", "cross")]
+    whole = [r.tally.to_json() for r in exposure(PAIRS, shoes=5, seed=5, batch=1)]
+    monkeypatch.setattr(exposure_module, "WAITING", 2)
+    assert [r.tally.to_json() for r in exposure(PAIRS, shoes=5, seed=5, batch=1)] == whole
 
 
 @pytest.mark.slow

@@ -280,6 +280,46 @@ def test_the_exposure_kernel_takes_a_shoe_whose_weights_pass_its_first_bound() -
     assert want == [[3000, 2**62]] and _batch(counts, [], [], terms, 2).tolist() == want
 
 
+@compiled
+@settings(max_examples=25, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.lists(st.integers(0, 160), min_size=10, max_size=10), min_size=9, max_size=27),
+       st.lists(st.tuples(st.integers(0, 1), st.integers(0, 65), st.integers(0, 3),
+                          st.one_of(st.sampled_from([1, 6, 720]), st.integers(0, 720))), min_size=1, max_size=40))
+def test_the_exposure_kernel_counts_shoes_eight_at_a_time_as_one_by_one(
+        values: list[list[int]], terms: list[tuple[int, int, int, int]]) -> None:
+    """More shoes than one block of lanes, the last block part full, terms of a few weights in runs and not:
+    the sums of each shoe in Python integers."""
+    counts = np.array(values, dtype=np.int64)
+    slots, parents = [[0, 7, 65], [3, 60, 13], [1, 2]], [[0, 0, 0], [2, 0, 1], [0, 2]]
+    assert _batch(counts, slots, parents, terms, 4).tolist() == _batch_by_hand(counts, slots, parents, terms, 4)
+
+
+@compiled
+def test_the_exposure_kernel_takes_shoes_either_side_of_its_proven_size_in_one_block() -> None:
+    """1,448 cards (1448^6 < 2^63: counted side by side) and 1,449 (past it: counted alone, every product
+    checked) in the same block of shoes, with shoes of a few cards between them: the exact sums."""
+    counts = np.array([[1448, *[0] * 9], [1449, *[0] * 9], [3, 2, 1, *[0] * 7], [1448, *[0] * 9]], dtype=np.int64)
+    slots, parents = [[0], [1], [2], [3], [4]], [[0], [0], [0], [0], [0]]        # the product of six cards of value 0
+    terms = [(0, 5, 0, 1), (0, 5, 0, -1), (0, 5, 1, 1), (0, 60, 1, -1)]           # 0 in column 0; column 1 small
+    want = _batch_by_hand(counts, slots, parents, terms, 2)
+    assert _batch(counts, slots, parents, terms, 2).tolist() == want and want[0][0] == 0
+
+
+@compiled
+def test_the_exposure_kernel_sums_products_near_2_63_in_chunks_that_cannot_wrap() -> None:
+    """Three products of about 2^63 each (1,448 cards of one value): their sum passes 2^64, so summed in one
+    64-bit word it would wrap to a number that seems to prove the residue; in chunks of two (the kernel's
+    K = floor((2^64 - 1) / 1448^6) = 2) the 128-bit sum does not, and a sum past 64 bits is an error.
+    With signs that cancel, the same products give the exact small sum (counted again in 128 bits)."""
+    counts = np.array([[1448, *[0] * 9]] * 3, dtype=np.int64)
+    slots, parents = [[0], [1], [2], [3], [4]], [[0], [0], [0], [0], [0]]
+    x = 1448 * 1447 * 1446 * 1445 * 1444 * 1443
+    assert 2**63 > 1448**6 >= x > 2**62 and (2**64 - 1) // 1448**6 == 2 and (3 * x) % 2**64 < 2**63
+    with pytest.raises(OverflowError):
+        _batch(counts, slots, parents, [(0, 5, 0, 1)] * 3, 1)
+    assert _batch(counts, slots, parents, [(0, 5, 0, 1), (0, 5, 0, -1), (0, 5, 0, 1)], 1).tolist() == [[x]] * 3
+
+
 def test_a_walk_whose_split_would_pass_its_limit_is_refused_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk by point values splits each round by the suits it reads: the terms are counted first; past
     the limit, it is refused in one line (a wager then is walked card by card). Its counts equal the walk's

@@ -655,19 +655,45 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
     wagers read from the table pay on each key. The keys fall into classes, one per distinct tuple of
     the wagers' nets (all losing: no class), and one pass over the multisets counts each class's
     sequences, S_c = Σ_m W[m] · U_c[m] with U_c[m] the orderings of m's entries in class c
-    (:meth:`MultisetTable.sums_many`); every moment is then Σ_c v_c · S_c in Python integers. Each S_c
-    is at most the shoe's sequences (its terms are non-negative), so it fits 64 bits wherever those
-    do twice over. ``None`` where this route does not read the wager (it tells ranks or suits apart, or
+    (:meth:`MultisetTable.sums_many`); every moment is then Σ_c v_c · S_c, exactly (:func:`_class_sums`).
+    Each S_c is at most the shoe's sequences (its terms are non-negative), so it fits 64 bits wherever
+    those do twice over. ``None`` where this route does not read the wager (it tells ranks or suits apart, or
     a pay is a share of a meter). With ``cross``, the expected product of the results of every two
     wagers read from the same table (``(net_a · net_b − 1) · L_a · L_b`` per key) comes from the same
     counts: what a team whose players bet different wagers of one round needs for the variance of its win.
     """
+    out: list[Moments | None] = []
+    for found in moment_arrays(pairs, value_counts, second=second, cross=cross):
+        out.append(None if found is None else
+                   Moments(found.first.tolist(), None if found.second is None else found.second.tolist(),
+                           found.totals.tolist(), found.scale, {j: c.tolist() for j, c in found.cross.items()}))
+    return out
+
+
+@dataclass(frozen=True)
+class MomentArrays:
+    """:class:`Moments` as NumPy arrays, one item per shoe: ``int64`` where a bound proves every item fits
+    (see :func:`_class_sums`), else Python integers (``object``); ``totals`` ``int64``."""
+
+    first: np.ndarray
+    second: np.ndarray | None
+    totals: np.ndarray
+    scale: int
+    cross: dict[int, np.ndarray] = field(default_factory=dict)
+    #: Where every key the wager does not lose on pays one net n: second = ratio · first, shoe by shoe
+    #: (per key (n² − 1) · L² = (n − 1) · L · (n + 1) · L), ratio = (n − 1) · L; else None.
+    ratio: int | None = None
+
+
+def moment_arrays(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndarray, *,
+                  second: bool = False, cross: bool = False) -> list[MomentArrays | None]:
+    """:func:`return_numerators` as arrays, for callers that sum them over many shoes with NumPy."""
     value_counts = _checked_value_counts(value_counts)
-    out: list[Moments | None] = [None] * len(pairs)
-    sizes = value_counts.sum(axis=1).tolist()
-    totals = [math.perm(n, CARDS_PER_ROUND) for n in sizes]
-    if _INT64_MAX // max(max(totals, default=1), 1) < 2:
+    out: list[MomentArrays | None] = [None] * len(pairs)
+    sizes, where = np.unique(value_counts.sum(axis=1), return_inverse=True)
+    if _INT64_MAX // max(math.perm(int(sizes.max(initial=0)), CARDS_PER_ROUND), 1) < 2:
         return out
+    totals = np.array([math.perm(int(n), CARDS_PER_ROUND) for n in sizes], dtype=np.int64)[where.reshape(-1)]
     groups: dict[tuple[str, ...], list[tuple[int, list[Fraction], int]]] = {}
     for k, (wager, paytable) in enumerate(pairs):
         signature = table_signature(wager)
@@ -684,19 +710,20 @@ def return_numerators(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.
         classes, multisets, columns = _class_columns(table, [nets for _, nets, _ in members])
         counts = (table.sums_many(value_counts, multisets, columns) if len(multisets)
                   else np.zeros((len(totals), 0), dtype=np.int64))
-        by_class = [counts[:, c].tolist() for c in range(len(classes))]
 
-        def summed(value: Iterable[Fraction]) -> list[int]:
-            return _class_sums(value, by_class, len(totals))
+        def summed(value: Iterable[Fraction]) -> np.ndarray:
+            return _class_sums(value, counts)
 
-        crosses: dict[int, dict[int, list[int]]] = {}
+        crosses: dict[int, dict[int, np.ndarray]] = {}
         if cross:
             for (i, (a, _, la)), (j, (b, _, lb)) in itertools.combinations(enumerate(members), 2):
                 crosses.setdefault(a, {})[b] = summed((n[i] * n[j] - 1) * la * lb for n in classes)
         for i, (k, _, scale) in enumerate(members):
             first = summed((n[i] + 1) * scale for n in classes)
             squared = summed((n[i] * n[i] - 1) * scale * scale for n in classes) if second else None
-            out[k] = Moments(first, squared, totals, scale, crosses.get(k, {}))
+            paid = {n[i] for n in classes if n[i] != -1}
+            ratio = int((paid.pop() - 1) * scale) if len(paid) == 1 else None
+            out[k] = MomentArrays(first, squared, totals, scale, crosses.get(k, {}), ratio)
     return out
 
 
@@ -713,20 +740,23 @@ def _key_nets(wager: Wager, paytable: Paytable) -> tuple[list[Fraction], int] | 
     return cache[key]  # type: ignore[no-any-return]
 
 
-def _class_sums(values: Iterable[Fraction], by_class: Sequence[list[int]], shoes: int) -> list[int]:
-    """Per shoe, Σ over classes of a moment's value on the class (an integer) times the class's count.
+def _class_sums(values: Iterable[Fraction], counts: np.ndarray) -> np.ndarray:
+    """Per shoe (a row of ``counts``, one column per class), Σ over classes of a moment's value on the class
+    (an integer) times the class's count. In ``int64`` where B = Σ_c |v_c| · (largest |count| of class c)
+    is below 2^63: every partial sum of a row is at most B in size, so none wraps; else in Python integers.
 
-    >>> _class_sums([Fraction(3), Fraction(0), Fraction(-2)], [[1, 10], [5, 5], [2, 0]], 2)
+    >>> _class_sums([Fraction(3), Fraction(0), Fraction(-2)], np.array([[1, 5, 2], [10, 5, 0]])).tolist()
     [-1, 30]
     """
-    total = [0] * shoes
-    for v, column in zip(values, by_class):
-        if v.denominator != 1:
-            raise ValueError(f"a moment's value on a class is not an integer ({v})")
-        if v:
-            k = int(v)
-            total = [x + k * s for x, s in zip(total, column)]
-    return total
+    v = []
+    for x in values:
+        if x.denominator != 1:
+            raise ValueError(f"a moment's value on a class is not an integer ({x})")
+        v.append(int(x))
+    largest = [max(-int(column.min(initial=0)), int(column.max(initial=0))) for column in counts.T]
+    if sum(abs(k) * c for k, c in zip(v, largest)) <= _INT64_MAX:
+        return counts @ np.array(v, dtype=np.int64)  # type: ignore[no-any-return]
+    return counts.astype(object) @ np.array(v, dtype=object)  # type: ignore[no-any-return]
 
 
 def _class_columns(table: Any, nets: Sequence[Sequence[Fraction]]
@@ -734,12 +764,22 @@ def _class_columns(table: Any, nets: Sequence[Sequence[Fraction]]
     """For :func:`return_numerators`: the classes of the table's keys by the tuple of nets the wagers pay
     on them (keys where every wager loses left out), the multisets some class reads, and for each of
     them its orderings in each class (``int64``, multisets × classes; at most 6! in a row). Shoe-free,
-    kept on the table by the classes' keys."""
-    joint = list(zip(*nets))
-    lose = (Fraction(-1),) * len(nets)
-    classes = list(dict.fromkeys(t for t in joint if t != lose))
-    index = {t: c for c, t in enumerate(classes)}
-    class_of_key = np.array([index.get(t, -1) for t in joint], dtype=np.int64)
+    kept on the table by the classes' keys, and the classes by the very lists of nets (a wager keeps its
+    own, :func:`_key_nets`: the same for every batch of a run)."""
+    by_nets: dict[tuple[int, ...], tuple[list[Sequence[Fraction]], list[tuple[Fraction, ...]], np.ndarray]] = \
+        table.__dict__.setdefault("_classes_by_nets", {})
+    kept = by_nets.get(tuple(map(id, nets)))
+    if kept is not None and all(a is b for a, b in zip(kept[0], nets)):      # held there, so no id is reused
+        classes, class_of_key = kept[1], kept[2]
+    else:
+        joint = list(zip(*nets))
+        lose = (Fraction(-1),) * len(nets)
+        classes = list(dict.fromkeys(t for t in joint if t != lose))
+        index = {t: c for c, t in enumerate(classes)}
+        class_of_key = np.array([index.get(t, -1) for t in joint], dtype=np.int64)
+        if len(by_nets) >= 64:                         # a session trying many paytables: the oldest go
+            by_nets.pop(next(iter(by_nets)))
+        by_nets[tuple(map(id, nets))] = (list(nets), classes, class_of_key)
     memo: dict[bytes, tuple[np.ndarray, np.ndarray]] = table.__dict__.setdefault("_class_columns", {})
     if class_of_key.tobytes() not in memo:
         key_of_entry = np.repeat(np.arange(len(table.key_starts)),

@@ -326,6 +326,207 @@ done:
 
 #define VALUES 10
 #define SLOTS 6     /* factor slots per token: n, n-1, ..., n-5 */
+#define FACTORS ((VALUES + 1) * SLOTS)
+#define LANES 8     /* shoes counted side by side: one vector of products per item of the tree */
+
+typedef uint64_t lanes_t __attribute__((vector_size(LANES * sizeof(uint64_t))));
+
+/* The checked inputs of batch_sums, and its scratch space. */
+typedef struct {
+    Py_ssize_t levels, columns, terms, last, inner;  /* inner: the items of every level, added up */
+    const int64_t *level_sizes, *tw, *from;
+    const int32_t *sl, *pa, *tp, *ts;
+    const uint64_t *wabs;                            /* |term weight|, as unsigned */
+    uint64_t heaviest;                               /* the largest of them */
+    int64_t *work;                                   /* one shoe's factors and two levels */
+    Py_ssize_t widest;
+    __int128 *acc;
+    uint64_t *mod;
+    lanes_t *f, *node, *lanes_mod;                   /* LANES shoes' factors, items, column residues */
+} Batch;
+
+/* One shoe's sums into o[columns]: every product checked where the shoe's size does not prove it, the
+ * residues kept where the bound proves them, else the shoe counted again in 128 bits, checked. */
+static int batch_one(const Batch *B, const int64_t *c, int64_t *o)
+{
+    int64_t *a = B->work, *b = B->work + B->widest, *f = B->work + 2 * B->widest;
+    int64_t size = 0;
+    for (int t = 0; t < VALUES; t++) {
+        if (c[t] < 0 || __builtin_add_overflow(size, c[t], &size)) return E_OVERFLOW;
+        for (int o = 0; o < SLOTS; o++) f[t * SLOTS + o] = c[t] - o < 0 ? 0 : c[t] - o;
+    }
+    for (int o = 0; o < SLOTS; o++) f[VALUES * SLOTS + o] = size - o < 0 ? 0 : size - o;
+    int64_t power = 1;                      /* every factor is at most size: a product of six at most size^6 */
+    int proven = 1;
+    for (int o = 0; o < SLOTS && proven; o++) proven = !__builtin_mul_overflow(power, size, &power);
+    const int32_t *sl = B->sl, *pa = B->pa, *tpar = B->tp, *tsl = B->ts;
+    const int64_t *twt = B->tw, *from = B->from;
+    a[0] = 1;
+    for (Py_ssize_t l = 0; l < B->levels; l++) {
+        Py_ssize_t n = B->level_sizes[l];
+        if (l == 0)
+            for (Py_ssize_t i = 0; i < n; i++) b[i] = f[sl[i]];
+        else if (proven)
+            for (Py_ssize_t i = 0; i < n; i++) b[i] = a[pa[i]] * f[sl[i]];
+        else
+            for (Py_ssize_t i = 0; i < n; i++)
+                if (__builtin_mul_overflow(a[pa[i]], f[sl[i]], &b[i])) return E_OVERFLOW;
+        int64_t *swap = a; a = b; b = swap;
+        sl += n; pa += n;
+    }
+    u128 weights = 0;                       /* the sum of the terms' weights x: at most terms x 2^63 */
+    for (Py_ssize_t j = 0; j < B->columns; j++) {
+        uint64_t run = 0;                   /* the column's sum, in a register */
+        if (proven)
+            for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                int64_t x = a[tpar[t]] * f[tsl[t]];
+                weights += (uint64_t)x;
+                run += (uint64_t)x * (uint64_t)twt[t];
+            }
+        else
+            for (int64_t t = from[j]; t < from[j + 1]; t++) {
+                int64_t x;
+                if (__builtin_mul_overflow(a[tpar[t]], f[tsl[t]], &x)) return E_OVERFLOW;
+                weights += (uint64_t)x;
+                run += (uint64_t)x * (uint64_t)twt[t];
+            }
+        B->mod[j] = run;
+    }
+    /* every column's sum lies in [-B, B], B = sum of x |w| <= (largest |w|) x (sum of x) */
+    int fits = weights <= (u128)INT64_MAX && (u128)B->heaviest * weights <= (u128)INT64_MAX;
+    if (!fits) {                            /* the bound term by term, every step checked */
+        uint64_t bound = 0, part;
+        int wide = 0;
+        for (Py_ssize_t t = 0; t < B->terms && !wide; t++)
+            wide = __builtin_mul_overflow((uint64_t)(a[tpar[t]] * f[tsl[t]]), B->wabs[t], &part)
+                   || __builtin_add_overflow(bound, part, &bound);
+        fits = !wide && bound <= (uint64_t)INT64_MAX;
+    }
+    if (fits) {
+        for (Py_ssize_t j = 0; j < B->columns; j++) o[j] = (int64_t)B->mod[j];
+        return OK;
+    }
+    for (Py_ssize_t j = 0; j < B->columns; j++) {
+        B->acc[j] = 0;
+        for (int64_t t = from[j]; t < from[j + 1]; t++) {
+            __int128 term;                  /* x fits 64 bits (checked above), so x * w fits 128 */
+            if (__builtin_mul_overflow((__int128)(a[tpar[t]] * f[tsl[t]]), (__int128)twt[t], &term)
+                || __builtin_add_overflow(B->acc[j], term, &B->acc[j]))
+                return E_OVERFLOW;
+        }
+    }
+    for (Py_ssize_t j = 0; j < B->columns; j++) {
+        if (B->acc[j] > INT64_MAX || B->acc[j] < INT64_MIN) return E_OVERFLOW;
+        o[j] = (int64_t)B->acc[j];
+    }
+    return OK;
+}
+
+/* ``rows`` (at most LANES) shoes side by side, one lane each, into out[rows][columns]: the tree's products
+ * and the columns' residues as vectors of LANES. Only where every shoe's size N has N^6 < 2^63: then no
+ * product of at most six factors (each at most N) wraps, and a chunk of K = floor((2^64 - 1) / P) terms,
+ * P the largest N^6, sums its products x (each at most P) in 64 bits without a wrap (K x P <= 2^64 - 1),
+ * added to each lane's 128-bit sum of x between chunks. A shoe whose residues that sum does not prove
+ * (the bound of batch_one) is counted again by batch_one. Returns 1, nothing counted, where some shoe's
+ * size does not prove it. Inlined into a copy per instruction set (batch_block). */
+static inline __attribute__((always_inline)) int
+block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out, int *code)
+{
+    lanes_t *f = B->f, *node = B->node;
+    uint64_t largest = 0;
+    static const int64_t none[VALUES];                /* a lane past the rows: no cards, every factor 0 */
+    for (Py_ssize_t k = 0; k < LANES; k++) {
+        const int64_t *c = k < rows ? counts + k * VALUES : none;
+        int64_t size = 0, power = 1;
+        for (int t = 0; t < VALUES; t++)
+            if (c[t] < 0 || __builtin_add_overflow(size, c[t], &size)) return 1;
+        for (int o = 0; o < SLOTS; o++)
+            if (__builtin_mul_overflow(power, size, &power)) return 1;
+        if ((uint64_t)power > largest) largest = (uint64_t)power;
+        for (int t = 0; t < VALUES; t++)
+            for (int o = 0; o < SLOTS; o++) f[t * SLOTS + o][k] = c[t] > o ? (uint64_t)(c[t] - o) : 0;
+        for (int o = 0; o < SLOTS; o++) f[VALUES * SLOTS + o][k] = size > o ? (uint64_t)(size - o) : 0;
+    }
+    const int32_t *sl = B->sl, *pa = B->pa;
+    lanes_t *prev = node, *level = node;
+    for (Py_ssize_t l = 0; l < B->levels; l++) {     /* level l's items: products of l + 1 factors */
+        Py_ssize_t n = B->level_sizes[l];
+        if (l == 0)
+            for (Py_ssize_t i = 0; i < n; i++) level[i] = f[sl[i]];
+        else
+            for (Py_ssize_t i = 0; i < n; i++) level[i] = prev[pa[i]] * f[sl[i]];
+        prev = level; level += n;
+        sl += n; pa += n;
+    }
+    if (B->levels == 0)                               /* the root alone: the empty product */
+        for (Py_ssize_t k = 0; k < LANES; k++) prev[0][k] = 1;
+    uint64_t most = largest ? UINT64_MAX / largest : UINT64_MAX;  /* K: at least 2, as P < 2^63 */
+    int64_t chunk = most > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)most;
+    const int32_t *tpar = B->tp, *tsl = B->ts;
+    const int64_t *twt = B->tw;
+    u128 weights[LANES] = {0};
+    for (Py_ssize_t j = 0; j < B->columns; j++) {
+        lanes_t run = {0};
+        for (int64_t start = B->from[j], stop; start < B->from[j + 1]; start = stop) {
+            stop = B->from[j + 1] - start > chunk ? start + chunk : B->from[j + 1];
+            /* a run of terms of one weight w: their products x added up, then times w once (terms sorted
+             * by weight within a column take one product each); every partial sum is at most the chunk's */
+            lanes_t sum = {0}, same = {0};
+            int64_t w = twt[start];
+            for (int64_t t = start; t < stop; t++) {
+                if (twt[t] != w) {
+                    run += same * (uint64_t)w;
+                    sum += same;
+                    same = (lanes_t){0};
+                    w = twt[t];
+                }
+                same += prev[tpar[t]] * f[tsl[t]];
+            }
+            run += same * (uint64_t)w;
+            sum += same;
+            for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += sum[k];
+        }
+        B->lanes_mod[j] = run;
+    }
+    for (Py_ssize_t k = 0; k < rows; k++) {
+        int64_t *o = out + k * B->columns;
+        /* every column's sum lies in [-B, B], B = sum of x |w| <= (largest |w|) x (sum of x) */
+        if (weights[k] <= (u128)INT64_MAX && (u128)B->heaviest * weights[k] <= (u128)INT64_MAX)
+            for (Py_ssize_t j = 0; j < B->columns; j++) o[j] = (int64_t)B->lanes_mod[j][k];
+        else if ((*code = batch_one(B, counts + k * VALUES, o)) != OK)
+            return 0;
+    }
+    return 0;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* block_lanes compiled for AVX-512 (eight 64-bit products per instruction) and for AVX2 (four, each
+ * made of 32-bit products); chosen by what the processor has, when it runs. */
+__attribute__((target("avx512f,avx512dq"))) static int
+block_avx512(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out, int *code)
+{
+    return block_lanes(B, counts, rows, out, code);
+}
+
+__attribute__((target("avx2"))) static int
+block_avx2(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out, int *code)
+{
+    return block_lanes(B, counts, rows, out, code);
+}
+#endif
+
+/* block_lanes where the processor has vector instructions that make it faster than shoe by shoe; else
+ * 1, nothing counted (without them a 64-bit product costs several instructions per lane). */
+static int batch_block(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out, int *code)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+        return block_avx512(B, counts, rows, out, code);
+    if (__builtin_cpu_supports("avx2"))
+        return block_avx2(B, counts, rows, out, code);
+#endif
+    return 1;
+}
 
 /*
  * batch_sums(value_counts, slots, parents, level_sizes, term_parent, term_slot, term_weight,
@@ -336,7 +537,7 @@ done:
  * level) x factor term_slot[t] x term_weight[t]: the last card of each multiset is multiplied in
  * beside its column, and a multiset that feeds no column costs nothing (the terms are the sparse
  * matrix of a multiset per column, by column; one naming the root when the tree has no level). The
- * indices are int32: half the memory streamed per shoe.
+ * indices are int32: half the memory streamed per shoe. Shoes go LANES at a time (batch_block).
  *
  * Exact without a check per term: a weight is a product of at most six factors of at most N (the
  * shoe's cards), so where N^6 < 2^63 none overflows (else every product is checked); the sums are
@@ -357,9 +558,8 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     Arr counts = {0}, slots = {0}, parents = {0}, sizes = {0}, tp = {0}, ts = {0}, tw = {0}, starts = {0}, out = {0};
     PyObject *result = NULL;
     int code = OK;
-    int64_t *work = NULL;
-    __int128 *acc = NULL;
-    uint64_t *mod = NULL, *wabs = NULL;
+    Batch B = {0};
+    uint64_t *wabs = NULL;
     if (arr_get(ocounts, &counts, 0, "value_counts") || arr_get32(oslots, &slots, "slots")
         || arr_get32(oparents, &parents, "parents") || arr_get(osizes, &sizes, 0, "level_sizes")
         || arr_get32(otp, &tp, "term_parent") || arr_get32(ots, &ts, "term_slot")
@@ -385,14 +585,14 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
         Py_ssize_t prev = 1;
         for (Py_ssize_t l = 0; l < levels; l++) {
             for (Py_ssize_t i = 0; i < sizes.data[l]; i++)
-                if (sl[i] < 0 || sl[i] >= (VALUES + 1) * SLOTS || (l ? pa[i] : 0) < 0 || (l ? pa[i] : 0) >= prev) {
+                if (sl[i] < 0 || sl[i] >= FACTORS || (l ? pa[i] : 0) < 0 || (l ? pa[i] : 0) >= prev) {
                     code = E_INDEX;
                     goto fail;
                 }
             sl += sizes.data[l]; pa += sizes.data[l]; prev = sizes.data[l];
         }
         for (Py_ssize_t t = 0; t < terms; t++)
-            if (tp.data32[t] < 0 || tp.data32[t] >= last || ts.data32[t] < 0 || ts.data32[t] >= (VALUES + 1) * SLOTS) {
+            if (tp.data32[t] < 0 || tp.data32[t] >= last || ts.data32[t] < 0 || ts.data32[t] >= FACTORS) {
                 code = E_INDEX;
                 goto fail;
             }
@@ -401,104 +601,36 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
             if (starts.data[j + 1] < starts.data[j]) { code = E_INDEX; goto fail; }
     }
     size_t cols = (size_t)(columns ? columns : 1);
-    work = malloc(sizeof(int64_t) * (size_t)(2 * widest + (VALUES + 1) * SLOTS));
-    acc = malloc(sizeof(__int128) * cols);
-    mod = malloc(sizeof(uint64_t) * cols);
+    B = (Batch){levels, columns, terms, last, total, sizes.data, tw.data, starts.data, slots.data32, parents.data32,
+                tp.data32, ts.data32, NULL, 0, NULL, widest, NULL, NULL, NULL, NULL, NULL};
+    B.work = malloc(sizeof(int64_t) * (size_t)(2 * widest + FACTORS));
+    B.acc = malloc(sizeof(__int128) * cols);
+    B.mod = malloc(sizeof(uint64_t) * cols);
     wabs = malloc(sizeof(uint64_t) * (size_t)terms + 1);
-    if (!work || !acc || !mod || !wabs) { code = E_MEMORY; goto fail; }
+    /* sizes rounded up to the vectors' alignment, as aligned_alloc asks */
+    B.f = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * FACTORS);
+    B.node = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * (size_t)(total + 1));
+    B.lanes_mod = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * cols);
+    if (!B.work || !B.acc || !B.mod || !wabs || !B.f || !B.node || !B.lanes_mod) { code = E_MEMORY; goto fail; }
+    B.wabs = wabs;
     Py_BEGIN_ALLOW_THREADS
-    uint64_t heaviest = 0;                           /* the largest |w| */
     for (Py_ssize_t t = 0; t < terms; t++) {         /* |w| as unsigned: 2^63 for INT64_MIN */
         wabs[t] = tw.data[t] < 0 ? 0 - (uint64_t)tw.data[t] : (uint64_t)tw.data[t];
-        if (wabs[t] > heaviest) heaviest = wabs[t];
+        if (wabs[t] > B.heaviest) B.heaviest = wabs[t];
     }
-    const int32_t *tpar = tp.data32, *tsl = ts.data32;
-    const int64_t *twt = tw.data, *from = starts.data;
-    int64_t *f = work + 2 * widest;
-    for (Py_ssize_t s = 0; code == OK && s < shoes; s++) {
-        int64_t *a = work, *b = work + widest;
+    for (Py_ssize_t s = 0; code == OK && s < shoes; s += LANES) {
+        Py_ssize_t rows = shoes - s < LANES ? shoes - s : LANES;
         const int64_t *c = counts.data + s * VALUES;
-        int64_t size = 0;
-        for (int t = 0; t < VALUES; t++) {
-            if (c[t] < 0 || __builtin_add_overflow(size, c[t], &size)) { code = E_OVERFLOW; break; }
-            for (int o = 0; o < SLOTS; o++) f[t * SLOTS + o] = c[t] - o < 0 ? 0 : c[t] - o;
-        }
-        if (code != OK) break;
-        for (int o = 0; o < SLOTS; o++) f[VALUES * SLOTS + o] = size - o < 0 ? 0 : size - o;
-        int64_t power = 1;                  /* every factor is at most size: a product of six at most size^6 */
-        int proven = 1;
-        for (int o = 0; o < SLOTS && proven; o++) proven = !__builtin_mul_overflow(power, size, &power);
-        const int32_t *sl = slots.data32, *pa = parents.data32;
-        a[0] = 1;
-        for (Py_ssize_t l = 0; code == OK && l < levels; l++) {
-            Py_ssize_t n = sizes.data[l];
-            if (l == 0)
-                for (Py_ssize_t i = 0; i < n; i++) b[i] = f[sl[i]];
-            else if (proven)
-                for (Py_ssize_t i = 0; i < n; i++) b[i] = a[pa[i]] * f[sl[i]];
-            else
-                for (Py_ssize_t i = 0; i < n; i++)
-                    if (__builtin_mul_overflow(a[pa[i]], f[sl[i]], &b[i])) { code = E_OVERFLOW; break; }
-            int64_t *swap = a; a = b; b = swap;
-            sl += n; pa += n;
-        }
-        if (code != OK) break;
-        u128 weights = 0;                   /* the sum of the terms' weights x: at most terms x 2^63 */
-        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
-            uint64_t run = 0;               /* the column's sum, in a register */
-            if (proven)
-                for (int64_t t = from[j]; t < from[j + 1]; t++) {
-                    int64_t x = a[tpar[t]] * f[tsl[t]];
-                    weights += (uint64_t)x;
-                    run += (uint64_t)x * (uint64_t)twt[t];
-                }
-            else
-                for (int64_t t = from[j]; t < from[j + 1]; t++) {
-                    int64_t x;
-                    if (__builtin_mul_overflow(a[tpar[t]], f[tsl[t]], &x)) { code = E_OVERFLOW; break; }
-                    weights += (uint64_t)x;
-                    run += (uint64_t)x * (uint64_t)twt[t];
-                }
-            mod[j] = run;
-        }
-        if (code != OK) break;
-        int64_t *o = out.data + s * columns;
-        /* every column's sum lies in [-B, B], B = sum of x |w| <= (largest |w|) x (sum of x) */
-        int fits = weights <= (u128)INT64_MAX && (u128)heaviest * weights <= (u128)INT64_MAX;
-        if (!fits) {                        /* the bound term by term, every step checked */
-            uint64_t bound = 0, part;
-            int wide = 0;
-            for (Py_ssize_t t = 0; t < terms && !wide; t++)
-                wide = __builtin_mul_overflow((uint64_t)(a[tpar[t]] * f[tsl[t]]), wabs[t], &part)
-                       || __builtin_add_overflow(bound, part, &bound);
-            fits = !wide && bound <= (uint64_t)INT64_MAX;
-        }
-        if (fits) {
-            for (Py_ssize_t j = 0; j < columns; j++) o[j] = (int64_t)mod[j];
-            continue;
-        }
-        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
-            acc[j] = 0;
-            for (int64_t t = from[j]; t < from[j + 1]; t++) {
-                __int128 term;              /* x fits 64 bits (checked above), so x * w fits 128 */
-                if (__builtin_mul_overflow((__int128)(a[tpar[t]] * f[tsl[t]]), (__int128)twt[t], &term)
-                    || __builtin_add_overflow(acc[j], term, &acc[j])) {
-                    code = E_OVERFLOW;
-                    break;
-                }
-            }
-        }
-        for (Py_ssize_t j = 0; code == OK && j < columns; j++) {
-            if (acc[j] > INT64_MAX || acc[j] < INT64_MIN) { code = E_OVERFLOW; break; }
-            o[j] = (int64_t)acc[j];
-        }
+        if (batch_block(&B, c, rows, out.data + s * columns, &code))
+            for (Py_ssize_t k = 0; code == OK && k < rows; k++)
+                code = batch_one(&B, c + k * VALUES, out.data + (s + k) * columns);
     }
     Py_END_ALLOW_THREADS
 fail:
     if (code != OK) raise_code(code, "batch_sums");
     else result = Py_NewRef(Py_None);
 done:
-    free(work); free(acc); free(mod); free(wabs);
+    free(B.work); free(B.acc); free(B.mod); free(wabs); free(B.f); free(B.node); free(B.lanes_mod);
     arr_release(&counts); arr_release(&slots); arr_release(&parents); arr_release(&sizes);
     arr_release(&tp); arr_release(&ts); arr_release(&tw); arr_release(&starts); arr_release(&out);
     return result;

@@ -338,8 +338,6 @@ class MultisetTable:
         sizes = value_counts.sum(axis=1)
         if len(sizes) and not int64_safe(int(sizes.max())):
             raise ValueError("a shoe too large for 64-bit weights")
-        tokens = np.concatenate([value_counts, sizes[:, None]], axis=1).astype(np.int64)
-        f = (tokens[:, :, None] - np.arange(_OFFSETS, dtype=np.int64)).reshape(len(sizes), tokens.shape[1] * _OFFSETS)
         levels, last = self._prefix_tree(multisets)
         weights = weights[np.argsort(last)]            # rows in the order of the tree's last level
         out = np.empty((len(sizes), weights.shape[1]), dtype=np.int64)
@@ -347,13 +345,18 @@ class MultisetTable:
         if core is not None:                           # exact by a checked bound or counted again: never a wrap
             slots, parents, level_sizes, last_slots, last_parents = self._flat_tree(multisets)
             column, leaf = np.nonzero(weights.T)       # the terms, column by column: a zero costs nothing
+            weight = weights[leaf, column].astype(np.int64)
+            by = np.lexsort((weight, column))          # by weight within a column: a run of one weight, one product
+            column, leaf, weight = column[by], leaf[by], weight[by]
             try:
                 core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
-                                last_parents[leaf], last_slots[leaf], weights[leaf, column].astype(np.int64),
+                                last_parents[leaf], last_slots[leaf], weight,
                                 np.searchsorted(column, np.arange(weights.shape[1] + 1)).astype(np.int64), out)
             except OverflowError as exc:               # the caller's bound broken: a defect, one line
                 raise self.inconsistent(f"sums for many shoes by {', '.join(self.names)}: {exc}") from None
             return out
+        tokens = np.concatenate([value_counts, sizes[:, None]], axis=1).astype(np.int64)
+        f = (tokens[:, :, None] - np.arange(_OFFSETS, dtype=np.int64)).reshape(len(sizes), tokens.shape[1] * _OFFSETS)
         for first in range(0, len(sizes), _SHOES_PER_BLOCK):
             block = f[first:first + _SHOES_PER_BLOCK]
             slots, _ = levels[0]

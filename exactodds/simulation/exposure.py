@@ -11,7 +11,7 @@ count of the seen cards is kept beside it, and its true count (per 52 unseen
 cards, rounded down).
 
 The rounds of a batch are priced together where a wager is read at point values
-(:func:`exactodds.analyses.pricing.return_numerators`: one pass over the multisets
+(:func:`exactodds.analyses.pricing.moment_arrays`: one pass over the multisets
 the wagers pay on, shared by every wager of the run that reads the same table),
 and one by one otherwise; the totals run in integers over one denominator.
 
@@ -47,7 +47,7 @@ import numpy as np
 from exactodds.analyses.betting import Play, ramp_units
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
-from exactodds.analyses.pricing import expected_return, expected_square, return_numerators
+from exactodds.analyses.pricing import expected_return, expected_square, moment_arrays, return_numerators
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
@@ -95,6 +95,8 @@ TASK_SECONDS = 2.0
 DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
+#: The most batches' tallies a run keeps before adding them to its totals at once.
+WAITING = 64
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,27 @@ class Tally:
             mine[1] += row[1]
         return self
 
+    @classmethod
+    def summed(cls, tallies: Sequence[Tally]) -> Tally:
+        """``tallies`` added up, as :meth:`add` gives them one by one, but each total of Fractions formed over
+        one common denominator (Fractions added one by one reduce at every step: over ten batches, 3 to 4
+        times the time)."""
+        out = cls()
+        for name in _SCALARS:
+            setattr(out, name, _total([getattr(t, name) for t in tallies]))
+        for name in _TABLES:
+            rows: dict[Any, list[Any]] = {}
+            for t in tallies:
+                for key, value in getattr(t, name).items():
+                    rows.setdefault(key, []).append(value)
+            if name in _SINGLE:
+                setattr(out, name, {key: _total(values) for key, values in rows.items()})
+            else:
+                setattr(out, name, {key: [min(column) if (name, i) in _LEAST else max(column) if (name, i) in _MOST
+                                          else _total(column) for i, column in enumerate(zip(*values))]
+                                    for key, values in rows.items()})
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """The tally as JSON, exactly: integers as numbers, Fractions as ``"n/d"`` strings, each table as rows
         sorted by their key (``[*key, *values]``)."""
@@ -210,6 +233,16 @@ _SCALARS = ("shoes", "rounds", "sum_edge", "advantage_rounds", "sum_advantage", 
 #: Each keyed table of a tally and the width of its key; those in _SINGLE hold one value per key.
 _TABLES = {"by_tc": 1, "sum_sq_threshold": 1, "by_penetration": 1, "histogram": 2, "by_round": 1, "cross": 3}
 _SINGLE = frozenset({"sum_sq_threshold", "histogram"})
+#: The columns of a table that keep the least or the largest value, not a sum (by_penetration's edges).
+_LEAST, _MOST = frozenset({("by_penetration", 3)}), frozenset({("by_penetration", 4)})
+
+
+def _total(values: Sequence[Any]) -> Any:
+    """The sum of integers, or of Fractions over one common denominator (a Fraction, reduced once)."""
+    if not any(isinstance(v, Fraction) for v in values):
+        return sum(values)
+    common = math.lcm(*(v.denominator for v in values))
+    return Fraction(sum(v.numerator * (common // v.denominator) for v in values), common)
 
 
 def _out(v: Any) -> Any:
@@ -259,19 +292,21 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     ranks = unseen.reshape(n, 13, 4).sum(axis=2)
     values = np.concatenate([ranks[:, 9:].sum(axis=1, keepdims=True), ranks[:, :9]], axis=1)
     # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
-    batched = return_numerators([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
-    # per wager: the edges and the expected squared results, each times one common denominator, and it
-    moments: list[tuple[list[int], int, list[int], int]] = []
-    shared = _shared_denominator(next((found.totals for found in batched if found is not None), []))
+    batched = moment_arrays([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
+    # per wager: the edges and the expected squared results, each exactly (_PerRound), and the edges' floors in percent
+    moments: list[tuple[_PerRound, _PerRound, int | None, np.ndarray]] = []
+    totals = next((found.totals for found in batched if found is not None), np.zeros(0, dtype=np.int64))
+    common, kind, multiples = _shared_denominator(totals)
     for found in batched:
         if found is None:
-            moments.append(([], 1, [], 1))
+            moments.append((_PerRound.none(), _PerRound.none(), None, np.zeros(0, dtype=np.int64)))
             continue
         assert found.second is not None
-        common, multiples = shared
-        s, sequences = found.scale, found.totals
-        moments.append(([(x - s * d) * k for x, d, k in zip(found.first, sequences, multiples)], s * common,
-                        [(x + s * s * d) * k for x, d, k in zip(found.second, sequences, multiples)], s * s * common))
+        s = found.scale
+        edge = _exact_sum(found.first, -s, totals)
+        moments.append((_PerRound(edge, kind, multiples, s * common),
+                        _PerRound(_exact_sum(found.second, s * s, totals), kind, multiples, s * s * common),
+                        found.ratio, _floor_percent(edge, s, totals)))
     if any(found is None for found in batched):
         by_round: list[list[tuple[Fraction, Fraction]]] = [[] for _ in spec.pairs]
         for i in range(n):
@@ -282,35 +317,40 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
                                         expected_square(w, w.paytable(t), dist)))
         for j, pairs in enumerate(by_round):
             if batched[j] is None:
-                moments[j] = (*_one_denominator((x.numerator, x.denominator) for x, _ in pairs),
-                              *_one_denominator((y.numerator, y.denominator) for _, y in pairs))
-    counts = [np.clip(r * 52 // unseen_total, *TC_RANGE).tolist() for r in running]     # floors, as Python's //
-    pen = np.minimum(PEN_BINS - 1, (size - unseen_total) * PEN_BINS // size).tolist()
+                edges = _PerRound.over(*_one_denominator((x.numerator, x.denominator) for x, _ in pairs))
+                moments[j] = (edges, _PerRound.over(*_one_denominator((y.numerator, y.denominator) for _, y in pairs)),
+                              None, _floor_percent(edges.numerators, edges.scale, np.ones(n, dtype=np.int64)))
+    counts = [np.clip(r * 52 // unseen_total, *TC_RANGE) for r in running]     # floors, as Python's //
+    shoes = _Rounds.of(starts, n, np.minimum(PEN_BINS - 1, (size - unseen_total) * PEN_BINS // size))
     for j in range(len(spec.pairs)):
         net_scale = math.lcm(*(x.denominator for x in nets[j]))
-        paid = np.array([int(x * net_scale) for x in nets[j]] + [-net_scale], dtype=object)   # a loss (-1) last
+        paid = [int(x * net_scale) for x in nets[j]] + [-net_scale]                         # a loss (-1) last
+        paid_as = np.array(paid, dtype=np.int64 if max(map(abs, paid)) <= _INT64_MAX else object)
         outcome = np.where(settled[j] < 0, len(nets[j]), settled[j])
-        _tally(tallies[j], *moments[j], paid[outcome].tolist(), net_scale, counts[j], pen, bounds)
+        _tally(tallies[j], *moments[j], paid_as[outcome], net_scale, counts[j], shoes)
         found = batched[j]
         if found is None:
             continue
         for other, sums in found.cross.items():
             partner = batched[other]
             assert partner is not None                  # a cross moment exists only between two wagers read so
-            _tally_cross(tallies[j], other, sums, found.scale * partner.scale, found.totals, counts[j], counts[other])
+            _tally_cross(tallies[j], other, sums.tolist(), found.scale * partner.scale, totals.tolist(),
+                         counts[j].tolist(), counts[other].tolist())
     return tallies
 
 
-def _shared_denominator(totals: Sequence[int]) -> tuple[int, list[int]]:
-    """The least common multiple of the rounds' ``totals`` and what each is multiplied by to make it: a
-    batch's rounds over one denominator, found once for every wager of the run (each wager's scale is a
-    factor beside).
+def _shared_denominator(totals: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The least common multiple of the rounds' ``totals``, each round's place among the distinct totals,
+    and what each distinct total is multiplied by to make it (Python integers): a batch's rounds over one
+    denominator, found once for every wager of the run (each wager's scale is a factor beside).
 
-    >>> _shared_denominator([6, 4, 6])
-    (12, [2, 3, 2])
+    >>> common, kind, multiples = _shared_denominator(np.array([6, 4, 6]))
+    >>> common, kind.tolist(), multiples.tolist()
+    (12, [1, 0, 1], [3, 2])
     """
-    common = math.lcm(*set(totals))
-    return common, [common // t for t in totals]
+    distinct, kind = np.unique(totals, return_inverse=True)
+    common = math.lcm(*distinct.tolist())
+    return common, kind.reshape(-1), np.array([common // t for t in distinct.tolist()], dtype=object)
 
 
 def _one_denominator(fractions: Iterable[tuple[int, int]]) -> tuple[list[int], int]:
@@ -323,6 +363,147 @@ def _one_denominator(fractions: Iterable[tuple[int, int]]) -> tuple[list[int], i
     pairs = list(fractions)
     common = math.lcm(*{d for _, d in pairs})
     return [n * (common // d) for n, d in pairs], common
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _largest(x: np.ndarray) -> int:
+    """The largest |item| of ``x`` (0 for none), a Python integer."""
+    return max(-int(x.min(initial=0)), int(x.max(initial=0)))
+
+
+def _halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``int64`` items as x = high · 2^32 + low (high = x >> 32, from −2^31 to 2^31 − 1; low = the low 32 bits,
+    from 0 to 2^32 − 1) in ``float64``, whose sums over fewer than 2^21 items are exact in any order: every
+    partial sum is an integer at most 2^52 (Σ high) or below 2^53 (Σ low) in size, which ``float64`` holds
+    exactly. None for Python integers or too many items."""
+    if x.dtype == object or len(x) >= 2**21:
+        return None
+    return (x >> 32).astype(np.float64), (x & 0xFFFFFFFF).astype(np.float64)
+
+
+def _joined(high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """Σ high · 2^32 + Σ low, item by item, in Python integers (the sums: integers in ``float64``, exact); in
+    ``int64`` first where |Σ high| ≤ 2^31 − 2 (then the result is below 2^63 − 2^33 + 2^53 in size)."""
+    high, low = high.astype(np.int64), low.astype(np.int64)
+    out = np.empty(len(high), dtype=object)
+    small = np.abs(high) <= 2**31 - 2
+    out[small] = ((high[small] << 32) + low[small]).astype(object)
+    out[~small] = (high[~small].astype(object) << 32) + low[~small].astype(object)
+    return out
+
+
+def _sums_at(index: np.ndarray, x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The slots from 0 to ``n`` − 1 that ``index`` names (ascending), and per slot the sum of the items of ``x``
+    put there, exactly (Python integers): ``int64`` items are added by :func:`_halves`."""
+    used = np.flatnonzero(np.bincount(index, minlength=n))
+    split = _halves(x)
+    if split is None:
+        total = np.zeros(n, dtype=object)
+        np.add.at(total, index, x)
+        return used, total[used]
+    high, low = (np.bincount(index, weights=half, minlength=n) for half in split)
+    return used, _joined(high[used], low[used])
+
+
+def _exact_sum(x: np.ndarray, c: int, y: np.ndarray) -> np.ndarray:
+    """``x + c · y`` item by item: in ``int64`` where |x| + |c| · |y| ≤ 2^63 − 1 for the largest of each, else
+    in Python integers."""
+    if x.dtype != object and y.dtype != object and _largest(x) + abs(c) * _largest(y) <= _INT64_MAX:
+        return x + c * y  # type: ignore[no-any-return]
+    return x.astype(object) + c * y.astype(object)  # type: ignore[no-any-return]
+
+
+def _floor_percent(x: np.ndarray, c: int, y: np.ndarray) -> np.ndarray:
+    """⌊100 · x / (c · y)⌋ item by item (c · y > 0), ``int64`` (an edge's floor in percent is small): in
+    ``int64`` where 100 · |x| and c · |y| are at most 2^63 − 1 (NumPy's // floors, as Python's), else in
+    Python integers."""
+    if x.dtype != object and 100 * _largest(x) <= _INT64_MAX and c * _largest(y) <= _INT64_MAX:
+        return (100 * x) // (c * y)  # type: ignore[no-any-return]
+    return np.array(((100 * x.astype(object)) // (c * y.astype(object))).tolist(), dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _PerRound:
+    """A number per round of a batch, exactly: round i's is ``numerators[i] · multiples[kind[i]] / scale``.
+
+    The batch route gives each round's numerator over its own denominator, a wager's scale times the
+    round's ordered 6-card sequences; ``multiples`` takes each distinct one (a ``kind`` of round) to the
+    batch's common denominator. Sums by a key add the numerators of each (key, kind) first, exactly
+    (:func:`_sums_at`), and multiply each such sum by its multiple once: a few hundred products of large
+    integers per wager, where one per round would be thousands."""
+
+    numerators: np.ndarray                      # int64 or Python integers
+    kind: np.ndarray                            # int64, into multiples
+    multiples: np.ndarray                       # Python integers
+    scale: int
+
+    @classmethod
+    def none(cls) -> _PerRound:
+        """A place held for a wager priced shoe by shoe."""
+        return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.ones(1, dtype=object), 1)
+
+    @classmethod
+    def over(cls, numerators: list[int], common: int) -> _PerRound:
+        """Numerators over one ``common`` denominator (every round of one kind)."""
+        return cls(np.array(numerators, dtype=object), np.zeros(len(numerators), dtype=np.int64),
+                   np.ones(1, dtype=object), common)
+
+    def each(self) -> np.ndarray:
+        """Every round's number times ``scale`` (Python integers)."""
+        return self.numerators.astype(object) * self.multiples[self.kind]  # type: ignore[no-any-return]
+
+    def sums(self, keys: np.ndarray, n: int) -> np.ndarray:
+        """Per key from 0 to ``n`` − 1, the sum of its rounds' numbers times ``scale`` (Python integers)."""
+        kinds = len(self.multiples)
+        used, by_cell = _sums_at(keys * kinds + self.kind, self.numerators, n * kinds)   # by key, then kind
+        key = used // kinds
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        out = np.zeros(n, dtype=object)
+        if len(used):
+            out[key[first]] = np.add.reduceat(by_cell * self.multiples[used % kinds], first)
+        return out
+
+    def by_key(self, keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The keys from 0 to ``n`` − 1 that have rounds (ascending), and per key the sum, the least and the
+        largest of its rounds' numbers times ``scale`` (multiples are positive: per kind the least numerator
+        makes the least number)."""
+        kinds = len(self.multiples)
+        cell = keys * kinds + self.kind
+        used, total = _sums_at(cell, self.numerators, n * kinds)
+        least, most = (np.empty(n * kinds, dtype=self.numerators.dtype) for _ in range(2))
+        least[cell] = most[cell] = self.numerators                   # a round of each cell to start from
+        np.minimum.at(least, cell, self.numerators)
+        np.maximum.at(most, cell, self.numerators)
+        times = self.multiples[used % kinds]
+        key = used // kinds
+        at = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        return (key[at], np.add.reduceat(total * times, at), np.minimum.reduceat(least[used].astype(object) * times, at),
+                np.maximum.reduceat(most[used].astype(object) * times, at))
+
+
+@dataclass(frozen=True)
+class _Rounds:
+    """What the rounds of a batch share across wagers: each one's shoe, its penetration bin, the rounds by
+    their place in their shoe (1: the first)."""
+
+    shoe: np.ndarray                            # per round, its shoe's place among the batch's shoes with rounds
+    lengths: np.ndarray                         # rounds per shoe
+    pen: np.ndarray
+    by_place: np.ndarray                        # the rounds by place (every place from 1 to the most has some)
+    places: np.ndarray                          # per place from 1, its rounds' count, and where they start in it
+    place_first: np.ndarray
+
+    @classmethod
+    def of(cls, starts: np.ndarray, rounds: int, pen: np.ndarray) -> _Rounds:
+        """From each shoe's first round (``starts``) and the number of rounds."""
+        lengths = np.diff(np.r_[starts, rounds])
+        shoe = np.repeat(np.arange(len(starts)), lengths)
+        place = np.arange(rounds) - starts[shoe] + 1
+        places = np.bincount(place)[1:]
+        return cls(shoe, lengths, pen, np.argsort(place, kind="stable"), places,
+                   np.r_[0, np.cumsum(places)[:-1]])
 
 
 def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: list[int], tc: list[int],
@@ -341,88 +522,107 @@ def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: 
         mine[1] += Fraction(total, common)
 
 
-def _tally(tally: Tally, a: list[int], scale: int, sq: list[int], sq_scale: int, m: list[int], net_scale: int,
-           tc: list[int], pen: list[int], bounds: list[tuple[int, int]]) -> None:
-    """Add a batch's rounds to ``tally``: the edges times ``scale`` and the expected squared results
-    times ``sq_scale`` (integers, exactly), nets as dealt times ``net_scale``, true counts, penetration
-    bins, and each shoe's rounds ``bounds``.
+def _tally(tally: Tally, edge: _PerRound, square: _PerRound, ratio: int | None, percent: np.ndarray, m: np.ndarray,
+           net_scale: int, tc: np.ndarray, rounds: _Rounds) -> None:
+    """Add a batch's rounds to ``tally``: the edges and the expected squared results (exactly, :class:`_PerRound`;
+    ``ratio``: see :attr:`~exactodds.analyses.pricing.MomentArrays.ratio`), the edges' floors in percent, nets as
+    dealt times ``net_scale``, true counts, and the rounds' shoes.
 
-    The sums run in integers, made Fractions once at the end (a sum of Fractions reduces at every step).
+    The sums run in integers, by NumPy over the rounds, made Fractions once at the end (a sum of Fractions
+    reduces at every step).
     """
-    by_tc: dict[int, list[int]] = {}                # rounds, Σ a, rounds with advantage, Σ m, Σ sq
-    by_pen: dict[int, list[int]] = {}               # rounds, Σ a, rounds with advantage, min a, max a
-    advantage = realized = advantage_sq = 0
-    histogram = tally.histogram
-    for x, count, bin_, mi, si in zip(a, tc, pen, m, sq):
-        row = by_tc.get(count)
-        if row is None:
-            row = by_tc[count] = [0, 0, 0, 0, 0]
-        row[0] += 1
-        row[1] += x
-        row[3] += mi
-        row[4] += si
-        p = by_pen.get(bin_)
-        if p is None:
-            p = by_pen[bin_] = [0, 0, 0, x, x]
-        p[0] += 1
-        p[1] += x
-        if x < p[3]:
-            p[3] = x
-        elif x > p[4]:
-            p[4] = x
-        cell = (bin_, (100 * x) // scale)                            # the edge's floor in percent
-        histogram[cell] = histogram.get(cell, 0) + 1
-        if x > 0:
-            tally.advantage_rounds += 1
-            advantage += x
-            realized += mi
-            advantage_sq += si
-            row[2] += 1
-            p[2] += 1
-    tally.rounds = len(a)
-    tally.sum_edge = Fraction(sum(a), scale)
-    tally.sum_advantage = Fraction(advantage, scale)
-    tally.realized_advantage = Fraction(realized, net_scale)
-    tally.sum_square_advantage = Fraction(advantage_sq, sq_scale)
-    tally.by_tc = {k: [r[0], Fraction(r[1], scale), r[2], Fraction(r[3], net_scale), Fraction(r[4], sq_scale)]
-                   for k, r in by_tc.items()}
-    tally.by_penetration = {k: [r[0], Fraction(r[1], scale), r[2], Fraction(r[3], scale), Fraction(r[4], scale)]
-                            for k, r in by_pen.items()}
-    squares = 0
-    by_threshold: dict[int, int] = {}                 # Σ over shoes of (Σ a of rounds at or above T)²
-    by_round: dict[int, list[int]] = {}
-    shoe_sq = shoe_cross = shoe_rounds_sq = 0
-    for first, stop in bounds:
-        y = sum(a[first:stop])
-        shoe_sq += y * y
-        shoe_cross += y * (stop - first)
-        shoe_rounds_sq += (stop - first) ** 2
-        shoe_win = 0
-        at_count: dict[int, int] = {}
-        for k, (x, c) in enumerate(zip(a[first:stop], tc[first:stop]), start=1):
-            row = by_round.get(k)
-            if row is None:
-                row = by_round[k] = [0, 0]
-            row[0] += 1
-            row[1] += x
-            if x > 0:
-                shoe_win += x
-            at_count[c] = at_count.get(c, 0) + x
-        squares += shoe_win * shoe_win
-        w_t = square = 0
-        for threshold in range(TC_RANGE[1], TC_RANGE[0] - 1, -1):    # from the top: w_t grows by count
-            if at_count.get(threshold):
-                w_t += at_count[threshold]
-                square = w_t * w_t                                   # squared where it changes only
-            if w_t:
-                by_threshold[threshold] = by_threshold.get(threshold, 0) + square
-    tally.sum_sq_shoe_advantage = Fraction(squares, scale * scale)
-    tally.by_round = {k: [r[0], Fraction(r[1], scale)] for k, r in by_round.items()}
-    tally.sum_sq_shoe_edge = Fraction(shoe_sq, scale * scale)
-    tally.sum_shoe_edge_rounds = Fraction(shoe_cross, scale)
-    tally.sum_sq_shoe_rounds = shoe_rounds_sq
-    tally.sum_sq_threshold = {t: Fraction(v, scale * scale)
-                              for t in range(TC_RANGE[0], TC_RANGE[1] + 1) if (v := by_threshold.get(t))}
+    if not len(tc):
+        return
+    scale, span = edge.scale, TC_RANGE[1] - TC_RANGE[0] + 1
+    count = tc - TC_RANGE[0]                                         # 0 for the least true count
+    ahead = np.asarray(edge.numerators > 0, dtype=bool)              # the rounds with a player advantage
+    each = edge.each()
+    shoes = len(rounds.lengths)
+    # per shoe and true count present, Σ edge (cells by shoe, then count); then per cell, Σ edge of the
+    # shoe's rounds at that count or above: a cumulative sum from the shoe's last cell back
+    cell = rounds.shoe * span + count
+    order = np.argsort(cell, kind="stable")
+    ordered = cell[order]
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    cells = ordered[first]
+    at_cell = np.add.reduceat(each[order], first)
+    shoe_of, count_of = cells // span, cells % span
+    back = np.cumsum(at_cell[::-1])[::-1]                            # Σ from each cell to the batch's last
+    shoe_last = np.searchsorted(shoe_of, shoe_of, side="right")      # per cell, one past its shoe's last cell
+    after = np.r_[back, 0][shoe_last]                                # Σ of the shoes after it
+    above = back - after
+    shoe_edge = above[np.flatnonzero(np.r_[True, shoe_of[1:] != shoe_of[:-1]])]   # each shoe's first cell: all
+    # per threshold T, Σ over shoes of (Σ edge of the shoe's rounds at or above T)²: per shoe, the square of
+    # its first cell at T or above (none: 0); below the batch's least count, of every shoe's total
+    rounds_at = np.bincount(count, minlength=span)
+    seen = np.flatnonzero(rounds_at)
+    low, high = int(seen[0]), int(seen[-1])
+    nearest = np.full((shoes, high + 2 - low), len(cells))
+    nearest[shoe_of, count_of - low] = np.arange(len(cells))
+    nearest = np.minimum.accumulate(nearest[:, ::-1], axis=1)[:, ::-1]     # cells rise with the count in a shoe
+    squares = np.r_[above * above, 0]
+    at_or_above = squares[nearest[:, :-1]].sum(axis=0)
+    total_sq = at_or_above[0]
+    by_threshold = {t: total_sq if t - TC_RANGE[0] < low else at_or_above[t - TC_RANGE[0] - low]
+                    for t in range(TC_RANGE[0], TC_RANGE[0] + high + 1)}
+    # per true count: rounds, Σ edge, rounds with advantage, Σ net as dealt, Σ expected squared result
+    edge_at = np.zeros(span, dtype=object)
+    np.add.at(edge_at, count_of, at_cell)
+    ahead_at = np.bincount(count[ahead], minlength=span)
+    net_at = np.zeros(span, dtype=object)
+    counts_net, nets_at = _sums_at(count, m, span)
+    net_at[counts_net] = nets_at
+    # the rounds with an advantage, and per shoe Σ of their edges
+    win = np.zeros(shoes, dtype=object)
+    np.add.at(win, rounds.shoe[ahead], each[ahead])
+    if ratio is None:
+        square_at = square.sums(2 * count + ahead, 2 * span)         # (count, with advantage or not)
+        square_in, square_ahead = square_at[0::2] + square_at[1::2], square_at[1::2].sum()
+    else:
+        # round i's squared result is q_i / (s² T_i) and its edge e_i / (s T_i), with q_i = r (e_i + s T_i) + s² T_i
+        # (second = r · first): over rounds G, Σ q_i k_i = r Σ e_i k_i + (r s L + s² L) · |G|, as T_i k_i = L
+        per_round = ratio * scale + square.scale
+        square_in = ratio * edge_at + per_round * rounds_at.astype(object)
+        square_ahead = ratio * win.sum() + per_round * int(ahead.sum())
+    tally.by_tc = {int(c) + TC_RANGE[0]: [int(rounds_at[c]), Fraction(edge_at[c], scale), int(ahead_at[c]),
+                                          Fraction(net_at[c], net_scale), Fraction(square_in[c], square.scale)]
+                   for c in seen}
+    tally.rounds = len(count)
+    tally.advantage_rounds = int(ahead.sum())
+    tally.sum_edge = Fraction(shoe_edge.sum(), scale)
+    tally.sum_advantage = Fraction(win.sum(), scale)
+    tally.realized_advantage = Fraction(sum(m[ahead].tolist()), net_scale)       # in Python integers
+    tally.sum_square_advantage = Fraction(square_ahead, square.scale)
+    squared = scale * scale
+    tally.sum_sq_shoe_advantage = Fraction((win * win).sum(), squared)
+    # per penetration bin: rounds, Σ edge, rounds with advantage, least and largest edge
+    pens = rounds.pen
+    rounds_in = np.bincount(pens, minlength=PEN_BINS)
+    ahead_in = np.bincount(pens[ahead], minlength=PEN_BINS)
+    bins, edge_in, least, most = edge.by_key(pens, PEN_BINS)
+    tally.by_penetration = {int(b): [int(rounds_in[b]), Fraction(e, scale), int(ahead_in[b]), Fraction(lo, scale),
+                                     Fraction(hi, scale)] for b, e, lo, hi in zip(bins, edge_in, least, most)}
+    # (penetration bin, edge's floor in percent) -> rounds
+    low_pct = int(percent.min())
+    width = int(percent.max()) - low_pct + 1
+    spot = pens * width + (percent - low_pct)
+    if PEN_BINS * width <= 1 << 20:                                  # a count per spot, or the spots sorted
+        found = np.bincount(spot, minlength=PEN_BINS * width)
+        spots = np.flatnonzero(found)
+        found = found[spots]
+    else:
+        spots, found = np.unique(spot, return_counts=True)
+    for c, k in zip(spots.tolist(), found.tolist()):
+        key = (c // width, c % width + low_pct)
+        tally.histogram[key] = tally.histogram.get(key, 0) + k
+    # per round of the shoe: rounds, Σ edge
+    edge_by = np.add.reduceat(each[rounds.by_place], rounds.place_first)
+    tally.by_round = {k: [int(n), Fraction(e, scale)] for k, (n, e) in enumerate(zip(rounds.places, edge_by), start=1)}
+    # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds)
+    tally.sum_sq_shoe_edge = Fraction(total_sq, squared)
+    tally.sum_shoe_edge_rounds = Fraction((shoe_edge * rounds.lengths.astype(object)).sum(), scale)
+    tally.sum_sq_shoe_rounds = int((rounds.lengths.astype(object) ** 2).sum())
+    tally.sum_sq_threshold = {t: Fraction(v, squared) for t, v in by_threshold.items() if v}
 
 
 @dataclass(frozen=True)
@@ -874,18 +1074,26 @@ def exposure(
     last_save = time.monotonic()
     throughput = Throughput(0, 0.0, 0.0)
 
+    adding = False          # while a batch is added, the totals and the shoes done disagree: nothing is saved
+    waiting: list[list[Tally]] = []          # batches done, added to the totals many at once (Tally.summed)
+
+    def added() -> list[Tally]:
+        if waiting:
+            totals[:] = [Tally.summed([t, *parts]) for t, parts in zip(totals, zip(*waiting))]
+            waiting.clear()
+        return totals
+
     def save() -> None:
         assert checkpoint is not None
-        state.totals = [t.to_json() for t in totals]
+        state.totals = [t.to_json() for t in added()]
         save_state(checkpoint, state, option="--checkpoint")
-
-    adding = False          # while a batch is added, the totals and the shoes done disagree: nothing is saved
 
     def collect(part: list[Tally], span: tuple[int, int], cpu: float) -> None:
         nonlocal done, last_save, adding
         adding = True
-        for total, p in zip(totals, part):
-            total.add(p)
+        waiting.append(part)
+        if len(waiting) >= WAITING:
+            added()
         state.done = covered([*state.done, span])
         adding = False
         done += span[1] - span[0]
@@ -908,7 +1116,7 @@ def exposure(
         if checkpoint is not None and work and not adding:
             save()                            # what is done, whether the run ended or was stopped; stopped
                                               # half-way through adding a batch, the file keeps the last write
-    return _result(run, totals, throughput)
+    return _result(run, added(), throughput)
 
 
 @dataclass
