@@ -546,7 +546,7 @@ def _joint_table(joint: _Joint) -> _JointTable:
     kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if len(conditions) <= 8 * np.dtype(t).itemsize)
     truths = np.zeros(size, dtype=kind)
     for k, c in enumerate(conditions):
-        truths |= c.mask(columns, size, parameters).astype(kind) << kind(k)
+        truths[c.mask(columns, size, parameters)] |= np.array(1 << k, dtype=kind)
     dealt = np.all(grid < np.array([13 if a == "rank" else 4 for a in attrs])[:, None], axis=0)
     found, first = np.unique(truths[dealt], return_index=True)
     witness = {int(t): tuple(int(x) for x in grid[:, i]) for t, i in zip(found, np.flatnonzero(dealt)[first])}
