@@ -15,7 +15,7 @@ from exactodds.cli import cli
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe
-from exactodds.wagers.catalogue import load_catalogue
+from exactodds.wagers.catalogue import load_catalogue, read_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,3 +92,20 @@ def test_a_negative_house_edge_is_said_in_words_wherever_it_is_printed(tmp_path:
                                                      catalogue=load_catalogue().merged(load_file(mine)))[0])
     house = run("analyze", "--wager", "tie:8-to-1", "--summary")                   # the house's edge: no words
     assert "player has the edge" not in house
+
+
+def _combined(a: str, b: str) -> str:
+    wager = ("[[wager]]\nid = \"{id}\"\nname = \"{id}\"\nsection = \"test\"\nparameters = {{ s = {s} }}\n"
+             "  [[wager.outcome]]\n  id = \"x\"\n  name = \"x\"\n  when = \"player_suit_1 == banker_suit_1 and "
+             "player_suit_1 != s\"\n  [[wager.paytable]]\n  id = \"A\"\n  pays = {{ x = \"3 to 1\" }}\n")
+    return (wager.format(id="a", s=a) + wager.format(id="b", s=b)
+            + "[[wager]]\nid = \"ab\"\nname = \"both\"\nsection = \"test\"\ncombine = [\"a\", \"b\"]\n")
+
+
+def test_combined_wagers_with_one_parameter_of_two_values_are_refused() -> None:
+    # it read the second's value in both: the first's wins were counted for 'd', not 'h'
+    with pytest.raises(ExactOddsError, match=r"^c\.toml: wager 'ab': 'a' and 'b' both have parameter 's', with "
+                                             r"different values \('h' and 'd'\)"):
+        read_text(_combined('"h"', '"d"'), source="c.toml")["ab"]
+    same = read_text(_combined('"h"', '"h"'), source="c.toml")
+    assert same["ab"].parameters == {"s": "h"} == same["a"].parameters

@@ -28,7 +28,7 @@ from exactodds.analyses.analysis import WALK_FIRST_BYTES
 from exactodds.analyses.pricing import table_bytes
 from exactodds.engine import native, walk
 from exactodds.engine.walk import WalkDistribution, _Joint, _joint_groups, _wager_trackers, reads_by_group
-from exactodds.errors import ExactOddsWarning, TooLarge
+from exactodds.errors import ExactOddsError, ExactOddsWarning, TooLarge
 from exactodds.game.rules import banker_draws, is_natural, player_draws
 from exactodds.wagers.catalogue import Catalogue, Wager, read_file, read_text
 
@@ -252,3 +252,15 @@ def test_route_auto_builds_the_table_where_the_walk_first_refuses(monkeypatch: p
     assert tables.route == "vector" and walked.route == "vector; walk for bet:A"
     assert [(x.id, x.combinations) for x in tables.results[0].lines] == \
         [(x.id, x.combinations) for x in walked.results[0].lines]
+
+
+def test_outcomes_that_overlap_are_refused_naming_cards_that_stand_for_the_round() -> None:
+    # the walk settles a round on the least cards with its truths: an A of spades here, which the shoe lacks
+    text = ("[[wager]]\nid = \"bet\"\nname = \"Bet\"\nsection = \"test\"\n  [[wager.outcome]]\n  id = \"a\"\n"
+            "  name = \"a\"\n  when = \"player_suit_3 == '' and banker_suit_3 != ''\"\n  [[wager.outcome]]\n"
+            "  id = \"b\"\n  name = \"b\"\n  when = \"player_rank_3 < banker_rank_3\"\n  [[wager.paytable]]\n  id = \"A\"\n"
+            "  pays = { a = \"2 to 1\", b = \"3 to 1\" }\n")
+    w = read_text(text, source="o.toml")["bet"]
+    with pytest.raises(ExactOddsError, match=r"outcomes 'a' and 'b' both hold on one round \(cards that give the "
+                                             r"conditions the same truths as such a round: "):
+        WalkDistribution(Shoe.from_card_counts(SMALL["mixed"])).outcome_counts(w, w.paytables["A"])

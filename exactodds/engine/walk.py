@@ -1469,9 +1469,11 @@ class WalkDistribution:
         index = {o.id: j for j, o in enumerate(wager.outcomes)}
         settled: dict[int, int] = {}
         paid: dict[int, int] = {}
+        # a row may hold cards that stand for the rounds' (read by group, or tried by the walk by point values)
+        standing = isinstance(run, _LazyWalk) or any(isinstance(t, _Joint) for t in run.trackers)
         for h, n in hits.items():
             if h[k] not in paid:
-                oid = wager.settle_row(run.rows[h], paytable)
+                oid = wager.settle_row(run.rows[h], paytable, standing=standing)
                 paid[h[k]] = -1 if oid is None else index[oid]
             settled[paid[h[k]]] = settled.get(paid[h[k]], 0) + n
         return settled

@@ -225,8 +225,9 @@ class Wager:
                         for k, a in self.alternatives.items()}
         return replace(self, parameters=merged, outcomes=outcomes, alternatives=alternatives)
 
-    def settle_row(self, row: Mapping[str, object], paytable: Paytable) -> str | None:
-        """The outcome a round with these features is paid as, or None (a loss)."""
+    def settle_row(self, row: Mapping[str, object], paytable: Paytable, *, standing: bool = False) -> str | None:
+        """The outcome a round with these features is paid as, or None (a loss). With ``standing``, ``row`` stands
+        for rounds whose cards give the conditions the same truths (the walk's), and a refusal says so."""
         hits = [o.id for o in self.outcomes
                 if paytable.pays[o.id].offered and o.condition(row, self.parameters)]
         if not hits:
@@ -234,8 +235,9 @@ class Wager:
         if len(hits) > 1 and self.settle == "exclusive":       # refused, never settled as the first
             seen = ", ".join(f"{n}={row[n]!r}" for n in sorted(self.features) if n in row)
             alt = f": alternative {self.reading_id!r}" if self.reading_id != "regulation" else ""
+            like = "cards that give the conditions the same truths as such a round: " if standing else ""
             raise ExactOddsError(f"{self.source}: wager {self.id!r}{alt}: outcomes {hits[0]!r} and {hits[1]!r} both "
-                                 f"hold on one round ({seen}); make them exclusive or say settle = \"highest\"")
+                                 f"hold on one round ({like}{seen}); make them exclusive or say settle = \"highest\"")
         if len(hits) == 1:
             return hits[0]
         return max(hits, key=lambda oid: self.rank(paytable, oid))   # "highest": pay the best
@@ -749,6 +751,11 @@ def _combine(entry: dict[str, Any], earlier: list[Wager], *, source: str, n: int
     tables = [t for t in parts[0].paytables if t in parts[1].paytables]
     if not tables:
         raise ExactOddsError(f"{where}: {ids[0]!r} and {ids[1]!r} share no paytable")
+    for name in sorted(set(parts[0].parameters) & set(parts[1].parameters)):   # one name reads one value in both
+        a, b = parts[0].parameters[name], parts[1].parameters[name]
+        if a != b or type(a) is not type(b):
+            raise ExactOddsError(f"{where}: {ids[0]!r} and {ids[1]!r} both have parameter {name!r}, with different "
+                                 f"values ({a!r} and {b!r}): their conditions would read one of them; rename it in one")
     params = {**parts[0].parameters, **parts[1].parameters}
 
     def results(w: Wager) -> list[tuple[str, str, str]]:
