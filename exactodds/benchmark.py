@@ -869,8 +869,8 @@ def _records() -> None:
 
 
 #: Shoes of Dragon 7 per worker in each timed exposure run of section 10 (about 1.5 s on one core, so that starting
-#: the worker processes is a small part of the run: 1,800 since the exposure kernel ran at 1,100 shoes per CPU-s).
-_SCALING_SHOES = 1800
+#: the worker processes is a small part of the run: 6,000 since exposure ran at about 4,000 shoes per CPU-s).
+_SCALING_SHOES = 6000
 
 
 def _scaling(cat: Any) -> None:

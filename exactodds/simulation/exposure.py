@@ -96,7 +96,7 @@ DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
 #: The most batches' tallies a run keeps before adding them to its totals at once.
-WAITING = 64
+WAITING = 16
 
 
 @dataclass(frozen=True)
