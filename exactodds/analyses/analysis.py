@@ -200,13 +200,14 @@ def select(
 
 
 def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
-              alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool]]:
+              alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool] | None]:
     """:func:`select`, kept on a :class:`~exactodds.wagers.catalogue.Catalogue` (a mapping no one changes) per
     request: a selection priced shoe after shoe is checked once, and its wagers are the same objects each
-    time (what they compiled is kept on them); with it, whether route auto walks each first (:func:`_walk_first`)."""
+    time (what they compiled is kept on them); with it, whether route auto walks each first (:func:`_walk_first`;
+    None where it walks none first)."""
     if not isinstance(catalogue, Catalogue):
         return _chosen(catalogue, wagers, paytables, everything, alternatives)
-    kept: dict[Any, tuple[list[tuple[Wager, str]], list[bool]]] | None = catalogue.__dict__.get("_selections")
+    kept: dict[Any, tuple[list[tuple[Wager, str]], list[bool] | None]] | None = catalogue.__dict__.get("_selections")
     if kept is None:
         kept = catalogue.__dict__["_selections"] = {}
     try:
@@ -223,9 +224,10 @@ def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables
 
 
 def _chosen(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
-            alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool]]:
+            alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool] | None]:
     pairs = select(catalogue, wagers=wagers, paytables=paytables, everything=everything, alternatives=alternatives)
-    return pairs, [_walk_first(w) for w, _ in pairs]
+    first = [_walk_first(w) for w, _ in pairs]
+    return pairs, first if any(first) else None
 
 
 def _not_selected(catalogue: Mapping[str, Wager], wid: str) -> None:
@@ -264,8 +266,8 @@ def analyze(
     else:
         dist = deal(shoe)
     walked: list[str] = []
-    first = walk_first if route == "auto" and shoe.card_counts is not None else []
-    if any(first):                                     # their tables are not built: counted with the rest
+    first = walk_first if walk_first is not None and route == "auto" and shoe.card_counts is not None else None
+    if first is not None:                              # their tables are not built: counted with the rest
         rest = [k for k, f in enumerate(first) if not f]
         counted = settled_together([(pairs[i][0], pairs[i][0].paytables[pairs[i][1]]) for i in rest], dist)
         together = {rest[k]: sums for k, sums in counted.items()}
@@ -275,7 +277,7 @@ def analyze(
     def one(i: int, w: Wager, t: str) -> WagerResult:
         """Price ``w`` under paytable ``t``: by ``dist``, or (route auto) by the walk where its table is refused,
         or first where it is large and the walk reads the wager by group."""
-        if first and first[i]:
+        if first is not None and first[i]:
             try:
                 result = price(w, w.paytables[t], engine.WalkDistribution(shoe))
             except TooLarge:                                   # the table, within its limit
