@@ -464,7 +464,7 @@ class _JointTable:
     of: tuple[tuple[int, ...], ...]                  # per position, its features (indices)
     attrs: tuple[str, ...]                           # per feature, 'rank' or 'suit'
     truths: np.ndarray                               # per assignment (axes: the features), a bit per part
-    witness: dict[int, tuple[int, ...]]              # per truths of six dealt cards, the least assignment
+    witness: dict[int, tuple[int, ...]]              # per truths of the group's cards all dealt, the least assignment
     named: frozenset[str]                            # the suits the parts name
     least: dict[int, np.ndarray] = field(default_factory=dict)        # see :meth:`canonical`
     memo: dict[Any, Any] = field(default_factory=dict)                 # canonical and renamed summaries
