@@ -13,6 +13,7 @@ import contextlib
 import copy
 import functools
 import json
+import pickle
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -80,6 +81,8 @@ def test_comparisons_fall_into_groups_by_the_features_they_share() -> None:
     assert chain.names == ("banker_rank_1", "player_rank_1", "player_rank_2")
     trackers = _wager_trackers(wager(SIX))
     assert all(isinstance(t, _Joint) for t in trackers)          # no position read on its own
+    again = pickle.loads(pickle.dumps(trackers))                 # made anew: the hash of this process's strings
+    assert again == trackers and hash(again) == hash(trackers)
 
 
 @pytest.mark.parametrize("when", [

@@ -572,6 +572,10 @@ class _Joint(_Tracker):
     def __hash__(self) -> int:
         return self._hash  # type: ignore[attr-defined,no-any-return]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Made anew where unpickled: its hash is of this process's strings."""
+        return _Joint, (self.names, self.atoms, self.parameters)
+
     @property
     def start(self) -> Hashable:  # type: ignore[override]
         return (None,) * len(self.names)
