@@ -488,12 +488,11 @@ class _JointTable:
         if len(known) == len(s):
             return int(self.truths[s])
         mask = sum(1 << f for f in known)
+        sizes = [13 if self.attrs[f] == "rank" else 4 for f in known]        # known: dealt
         if mask not in self.least:                 # per set of features known: each row's least equal row
-            sizes = [13 if self.attrs[f] == "rank" else 4 for f in known]    # known: dealt
             rest = [f for f in range(len(s)) if f not in known]
             rows = self.truths.transpose(*known, *rest)[tuple(slice(0, n) for n in sizes)]
             self.least[mask] = _least_equal_rows(rows.reshape(int(np.prod(sizes)), -1))
-        sizes = [13 if self.attrs[f] == "rank" else 4 for f in known]
         row = 0
         for f, n in zip(known, sizes):
             row = row * n + s[f]  # type: ignore[operator]
@@ -515,18 +514,18 @@ def _least_equal_rows(rows: np.ndarray) -> np.ndarray:
     weights = np.random.default_rng(38).integers(0, 2**63, size=rows.shape[1], dtype=np.uint64) | np.uint64(1)
     with np.errstate(over="ignore"):
         hashed = rows.astype(np.uint64) @ weights
-    _, inverse = np.unique(hashed, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    first = np.full(inverse.max(initial=0) + 1, len(rows))
-    np.minimum.at(first, inverse, np.arange(len(rows)))
-    least = first[inverse]
+    least = _first_of(np.unique(hashed, return_inverse=True)[1])
     if not np.array_equal(rows, rows[least]):          # two rows that differ share a hash: compare them whole
-        _, inverse = np.unique(rows, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        first = np.full(inverse.max(initial=0) + 1, len(rows))
-        np.minimum.at(first, inverse, np.arange(len(rows)))
-        least = first[inverse]
+        least = _first_of(np.unique(rows, axis=0, return_inverse=True)[1])
     return least
+
+
+def _first_of(inverse: np.ndarray) -> np.ndarray:
+    """For each item of ``inverse`` (a group per item), the index of the first item of its group."""
+    inverse = inverse.reshape(-1)
+    first = np.full(inverse.max(initial=0) + 1, len(inverse))
+    np.minimum.at(first, inverse, np.arange(len(inverse)))
+    return first[inverse]
 
 
 @functools.lru_cache(maxsize=16)
