@@ -113,9 +113,9 @@ def test_the_split_does_not_change_the_numbers():
     assert _figures(other) != _figures(one)
 
 
-def test_tallies_added_at_once_are_the_tallies_added_one_by_one(monkeypatch):
-    """Tally.summed against Tally.add batch by batch (every field, every key in the same order), and a run that
-    adds its batches' tallies two at a time against one that adds them at the end."""
+def test_tallies_added_at_once_are_the_tallies_added_one_by_one():
+    """Tally.summed against Tally.add batch by batch (every field, every key in the same order), and both against
+    the batches added in integers, as a run adds them, over one denominator or several."""
     spec = ExposureSpec(tuple((load_catalogue()[w], t) for w, t in PAIRS), 6, 14, 4, ((0,) * 52,) * len(PAIRS), True)
     parts = [exposure_batch(spec, a, b) for a, b in [(0, 2), (2, 3), (3, 7)]]
     for j in range(len(PAIRS)):
@@ -126,9 +126,17 @@ def test_tallies_added_at_once_are_the_tallies_added_one_by_one(monkeypatch):
         assert asdict(at_once) == asdict(one_by_one)
         assert [list(getattr(at_once, name)) for name in ("by_tc", "by_penetration", "histogram", "cross")] == \
                [list(getattr(one_by_one, name)) for name in ("by_tc", "by_penetration", "histogram", "cross")]
-    whole = [r.tally.to_json() for r in exposure(PAIRS, shoes=5, seed=5, batch=1)]
-    monkeypatch.setattr(exposure_module, "WAITING", 2)
-    assert [r.tally.to_json() for r in exposure(PAIRS, shoes=5, seed=5, batch=1)] == whole
+        # the batches in integers (_Sums, as a run adds them), over the run's denominators and over others
+        # (a batch of a wager priced shoe by shoe has its own): the same Fractions
+        spans = [(0, 2), (2, 3), (3, 7)]
+        total = exposure_module._batch_sums(spec, *spans[0])[j]
+        for a, b in spans[1:]:
+            total.add(exposure_module._batch_sums(spec, a, b)[j])
+        assert asdict(total.tally()) == asdict(one_by_one)
+        first, second = (exposure_module._batch_sums(spec, *span)[j] for span in spans[:2])
+        factors = {kind: 3 + i for i, kind in enumerate(second.over)}
+        assert second._scaled(factors).tally() == second.tally() and second._scaled(factors).over != second.over
+        assert first.add(second._scaled(factors)).tally() == Tally.summed([parts[0][j], parts[1][j]])
 
 
 @pytest.mark.slow

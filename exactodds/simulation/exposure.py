@@ -50,7 +50,7 @@ from exactodds.analyses.eor import effects_of_removal, resolve_pairs
 from exactodds.analyses.pricing import expected_return, expected_square, moment_arrays, return_numerators
 from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
-from exactodds.game.shoe import Shoe
+from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.render.tables import (
     Column,
     Report,
@@ -95,8 +95,6 @@ TASK_SECONDS = 2.0
 DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
-#: The most batches' tallies a run keeps before adding them to its totals at once.
-WAITING = 16
 
 
 @dataclass(frozen=True)
@@ -235,6 +233,88 @@ _TABLES = {"by_tc": 1, "sum_sq_threshold": 1, "by_penetration": 1, "histogram": 
 _SINGLE = frozenset({"sum_sq_threshold", "histogram"})
 #: The columns of a table that keep the least or the largest value, not a sum (by_penetration's edges).
 _LEAST, _MOST = frozenset({("by_penetration", 3)}), frozenset({("by_penetration", 4)})
+_KEPT = frozenset(name for name, _ in _LEAST | _MOST)
+
+
+#: What each total of a tally is a sum of, for :class:`_Sums`: ``"edge"`` (edges, over the wager's scale times the
+#: run's common denominator of rounds), ``"edge2"`` (squares of such sums, over that squared), ``"net"`` (nets as
+#: dealt), ``"square"`` (expected squared results), ``"cross"`` (expected products with another wager, over a
+#: denominator per other wager); None for counts. A keyed table names one per column.
+_OVER: dict[str, Any] = {
+    "shoes": None, "rounds": None, "sum_edge": "edge", "advantage_rounds": None, "sum_advantage": "edge",
+    "realized_advantage": "net", "sum_sq_shoe_advantage": "edge2", "sum_square_advantage": "square",
+    "sum_sq_shoe_edge": "edge2", "sum_shoe_edge_rounds": "edge", "sum_sq_shoe_rounds": None,
+    "by_tc": (None, "edge", None, "net", "square"), "sum_sq_threshold": ("edge2",),
+    "by_penetration": (None, "edge", None, "edge", "edge"), "histogram": (None,), "by_round": (None, "edge"),
+    "cross": (None, "cross"),
+}
+
+
+@dataclass
+class _Sums:
+    """A :class:`Tally` in integers, as batches make it: each total of Fractions a numerator over a denominator
+    of its kind (:data:`_OVER`), which a run's batches share, so that adding them is adding integers (Fractions
+    reduce at every step: for three wagers, half the tally's time). :meth:`tally` makes the Fractions, once."""
+
+    scalars: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_SCALARS, 0))
+    #: per table of :data:`_TABLES`, key -> its columns (a table of one value per key: a list of one)
+    tables: dict[str, dict[Any, list[int]]] = field(default_factory=lambda: {name: {} for name in _TABLES})
+    #: the denominators: ``"edge"``, ``"net"``, ``"square"``, ``("cross", other wager)``; a kind not named
+    #: has no total but 0 (an empty batch)
+    over: dict[Any, int] = field(default_factory=dict)
+
+    def _scaled(self, factors: dict[Any, int]) -> _Sums:
+        """These sums over denominators ``factors`` times larger (each kind's numerators times its factor)."""
+        def times(kind: Any, key: Any) -> int:
+            if kind is None:
+                return 1
+            if kind == "edge2":
+                return factors.get("edge", 1) ** 2
+            return factors.get(("cross", key[0]) if kind == "cross" else kind, 1)
+        scalars = {name: v * times(_OVER[name], None) for name, v in self.scalars.items()}
+        tables = {name: {key: [v * times(kind, key) for v, kind in zip(row, _OVER[name])] for key, row in rows.items()}
+                  for name, rows in self.tables.items()}
+        return _Sums(scalars, tables, {k: d * factors.get(k, 1) for k, d in self.over.items()})
+
+    def add(self, other: _Sums) -> _Sums:
+        """Add ``other`` in place (over common denominators first where the two differ) and return self."""
+        if other.over != self.over:
+            common = {k: math.lcm(self.over.get(k, 1), other.over.get(k, 1)) for k in {*self.over, *other.over}}
+            scaled = self._scaled({k: d // self.over[k] for k, d in common.items() if k in self.over})
+            other = other._scaled({k: d // other.over[k] for k, d in common.items() if k in other.over})
+            self.scalars, self.tables, self.over = scaled.scalars, scaled.tables, common
+        for name, v in other.scalars.items():
+            self.scalars[name] += v
+        for name, rows in other.tables.items():
+            table = self.tables[name]
+            kept = name in _KEPT
+            for key, row in rows.items():
+                mine = table.get(key)
+                if mine is None:
+                    table[key] = list(row)
+                elif not kept:
+                    for i, v in enumerate(row):
+                        mine[i] += v
+                else:
+                    for i, v in enumerate(row):
+                        mine[i] = (min(mine[i], v) if (name, i) in _LEAST else max(mine[i], v) if (name, i) in _MOST
+                                   else mine[i] + v)
+        return self
+
+    def tally(self) -> Tally:
+        """The :class:`Tally` these sums make (each a Fraction over its denominator, reduced once)."""
+        def exact(v: int, kind: Any, key: Any) -> Any:
+            if kind is None:
+                return v
+            if kind == "edge2":
+                return Fraction(v, self.over["edge"] ** 2)
+            return Fraction(v, self.over[("cross", key[0]) if kind == "cross" else kind])
+        out = Tally(**{name: exact(v, _OVER[name], None) for name, v in self.scalars.items()})
+        for name, rows in self.tables.items():
+            kinds = _OVER[name]
+            setattr(out, name, {key: [exact(v, kind, key) for v, kind in zip(row, kinds)] if name not in _SINGLE
+                                else exact(row[0], kinds[0], key) for key, row in rows.items()})
+        return out
 
 
 def _total(values: Sequence[Any]) -> Any:
@@ -265,7 +345,29 @@ def _shuffled(decks: int, seed: int, first: int, stop: int) -> np.ndarray:
 
 def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     """Deal shoes ``first`` to ``stop - 1`` of the run and tally every wager (the unit of work)."""
+    return [sums.tally() for sums in _batch_sums(spec, first, stop)]
 
+
+@functools.lru_cache(maxsize=8)
+def _round_multiples(size: int) -> tuple[int, np.ndarray]:
+    """The common denominator of a run's rounds on a shoe of ``size`` cards: D, the least common multiple of
+    the ordered 6-card sequences of every shoe of 6 to ``size`` cards; and per number of cards n from 0 to
+    ``size``, D over n's sequences (Python integers; 0 below 6 cards, where no round is dealt). Every batch of
+    the run counts its rounds over D, so the batches' sums add as integers.
+
+    >>> d, multiples = _round_multiples(8)           # 6·5·4·3·2·1 = 720, 7·6·…·2 = 5,040, 8·7·…·3 = 20,160
+    >>> d, multiples.tolist()
+    (20160, [0, 0, 0, 0, 0, 0, 28, 4, 1])
+    """
+    sequences = [math.perm(n, CARDS_PER_ROUND) for n in range(CARDS_PER_ROUND, size + 1)]
+    common = math.lcm(*sequences)
+    multiples = np.zeros(size + 1, dtype=object)
+    multiples[:] = [0] * CARDS_PER_ROUND + [common // t for t in sequences]
+    return common, multiples
+
+
+def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
+    """:func:`exposure_batch` as integers over the run's denominators (:class:`_Sums`), as the runs add them."""
     stack = _shuffled(spec.decks, spec.seed, first, stop)
     size = stack.shape[1]
     player, banker, shoe_row, _burned = deal_shoes(stack, cut=spec.cut)
@@ -285,7 +387,9 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     unseen = spec.decks - seen
     unseen_total = size - seen.sum(axis=1)
     settled = settle_many([(w, w.paytable(t)) for w, t in spec.pairs], player, banker)
-    tallies = [Tally(shoes=stop - first) for _ in spec.pairs]
+    tallies = [_Sums() for _ in spec.pairs]
+    for empty in tallies:
+        empty.scalars["shoes"] = stop - first
     nets = [[w.paytable(t).pays[o.id].net for o in w.outcomes] for w, t in spec.pairs]
     tags = [np.array(t, dtype=np.int64) for t in spec.tags]
     running = [seen @ t for t in tags]
@@ -296,7 +400,8 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
     # per wager: the edges and the expected squared results, each exactly (_PerRound), and the edges' floors in percent
     moments: list[tuple[_PerRound, _PerRound, int | None, np.ndarray]] = []
     totals = next((found.totals for found in batched if found is not None), np.zeros(0, dtype=np.int64))
-    common, kind, multiples = _shared_denominator(totals)
+    common, multiples = _round_multiples(size)
+    kind = unseen_total                                    # each round over common: its numerator times multiples[n]
     for found in batched:
         if found is None:
             moments.append((_PerRound.none(), _PerRound.none(), None, np.zeros(0, dtype=np.int64)))
@@ -335,22 +440,8 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
             partner = batched[other]
             assert partner is not None                  # a cross moment exists only between two wagers read so
             _tally_cross(tallies[j], other, sums.tolist(), found.scale * partner.scale, totals.tolist(),
-                         counts[j].tolist(), counts[other].tolist())
+                         multiples[kind].tolist(), common, counts[j].tolist(), counts[other].tolist())
     return tallies
-
-
-def _shared_denominator(totals: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """The least common multiple of the rounds' ``totals``, each round's place among the distinct totals,
-    and what each distinct total is multiplied by to make it (Python integers): a batch's rounds over one
-    denominator, found once for every wager of the run (each wager's scale is a factor beside).
-
-    >>> common, kind, multiples = _shared_denominator(np.array([6, 4, 6]))
-    >>> common, kind.tolist(), multiples.tolist()
-    (12, [1, 0, 1], [3, 2])
-    """
-    distinct, kind = np.unique(totals, return_inverse=True)
-    common = math.lcm(*distinct.tolist())
-    return common, kind.reshape(-1), np.array([common // t for t in distinct.tolist()], dtype=object)
 
 
 def _one_denominator(fractions: Iterable[tuple[int, int]]) -> tuple[list[int], int]:
@@ -506,30 +597,32 @@ class _Rounds:
                    np.r_[0, np.cumsum(places)[:-1]])
 
 
-def _tally_cross(tally: Tally, other: int, sums: list[int], scale: int, totals: list[int], tc: list[int],
-                 tc_other: list[int]) -> None:
-    """Add Σ E[X · X_other] per pair of true counts (this wager's, the other's) to ``tally.cross``:
-    round i's is ``sums[i] / (scale · totals[i]) + 1`` (:func:`~exactodds.analyses.pricing.return_numerators`)."""
-    products, common = _one_denominator((x + scale * t, scale * t) for x, t in zip(sums, totals))
+def _tally_cross(tally: _Sums, other: int, sums: list[int], scale: int, totals: list[int], per_round: list[int],
+                 common: int, tc: list[int], tc_other: list[int]) -> None:
+    """Add Σ E[X · X_other] per pair of true counts (this wager's, the other's) to ``tally``'s cross table, over
+    ``scale · common``: round i's is ``sums[i] / (scale · totals[i]) + 1``
+    (:func:`~exactodds.analyses.pricing.return_numerators`), and ``totals[i] · per_round[i]`` is ``common``."""
     cells: dict[tuple[int, int, int], list[int]] = {}
-    for x, a, b in zip(products, tc, tc_other):
+    for x, t, k, a, b in zip(sums, totals, per_round, tc, tc_other):
         cell = cells.setdefault((other, a, b), [0, 0])
         cell[0] += 1
-        cell[1] += x
+        cell[1] += (x + scale * t) * k
+    tally.over[("cross", other)] = scale * common
+    table = tally.tables["cross"]
     for key, (rounds, total) in cells.items():
-        mine = tally.cross.setdefault(key, [0, Fraction(0)])
+        mine = table.setdefault(key, [0, 0])
         mine[0] += rounds
-        mine[1] += Fraction(total, common)
+        mine[1] += total
 
 
-def _tally(tally: Tally, edge: _PerRound, square: _PerRound, ratio: int | None, percent: np.ndarray, m: np.ndarray,
+def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, percent: np.ndarray, m: np.ndarray,
            net_scale: int, tc: np.ndarray, rounds: _Rounds) -> None:
     """Add a batch's rounds to ``tally``: the edges and the expected squared results (exactly, :class:`_PerRound`;
     ``ratio``: see :attr:`~exactodds.analyses.pricing.MomentArrays.ratio`), the edges' floors in percent, nets as
     dealt times ``net_scale``, true counts, and the rounds' shoes.
 
-    The sums run in integers, by NumPy over the rounds, made Fractions once at the end (a sum of Fractions
-    reduces at every step).
+    The sums run in integers, by NumPy over the rounds, each kept over its denominator (:class:`_Sums`: a sum of
+    Fractions reduces at every step).
     """
     if not len(tc):
         return
@@ -584,24 +677,24 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, ratio: int | None, 
         per_round = ratio * scale + square.scale
         square_in = ratio * edge_at + per_round * rounds_at.astype(object)
         square_ahead = ratio * win.sum() + per_round * int(ahead.sum())
-    tally.by_tc = {int(c) + TC_RANGE[0]: [int(rounds_at[c]), Fraction(edge_at[c], scale), int(ahead_at[c]),
-                                          Fraction(net_at[c], net_scale), Fraction(square_in[c], square.scale)]
-                   for c in seen}
-    tally.rounds = len(count)
-    tally.advantage_rounds = int(ahead.sum())
-    tally.sum_edge = Fraction(shoe_edge.sum(), scale)
-    tally.sum_advantage = Fraction(win.sum(), scale)
-    tally.realized_advantage = Fraction(sum(m[ahead].tolist()), net_scale)       # in Python integers
-    tally.sum_square_advantage = Fraction(square_ahead, square.scale)
-    squared = scale * scale
-    tally.sum_sq_shoe_advantage = Fraction((win * win).sum(), squared)
+    tally.over.update(edge=scale, net=net_scale, square=square.scale)
+    tables, scalars = tally.tables, tally.scalars
+    tables["by_tc"] = {int(c) + TC_RANGE[0]: [int(rounds_at[c]), int(edge_at[c]), int(ahead_at[c]), int(net_at[c]),
+                                              int(square_in[c])] for c in seen}
+    scalars["rounds"] = len(count)
+    scalars["advantage_rounds"] = int(ahead.sum())
+    scalars["sum_edge"] = int(shoe_edge.sum())
+    scalars["sum_advantage"] = int(win.sum())
+    scalars["realized_advantage"] = sum(m[ahead].tolist())                   # in Python integers
+    scalars["sum_square_advantage"] = int(square_ahead)
+    scalars["sum_sq_shoe_advantage"] = int((win * win).sum())
     # per penetration bin: rounds, Σ edge, rounds with advantage, least and largest edge
     pens = rounds.pen
     rounds_in = np.bincount(pens, minlength=PEN_BINS)
     ahead_in = np.bincount(pens[ahead], minlength=PEN_BINS)
     bins, edge_in, least, most = edge.by_key(pens, PEN_BINS)
-    tally.by_penetration = {int(b): [int(rounds_in[b]), Fraction(e, scale), int(ahead_in[b]), Fraction(lo, scale),
-                                     Fraction(hi, scale)] for b, e, lo, hi in zip(bins, edge_in, least, most)}
+    tables["by_penetration"] = {int(b): [int(rounds_in[b]), int(e), int(ahead_in[b]), int(lo), int(hi)]
+                                for b, e, lo, hi in zip(bins, edge_in, least, most)}
     # (penetration bin, edge's floor in percent) -> rounds
     low_pct = int(percent.min())
     width = int(percent.max()) - low_pct + 1
@@ -612,17 +705,15 @@ def _tally(tally: Tally, edge: _PerRound, square: _PerRound, ratio: int | None, 
         found = found[spots]
     else:
         spots, found = np.unique(spot, return_counts=True)
-    for c, k in zip(spots.tolist(), found.tolist()):
-        key = (c // width, c % width + low_pct)
-        tally.histogram[key] = tally.histogram.get(key, 0) + k
+    tables["histogram"] = {(c // width, c % width + low_pct): [k] for c, k in zip(spots.tolist(), found.tolist())}
     # per round of the shoe: rounds, Σ edge
     edge_by = np.add.reduceat(each[rounds.by_place], rounds.place_first)
-    tally.by_round = {k: [int(n), Fraction(e, scale)] for k, (n, e) in enumerate(zip(rounds.places, edge_by), start=1)}
+    tables["by_round"] = {k: [int(n), int(e)] for k, (n, e) in enumerate(zip(rounds.places, edge_by), start=1)}
     # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds)
-    tally.sum_sq_shoe_edge = Fraction(total_sq, squared)
-    tally.sum_shoe_edge_rounds = Fraction((shoe_edge * rounds.lengths.astype(object)).sum(), scale)
-    tally.sum_sq_shoe_rounds = int((rounds.lengths.astype(object) ** 2).sum())
-    tally.sum_sq_threshold = {t: Fraction(v, squared) for t, v in by_threshold.items() if v}
+    scalars["sum_sq_shoe_edge"] = int(total_sq)
+    scalars["sum_shoe_edge_rounds"] = int((shoe_edge * rounds.lengths.astype(object)).sum())
+    scalars["sum_sq_shoe_rounds"] = int((rounds.lengths.astype(object) ** 2).sum())
+    tables["sum_sq_threshold"] = {t: [int(v)] for t, v in by_threshold.items() if v}
 
 
 @dataclass(frozen=True)
@@ -1075,12 +1166,13 @@ def exposure(
     throughput = Throughput(0, 0.0, 0.0)
 
     adding = False          # while a batch is added, the totals and the shoes done disagree: nothing is saved
-    waiting: list[list[Tally]] = []          # batches done, added to the totals many at once (Tally.summed)
+    new: list[_Sums] | None = None           # the batches done in this run, in integers (_Sums), one per wager
 
     def added() -> list[Tally]:
-        if waiting:
-            totals[:] = [Tally.summed([t, *parts]) for t, parts in zip(totals, zip(*waiting))]
-            waiting.clear()
+        nonlocal new
+        if new is not None:
+            totals[:] = [sums.tally() if t == Tally() else Tally.summed([t, sums.tally()]) for t, sums in zip(totals, new)]
+            new = None
         return totals
 
     def save() -> None:
@@ -1088,12 +1180,10 @@ def exposure(
         state.totals = [t.to_json() for t in added()]
         save_state(checkpoint, state, option="--checkpoint")
 
-    def collect(part: list[Tally], span: tuple[int, int], cpu: float) -> None:
-        nonlocal done, last_save, adding
+    def collect(part: list[_Sums], span: tuple[int, int], cpu: float) -> None:
+        nonlocal done, last_save, adding, new
         adding = True
-        waiting.append(part)
-        if len(waiting) >= WAITING:
-            added()
+        new = part if new is None else [total.add(p) for total, p in zip(new, part)]
         state.done = covered([*state.done, span])
         adding = False
         done += span[1] - span[0]
@@ -1191,7 +1281,7 @@ def _resumed(path: str | os.PathLike[str], fresh: State) -> State:
 
 
 def _run_batches(spec: ExposureSpec, work: list[tuple[int, int]], *, workers: int, scheduler: Any,
-                 collect: Callable[[list[Tally], tuple[int, int], float], None]) -> None:
+                 collect: Callable[[list[_Sums], tuple[int, int], float], None]) -> None:
     """Run the batches ``work`` here, on local processes or on Dask, and hand each one's totals to ``collect``."""
     if not work:
         return
@@ -1224,10 +1314,10 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _timed_batch(spec: ExposureSpec, first: int, stop: int) -> tuple[list[Tally], float]:
-    """:func:`exposure_batch` and the CPU seconds it took in the process that ran it."""
+def _timed_batch(spec: ExposureSpec, first: int, stop: int) -> tuple[list[_Sums], float]:
+    """:func:`_batch_sums` and the CPU seconds it took in the process that ran it."""
     started = time.process_time()
-    part = exposure_batch(spec, first, stop)
+    part = _batch_sums(spec, first, stop)
     return part, time.process_time() - started
 
 
@@ -1306,7 +1396,7 @@ def estimate(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int,
         at += batch
     if not sample:                              # one shoe in all: the first is the only measure
         sample, cpu = 1, setup
-    state = State(run.study, first_shoe, stop, [(first_shoe, at)], [t.to_json() for t in totals])
+    state = State(run.study, first_shoe, stop, [(first_shoe, at)], [t.tally().to_json() for t in totals])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024                 # Linux: kB
     return Estimate(shoes, sample, cpu, setup, peak, len(state.to_text()), workers)
 
@@ -1386,7 +1476,7 @@ def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
 
 
 def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
-             collect: Callable[[list[Tally], tuple[int, int], float], None]) -> None:
+             collect: Callable[[list[_Sums], tuple[int, int], float], None]) -> None:
     """Run the batches on a Dask cluster and reduce them here as they finish.
 
     The spec goes to every worker once (unpickled once per process: its tables built once there). A task runs
@@ -1457,15 +1547,15 @@ def _contiguous(work: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
     return runs
 
 
-def _dask_batches(shipped: Shipped, spans: list[tuple[int, int]]) -> tuple[list[Tally], tuple[int, int], float]:
+def _dask_batches(shipped: Shipped, spans: list[tuple[int, int]]) -> tuple[list[_Sums], tuple[int, int], float]:
     """A Dask task: the batches ``spans`` (consecutive shoes), their totals added up here, the shoes they cover
     and the CPU seconds they took in this worker's process."""
     spec = shipped.value()
     started = time.process_time()
     numpy_heap()
-    totals = exposure_batch(spec, *spans[0])
+    totals = _batch_sums(spec, *spans[0])
     for a, b in spans[1:]:
-        for total, part in zip(totals, exposure_batch(spec, a, b)):
+        for total, part in zip(totals, _batch_sums(spec, a, b)):
             total.add(part)
     return totals, (spans[0][0], spans[-1][1]), time.process_time() - started
 
