@@ -1,8 +1,9 @@
 /*
  * exactodds.engine._core: the engine's hot kernels in C, exact.
  *
- * Six kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
- * said), writing into arrays the caller made, with the GIL released while it counts:
+ * Seven kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
+ * said), writing into arrays the caller made (or returning a list of Python ints), with the GIL
+ * released while it counts:
  *
  *   key_sums     the sparse sum of a multiset table (engine/multiset.py): per key, the sum over
  *                its entries of orderings x the multiset's weight(s) [x a per-entry factor];
@@ -16,6 +17,8 @@
  *   walk         the walk of the deal, card by card over the classes a wager tells apart,
  *                forward, one layer per card, each distinct (shoe left, round state,
  *                summary) carried once with its ways (engine/walk.py builds the automaton).
+ *   grouped_sums per group, the exact sum of int64 values times big multiples (as 32-bit limbs)
+ *                their kinds name (engine/grouped.py; the exposure tally's sums by key).
  *
  * Exactness. key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
  * the way (terms of both signs) again in 128 bits; wide_key_sums in 128 bits under a bound it proves
@@ -24,7 +27,9 @@
  * A result that does not fit 64 bits is an error (OverflowError), never a wrap. The walk counts
  * in unsigned __int128 under a proven bound: every quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
  * ordered 6-card sequences, which is at most N^6 for N cards; the caller passes N and the kernel
- * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). Every index read from
+ * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). grouped_sums sums
+ * each limb in signed 128 bits under a bound on its items (fewer than 2^31, checked), then carries
+ * exactly into a Python int. Every index read from
  * an array is checked against the array it indexes.
  *
  * Nothing here knows the rules of baccarat: the drawing rules reach the walk as a table of round
@@ -1251,6 +1256,148 @@ done:
     return result;
 }
 
+/* -- grouped_sums --------------------------------------------------------------------------- */
+
+/* The items grouped_sums takes at most, less one: the bound of its 128-bit sums (see there). */
+#define GROUPED_ITEMS ((int64_t)1 << 31)
+/* The groups whose integers are formed per release of the GIL: the bytes of one chunk, GROUPED_CHUNK x (L + 4) x 4,
+ * are all the scratch the sums need beyond one index per item and one per group. */
+#define GROUPED_CHUNK 512
+
+/* Group g's sum, item by item along its list (head, next), as (L + 4) x 4 bytes of a two's-complement integer,
+ * little-endian, into out; 1 where the group has no item (out untouched), E_INDEX where a kind read is out of range
+ * (the array changed since it was checked), else OK. acc: L accumulators of scratch. */
+static int grouped_one(const int64_t *values, const int64_t *kinds, const uint32_t *limbs, Py_ssize_t K,
+                       Py_ssize_t L, int32_t first, const int32_t *next, __int128 *acc, unsigned char *out)
+{
+    if (first < 0) return 1;
+    for (Py_ssize_t j = 0; j < L; j++) acc[j] = 0;
+    for (int32_t i = first; i >= 0; i = next[i]) {
+        int64_t k = kinds[i];
+        if ((uint64_t)k >= (uint64_t)K) return E_INDEX;
+        const __int128 v = values[i];                 /* |v| <= 2^63 */
+        const uint32_t *row = limbs + k * L;
+        for (Py_ssize_t j = 0; j < L; j++) acc[j] += v * row[j];   /* |term| < 2^95, |acc| < 2^126 */
+    }
+    __int128 carry = 0;                               /* |carry| < 2^95 throughout (see grouped_sums) */
+    for (Py_ssize_t j = 0; j < L; j++) {
+        __int128 t = acc[j] + carry;                  /* |t| < 2^126 + 2^95 */
+        uint32_t low = (uint32_t)((u128)t & 0xFFFFFFFFu);
+        carry = (t - (__int128)low) / ((__int128)1 << 32);    /* exact: t - low is a multiple of 2^32 */
+        for (int b = 0; b < 4; b++) out[4 * j + b] = (unsigned char)(low >> (8 * b));
+    }
+    u128 top = (u128)carry;                           /* the last carry, two's complement in 128 bits */
+    for (int b = 0; b < 16; b++) out[4 * L + b] = (unsigned char)(top >> (8 * b));
+    return OK;
+}
+
+/*
+ * grouped_sums(values, kinds, groups, n_groups, limbs): per group g from 0 to n_groups - 1, the exact sum over
+ * the items i with groups[i] == g of values[i] x M[kinds[i]], a list of n_groups Python ints (0 for a group
+ * with no item). values, kinds and groups are int64, C-contiguous, of one length; limbs is uint32, C-contiguous,
+ * of shape (K, L), L >= 1: M[k] = sum over j of limbs[k, j] x 2^(32 j) (engine/grouped.py's Multiples).
+ *
+ * Exact in signed 128 bits, one accumulator per limb, by a bound proven before the first term: |values[i]| <=
+ * 2^63 and limbs[k, j] <= 2^32 - 1, so every term values[i] x limbs[k, j] is below 2^95 in size; with fewer than
+ * 2^31 items (checked: else OverflowError), an accumulator, a sum of at most 2^31 - 1 terms, stays below 2^126
+ * in size, inside __int128 (to 2^127). A group's accumulators then become 32-bit limbs with a signed carry:
+ * t_j = acc_j + carry_(j-1), limb_j = t_j mod 2^32, carry_j = (t_j - limb_j) / 2^32 (an exact division);
+ * carry_(-1) = 0 and |t_j| < 2^126 + 2^95, so |carry_j| <= |t_j| / 2^32 + 1 < 2^95, and no step leaves 128 bits.
+ * The limbs and the last carry (128 bits, two's complement) are the sum's (L + 4) x 4 bytes, little-endian,
+ * signed, which CPython makes an int exactly.
+ *
+ * Every kind and group is checked, item by item in order before any sum, the first out of range an error
+ * (ValueError naming it), and each kind again where it is read. The items are put in lists by group (one int32
+ * per item and per group: fewer than 2^31 items) and the groups summed GROUPED_CHUNK at a time with the GIL
+ * released, their integers made between chunks: the scratch is 4 bytes per item and per group (half the list
+ * returned), L x 16 bytes and GROUPED_CHUNK x (L + 4) x 4 bytes, no limit beyond what the inputs and the result
+ * hold already.
+ */
+static PyObject *grouped_sums(PyObject *self, PyObject *args)
+{
+    PyObject *ovalues, *okinds, *ogroups, *olimbs;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOOnO", &ovalues, &okinds, &ogroups, &n, &olimbs)) return NULL;
+    Arr values = {0}, kinds = {0}, groups = {0}, limbs = {0};
+    PyObject *list = NULL;
+    int32_t *head = NULL, *next = NULL;
+    __int128 *acc = NULL;
+    unsigned char *bytes = NULL;
+    int code = OK;
+    if (arr_get(ovalues, &values, 0, "values") || arr_get(okinds, &kinds, 0, "kinds")
+        || arr_get(ogroups, &groups, 0, "groups") || arr_get_narrow(olimbs, &limbs, "limbs", 4, "I", "uint32", 0))
+        goto done;
+    if (values.view.ndim != 1 || kinds.view.ndim != 1 || groups.view.ndim != 1 || kinds.n != values.n
+        || groups.n != values.n || limbs.view.ndim != 2 || limbs.view.shape[1] < 1 || n < 0) {
+        PyErr_SetString(PyExc_ValueError, "grouped_sums: values, kinds and groups of one length (1-D), limbs of "
+                        "shape (K, L) with L >= 1, n_groups >= 0 are needed");
+        goto done;
+    }
+    Py_ssize_t items = values.n, K = limbs.view.shape[0], L = limbs.view.shape[1];
+    if (items >= GROUPED_ITEMS) {
+        PyErr_Format(PyExc_OverflowError, "grouped_sums: %zd items, past the bound of its 128-bit sums (2^31 - 1)",
+                     items);
+        goto done;
+    }
+    const int64_t *v = values.data, *kd = kinds.data, *gr = groups.data;
+    const uint32_t *lm = (const uint32_t *)limbs.view.buf;
+    Py_ssize_t bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < items; i++)            /* the first item out of range, in order */
+        if ((uint64_t)kd[i] >= (uint64_t)K || (uint64_t)gr[i] >= (uint64_t)n) { bad = i; break; }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        int64_t k = kd[bad], g = gr[bad];
+        if ((uint64_t)k >= (uint64_t)K)
+            PyErr_Format(PyExc_ValueError, "grouped_sums: kinds[%zd] = %lld is not in [0, %zd)", bad, (long long)k, K);
+        else
+            PyErr_Format(PyExc_ValueError, "grouped_sums: groups[%zd] = %lld is not in [0, %zd)", bad, (long long)g, n);
+        goto done;
+    }
+    if (!(list = PyList_New(n))) goto done;
+    head = malloc(sizeof(int32_t) * (size_t)n + 1);     /* n <= PY_SSIZE_T_MAX / 8: PyList_New made n pointers */
+    next = malloc(sizeof(int32_t) * (size_t)items + 1);
+    acc = malloc(sizeof(__int128) * (size_t)L);      /* L x 16 <= 4 x the limbs' bytes */
+    bytes = malloc((size_t)GROUPED_CHUNK * 4 * (size_t)(L + 4));
+    if (!head || !next || !acc || !bytes) { code = E_MEMORY; goto fail; }
+    char empty[GROUPED_CHUNK];
+    Py_BEGIN_ALLOW_THREADS
+    memset(head, 0xFF, sizeof(int32_t) * (size_t)n);  /* -1: no item */
+    for (Py_ssize_t i = items - 1; i >= 0; i--) {     /* the lists, each in item order */
+        int64_t g = gr[i];
+        if ((uint64_t)g >= (uint64_t)n) { code = E_INDEX; break; }     /* changed since it was checked */
+        next[i] = head[g];
+        head[g] = (int32_t)i;
+    }
+    Py_END_ALLOW_THREADS
+    for (Py_ssize_t g0 = 0; code == OK && g0 < n; g0 += GROUPED_CHUNK) {
+        Py_ssize_t m = n - g0 < GROUPED_CHUNK ? n - g0 : GROUPED_CHUNK;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t c = 0; c < m; c++) {
+            int r = grouped_one(v, kd, lm, K, L, head[g0 + c], next, acc, bytes + (size_t)c * 4 * (size_t)(L + 4));
+            if (r == E_INDEX) { code = E_INDEX; break; }
+            empty[c] = r == 1;
+        }
+        Py_END_ALLOW_THREADS
+        for (Py_ssize_t c = 0; code == OK && c < m; c++) {
+            PyObject *x = empty[c] ? PyLong_FromLong(0)
+                                   : _PyLong_FromByteArray(bytes + (size_t)c * 4 * (size_t)(L + 4), (size_t)4 * (L + 4),
+                                                           1, 1);
+            if (!x) { code = -1; break; }             /* a Python error, set */
+            PyList_SET_ITEM(list, g0 + c, x);
+        }
+    }
+fail:
+    if (code != OK) {
+        if (code > 0) raise_code(code, "grouped_sums");
+        Py_CLEAR(list);
+    }
+done:
+    free(head); free(next); free(acc); free(bytes);
+    arr_release(&values); arr_release(&kinds); arr_release(&groups); arr_release(&limbs);
+    return list;
+}
+
 /* -- the module ----------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1279,6 +1426,10 @@ static PyMethodDef methods[] = {
      "walk(size, node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
      "     state_position, state_cards, state_next, state_over, limit)\n"
      "The walk of the deal over an automaton of classes: a list of (final state, node, count)."},
+    {"grouped_sums", grouped_sums, METH_VARARGS,
+     "grouped_sums(values, kinds, groups, n_groups, limbs)\n"
+     "Per group, the exact sum of values x the multiple its kind names (limbs: uint32, K x L, little-endian\n"
+     "32-bit limbs), in 128 bits under a proven bound: a list of n_groups integers."},
     {NULL, NULL, 0, NULL},
 };
 
