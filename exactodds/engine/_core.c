@@ -1264,32 +1264,71 @@ done:
  * are all the scratch the sums need beyond one index per item and one per group. */
 #define GROUPED_CHUNK 512
 
-/* Group g's sum, item by item along its list (head, next), as (L + 4) x 4 bytes of a two's-complement integer,
- * little-endian, into out; 1 where the group has no item (out untouched), E_INDEX where a kind read is out of range
- * (the array changed since it was checked), else OK. acc: L accumulators of scratch. */
-static int grouped_one(const int64_t *values, const int64_t *kinds, const uint32_t *limbs, Py_ssize_t K,
-                       Py_ssize_t L, int32_t first, const int32_t *next, __int128 *acc, unsigned char *out)
+/* x as 4 bytes, little-endian, at p. */
+static inline void put32(unsigned char *p, uint32_t x)
 {
-    if (first < 0) return 1;
-    for (Py_ssize_t j = 0; j < L; j++) acc[j] = 0;
-    for (int32_t i = first; i >= 0; i = next[i]) {
-        int64_t k = kinds[i];
-        if ((uint64_t)k >= (uint64_t)K) return E_INDEX;
-        const __int128 v = values[i];                 /* |v| <= 2^63 */
-        const uint32_t *row = limbs + k * L;
-        for (Py_ssize_t j = 0; j < L; j++) acc[j] += v * row[j];   /* |term| < 2^95, |acc| < 2^126 */
-    }
-    __int128 carry = 0;                               /* |carry| < 2^95 throughout (see grouped_sums) */
-    for (Py_ssize_t j = 0; j < L; j++) {
-        __int128 t = acc[j] + carry;                  /* |t| < 2^126 + 2^95 */
-        uint32_t low = (uint32_t)((u128)t & 0xFFFFFFFFu);
-        carry = (t - (__int128)low) / ((__int128)1 << 32);    /* exact: t - low is a multiple of 2^32 */
-        for (int b = 0; b < 4; b++) out[4 * j + b] = (unsigned char)(low >> (8 * b));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &x, 4);
+#else
+    for (int b = 0; b < 4; b++) p[b] = (unsigned char)(x >> (8 * b));
+#endif
+}
+
+/* t = the sum at limb j plus the carry: its low 32 bits out, the carry on (floor(t / 2^32): GCC's >> of a negative
+ * integer extends the sign). */
+static inline __int128 carry_on(__int128 t, unsigned char *out)
+{
+    put32(out, (uint32_t)(u128)t);
+    return t >> 32;
+}
+
+/* Up to four items' terms at limb j, summed in registers (each term below 2^95 in size). */
+#define TERMS1(j) ((__int128)v0 * r0[j])
+#define TERMS2(j) (TERMS1(j) + (__int128)v1 * r1[j])
+#define TERMS3(j) (TERMS2(j) + (__int128)v2 * r2[j])
+#define TERMS4(j) (TERMS3(j) + (__int128)v3 * r3[j])
+
+/* The sum of one group's items, value[q] x the multiple at limbs + at[q] (L limbs), q from 0 to m - 1 (m >= 1), as
+ * (L + 4) x 4 bytes of a two's-complement integer, little-endian, into out. Limb by limb over the items four at a
+ * time (the loop over the limbs the inner one: its length L is the same for every group and predicted), into acc
+ * (L accumulators of scratch), then carried; a group of at most four items carried as each limb's sum is made.
+ * Every sum formed is a sum of some of the group's terms, below 2^126 in size (see grouped_sums), and so is every
+ * t carried, the carry being below 2^95. */
+static void grouped_one(const int64_t *value, const int64_t *at, Py_ssize_t m, const uint32_t *limbs, Py_ssize_t L,
+                        __int128 *acc, unsigned char *out)
+{
+    __int128 carry = 0;
+    int64_t v0 = value[0], v1 = 0, v2 = 0, v3 = 0;
+    const uint32_t *r0 = limbs + at[0], *r1 = r0, *r2 = r0, *r3 = r0;
+    if (m <= 4) {                                     /* no accumulator: carried as made */
+        if (m > 1) { v1 = value[1]; r1 = limbs + at[1]; }
+        if (m > 2) { v2 = value[2]; r2 = limbs + at[2]; }
+        if (m > 3) { v3 = value[3]; r3 = limbs + at[3]; }    /* v = 0 for an item beyond m: a term of 0 */
+        if (m == 1)
+            for (Py_ssize_t j = 0; j < L; j++) carry = carry_on(TERMS1(j) + carry, out + 4 * j);
+        else
+            for (Py_ssize_t j = 0; j < L; j++) carry = carry_on(TERMS4(j) + carry, out + 4 * j);
+    } else {
+        memset(acc, 0, sizeof(__int128) * (size_t)L);
+        Py_ssize_t q = 0;
+        for (; q + 4 <= m; q += 4) {
+            v0 = value[q]; v1 = value[q + 1]; v2 = value[q + 2]; v3 = value[q + 3];
+            r0 = limbs + at[q]; r1 = limbs + at[q + 1]; r2 = limbs + at[q + 2]; r3 = limbs + at[q + 3];
+            for (Py_ssize_t j = 0; j < L; j++) acc[j] += TERMS4(j);
+        }
+        for (; q < m; q++) {
+            v0 = value[q]; r0 = limbs + at[q];
+            for (Py_ssize_t j = 0; j < L; j++) acc[j] += TERMS1(j);
+        }
+        for (Py_ssize_t j = 0; j < L; j++) carry = carry_on(acc[j] + carry, out + 4 * j);
     }
     u128 top = (u128)carry;                           /* the last carry, two's complement in 128 bits */
-    for (int b = 0; b < 16; b++) out[4 * L + b] = (unsigned char)(top >> (8 * b));
-    return OK;
+    for (int q = 0; q < 4; q++) put32(out + 4 * (L + q), (uint32_t)(top >> (32 * q)));
 }
+#undef TERMS1
+#undef TERMS2
+#undef TERMS3
+#undef TERMS4
 
 /*
  * grouped_sums(values, kinds, groups, n_groups, limbs): per group g from 0 to n_groups - 1, the exact sum over
@@ -1301,7 +1340,7 @@ static int grouped_one(const int64_t *values, const int64_t *kinds, const uint32
  * 2^63 and limbs[k, j] <= 2^32 - 1, so every term values[i] x limbs[k, j] is below 2^95 in size; with fewer than
  * 2^31 items (checked: else OverflowError), an accumulator, a sum of at most 2^31 - 1 terms, stays below 2^126
  * in size, inside __int128 (to 2^127). A group's accumulators then become 32-bit limbs with a signed carry:
- * t_j = acc_j + carry_(j-1), limb_j = t_j mod 2^32, carry_j = (t_j - limb_j) / 2^32 (an exact division);
+ * t_j = acc_j + carry_(j-1), limb_j = t_j mod 2^32, carry_j = (t_j - limb_j) / 2^32 = floor(t_j / 2^32);
  * carry_(-1) = 0 and |t_j| < 2^126 + 2^95, so |carry_j| <= |t_j| / 2^32 + 1 < 2^95, and no step leaves 128 bits.
  * The limbs and the last carry (128 bits, two's complement) are the sum's (L + 4) x 4 bytes, little-endian,
  * signed, which CPython makes an int exactly.
@@ -1320,7 +1359,8 @@ static PyObject *grouped_sums(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOOnO", &ovalues, &okinds, &ogroups, &n, &olimbs)) return NULL;
     Arr values = {0}, kinds = {0}, groups = {0}, limbs = {0};
     PyObject *list = NULL;
-    int32_t *head = NULL, *next = NULL;
+    int32_t *start = NULL, *cursor = NULL;
+    int64_t *value = NULL, *at = NULL;
     __int128 *acc = NULL;
     unsigned char *bytes = NULL;
     int code = OK;
@@ -1355,31 +1395,39 @@ static PyObject *grouped_sums(PyObject *self, PyObject *args)
         goto done;
     }
     if (!(list = PyList_New(n))) goto done;
-    head = malloc(sizeof(int32_t) * (size_t)n + 1);     /* n <= PY_SSIZE_T_MAX / 8: PyList_New made n pointers */
-    next = malloc(sizeof(int32_t) * (size_t)items + 1);
+    /* the items by group: group g's values and row offsets (kind x L) from start[g] to start[g + 1] */
+    start = calloc((size_t)n + 1, sizeof(int32_t));  /* n <= PY_SSIZE_T_MAX / 8: PyList_New made n pointers */
+    cursor = malloc(sizeof(int32_t) * (size_t)n + 1);
+    value = malloc(sizeof(int64_t) * (size_t)items + 1);
+    at = malloc(sizeof(int64_t) * (size_t)items + 1);
     acc = malloc(sizeof(__int128) * (size_t)L);      /* L x 16 <= 4 x the limbs' bytes */
     bytes = malloc((size_t)GROUPED_CHUNK * 4 * (size_t)(L + 4));
-    if (!head || !next || !acc || !bytes) { code = E_MEMORY; goto fail; }
+    if (!start || !cursor || !value || !at || !acc || !bytes) { code = E_MEMORY; goto fail; }
     char empty[GROUPED_CHUNK];
     Py_BEGIN_ALLOW_THREADS
-    memset(head, 0xFF, sizeof(int32_t) * (size_t)n);  /* -1: no item */
-    for (Py_ssize_t i = items - 1; i >= 0; i--) {     /* the lists, each in item order */
-        int64_t g = gr[i];
-        if ((uint64_t)g >= (uint64_t)n) { code = E_INDEX; break; }     /* changed since it was checked */
-        next[i] = head[g];
-        head[g] = (int32_t)i;
+    for (Py_ssize_t i = 0; i < items; i++) start[gr[i] + 1]++;     /* checked above */
+    for (Py_ssize_t g = 0; g < n; g++) start[g + 1] += start[g];   /* at most items < 2^31 */
+    memcpy(cursor, start, sizeof(int32_t) * (size_t)n);
+    for (Py_ssize_t i = 0; i < items; i++) {          /* each read again, checked again: the arrays may have changed */
+        int64_t g = gr[i], k = kd[i];
+        if ((uint64_t)g >= (uint64_t)n || (uint64_t)k >= (uint64_t)K || cursor[g] >= start[g + 1]) {
+            code = E_INDEX;
+            break;
+        }
+        value[cursor[g]] = v[i];
+        at[cursor[g]++] = k * L;
     }
     Py_END_ALLOW_THREADS
     for (Py_ssize_t g0 = 0; code == OK && g0 < n; g0 += GROUPED_CHUNK) {
         Py_ssize_t m = n - g0 < GROUPED_CHUNK ? n - g0 : GROUPED_CHUNK;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t c = 0; c < m; c++) {
-            int r = grouped_one(v, kd, lm, K, L, head[g0 + c], next, acc, bytes + (size_t)c * 4 * (size_t)(L + 4));
-            if (r == E_INDEX) { code = E_INDEX; break; }
-            empty[c] = r == 1;
+            int32_t a = start[g0 + c], b = start[g0 + c + 1];
+            empty[c] = a == b;
+            if (a < b) grouped_one(value + a, at + a, b - a, lm, L, acc, bytes + (size_t)c * 4 * (size_t)(L + 4));
         }
         Py_END_ALLOW_THREADS
-        for (Py_ssize_t c = 0; code == OK && c < m; c++) {
+        for (Py_ssize_t c = 0; c < m; c++) {
             PyObject *x = empty[c] ? PyLong_FromLong(0)
                                    : _PyLong_FromByteArray(bytes + (size_t)c * 4 * (size_t)(L + 4), (size_t)4 * (L + 4),
                                                            1, 1);
@@ -1393,7 +1441,7 @@ fail:
         Py_CLEAR(list);
     }
 done:
-    free(head); free(next); free(acc); free(bytes);
+    free(start); free(cursor); free(value); free(at); free(acc); free(bytes);
     arr_release(&values); arr_release(&kinds); arr_release(&groups); arr_release(&limbs);
     return list;
 }
