@@ -107,6 +107,27 @@ def test_many_items_in_one_group_and_sums_that_cancel(route: Route) -> None:
 
 
 @pytest.mark.parametrize("route", ROUTES)
+def test_groups_of_every_size_the_kernel_treats_apart(route: Route) -> None:
+    """Groups of 1 to 4 items (summed at once), up to 128 (one run), past it (runs of 128 carried into digits),
+    at int64's extremes, each over the largest multiples and a limb boundary."""
+    sizes = [1, 2, 3, 4, 5, 8, 127, 128, 129, 256, 257, 1000]
+    rng = random.Random(31)
+    multiples = [2**700 - 1, 2**(56 * 12) - 1, 2**(56 * 12), 2**64 - 1, 2**56, 2**56 - 1, 1, 0]
+    values, kinds, groups = [], [], []
+    for g, size in enumerate(sizes):
+        extreme = rng.choice([I64_MIN, I64_MAX])
+        for _ in range(size):
+            values.append(extreme if rng.random() < 0.8 else rng.randrange(I64_MIN, I64_MAX + 1))
+            kinds.append(rng.randrange(len(multiples)) if rng.random() < 0.5 else 0)
+            groups.append(g)
+    order = list(range(len(values)))
+    rng.shuffle(order)                                   # items of a group apart in the arrays
+    values, kinds, groups = ([x[i] for i in order] for x in (values, kinds, groups))
+    want = loop(values, kinds, groups, len(sizes), multiples)
+    assert route(np.array(values), np.array(kinds), np.array(groups), len(sizes), Multiples(multiples)) == want
+
+
+@pytest.mark.parametrize("route", ROUTES)
 def test_other_integer_dtypes_and_object_values(route: Route) -> None:
     values, kinds, groups, multiples = case(21, 500, 40)
     want = loop(values, kinds, groups, 40, multiples)
