@@ -17,8 +17,9 @@
  *   walk         the walk of the deal, card by card over the classes a wager tells apart,
  *                forward, one layer per card, each distinct (shoe left, round state,
  *                summary) carried once with its ways (engine/walk.py builds the automaton).
- *   grouped_sums per group, the exact sum of int64 values times big multiples (as 32-bit limbs)
- *                their kinds name (engine/grouped.py; the exposure tally's sums by key).
+ *   grouped_sums per group, the exact sum of int64 values times the big multiples (given as
+ *                32-bit limbs) their kinds name, a list of Python ints (engine/grouped.py; the
+ *                exposure tally's sums by key).
  *
  * Exactness. key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
  * the way (terms of both signs) again in 128 bits; wide_key_sums in 128 bits under a bound it proves
@@ -28,8 +29,8 @@
  * in unsigned __int128 under a proven bound: every quantity it forms (ways to reach a state, a leaf's count, any partial sum) is at most the shoe's
  * ordered 6-card sequences, which is at most N^6 for N cards; the caller passes N and the kernel
  * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). grouped_sums sums
- * each limb in signed 128 bits under a bound on its items (fewer than 2^31, checked), then carries
- * exactly into a Python int. Every index read from
+ * 56-bit limbs of its multiples in signed 128 bits, 128 items at a time (a term is below 2^119), then
+ * carries exactly into a Python int (fewer than 2^31 items, checked, keep the carries in 128 bits). Every index read from
  * an array is checked against the array it indexes.
  *
  * Nothing here knows the rules of baccarat: the drawing rules reach the walk as a table of round

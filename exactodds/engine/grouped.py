@@ -136,7 +136,7 @@ def grouped_sums(values: np.ndarray, kinds: np.ndarray, groups: np.ndarray, n: i
     kinds = _index_array(kinds, "kinds", len(values))
     groups = _index_array(groups, "groups", len(values))
     core = native.kernels()
-    wide = values.dtype == object or (values.dtype == np.uint64 and len(values) and int(values.max()) > _INT64_MAX)
+    wide = values.dtype == object or (values.dtype == np.uint64 and int(values.max(initial=0)) > _INT64_MAX)
     unsigned = kinds.dtype == np.uint64 or groups.dtype == np.uint64       # could wrap in int64: checked here
     if core is None or wide or len(values) > _ITEMS_C or unsigned:
         error = _first_out_of_range(kinds, len(multiples), groups, n)
