@@ -1388,8 +1388,8 @@ static void grouped_one(const int64_t *value, const int64_t *at, Py_ssize_t m, c
  * size, and a sum of at most GROUPED_RUN = 2^7 of them below 2^126: each group's items are summed limb by limb in
  * __int128 (to 2^127) in runs of at most 2^7 items. A run's sums become 56-bit limbs with a signed carry:
  * t_j = sum_j + carry_(j-1) (+ the limb so far, below 2^56, after the first run), limb_j = t_j mod 2^56, carry_j =
- * floor(t_j / 2^56); carry_(-1) = 0 and |t_j| < 2^126 + 2^56 + |carry_(j-1)|, so |carry_j| < 2^70 + 2 < 2^71 and no
- * step leaves 128 bits. What is carried past the last limb adds up to floor(S / 2^(56 L56)) for the group's sum S,
+ * floor(t_j / 2^56); carry_(-1) = 0 and |t_j| < 2^126 + 2^56 + |carry_(j-1)|, so by induction |carry_j| <=
+ * |t_j| / 2^56 + 1 < 2^70 + 2^16 < 2^71, and no step leaves 128 bits. What is carried past the last limb adds up to floor(S / 2^(56 L56)) for the group's sum S,
  * and |S| < 2^31 x 2^63 x 2^(56 L56) with fewer than 2^31 items (checked: else OverflowError), so below 2^94 + 1.
  * The limbs (7 bytes each) and that top (16 bytes, two's complement) are S's bytes, little-endian, signed, which
  * CPython makes an int exactly (_PyLong_FromByteArray).
@@ -1415,7 +1415,7 @@ static PyObject *grouped_sums(PyObject *self, PyObject *args)
     unsigned char *bytes = NULL;
     int code = OK;
     if (arr_get(ovalues, &values, 0, "values") || arr_get(okinds, &kinds, 0, "kinds")
-        || arr_get(ogroups, &groups, 0, "groups") || arr_get_narrow(olimbs, &limbs, "limbs", 4, "I", "uint32", 0))
+        || arr_get(ogroups, &groups, 0, "groups") || arr_get_narrow(olimbs, &limbs, "limbs", 4, "IL", "uint32", 0))
         goto done;
     if (values.view.ndim != 1 || kinds.view.ndim != 1 || groups.view.ndim != 1 || kinds.n != values.n
         || groups.n != values.n || limbs.view.ndim != 2 || limbs.view.shape[1] < 1 || n < 0) {
