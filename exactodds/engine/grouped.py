@@ -3,9 +3,10 @@
 A batch's rounds each carry a numerator (``int64``, or a Python integer) and a *kind*, whose multiple (a
 Python integer of hundreds of bits) takes it to the batch's common denominator; the exposure tally sums
 numerator × multiple by key. :func:`grouped_sums` forms those sums exactly: in C where the compiled core
-is in use and the values are ``int64`` (32-bit limbs of each multiple, summed in 128 bits under a proven
-bound, ``exactodds/engine/_core.c``), else in Python integers through NumPy object arrays. Both give the
-same integers; :class:`Multiples` holds the multiples in both forms, made once.
+is in use and the values are ``int64`` (limb by limb of each multiple, in 128 bits under a proven bound,
+then carried into a Python integer: ``exactodds/engine/_core.c``), else in Python integers through NumPy
+object arrays. Both give the same integers; :class:`Multiples` holds the multiples in both forms (Python
+integers and 32-bit limbs), made once.
 
 >>> m = Multiples([3, 2**70])
 >>> sums = grouped_sums(np.array([5, -1, 7]), np.array([1, 0, 1]), np.array([0, 0, 2]), 3, m)
