@@ -128,6 +128,15 @@ def test_groups_of_every_size_the_kernel_treats_apart(route: Route) -> None:
 
 
 @pytest.mark.parametrize("route", ROUTES)
+def test_multiples_of_a_megabyte(route: Route) -> None:
+    """A multiple past 1 MiB: the kernel forms one group's integer at a time."""
+    multiples = [2**(8 * 2**20 + 5) - 3, 2**64 + 1]
+    values, kinds, groups = [I64_MIN, 5, -7, I64_MAX, 1], [0, 1, 0, 0, 1], [2, 0, 0, 2, 3]
+    want = loop(values, kinds, groups, 4, multiples)
+    assert route(np.array(values), np.array(kinds), np.array(groups), 4, Multiples(multiples)) == want
+
+
+@pytest.mark.parametrize("route", ROUTES)
 def test_other_integer_dtypes_and_object_values(route: Route) -> None:
     values, kinds, groups, multiples = case(21, 500, 40)
     want = loop(values, kinds, groups, 40, multiples)

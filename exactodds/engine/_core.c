@@ -1261,8 +1261,10 @@ done:
 
 /* The items grouped_sums takes at most, less one: its indices are int32, and its bound (see there). */
 #define GROUPED_ITEMS ((int64_t)1 << 31)
-/* The groups whose integers are formed per release of the GIL (the scratch of their bytes, see grouped_sums). */
+/* The groups whose integers are formed per release of the GIL, at most: GROUPED_CHUNK, and fewer where their bytes
+ * would pass GROUPED_CHUNK_BYTES (one at least). */
 #define GROUPED_CHUNK 512
+#define GROUPED_CHUNK_BYTES ((size_t)1 << 20)
 /* The sums run over 56-bit limbs of the multiples (byte-aligned; the limbs given are 32-bit); a term, an int64 value
  * times a limb, is below 2^63 x 2^56 = 2^119 in size, and GROUPED_RUN of them below 2^126. */
 #define LIMB_BITS 56
@@ -1396,11 +1398,11 @@ static void grouped_one(const int64_t *value, const int64_t *at, Py_ssize_t m, c
  *
  * Every kind and group is checked, item by item in order before any sum, the first out of range an error
  * (ValueError naming it), and each again where it is read to sort the items by group (the arrays may change while
- * the GIL is released: a change is an IndexError, never a read out of range). The groups are summed GROUPED_CHUNK
- * at a time with the GIL released, their integers made between chunks. The scratch, no limit beyond what the
+ * the GIL is released: a change is an IndexError, never a read out of range). The groups are summed a chunk (at most
+ * GROUPED_CHUNK) at a time with the GIL released, their integers made between chunks. The scratch, no limit beyond what the
  * inputs and the result hold already: the items by group, 16 bytes per item; 8 bytes per group (the list returned
  * holds 8 per group); the 56-bit limbs, 8 x K x L56 bytes (below 1.2 x the 32-bit limbs' 4 x K x L bytes); 24 bytes
- * per 56-bit limb (acc, digits); GROUPED_CHUNK x GROUPED_BYTES(L56) bytes (3.6 KiB per 56-bit limb).
+ * per 56-bit limb (acc, digits); the bytes of a chunk of groups, at most 1 MiB or one group's GROUPED_BYTES(L56).
  */
 static PyObject *grouped_sums(PyObject *self, PyObject *args)
 {
@@ -1458,7 +1460,9 @@ static PyObject *grouped_sums(PyObject *self, PyObject *args)
     u = malloc(sizeof(int64_t) * (size_t)K * (size_t)L56 + 1);     /* K x L56 <= 2 x K x L: the limbs' items */
     acc = malloc(sizeof(__int128) * (size_t)L56);
     digits = malloc(sizeof(int64_t) * (size_t)L56);
-    bytes = malloc((size_t)GROUPED_CHUNK * GROUPED_BYTES(L56));
+    Py_ssize_t chunk = (Py_ssize_t)(GROUPED_CHUNK_BYTES / GROUPED_BYTES(L56));
+    chunk = chunk < 1 ? 1 : chunk > GROUPED_CHUNK ? GROUPED_CHUNK : chunk;
+    bytes = malloc((size_t)chunk * GROUPED_BYTES(L56));
     if (!start || !cursor || !value || !at || !u || !acc || !digits || !bytes) { code = E_MEMORY; goto fail; }
     char empty[GROUPED_CHUNK];
     Py_BEGIN_ALLOW_THREADS
@@ -1480,8 +1484,8 @@ static PyObject *grouped_sums(PyObject *self, PyObject *args)
         at[cursor[g]++] = k * L56;
     }
     Py_END_ALLOW_THREADS
-    for (Py_ssize_t g0 = 0; code == OK && g0 < n; g0 += GROUPED_CHUNK) {
-        Py_ssize_t m = n - g0 < GROUPED_CHUNK ? n - g0 : GROUPED_CHUNK;
+    for (Py_ssize_t g0 = 0; code == OK && g0 < n; g0 += chunk) {
+        Py_ssize_t m = n - g0 < chunk ? n - g0 : chunk;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t c = 0; c < m; c++) {
             int32_t a = start[g0 + c], b = start[g0 + c + 1];
