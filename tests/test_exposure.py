@@ -113,6 +113,23 @@ def test_the_split_does_not_change_the_numbers():
     assert _figures(other) != _figures(one)
 
 
+def test_local_workers_take_tasks_of_several_batches(monkeypatch):
+    """Tasks of the local workers grow to several batches of consecutive shoes once a rate is measured (here as
+    large as the end of the run allows), smaller at the end; the numbers are the run's in one process."""
+    tasks = exposure_module._Tasks([(a, a + 2) for a in range(0, 40, 2)] + [(50, 52), (52, 53)], 1e9)
+    first = tasks.next(2)
+    tasks.done(first[-1], 0.5)
+    handed = [first]
+    while tasks.queued:
+        handed.append(tasks.next(2))
+    assert first == [(0, 2)] and len(handed[1]) == 5 and [s for t in handed for s in t] == \
+        [(a, a + 2) for a in range(0, 40, 2)] + [(50, 52), (52, 53)]
+    assert all(b == c for t in handed for (_, b), (c, _) in zip(t, t[1:]))          # consecutive shoes in a task
+    monkeypatch.setattr(exposure_module, "LOCAL_TASK_SECONDS", 60.0)
+    pool = exposure(PAIRS, shoes=9, seed=5, batch=1, workers=2)
+    assert [r.tally.to_json() for r in pool] == [r.tally.to_json() for r in exposure(PAIRS, shoes=9, seed=5, batch=9)]
+
+
 def test_tallies_added_at_once_are_the_tallies_added_one_by_one():
     """Tally.summed against Tally.add batch by batch (every field, every key in the same order), and both against
     the batches added in integers, as a run adds them, over one denominator or several."""

@@ -24,6 +24,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "VALUES_READ"
     ],
     "distribution": ["RoundDistribution", "deal", "round_table", "round_weights", "POINT_NAMES"],
+    "grouped": ["Multiples", "grouped_sums"],
     "identity": ["hand_attributes", "initial_counts", "all_card_categories", "ALL_CARD_CATEGORIES"],
     "modular": ["primes_for", "crt"],
     "native": ["kernels", "status"],
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         value_columns,
     )
     from exactodds.engine.distribution import POINT_NAMES, RoundDistribution, deal, round_table, round_weights
+    from exactodds.engine.grouped import Multiples, grouped_sums
     from exactodds.engine.identity import ALL_CARD_CATEGORIES, all_card_categories, hand_attributes, initial_counts
     from exactodds.engine.modular import crt, primes_for
     from exactodds.engine.native import kernels, status

@@ -37,7 +37,7 @@ import signal
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -49,6 +49,7 @@ from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
 from exactodds.analyses.pricing import expected_return, expected_square, moment_arrays, return_numerators
 from exactodds.engine.distribution import deal
+from exactodds.engine.grouped import Multiples, grouped_sums
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.render.tables import (
@@ -91,6 +92,9 @@ BANKROLL = 100
 MAX_WORKERS = 64
 #: The CPU seconds a Dask task aims at (several batches): the scheduler's cost per task, milliseconds, disappears.
 TASK_SECONDS = 2.0
+#: The CPU seconds a task of local worker processes aims at: what this process does per task (a result
+#: unpickled and added, a checkpoint's bookkeeping) disappears, and the progress shown still moves.
+LOCAL_TASK_SECONDS = 0.25
 #: The fewest Dask tasks submitted and not finished (two per worker thread when there are more threads).
 DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
@@ -349,21 +353,19 @@ def exposure_batch(spec: ExposureSpec, first: int, stop: int) -> list[Tally]:
 
 
 @functools.lru_cache(maxsize=8)
-def _round_multiples(size: int) -> tuple[int, np.ndarray]:
+def _round_multiples(size: int) -> tuple[int, Multiples]:
     """The common denominator of a run's rounds on a shoe of ``size`` cards: D, the least common multiple of
     the ordered 6-card sequences of every shoe of 6 to ``size`` cards; and per number of cards n from 0 to
     ``size``, D over n's sequences (Python integers; 0 below 6 cards, where no round is dealt). Every batch of
     the run counts its rounds over D, so the batches' sums add as integers.
 
     >>> d, multiples = _round_multiples(8)           # 6·5·4·3·2·1 = 720, 7·6·…·2 = 5,040, 8·7·…·3 = 20,160
-    >>> d, multiples.tolist()
+    >>> d, multiples.values.tolist()
     (20160, [0, 0, 0, 0, 0, 0, 28, 4, 1])
     """
     sequences = [math.perm(n, CARDS_PER_ROUND) for n in range(CARDS_PER_ROUND, size + 1)]
     common = math.lcm(*sequences)
-    multiples = np.zeros(size + 1, dtype=object)
-    multiples[:] = [0] * CARDS_PER_ROUND + [common // t for t in sequences]
-    return common, multiples
+    return common, Multiples([0] * CARDS_PER_ROUND + [common // t for t in sequences])
 
 
 def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
@@ -440,7 +442,7 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
             partner = batched[other]
             assert partner is not None                  # a cross moment exists only between two wagers read so
             _tally_cross(tallies[j], other, sums.tolist(), found.scale * partner.scale, totals.tolist(),
-                         multiples[kind].tolist(), common, counts[j].tolist(), counts[other].tolist())
+                         multiples.values[kind].tolist(), common, counts[j].tolist(), counts[other].tolist())
     return tallies
 
 
@@ -457,6 +459,8 @@ def _one_denominator(fractions: Iterable[tuple[int, int]]) -> tuple[list[int], i
 
 
 _INT64_MAX = 2**63 - 1
+#: The multiple of rounds all over one denominator (priced shoe by shoe).
+_ONE = Multiples([1])
 
 
 def _largest(x: np.ndarray) -> int:
@@ -520,41 +524,32 @@ class _PerRound:
     """A number per round of a batch, exactly: round i's is ``numerators[i] · multiples[kind[i]] / scale``.
 
     The batch route gives each round's numerator over its own denominator, a wager's scale times the
-    round's ordered 6-card sequences; ``multiples`` takes each distinct one (a ``kind`` of round) to the
-    batch's common denominator. Sums by a key add the numerators of each (key, kind) first, exactly
-    (:func:`_sums_at`), and multiply each such sum by its multiple once: a few hundred products of large
-    integers per wager, where one per round would be thousands."""
+    round's ordered 6-card sequences; ``multiples`` takes each (a ``kind`` of round: its unseen cards) to the
+    run's common denominator (:func:`_round_multiples`). Sums by a key are
+    :func:`~exactodds.engine.grouped.grouped_sums`: numerator times multiple, added per key, exactly (in C
+    where the compiled core is in use)."""
 
     numerators: np.ndarray                      # int64 or Python integers
     kind: np.ndarray                            # int64, into multiples
-    multiples: np.ndarray                       # Python integers
+    multiples: Multiples
     scale: int
 
     @classmethod
     def none(cls) -> _PerRound:
         """A place held for a wager priced shoe by shoe."""
-        return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.ones(1, dtype=object), 1)
+        return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), _ONE, 1)
 
     @classmethod
     def over(cls, numerators: list[int], common: int) -> _PerRound:
         """Numerators over one ``common`` denominator (every round of one kind)."""
-        return cls(np.array(numerators, dtype=object), np.zeros(len(numerators), dtype=np.int64),
-                   np.ones(1, dtype=object), common)
+        return cls(np.array(numerators, dtype=object), np.zeros(len(numerators), dtype=np.int64), _ONE, common)
 
-    def each(self) -> np.ndarray:
-        """Every round's number times ``scale`` (Python integers)."""
-        return self.numerators.astype(object) * self.multiples[self.kind]  # type: ignore[no-any-return]
-
-    def sums(self, keys: np.ndarray, n: int) -> np.ndarray:
-        """Per key from 0 to ``n`` − 1, the sum of its rounds' numbers times ``scale`` (Python integers)."""
-        kinds = len(self.multiples)
-        used, by_cell = _sums_at(keys * kinds + self.kind, self.numerators, n * kinds)   # by key, then kind
-        key = used // kinds
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        out = np.zeros(n, dtype=object)
-        if len(used):
-            out[key[first]] = np.add.reduceat(by_cell * self.multiples[used % kinds], first)
-        return out
+    def sums(self, keys: np.ndarray, n: int, *, where: np.ndarray | None = None) -> np.ndarray:
+        """Per key from 0 to ``n`` − 1, the sum of its rounds' numbers times ``scale`` (Python integers); with
+        ``where``, of the rounds it marks only."""
+        if where is None:
+            return grouped_sums(self.numerators, self.kind, keys, n, self.multiples)
+        return grouped_sums(self.numerators[where], self.kind[where], keys[where], n, self.multiples)
 
     def by_key(self, keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The keys from 0 to ``n`` − 1 that have rounds (ascending), and per key the sum, the least and the
@@ -562,15 +557,15 @@ class _PerRound:
         makes the least number)."""
         kinds = len(self.multiples)
         cell = keys * kinds + self.kind
-        used, total = _sums_at(cell, self.numerators, n * kinds)
+        used = np.flatnonzero(np.bincount(cell, minlength=n * kinds))
         least, most = (np.empty(n * kinds, dtype=self.numerators.dtype) for _ in range(2))
         least[cell] = most[cell] = self.numerators                   # a round of each cell to start from
         np.minimum.at(least, cell, self.numerators)
         np.maximum.at(most, cell, self.numerators)
-        times = self.multiples[used % kinds]
+        times = self.multiples.values[used % kinds]
         key = used // kinds
         at = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        return (key[at], np.add.reduceat(total * times, at), np.minimum.reduceat(least[used].astype(object) * times, at),
+        return (key[at], self.sums(keys, n)[key[at]], np.minimum.reduceat(least[used].astype(object) * times, at),
                 np.maximum.reduceat(most[used].astype(object) * times, at))
 
 
@@ -582,19 +577,16 @@ class _Rounds:
     shoe: np.ndarray                            # per round, its shoe's place among the batch's shoes with rounds
     lengths: np.ndarray                         # rounds per shoe
     pen: np.ndarray
-    by_place: np.ndarray                        # the rounds by place (every place from 1 to the most has some)
-    places: np.ndarray                          # per place from 1, its rounds' count, and where they start in it
-    place_first: np.ndarray
+    place: np.ndarray                           # per round, its place in its shoe less 1 (the first: 0)
+    places: np.ndarray                          # per place from 1, its rounds' count (every place to the most has some)
 
     @classmethod
     def of(cls, starts: np.ndarray, rounds: int, pen: np.ndarray) -> _Rounds:
         """From each shoe's first round (``starts``) and the number of rounds."""
         lengths = np.diff(np.r_[starts, rounds])
         shoe = np.repeat(np.arange(len(starts)), lengths)
-        place = np.arange(rounds) - starts[shoe] + 1
-        places = np.bincount(place)[1:]
-        return cls(shoe, lengths, pen, np.argsort(place, kind="stable"), places,
-                   np.r_[0, np.cumsum(places)[:-1]])
+        place = np.arange(rounds) - starts[shoe]
+        return cls(shoe, lengths, pen, place, np.bincount(place))
 
 
 def _tally_cross(tally: _Sums, other: int, sums: list[int], scale: int, totals: list[int], per_round: list[int],
@@ -629,16 +621,14 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
     scale, span = edge.scale, TC_RANGE[1] - TC_RANGE[0] + 1
     count = tc - TC_RANGE[0]                                         # 0 for the least true count
     ahead = np.asarray(edge.numerators > 0, dtype=bool)              # the rounds with a player advantage
-    each = edge.each()
     shoes = len(rounds.lengths)
     # per shoe and true count present, Σ edge (cells by shoe, then count); then per cell, Σ edge of the
     # shoe's rounds at that count or above: a cumulative sum from the shoe's last cell back
     cell = rounds.shoe * span + count
-    order = np.argsort(cell, kind="stable")
-    ordered = cell[order]
-    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    cells = ordered[first]
-    at_cell = np.add.reduceat(each[order], first)
+    cells = np.flatnonzero(np.bincount(cell, minlength=shoes * span))           # ascending (np.unique sorts: slower)
+    place = np.zeros(shoes * span, dtype=np.int64)
+    place[cells] = np.arange(len(cells))
+    at_cell = edge.sums(place[cell], len(cells))
     shoe_of, count_of = cells // span, cells % span
     back = np.cumsum(at_cell[::-1])[::-1]                            # Σ from each cell to the batch's last
     shoe_last = np.searchsorted(shoe_of, shoe_of, side="right")      # per cell, one past its shoe's last cell
@@ -666,8 +656,7 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
     counts_net, nets_at = _sums_at(count, m, span)
     net_at[counts_net] = nets_at
     # the rounds with an advantage, and per shoe Σ of their edges
-    win = np.zeros(shoes, dtype=object)
-    np.add.at(win, rounds.shoe[ahead], each[ahead])
+    win = edge.sums(rounds.shoe, shoes, where=ahead)
     if ratio is None:
         square_at = square.sums(2 * count + ahead, 2 * span)         # (count, with advantage or not)
         square_in, square_ahead = square_at[0::2] + square_at[1::2], square_at[1::2].sum()
@@ -707,7 +696,7 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
         spots, found = np.unique(spot, return_counts=True)
     tables["histogram"] = {(c // width, c % width + low_pct): [k] for c, k in zip(spots.tolist(), found.tolist())}
     # per round of the shoe: rounds, Σ edge
-    edge_by = np.add.reduceat(each[rounds.by_place], rounds.place_first)
+    edge_by = edge.sums(rounds.place, len(rounds.places))
     tables["by_round"] = {k: [int(n), int(e)] for k, (n, e) in enumerate(zip(rounds.places, edge_by), start=1)}
     # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds)
     scalars["sum_sq_shoe_edge"] = int(total_sq)
@@ -1289,11 +1278,17 @@ def _run_batches(spec: ExposureSpec, work: list[tuple[int, int]], *, workers: in
         _on_dask(spec, work, scheduler, collect)
     elif workers > 1:
         pool = ProcessPoolExecutor(max_workers=min(workers, len(work)), initializer=_worker_signals)
+        tasks = _Tasks(work, LOCAL_TASK_SECONDS)
         try:
-            futures = {pool.submit(_timed_batch, spec, a, b): (a, b) for a, b in work}
-            for f in as_completed(futures):
-                part, cpu = f.result()
-                collect(part, futures[f], cpu)
+            pending = {pool.submit(_timed_spans, spec, tasks.next(workers)) for _ in range(2 * workers) if tasks.queued}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    part, span, cpu = f.result()
+                    tasks.done(span, cpu)
+                    collect(part, span, cpu)
+                    if tasks.queued:
+                        pending.add(pool.submit(_timed_spans, spec, tasks.next(workers)))
         except BaseException:             # Ctrl-C, SIGTERM, an error: the workers stop now, mid-batch
             running = list((getattr(pool, "_processes", None) or {}).values())      # no public way to stop them
             pool.shutdown(wait=False, cancel_futures=True)
@@ -1490,40 +1485,56 @@ def _on_dask(spec: ExposureSpec, work: list[tuple[int, int]], scheduler: Any,
 
     with dask_client(scheduler) as (client, as_completed):
         shipped = client.scatter(Shipped.of(spec), broadcast=True)
-        runs = _contiguous(work)
-        queued = sum(len(r) for r in runs)
-        batch = max(b - a for a, b in work)               # the run's --batch (a resumed run's first may be less)
-        done_shoes, done_cpu, waiting = 0, 0.0, 0
-
-        def submit(slots: int) -> Any:
-            nonlocal queued, waiting
-            if done_shoes and done_cpu > 0:              # as many batches as take TASK_SECONDS at the rate so far
-                per_batch = done_cpu / done_shoes * batch
-                size = max(1, int(TASK_SECONDS / per_batch) if per_batch > 0 else queued)
-            else:                                        # the first tasks: one batch each (the tables are built)
-                size = 1
-            size = min(size, max(1, queued // (2 * slots)))        # the end of the run shared among the workers
-            run = runs[0]
-            spans, runs[0] = run[:size], run[size:]
-            if not runs[0]:
-                runs.pop(0)
-            queued -= len(spans)
-            waiting += 1
-            return client.submit(_dask_batches, shipped, spans, pure=False)
+        tasks = _Tasks(work, TASK_SECONDS)
+        waiting = 0
 
         def refill() -> list[Any]:
+            nonlocal waiting
             slots = _threads(client)
-            return [submit(slots) for _ in range(max(DASK_WINDOW, 2 * slots) - waiting) if queued]
+            submitted = [client.submit(_dask_batches, shipped, tasks.next(slots), pure=False)
+                         for _ in range(max(DASK_WINDOW, 2 * slots) - waiting) if tasks.queued]
+            waiting += len(submitted)
+            return submitted
 
         pending = as_completed(refill())
         for f in pending:
             part, span, cpu = f.result()
             waiting -= 1
-            done_shoes += span[1] - span[0]
-            done_cpu += cpu
+            tasks.done(span, cpu)
             collect(part, span, cpu)
             for g in refill():
                 pending.add(g)
+
+
+class _Tasks:
+    """The batches of a run handed out as tasks of several batches of consecutive shoes, each about ``seconds``
+    of CPU at the rate measured so far (the first ones a batch each, while the workers build their tables),
+    and smaller at the end, so that the workers finish together."""
+
+    def __init__(self, work: list[tuple[int, int]], seconds: float) -> None:
+        self.runs = _contiguous(work)
+        self.queued = sum(len(r) for r in self.runs)
+        self.batch = max(b - a for a, b in work)          # the run's --batch (a resumed run's first may be less)
+        self.seconds = seconds
+        self.shoes, self.cpu = 0, 0.0
+
+    def next(self, slots: int) -> list[tuple[int, int]]:
+        """The next task's batches, for ``slots`` workers (the queue must not be empty)."""
+        if self.shoes and self.cpu > 0:                   # as many batches as take the seconds at the rate so far
+            size = max(1, int(self.seconds / (self.cpu / self.shoes * self.batch)))
+        else:
+            size = 1
+        size = min(size, max(1, self.queued // (2 * slots)))    # the end of the run shared among the workers
+        spans, self.runs[0] = self.runs[0][:size], self.runs[0][size:]
+        if not self.runs[0]:
+            self.runs.pop(0)
+        self.queued -= len(spans)
+        return spans
+
+    def done(self, span: tuple[int, int], cpu: float) -> None:
+        """A task over shoes ``span`` took ``cpu`` seconds."""
+        self.shoes += span[1] - span[0]
+        self.cpu += cpu
 
 
 def _threads(client: Any) -> int:
@@ -1551,8 +1562,14 @@ def _dask_batches(shipped: Shipped, spans: list[tuple[int, int]]) -> tuple[list[
     """A Dask task: the batches ``spans`` (consecutive shoes), their totals added up here, the shoes they cover
     and the CPU seconds they took in this worker's process."""
     spec = shipped.value()
-    started = time.process_time()
     numpy_heap()
+    return _timed_spans(spec, spans)
+
+
+def _timed_spans(spec: ExposureSpec, spans: list[tuple[int, int]]) -> tuple[list[_Sums], tuple[int, int], float]:
+    """A task: the batches ``spans`` (consecutive shoes), their totals added up here, the shoes they cover and the
+    CPU seconds they took in this process."""
+    started = time.process_time()
     totals = _batch_sums(spec, *spans[0])
     for a, b in spans[1:]:
         for total, part in zip(totals, _batch_sums(spec, a, b)):
