@@ -241,6 +241,13 @@ def test_route_auto_walks_first_a_wager_read_by_group_whose_table_is_large() -> 
         [(x.id, x.combinations) for x in price(w, w.paytables["A"], WalkDistribution(Shoe.decks(8))).lines]
 
 
+def test_route_vector_forced_names_the_routes_that_walk_a_table_too_large() -> None:
+    bets = read_file(Path(__file__).parent / "suit-bets.toml")
+    with pytest.raises(TooLarge, match=r"164 GB to compile .*; --route auto \(the default\) walks a wager whose table "
+                                       r"is too large, or --route walk$"):
+        analyze(Shoe.decks(8), wagers=["crossed-pairs"], catalogue=bets, route="vector")
+
+
 def test_route_auto_builds_the_table_where_the_walk_first_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     w = wager("player_suit_1 == banker_suit_1")
     monkeypatch.setattr(analysis, "WALK_FIRST_BYTES", 0)               # any table is large

@@ -290,6 +290,9 @@ def analyze(
         try:
             return price(w, w.paytables[t], dist, together.get(i))
         except TooLarge as tables:
+            if route == "vector":                               # forced: the user may not know the walk is there
+                raise TooLarge(f"{tables}; --route auto (the default) walks a wager whose table is too large, "
+                               "or --route walk") from None
             if route != "auto":
                 raise
             try:

@@ -212,7 +212,7 @@ def _first_classes(attrs: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[Ident
     return tuple(of), tuple(reps)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1 << 17)        # bounded: a long session walks many wagers
 def _component(spec: Spec, card: Identity) -> Hashable:
     """What a tracker with need ``spec`` reads of ``card``."""
     rank, suit = card
@@ -247,7 +247,7 @@ class _Partition:
     of: tuple[int, ...]                           # the class of each identity
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1 << 15)        # bounded: a long session walks many wagers
 def _partition(specs: tuple[Spec | None, ...]) -> _Partition:
     seen: dict[tuple[Hashable, ...], int] = {}
     of = []
@@ -257,7 +257,7 @@ def _partition(specs: tuple[Spec | None, ...]) -> _Partition:
     return _Partition(tuple(seen), tuple(of))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1 << 15)        # bounded: a long session walks many wagers
 def _merge(finer: tuple[Spec | None, ...], coarser: tuple[Spec | None, ...]) -> tuple[int, ...]:
     """The class of ``coarser`` each class of ``finer`` falls into (checked for every identity)."""
     a, b = _partition(finer), _partition(coarser)
