@@ -677,12 +677,7 @@ def _counting(cat: Any) -> None:
     three = _exposure_run(cat, ["dragon-7-insurance", "panda-8-insurance", "tie"], shoes=1000, workers=1)
     _row("Dragon 7 + Panda 8 + Tie in one pass, 1,000 shoes", f"{three[0]:.1f} s", "", None)
     _row("  its CPU time against Dragon 7 alone", f"{one[1] / three[1]:.2f}x", "<= 1.5x", one[1] / three[1] <= 1.5)
-    # long enough that starting the worker processes is a small part of the run
-    alone = _exposure_run(cat, ["dragon-7-insurance"], shoes=4000, workers=1)
-    two = _exposure_run(cat, ["dragon-7-insurance"], shoes=4000, workers=2)
-    _row("exposure of Dragon 7, 4,000 shoes, 1 and 2 workers", f"{alone[0]:.1f} s, {two[0]:.1f} s")
-    _row("  2 workers against 1 (wall; >= 1.8x on a quiet machine)", f"{alone[0] / two[0]:.2f}x faster",
-         f"({os.cpu_count()} CPUs)")
+    _row("  (2 workers against 1: section 10, over runs long enough that starting the workers is a small part)", "")
 
 
 def _compiled(cat: Any) -> None:
