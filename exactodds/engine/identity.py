@@ -183,13 +183,23 @@ def initial_counts(
     sums = (_grouped(w, group["bp"]).reshape(n_b, n_p) + _grouped(w, group["tp"]).reshape(n_b, n_p)
             + a @ (_grouped(w, group["xp"]).reshape(52, n_p) + _grouped(w, group["yp"]).reshape(52, n_p))
             + k[:, None] * _grouped(w, group["p"])[None, :])
-    out: dict[tuple[tuple[object, ...], tuple[object, ...]], int] = {}
-    for b, b_key in enumerate(b_keys):
-        for p, total in enumerate(sums[b].tolist()):
-            out[(p_keys[p], b_key)] = int(total) * tail
-    if sum(out.values()) != shoe.sequences:      # an invariant of the counting
+    if dtype is not object and n ** 6 < 2 ** 63:                     # each count is at most N^6: int64 holds it
+        counts = (sums * tail).ravel().tolist()
+    else:
+        counts = [int(total) * tail for total in sums.ravel().tolist()]
+    out = dict(zip(_key_pairs(tuple(needs_player), tuple(needs_banker)), counts))
+    if sum(counts) != shoe.sequences:            # an invariant of the counting
         raise InconsistentCounts("initial-card counts do not add up to the shoe's sequences")
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _key_pairs(needs_player: tuple[str, ...], needs_banker: tuple[str, ...]
+               ) -> tuple[tuple[tuple[object, ...], tuple[object, ...]], ...]:
+    """The (Player attributes, Banker attributes) keys of :func:`initial_counts`, in the order of its sums
+    (by Banker key, then Player key)."""
+    p_keys, b_keys = _labels(needs_player)[1], _labels(needs_banker)[1]
+    return tuple((p_key, b_key) for b_key in b_keys for p_key in p_keys)
 
 
 def _initial_base(shoe: Shoe, what: str) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
