@@ -374,18 +374,13 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
     size = stack.shape[1]
     player, banker, shoe_row, _burned = deal_shoes(stack, cut=spec.cut)
     n = len(player)
-    dealt = np.zeros((n, 52), dtype=np.int64)
-    for hand in (player, banker):
-        for k in range(3):
-            present = hand[:, k] >= 0
-            np.add.at(dealt, (np.flatnonzero(present), hand[present, k]), 1)
-    seen = np.zeros((n, 52), dtype=np.int64)              # cards seen before each round
+    cards = np.concatenate([player, banker], axis=1).astype(np.int64)    # a round's cards, -1 where none
+    rows = np.repeat(np.arange(n, dtype=np.int64), cards.shape[1])
+    dealt = np.bincount((rows * 52 + cards.reshape(-1))[cards.reshape(-1) >= 0], minlength=n * 52).reshape(n, 52)
     starts = np.flatnonzero(np.r_[True, shoe_row[1:] != shoe_row[:-1]])
-    bounds = [(int(a), int(b)) for a, b in zip(starts, np.r_[starts[1:], n])]
-    for a, b in bounds:
-        before = np.cumsum(dealt[a:b], axis=0) - dealt[a:b]
-        before[:, stack[shoe_row[a], 0]] += 1              # the exposed burn card (§627a.5(f))
-        seen[a:b] = before
+    before = np.cumsum(dealt, axis=0) - dealt             # the batch's cards dealt before each round
+    seen = before - before[starts][np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))]   # its shoe's
+    seen[np.arange(n), stack[shoe_row, 0]] += 1           # the exposed burn card of its shoe (§627a.5(f))
     unseen = spec.decks - seen
     unseen_total = size - seen.sum(axis=1)
     settled = settle_many([(w, w.paytable(t)) for w, t in spec.pairs], player, banker)
