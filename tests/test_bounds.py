@@ -47,15 +47,18 @@ def _wager(when: str) -> str:
 
 
 TOO_LARGE = {
-    "six ranks and three suits in one comparison": "(player_suit_1 == banker_suit_1 == player_suit_2) == (player_rank_1 "
-                                                   "+ banker_rank_1 + player_rank_2 + banker_rank_2 + player_rank_3 + "
-                                                   "banker_rank_3 == 40)",
+    "six ranks and four suits in one comparison": "(player_suit_1 == banker_suit_1) in (player_rank_1 + banker_rank_1 "
+                                                  "+ player_rank_2 + banker_rank_2 + player_rank_3 + banker_rank_3 == "
+                                                  "40, player_suit_2 == banker_suit_2)",
 }
 #: Too large for the tables, priced by the walk (route auto): under the same memory limit.
 WALKED = {
     "both pairs with a third card": "player_pair != 'none' and banker_pair != 'none' and player_value_3 >= 0",
     "six suits equal, card by card": "player_suit_1 == player_suit_2 == player_suit_3 == banker_suit_1 "
                                      "== banker_suit_2 == banker_suit_3",
+    "three suits equal against six ranks added up": "(player_suit_1 == banker_suit_1 == player_suit_2) == ("
+                                                    "player_rank_1 + banker_rank_1 + player_rank_2 + banker_rank_2 + "
+                                                    "player_rank_3 + banker_rank_3 == 40)",
     "the ranks of six positions added up": "player_rank_1 + banker_rank_1 + player_rank_2 + banker_rank_2 + "
                                            "player_rank_3 + banker_rank_3 == 40 and player_suit_1 == banker_suit_3",
     "ranks and suits of six positions compared in pairs": "player_rank_1 == banker_rank_2 and player_suit_1 == "

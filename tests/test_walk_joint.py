@@ -88,8 +88,9 @@ def test_comparisons_fall_into_groups_by_the_features_they_share() -> None:
 @pytest.mark.parametrize("when", [
     "player_rank_1 == player",                     # a rank against a total: read card by card
     "player_rank_1 == 13 and player_suit_1 == 'h' or banker_natural and banker_suit_1 == 'h'",  # one position each
-    "(player_suit_1 == banker_suit_1) == (player_rank_1 + banker_rank_1 + player_rank_2 + banker_rank_2 + "
-    "player_rank_3 + banker_rank_3 == 40)",      # one comparison of 13^4 14^2 4^2 assignments: past the table
+    "(player_suit_1 == banker_suit_1) in (player_rank_1 + banker_rank_1 + player_rank_2 + banker_rank_2 + "
+    "player_rank_3 + banker_rank_3 == 40, player_suit_2 == banker_suit_2)",   # 13^4 14^2 4^4 assignments: past the
+                                                                               # table, and not read by its parts
 ])
 def test_no_group_where_a_card_is_read_otherwise_alone_or_past_the_table(when: str) -> None:
     assert _joint_groups(wager(when)) == ()
@@ -180,7 +181,8 @@ _POSITIONS = [f"{h}_{{}}_{k}" for h in ("player", "banker") for k in (1, 2, 3)]
 @st.composite
 def card_conditions(draw: st.DrawFn, depth: int = 3) -> str:
     """Random conditions over the ranks and suits of positions, compared with each other and with constants,
-    joined by and/or/not, now and then beside a feature of the round (a part then reads it too)."""
+    joined by and/or/not or compared (== or !=, two or three of them), now and then beside a feature of the round
+    (a part then reads it too)."""
     if depth == 0 or draw(st.integers(0, 2)) == 0:
         a, b = (draw(st.sampled_from(_POSITIONS)) for _ in range(2))
         form = draw(st.sampled_from(["rank", "rank", "sum", "suit", "suit", "in", "round"]))
@@ -197,9 +199,12 @@ def card_conditions(draw: st.DrawFn, depth: int = 3) -> str:
             return f"{a.format('suit')} in ({b.format('suit')}, {draw(st.sampled_from(['s', 'h', 'd', 'c', '']))!r})"
         return draw(st.sampled_from(["player_wins", "banker == 7", "player_cards == 3", f"{a.format('rank')} == player"]))
     sub = card_conditions(depth - 1)
-    form = draw(st.sampled_from(["and", "or", "not"]))
+    form = draw(st.sampled_from(["and", "or", "not", "==", "!="]))
     if form == "not":
         return f"not ({draw(sub)})"
+    if form in ("==", "!="):                             # yes/no parts compared, chained or not: their truths decide it
+        text = f"({draw(sub)}) {form} ({draw(sub)})"
+        return text + f" {draw(st.sampled_from(['==', '!=']))} ({draw(sub)})" if draw(st.booleans()) else text
     return f" {form} ".join(f"({p})" for p in draw(st.lists(sub, min_size=2, max_size=3)))
 
 
@@ -239,6 +244,25 @@ def test_route_auto_walks_first_a_wager_read_by_group_whose_table_is_large() -> 
     w = bets["mirror"]
     assert [(x.id, x.combinations) for x in result.results[0].lines] == \
         [(x.id, x.combinations) for x in price(w, w.paytables["A"], WalkDistribution(Shoe.decks(8))).lines]
+
+
+def test_two_yes_no_parts_compared_are_read_by_their_parts_at_8_decks() -> None:
+    """(A) == (B), A two suits compared and B six ranks added up: too large as one group, read by its two parts
+    (it was read card by card, and refused after 20 s); its count is total - A - B + 2 (A and B), with A and B by
+    the tables and (A and B) by the walk's groups."""
+    suits, total = "player_suit_1 == banker_suit_1", " + ".join(f"{p}_rank_{k}" for p in ("player", "banker")
+                                                                  for k in (1, 2, 3)) + " == 40"
+    both = one_outcome(f"({suits}) == ({total})")
+    assert sorted(j.names for j in _joint_groups(both)) == [
+        tuple(sorted(f"{p}_rank_{k}" for p in ("player", "banker") for k in (1, 2, 3))), ("banker_suit_1", "player_suit_1")]
+
+    def hits(w: Wager, route: str) -> int:
+        return analyze(Shoe.decks(8), wagers=[w.id], catalogue=Catalogue([w]), route=route).results[0].lines[0] \
+            .combinations
+
+    a, b = (hits(one_outcome(text), "vector") for text in (suits, total))
+    ab = hits(one_outcome(f"{suits} and {total}"), "walk")
+    assert hits(both, "walk") == Shoe.decks(8).sequences - a - b + 2 * ab == 3_675_185_469_296_640
 
 
 def test_route_vector_forced_names_the_routes_that_walk_a_table_too_large() -> None:

@@ -668,13 +668,12 @@ def _find_groups(wager: Wager) -> tuple[_Joint, ...]:
         large = [texts for cards, texts in groups if _assignments(cards) > JOINT_ASSIGNMENTS]
         if not large:
             break
-        split = [t for texts in large for t in texts if isinstance(nodes[t], (ast.BoolOp, ast.UnaryOp))]
+        split = [t for texts in large for t in texts if _yes_no_parts(nodes[t])]
         if not split:
             return ()
         for text in split:                               # read by its parts instead
             del parts[text]
-            node = nodes.pop(text)
-            for part in node.values if isinstance(node, ast.BoolOp) else [cast(ast.UnaryOp, node).operand]:
+            for part in _yes_no_parts(nodes.pop(text)):
                 _card_parts(part, wager, parts, nodes)
     parameters = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(wager.parameters.items()))
     out = [_Joint(tuple(sorted(cards)), tuple(texts), parameters) for cards, texts in groups
@@ -691,16 +690,32 @@ def _card_parts(node: ast.expr, wager: Wager, parts: dict[str, frozenset[str]], 
     cards = frozenset(f for f in read if _card_feature(f, wager))
     if not cards:
         return True
-    if cards == read and (isinstance(node, (ast.BoolOp, ast.Compare))
-                          or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+    if cards == read and _yes_no(node):
         text = ast.unparse(node)
         parts[text], nodes[text] = cards, node
         return True
+    inside = _yes_no_parts(node)
+    return bool(inside) and all(_card_parts(v, wager, parts, nodes) for v in inside)
+
+
+def _yes_no_parts(node: ast.expr) -> list[ast.expr]:
+    """The yes/no parts of ``node`` whose truths decide it: the operands of 'and' and 'or', of 'not', and of
+    '==' or '!=' between yes/no expressions, chained or not (``(player_suit_1 == banker_suit_1) == (player_rank_1
+    + ... == 40)``); [] for any other node (a comparison of ranks or suits is decided by the cards themselves,
+    yes/no parts in a list by more than their truths' order)."""
     if isinstance(node, ast.BoolOp):
-        return all(_card_parts(v, wager, parts, nodes) for v in node.values)
+        return list(node.values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _card_parts(node.operand, wager, parts, nodes)
-    return False
+        return [node.operand]
+    if (isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
+            and all(_yes_no(x) for x in (node.left, *node.comparators))):
+        return [node.left, *node.comparators]
+    return []
+
+
+def _yes_no(node: ast.expr) -> bool:
+    """Whether ``node`` is a yes/no expression by its form: a comparison, 'and', 'or' or 'not'."""
+    return isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
 def _assignments(cards: Iterable[str]) -> int:
