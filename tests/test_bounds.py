@@ -47,15 +47,20 @@ def _wager(when: str) -> str:
 
 
 TOO_LARGE = {
-    "six ranks and four suits in one comparison": "(player_suit_1 == banker_suit_1) in (player_rank_1 + banker_rank_1 "
-                                                  "+ player_rank_2 + banker_rank_2 + player_rank_3 + banker_rank_3 == "
-                                                  "40, player_suit_2 == banker_suit_2)",
+    "three ranks apart beside suits in two groups": "abs(player_rank_1 - banker_rank_3) + abs(banker_rank_1 - "
+                                                    "player_rank_3) == abs(player_rank_2 - banker_rank_2) + 3 and "
+                                                    "player_suit_1 in (banker_suit_1, banker_suit_3) and player_suit_2 "
+                                                    "not in (player_suit_3, banker_suit_2)",
 }
 #: Too large for the tables, priced by the walk (route auto): under the same memory limit.
 WALKED = {
     "both pairs with a third card": "player_pair != 'none' and banker_pair != 'none' and player_value_3 >= 0",
     "six suits equal, card by card": "player_suit_1 == player_suit_2 == player_suit_3 == banker_suit_1 "
                                      "== banker_suit_2 == banker_suit_3",
+    "a suit pair in a list of six ranks added up and another suit pair": "(player_suit_1 == banker_suit_1) in ("
+                                                    "player_rank_1 + banker_rank_1 + player_rank_2 + banker_rank_2 + "
+                                                    "player_rank_3 + banker_rank_3 == 40, player_suit_2 == "
+                                                    "banker_suit_2)",
     "three suits equal against six ranks added up": "(player_suit_1 == banker_suit_1 == player_suit_2) == ("
                                                     "player_rank_1 + banker_rank_1 + player_rank_2 + banker_rank_2 + "
                                                     "player_rank_3 + banker_rank_3 == 40)",

@@ -88,11 +88,8 @@ def test_comparisons_fall_into_groups_by_the_features_they_share() -> None:
 @pytest.mark.parametrize("when", [
     "player_rank_1 == player",                     # a rank against a total: read card by card
     "player_rank_1 == 13 and player_suit_1 == 'h' or banker_natural and banker_suit_1 == 'h'",  # one position each
-    "(player_suit_1 == banker_suit_1) in (player_rank_1 + banker_rank_1 + player_rank_2 + banker_rank_2 + "
-    "player_rank_3 + banker_rank_3 == 40, player_suit_2 == banker_suit_2)",   # 13^4 14^2 4^4 assignments: past the
-                                                                               # table, and not read by its parts
 ])
-def test_no_group_where_a_card_is_read_otherwise_alone_or_past_the_table(when: str) -> None:
+def test_no_group_where_a_card_is_read_otherwise_or_alone(when: str) -> None:
     assert _joint_groups(wager(when)) == ()
 
 
@@ -181,8 +178,8 @@ _POSITIONS = [f"{h}_{{}}_{k}" for h in ("player", "banker") for k in (1, 2, 3)]
 @st.composite
 def card_conditions(draw: st.DrawFn, depth: int = 3) -> str:
     """Random conditions over the ranks and suits of positions, compared with each other and with constants,
-    joined by and/or/not or compared (== or !=, two or three of them), now and then beside a feature of the round
-    (a part then reads it too)."""
+    joined by and/or/not, compared (== or !=, two or three of them) or one in a list of two, now and then beside
+    a feature of the round (a part then reads it too)."""
     if depth == 0 or draw(st.integers(0, 2)) == 0:
         a, b = (draw(st.sampled_from(_POSITIONS)) for _ in range(2))
         form = draw(st.sampled_from(["rank", "rank", "sum", "suit", "suit", "in", "round"]))
@@ -199,9 +196,11 @@ def card_conditions(draw: st.DrawFn, depth: int = 3) -> str:
             return f"{a.format('suit')} in ({b.format('suit')}, {draw(st.sampled_from(['s', 'h', 'd', 'c', '']))!r})"
         return draw(st.sampled_from(["player_wins", "banker == 7", "player_cards == 3", f"{a.format('rank')} == player"]))
     sub = card_conditions(depth - 1)
-    form = draw(st.sampled_from(["and", "or", "not", "==", "!="]))
+    form = draw(st.sampled_from(["and", "or", "not", "==", "!=", "in"]))
     if form == "not":
         return f"not ({draw(sub)})"
+    if form == "in":                                     # a yes/no part in a list of them
+        return f"({draw(sub)}) {draw(st.sampled_from(['in', 'not in']))} ({draw(sub)}, {draw(sub)})"
     if form in ("==", "!="):                             # yes/no parts compared, chained or not: their truths decide it
         text = f"({draw(sub)}) {form} ({draw(sub)})"
         return text + f" {draw(st.sampled_from(['==', '!=']))} ({draw(sub)})" if draw(st.booleans()) else text
@@ -249,7 +248,7 @@ def test_route_auto_walks_first_a_wager_read_by_group_whose_table_is_large() -> 
 def test_two_yes_no_parts_compared_are_read_by_their_parts_at_8_decks() -> None:
     """(A) == (B), A two suits compared and B six ranks added up: too large as one group, read by its two parts
     (it was read card by card, and refused after 20 s); its count is total - A - B + 2 (A and B), with A and B by
-    the tables and (A and B) by the walk's groups."""
+    the tables and (A and B) by the walk's groups. (A) in (B, C) likewise, by the counts of A, B, C together."""
     suits, total = "player_suit_1 == banker_suit_1", " + ".join(f"{p}_rank_{k}" for p in ("player", "banker")
                                                                   for k in (1, 2, 3)) + " == 40"
     both = one_outcome(f"({suits}) == ({total})")
@@ -263,6 +262,12 @@ def test_two_yes_no_parts_compared_are_read_by_their_parts_at_8_decks() -> None:
     a, b = (hits(one_outcome(text), "vector") for text in (suits, total))
     ab = hits(one_outcome(f"{suits} and {total}"), "walk")
     assert hits(both, "walk") == Shoe.decks(8).sequences - a - b + 2 * ab == 3_675_185_469_296_640
+    # (A) in (B, C), C two more suits compared: false where A alone holds of the three, or B and C without A
+    other = "player_suit_2 == banker_suit_2"
+    listed = one_outcome(f"({suits}) in ({total}, {other})")
+    ac = hits(one_outcome(f"{suits} and {other}"), "vector")
+    bc, abc = (hits(one_outcome(text), "walk") for text in (f"{total} and {other}", f"{suits} and {total} and {other}"))
+    assert hits(listed, "walk") == Shoe.decks(8).sequences - (a - ab - ac + abc) - (bc - abc) == 4_065_742_458_475_776
 
 
 def test_route_vector_forced_names_the_routes_that_walk_a_table_too_large() -> None:

@@ -701,8 +701,8 @@ def _card_parts(node: ast.expr, wager: Wager, parts: dict[str, frozenset[str]], 
 def _yes_no_parts(node: ast.expr) -> list[ast.expr]:
     """The yes/no parts of ``node`` whose truths decide it: the operands of 'and' and 'or', of 'not', and of
     '==' or '!=' between yes/no expressions, chained or not (``(player_suit_1 == banker_suit_1) == (player_rank_1
-    + ... == 40)``); [] for any other node (a comparison of ranks or suits is decided by the cards themselves,
-    yes/no parts in a list by more than their truths' order)."""
+    + ... == 40)``), and of 'in' or 'not in' a list of them; [] for any other node (a comparison of ranks or
+    suits is decided by the cards themselves)."""
     if isinstance(node, ast.BoolOp):
         return list(node.values)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -710,6 +710,10 @@ def _yes_no_parts(node: ast.expr) -> list[ast.expr]:
     if (isinstance(node, ast.Compare) and all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
             and all(_yes_no(x) for x in (node.left, *node.comparators))):
         return [node.left, *node.comparators]
+    if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn))
+            and isinstance(listed := node.comparators[0], (ast.Tuple, ast.List)) and _yes_no(node.left)
+            and all(_yes_no(x) for x in listed.elts)):
+        return [node.left, *listed.elts]
     return []
 
 
