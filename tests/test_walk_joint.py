@@ -285,6 +285,7 @@ def test_route_auto_builds_the_table_where_the_walk_first_refuses(monkeypatch: p
         walked = analyze(shoe, wagers=["bet"], catalogue=Catalogue([w]))
     monkeypatch.setattr(walk, "WALK_STATES_LIMIT", 1)                  # the walk refuses it now: the table
     monkeypatch.setattr(walk, "PURE_STATES_LIMIT", 1)
+    monkeypatch.setattr(walk._LazyWalk, "fits", staticmethod(lambda cards: False))     # nor by point values
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tables = analyze(shoe, wagers=["bet"], catalogue=Catalogue([w]))

@@ -1470,11 +1470,20 @@ class WalkDistribution:
                 continue
             what = f"wager {members[0].id!r} ({cited(members[0].section)})"
             run: _Walk | _LazyWalk = _Walk(trackers, members)
-            if _LazyWalk.fits(cards):                     # by point value, split at the end: fastest where it fits
+            if _LazyWalk.fits(cards) and trackers != cards:     # by group first (faster, or as fast, on every bet
+                try:                                            # tried: 1.3 against 0.5 s for a poker bet), else
+                    hits = run.run(self.shoe, what)             # by point value
+                except TooLarge as by_group:
+                    lazy = _lazy_walk(cards, members)
+                    try:
+                        hits, run = lazy.run(self.shoe, what), lazy
+                    except TooLarge:                            # the refusal that says what to read instead
+                        raise by_group from None
+            elif _LazyWalk.fits(cards):                   # by point value, split at the end: fastest where it fits
                 try:
                     lazy = _lazy_walk(cards, members)
                     hits, run = lazy.run(self.shoe, what), lazy
-                except TooLarge:                          # too many positions read at once: card by card, by group
+                except TooLarge:                          # too many positions read at once: card by card
                     hits = run.run(self.shoe, what)
             else:
                 hits = run.run(self.shoe, what)
