@@ -621,9 +621,9 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
     # shoe's rounds at that count or above: a cumulative sum from the shoe's last cell back
     cell = rounds.shoe * span + count
     cells = np.flatnonzero(np.bincount(cell, minlength=shoes * span))           # ascending (np.unique sorts: slower)
-    place = np.zeros(shoes * span, dtype=np.int64)
-    place[cells] = np.arange(len(cells))
-    at_cell = edge.sums(place[cell], len(cells))
+    cell_at = np.zeros(shoes * span, dtype=np.int64)                  # each cell's place among those present
+    cell_at[cells] = np.arange(len(cells))
+    at_cell = edge.sums(cell_at[cell], len(cells))
     shoe_of, count_of = cells // span, cells % span
     back = np.cumsum(at_cell[::-1])[::-1]                            # Σ from each cell to the batch's last
     shoe_last = np.searchsorted(shoe_of, shoe_of, side="right")      # per cell, one past its shoe's last cell
