@@ -226,7 +226,7 @@ def test_a_wager_both_routes_refuse_is_one_line_naming_both() -> None:
     text = ("[[wager]]\nid = \"every-card-suit\"\nname = \"x\"\nsection = \"test\"\n  [[wager.outcome]]\n  id = \"x\"\n"
             "  name = \"x\"\n  when = \"abs(player_rank_1 - banker_rank_3) + abs(banker_rank_1 - player_rank_3) == "
             "abs(player_rank_2 - banker_rank_2) + 3 and player_suit_1 in (banker_suit_1, banker_suit_3) and player_suit_2 "
-            "not in (player_suit_3, banker_suit_2)\"\n  [[wager.paytable]]\n  id = \"A\"\n"
+            "not in (player_suit_3, banker_suit_2) and banker_suit_2 in (player_suit_1, banker_suit_3)\"\n  [[wager.paytable]]\n  id = \"A\"\n"
             "  pays = { x = \"200 to 1\" }\n")
     from exactodds.analyses.analysis import load_text
     from exactodds.errors import TooLarge

@@ -170,6 +170,11 @@ def _colour(suit: str) -> str:
     return "red" if suit in ("h", "d") else "black"
 
 
+#: Each identity's point value, in order; and a row of None (a tracker that reads nothing of a card).
+_POINTS_OF: tuple[int, ...] = tuple(_points(rank) for rank, _ in _IDENTITIES)
+_NONE_OF: tuple[None, ...] = (None,) * len(_IDENTITIES)
+
+
 def _hand_attribute(name: str, a: Identity, b: Identity) -> object:
     """One attribute of a hand's first two cards ``a`` and ``b`` (the features of
     :data:`exactodds.wagers.outcomes.INITIAL_FEATURES`, written out here card by card)."""
@@ -250,22 +255,34 @@ class _Partition:
 @functools.lru_cache(maxsize=1 << 15)        # bounded: a long session walks many wagers
 def _partition(specs: tuple[Spec | None, ...]) -> _Partition:
     seen: dict[tuple[Hashable, ...], int] = {}
-    of = []
-    for card in _IDENTITIES:
-        label = (_points(card[0]), *(None if s is None else _component(s, card) for s in specs))
-        of.append(seen.setdefault(label, len(seen)))
+    of = [seen.setdefault(label, len(seen))
+          for label in zip(_POINTS_OF, *(_NONE_OF if s is None else _read_of(s) for s in specs))]
     return _Partition(tuple(seen), tuple(of))
+
+
+@functools.lru_cache(maxsize=1 << 15)        # bounded: a long session walks many wagers
+def _read_of(spec: Spec) -> tuple[Hashable, ...]:
+    """What a tracker with need ``spec`` reads of each identity (:func:`_component`), in order: kept per need,
+    which many partitions share."""
+    return tuple(_component(spec, card) for card in _IDENTITIES)
 
 
 @functools.lru_cache(maxsize=1 << 15)        # bounded: a long session walks many wagers
 def _merge(finer: tuple[Spec | None, ...], coarser: tuple[Spec | None, ...]) -> tuple[int, ...]:
     """The class of ``coarser`` each class of ``finer`` falls into (checked for every identity)."""
-    a, b = _partition(finer), _partition(coarser)
-    into: dict[int, int] = {}
-    for i in range(52):
-        if into.setdefault(a.of[i], b.of[i]) != b.of[i]:
-            raise ExactOddsError(f"internal: the walk would split a class ({finer!r} -> {coarser!r})")
-    return tuple(into[k] for k in range(len(a.labels)))
+    into = _into(_partition(finer), _partition(coarser).of)
+    if into is None:
+        raise ExactOddsError(f"internal: the walk would split a class ({finer!r} -> {coarser!r})")
+    return into
+
+
+def _into(a: _Partition, image: Sequence[int]) -> tuple[int, ...] | None:
+    """Per class of ``a``, the class ``image`` gives each of its identities (``image[i]``: identity i's); None
+    where two identities of one class are given two."""
+    into = dict(zip(a.of, image))                     # each class's last identity's; its first's, reversed:
+    if into != dict(zip(reversed(a.of), reversed(image))):      # unequal where a class's identities go apart
+        return None
+    return tuple(into.values())                       # by class: a's classes are numbered as they first come
 
 
 class _Tracker:
@@ -468,6 +485,12 @@ class _JointTable:
     named: frozenset[str]                            # the suits the parts name
     least: dict[int, np.ndarray] = field(default_factory=dict)        # see :meth:`canonical`
     memo: dict[Any, Any] = field(default_factory=dict)                 # canonical and renamed summaries
+    firsts: tuple[int, ...] = field(init=False)      # per position, its first feature
+    place: dict[Position, int] = field(init=False)   # each position's place in deal order
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "firsts", tuple(features[0] for features in self.of))
+        object.__setattr__(self, "place", {p: i for i, p in enumerate(self.positions)})
 
     def value(self, f: int, x: int) -> object:
         """Feature ``f``'s value of index ``x``, as a round's row holds it."""
@@ -599,8 +622,8 @@ class _Joint(_Tracker):
         if isinstance(s, int) or (hand, k) not in self._at:  # type: ignore[attr-defined]
             return s
         table = _joint_table(self)
-        pending = [j for j, features in enumerate(table.of) if s[features[0]] is None]
-        return seen[pending.index(table.positions.index((hand, k)))]
+        firsts = table.firsts                          # seen: per position not dealt, in deal order
+        return seen[sum(s[firsts[j]] is None for j in range(table.place[(hand, k)]))]
 
     def done(self, s: Any) -> bool:
         return isinstance(s, int)
@@ -1587,9 +1610,11 @@ class _Automaton:
 _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...], tuple[tuple[str, ...], ...]], _Automaton] = {}
 #: The most moves (a class of cards dealt at a position from a summary) an automaton may hold (a wager
 #: that reads the ranks or suits of many cards apart, at once, on a shoe that holds most identities):
-#: about 90 MB and 12 s while it is built; a larger one is refused as it grows. The catalogue's largest: 44,780;
-#: six positions' ranks and suits compared in pairs (tests/test_bounds.py): 449,597.
-AUTOMATON_MOVES_LIMIT = 600_000
+#: about 20 s and 630 MB (the whole process, 8 decks) where one is refused at it; a larger one is refused as
+#: it grows. The catalogue's largest: 44,780; six positions' ranks and suits compared in pairs
+#: (tests/test_bounds.py): 449,597; three positions' ranks kept apart beside suits in two groups: 703,913
+#: (14 s to build, 17 s and 600 MB in all).
+AUTOMATON_MOVES_LIMIT = 1_000_000
 
 
 def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
@@ -1702,18 +1727,22 @@ def _renamings(symmetries: tuple[tuple[str, ...], ...]) -> tuple[tuple[tuple[str
     return tuple((p, dict(zip(_SUITS, p))) for p in symmetries)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1 << 15)        # bounded: a long session walks many wagers
 def _renamed(finer: tuple[Spec | None, ...], coarser: tuple[Spec | None, ...], suits: tuple[str, ...]) -> tuple[int, ...]:
     """The class of ``coarser`` into which each class of ``finer`` falls once its cards' suits are
     renamed by ``suits`` (images of ``_SUITS``), checked for every identity as :func:`_merge` is."""
-    a, b = _partition(finer), _partition(coarser)
+    b = _partition(coarser).of
+    into = _into(_partition(finer), [b[j] for j in _renaming_index(suits)])
+    if into is None:
+        raise ExactOddsError(f"internal: renaming the suits would split a class ({finer!r} -> {coarser!r})")
+    return into
+
+
+@functools.cache
+def _renaming_index(suits: tuple[str, ...]) -> tuple[int, ...]:
+    """Per identity, the identity its suit renamed by ``suits`` (images of ``_SUITS``) makes."""
     names = dict(zip(_SUITS, suits))
-    into: dict[int, int] = {}
-    for i, (rank, suit) in enumerate(_IDENTITIES):
-        j = b.of[_INDEX[(rank, names[suit])]]
-        if into.setdefault(a.of[i], j) != j:
-            raise ExactOddsError(f"internal: renaming the suits would split a class ({finer!r} -> {coarser!r})")
-    return tuple(into[k] for k in range(len(a.labels)))
+    return tuple(_INDEX[(rank, names[suit])] for rank, suit in _IDENTITIES)
 
 
 def _symmetries(walk: _Walk, shoe: Shoe) -> tuple[tuple[str, ...], ...]:
