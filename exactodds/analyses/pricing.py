@@ -753,7 +753,8 @@ def _class_sums(values: Iterable[Fraction], counts: np.ndarray) -> np.ndarray:
         if x.denominator != 1:
             raise ValueError(f"a moment's value on a class is not an integer ({x})")
         v.append(int(x))
-    largest = [max(-int(column.min(initial=0)), int(column.max(initial=0))) for column in counts.T]
+    largest = [max(-low, high) for low, high in zip(counts.min(axis=0, initial=0).tolist(),       # Python ints
+                                                    counts.max(axis=0, initial=0).tolist())]
     if sum(abs(k) * c for k, c in zip(v, largest)) <= _INT64_MAX:
         return counts @ np.array(v, dtype=np.int64)  # type: ignore[no-any-return]
     return counts.astype(object) @ np.array(v, dtype=object)  # type: ignore[no-any-return]

@@ -338,23 +338,18 @@ class MultisetTable:
         sizes = value_counts.sum(axis=1)
         if len(sizes) and not int64_safe(int(sizes.max())):
             raise ValueError("a shoe too large for 64-bit weights")
-        levels, last = self._prefix_tree(multisets)
-        weights = weights[np.argsort(last)]            # rows in the order of the tree's last level
         out = np.empty((len(sizes), weights.shape[1]), dtype=np.int64)
         core = native.kernels()
         if core is not None:                           # exact by a checked bound or counted again: never a wrap
-            slots, parents, level_sizes, last_slots, last_parents = self._flat_tree(multisets)
-            column, leaf = np.nonzero(weights.T)       # the terms, column by column: a zero costs nothing
-            weight = weights[leaf, column].astype(np.int64)
-            by = np.lexsort((weight, column))          # by weight within a column: a run of one weight, one product
-            column, leaf, weight = column[by], leaf[by], weight[by]
+            slots, parents, level_sizes, term_parent, term_slot, term_weight, starts = self._terms(multisets, weights)
             try:
                 core.batch_sums(np.ascontiguousarray(value_counts, dtype=np.int64), slots, parents, level_sizes,
-                                last_parents[leaf], last_slots[leaf], weight,
-                                np.searchsorted(column, np.arange(weights.shape[1] + 1)).astype(np.int64), out)
+                                term_parent, term_slot, term_weight, starts, out)
             except OverflowError as exc:               # the caller's bound broken: a defect, one line
                 raise self.inconsistent(f"sums for many shoes by {', '.join(self.names)}: {exc}") from None
             return out
+        levels, last = self._prefix_tree(multisets)
+        weights = weights[np.argsort(last)]            # rows in the order of the tree's last level
         tokens = np.concatenate([value_counts, sizes[:, None]], axis=1).astype(np.int64)
         f = (tokens[:, :, None] - np.arange(_OFFSETS, dtype=np.int64)).reshape(len(sizes), tokens.shape[1] * _OFFSETS)
         for first in range(0, len(sizes), _SHOES_PER_BLOCK):
@@ -365,6 +360,30 @@ class MultisetTable:
                 w = np.take(w, parents, axis=1) * np.take(block, slots, axis=1)
             out[first:first + _SHOES_PER_BLOCK] = w @ weights
         return out
+
+    def _terms(self, multisets: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The compiled kernel's arrays for :meth:`sums_many`: :meth:`_flat_tree`'s inner levels, then its
+        terms column by column (a zero costs nothing), by weight within a column (a run of one weight, one
+        product): each term's parent in the last level, its last slot, its weight, and where each column's
+        terms start. Shoe-free: kept for the last few (``multisets``, ``weights``), which a run's batches
+        share (the very arrays, checked by identity)."""
+        memo: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]] = \
+            self.__dict__.setdefault("_terms_memo", {})
+        found = memo.get((id(multisets), id(weights)))
+        if found is not None and found[0] is multisets and found[1] is weights:
+            return found[2]
+        slots, parents, level_sizes, last_slots, last_parents = self._flat_tree(multisets)
+        ordered = weights[np.argsort(self._prefix_tree(multisets)[1])]     # rows as the tree's last level
+        column, leaf = np.nonzero(ordered.T)
+        weight = ordered[leaf, column].astype(np.int64)
+        by = np.lexsort((weight, column))
+        column, leaf, weight = column[by], leaf[by], weight[by]
+        made = (slots, parents, level_sizes, last_parents[leaf], last_slots[leaf], weight,
+                np.searchsorted(column, np.arange(weights.shape[1] + 1)).astype(np.int64))
+        if len(memo) >= 8:
+            memo.pop(next(iter(memo)))
+        memo[(id(multisets), id(weights))] = (multisets, weights, made)
+        return made
 
     def _prefix_tree(self, multisets: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
         """The weights of ``multisets`` as a tree of shared products, for :meth:`sums_many`.
