@@ -1522,8 +1522,8 @@ done:
 
 /* Fixed-width integers of n 64-bit words, little-endian words, two's complement: arithmetic modulo 2^(64 n), exact
  * wherever the true result is below 2^(64 n - 1) in size (round_tally proves it of every result it reads). And
- * redundant ones: n signed 128-bit entries r_j standing for sum_j r_j 2^(64 j), each a sum of fewer than 2^31 terms in
- * (-2^64, 2^64), so |r_j| < 2^95: added to without carries, made words (red_words) only where read. */
+ * redundant ones: n signed 128-bit entries r_j standing for sum_j r_j 2^(64 j), each a sum of at most 2^32 terms in
+ * (-2^64, 2^64), so |r_j| < 2^96: added to without carries, made words (red_words) only where read. */
 
 /* a += b. */
 static inline void tw_add(uint64_t *a, const uint64_t *b, Py_ssize_t n)
@@ -1558,9 +1558,9 @@ static inline void tw_mul_small(uint64_t *a, uint64_t m, Py_ssize_t n)
     }
 }
 
-/* The redundant r (e entries, |r_j| < 2^95) as w >= e + 1 words, modulo 2^(64 w): t_j = r_j + c_(j-1), word_j = t_j
+/* The redundant r (e entries, |r_j| < 2^96) as w >= e + 1 words, modulo 2^(64 w): t_j = r_j + c_(j-1), word_j = t_j
  * mod 2^64, c_j = floor(t_j / 2^64) (the shift of a negative __int128 extends its sign); c_(-1) = 0 and
- * |c_j| <= (2^95 + |c_(j-1)|) / 2^64 + 1 < 2^32 by induction; the last carry fills the words above, sign-extended. */
+ * |c_j| <= (2^96 + |c_(j-1)|) / 2^64 + 1 < 2^33 by induction; the last carry fills the words above, sign-extended. */
 static inline void red_words(const __int128 *r, Py_ssize_t e, uint64_t *out, Py_ssize_t w)
 {
     __int128 c = 0;
@@ -1579,6 +1579,41 @@ static inline void red_words(const __int128 *r, Py_ssize_t e, uint64_t *out, Py_
 static inline void red_add(__int128 *r, const __int128 *s, Py_ssize_t e)
 {
     for (Py_ssize_t j = 0; j < e; j++) r[j] += s[j];
+}
+
+/* Halves: the sums of v_i's kept as h = 2 E int64 entries r_j standing for sum_j r_j 2^(32 j), each a sum of at most
+ * R <= 2^31 - 1 terms in (-2^32, 2^32), so |r_j| <= (2^31 - 1)(2^32 - 1) < 2^63 - 2^32: no overflow; added two
+ * entries at a time (GCC's vectors: SSE2 at least). */
+typedef int64_t i64x2 __attribute__((vector_size(16)));
+
+/* r += s (h entries each, h even). */
+static inline void half_add(int64_t *r, const int64_t *s, Py_ssize_t h)
+{
+    for (Py_ssize_t j = 0; j < h; j += 2) {
+        i64x2 a, b;
+        memcpy(&a, r + j, 16);
+        memcpy(&b, s + j, 16);
+        a += b;
+        memcpy(r + j, &a, 16);
+    }
+}
+
+/* The halves r (h entries, h even) as w >= h / 2 + 1 words, modulo 2^(64 w): t_j = r_j + c_(j-1), its low 32 bits
+ * the half, c_j = floor(t_j / 2^32) (GCC's >> of a negative integer extends the sign); c_(-1) = 0 and
+ * |c_j| <= (|r_j| + |c_(j-1)|) / 2^32 + 1 < 2^31 + 2 by induction, so |t_j| < 2^63 - 2^32 + 2^31 + 2: all in int64.
+ * The last carry fills the words above, sign-extended. */
+static inline void half_words(const int64_t *r, Py_ssize_t h, uint64_t *out, Py_ssize_t w)
+{
+    int64_t c = 0;
+    for (Py_ssize_t j = 0; j < h; j += 2) {
+        int64_t t = r[j] + c;
+        uint64_t lo = (uint32_t)t;
+        c = t >> 32;
+        t = r[j + 1] + c;
+        out[j / 2] = lo | (uint64_t)(uint32_t)t << 32;
+        c = t >> 32;
+    }
+    for (Py_ssize_t j = h / 2; j < w; j++) out[j] = (uint64_t)c;   /* the sign-extension of c: 0 or all ones */
 }
 
 /* out[0..2 n) = a[0..n)^2 (a unsigned, its top word nonzero or n = 0), column by column (Comba): column k's cross
@@ -1631,11 +1666,11 @@ static PyObject *tw_long(const uint64_t *a, Py_ssize_t n, unsigned char *bytes)
 }
 
 /* How a tally's entry is stored, to make its Python int. */
-enum { T_WORDS, T_RED, T_SIGNED_MAG };
+enum { T_RED, T_HALVES, T_SIGNED_MAG };
 
-/* A list of the n Python ints at a, w words (or entries) apart: words (T_WORDS, w of them), redundant (T_RED, w
- * entries, made into words of w + 1, in scratch) or a sign and magnitude (T_SIGNED_MAG: a word 0 or 1, then w - 1
- * words, made into w words) */
+/* A list of the n Python ints at a, w entries (or words) apart: redundant (T_RED, w entries, made into w + 1 words,
+ * in scratch), halves (T_HALVES, w entries, made into w / 2 + 1 words) or a sign
+ * and magnitude (T_SIGNED_MAG: a word 0 or 1, then w - 1 words, made into w words) */
 static PyObject *tally_list(const void *a, Py_ssize_t n, Py_ssize_t w, int how, uint64_t *scratch,
                             unsigned char *bytes)
 {
@@ -1643,11 +1678,12 @@ static PyObject *tally_list(const void *a, Py_ssize_t n, Py_ssize_t w, int how, 
     if (!list) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x;
-        if (how == T_WORDS) {
-            x = tw_long((const uint64_t *)a + i * w, w, bytes);
-        } else if (how == T_RED) {
+        if (how == T_RED) {
             red_words((const __int128 *)a + i * w, w, scratch, w + 1);
             x = tw_long(scratch, w + 1, bytes);
+        } else if (how == T_HALVES) {
+            half_words((const int64_t *)a + i * w, w, scratch, w / 2 + 1);
+            x = tw_long(scratch, w / 2 + 1, bytes);
         } else {
             const uint64_t *sm = (const uint64_t *)a + i * w;
             memcpy(scratch, sm + 1, sizeof(uint64_t) * (size_t)(w - 1));
@@ -1661,13 +1697,14 @@ static PyObject *tally_list(const void *a, Py_ssize_t n, Py_ssize_t w, int how, 
     return list;
 }
 
-/* The accumulators and scratch of one round_tally. E = LM + 1 entries per redundant sum, WS = LM + 2 words per sum
- * made words, WQ = 2 WS words per square (and entries per redundant sum of squares). */
+/* The accumulators and scratch of one round_tally. H = 2 E = 2 (LM + 1) halves per sum, WS = LM + 2 words per sum
+ * made words, WQ = 2 WS words per square (and redundant entries per sum of squares). */
 typedef struct {
-    Py_ssize_t E, WS, WQ;
-    __int128 *shoe_count;               /* the shoe's sums per count, n_counts x E, zero between shoes */
-    __int128 *shoe_ahead, *T, *total, *ahead_total, *ahead_squares;
-    __int128 *by_count, *delta;         /* n_counts x E; n_counts x WQ: see tally_shoe */
+    Py_ssize_t H, WS, WQ, n_counts;
+    int64_t *shoe_count;                /* the shoe's sums per count, n_counts x H, zero between shoes */
+    int64_t *shoe_ahead, *T, *total, *ahead_total;
+    int64_t *by_count;                  /* n_counts x H */
+    __int128 *delta, *ahead_squares;    /* n_counts x WQ (see tally_shoe); WQ */
     uint64_t *Tw, *mag, *sq, *prev, *by_rounds;
     int64_t *present;                   /* the counts the shoe has rounds of (n_present of them), each once */
     unsigned char *seen;                /* per count: in present */
@@ -1689,18 +1726,24 @@ static int desc64(const void *a, const void *b)
  * shoe). */
 static void tally_shoe(Tally *t, uint64_t rounds)
 {
-    Py_ssize_t E = t->E, WS = t->WS, WQ = t->WQ;
-    if (t->n_present > 1) qsort(t->present, (size_t)t->n_present, sizeof(int64_t), desc64);
-    memset(t->T, 0, sizeof(__int128) * (size_t)E);
+    Py_ssize_t H = t->H, WS = t->WS, WQ = t->WQ, NC = t->n_counts;
+    if (NC <= 4 * t->n_present + 64) {            /* few counts: read off the flags, highest first */
+        Py_ssize_t q = 0;
+        for (Py_ssize_t c = NC - 1; c >= 0; c--)
+            if (t->seen[c]) t->present[q++] = c;
+    } else if (t->n_present > 1) {
+        qsort(t->present, (size_t)t->n_present, sizeof(int64_t), desc64);
+    }
+    memset(t->T, 0, sizeof(int64_t) * (size_t)H);
     memset(t->prev, 0, sizeof(uint64_t) * (size_t)WQ);
     for (Py_ssize_t q = 0; q < t->n_present; q++) {
         int64_t c = t->present[q];
-        __int128 *s = t->shoe_count + c * E;
+        int64_t *s = t->shoe_count + c * H;
         t->seen[c] = 0;
-        red_add(t->T, s, E);
-        red_add(t->by_count + c * E, s, E);
-        memset(s, 0, sizeof(__int128) * (size_t)E);
-        red_words(t->T, E, t->Tw, WS);
+        half_add(t->T, s, H);
+        half_add(t->by_count + c * H, s, H);
+        memset(s, 0, sizeof(int64_t) * (size_t)H);
+        half_words(t->T, H, t->Tw, WS);
         tw_square_signed(t->Tw, WS, t->mag, t->sq, WQ);
         __int128 *d = t->delta + c * WQ;
         for (Py_ssize_t j = 0; j < WQ; j++) d[j] += (__int128)t->sq[j] - (__int128)t->prev[j];
@@ -1709,14 +1752,14 @@ static void tally_shoe(Tally *t, uint64_t rounds)
         t->sq = swap;
     }
     t->n_present = 0;
-    red_add(t->total, t->T, E);                   /* T is now the shoe's sum S_s, Tw its words */
+    half_add(t->total, t->T, H);                  /* T is now the shoe's sum S_s, Tw its words */
     tw_mul_small(t->Tw, rounds, WS);
     tw_add(t->by_rounds, t->Tw, WS);
-    red_add(t->ahead_total, t->shoe_ahead, E);
-    red_words(t->shoe_ahead, E, t->Tw, WS);
+    half_add(t->ahead_total, t->shoe_ahead, H);
+    half_words(t->shoe_ahead, H, t->Tw, WS);
     tw_square_signed(t->Tw, WS, t->mag, t->sq, WQ);
     for (Py_ssize_t j = 0; j < WQ; j++) t->ahead_squares[j] += t->sq[j];
-    memset(t->shoe_ahead, 0, sizeof(__int128) * (size_t)E);
+    memset(t->shoe_ahead, 0, sizeof(int64_t) * (size_t)H);
 }
 
 /* |value| x the multiple at m (LM words) as E = LM + 1 words at mag (each step t = a x m_j + c <= (2^64 - 1)^2 +
@@ -1735,13 +1778,26 @@ static inline int tally_value(int64_t value, const uint64_t *m, Py_ssize_t LM, u
     return value < 0 && (any | c) != 0;
 }
 
-/* r += (-1)^neg x mag, e entries: each a term in (-2^64, 2^64). */
-static inline void red_put(__int128 *r, int neg, const uint64_t *mag, Py_ssize_t e)
+/* The halves of (-1)^neg x mag (E words) at h (2 E entries, each in (-2^32, 2^32)): x, or (x ^ -1) + 1 = -x. */
+static inline void tally_halves(int neg, const uint64_t *mag, Py_ssize_t E, int64_t *h)
 {
-    if (neg)
-        for (Py_ssize_t j = 0; j < e; j++) r[j] -= mag[j];
-    else
-        for (Py_ssize_t j = 0; j < e; j++) r[j] += mag[j];
+    int64_t m = -(int64_t)neg;
+    for (Py_ssize_t j = 0; j < E; j++) {
+        h[2 * j] = ((int64_t)(uint32_t)mag[j] ^ m) - m;
+        h[2 * j + 1] = ((int64_t)(mag[j] >> 32) ^ m) - m;
+    }
+}
+
+/* a += s, b += s, c += s (h entries each, h even; a, b, c distinct arrays, none s). */
+static inline void half_add3(int64_t *a, int64_t *b, int64_t *c, const int64_t *s, Py_ssize_t h)
+{
+    for (Py_ssize_t j = 0; j < h; j += 2) {
+        i64x2 x, y;
+        memcpy(&x, s + j, 16);
+        memcpy(&y, a + j, 16); y += x; memcpy(a + j, &y, 16);
+        memcpy(&y, b + j, 16); y += x; memcpy(b + j, &y, 16);
+        memcpy(&y, c + j, 16); y += x; memcpy(c + j, &y, 16);
+    }
 }
 
 /* -1, 0 or 1 as x < y, x == y, x > y, each a sign word (0 or 1, 1 negative, never a negative 0) then e words of
@@ -1768,12 +1824,15 @@ static inline int sm_cmp(const uint64_t *x, const uint64_t *y, Py_ssize_t e)
  * place, a shoe's, a shoe's over counts >= t, ahead, the total) is below 2^(94 + 32 L) in size, and Sum_s S_s x
  * rounds_s at most R x Sum_i |v_i| < 2^(125 + 32 L): each fits WS = LM + 2 words (64 LM + 128 bits >= 32 L + 126 + 1
  * for the sign). A square of a sum is below 2^(188 + 64 L), a sum of fewer than 2^31 of them below 2^(219 + 64 L):
- * each fits WQ = 2 WS = 2 LM + 4 words (128 LM + 256 bits >= 64 L + 220). The sums are kept redundant (E entries;
- * WQ for the sums of squares), every entry a sum of at most R < 2^31 terms in (-2^64, 2^64) (a word of one v_i, of a
- * square's difference, once per shoe and count, or of a square, once per shoe), so below 2^95 in size: no carry, no
- * overflow of 128 bits; made words by red_words (carries below 2^32) where a value is read: a shoe's running sums,
- * to square, and the results. Words add modulo 2^(64 W) (total_by_rounds), so only results need fit: each is a true
- * integer within the bound above, its residue itself. Least and most compare v_i as sign and magnitude, exactly.
+ * each fits WQ = 2 WS = 2 LM + 4 words (128 LM + 256 bits >= 64 L + 220). The sums of v_i's are kept as halves
+ * (H = 2 E int64 entries, 32 bits apart), every entry a sum of at most R <= 2^31 - 1 terms in (-2^32, 2^32) (a half
+ * of one v_i's magnitude, signed), so below 2^63 - 2^32 in size: added without carries, two entries at a time. The
+ * sums of squares are kept redundant (WQ __int128 entries, 64 bits apart), every entry a sum of at most 2R terms in
+ * (-2^64, 2^64) (a word of a square and of the square before it, once per shoe and count; of a square, once per
+ * shoe), so below 2^96: no overflow of 128 bits. Either is made words (half_words, red_words: carries below 2^32)
+ * only where a value is read: a shoe's running sums, to square, and the results. Words add and multiply modulo
+ * 2^(64 W) (total_by_rounds), so only results need fit: each is a true integer within the bound above, its residue
+ * itself. Least and most compare v_i as sign and magnitude, exactly.
  *
  * Every index is checked, round by round in order before any arithmetic, the first out of range an error (ValueError
  * naming the array and item: kinds in [0, K), shoe in [0, n_shoes) and not below the round before's, count, pen
@@ -1792,6 +1851,7 @@ static PyObject *round_tally(PyObject *self, PyObject *args)
     Arr values = {0}, kinds = {0}, limbs = {0}, idx[5];
     memset(idx, 0, sizeof idx);
     PyObject *result = NULL;
+    int64_t *halves = NULL;
     __int128 *red = NULL;
     uint64_t *words = NULL;
     int64_t *present = NULL;
@@ -1851,52 +1911,55 @@ static PyObject *round_tally(PyObject *self, PyObject *args)
                          bad, (long long)bad_value, n_range[bad_what - 1]);
         goto done;
     }
-    Py_ssize_t LM = (L + 1) / 2, E = LM + 1, WS = LM + 2, WQ = 2 * WS;
+    Py_ssize_t LM = (L + 1) / 2, E = LM + 1, H = 2 * E, WS = LM + 2, WQ = 2 * WS;
     Py_ssize_t NC = n_range[1], NP = n_range[2], NL = n_range[3];
-    /* the entries: per count shoe_count and by_count (E), delta (WQ); per pen by_pen (E), per place by_place (E); and
-     * 5 E + WQ loose (shoe_ahead, T, total, ahead_total; ahead_squares). The words: the multiples (K x LM), per pen
-     * least and most (1 + E each), and 4 WS + 2 WQ loose (Tw, mag, by_rounds, a scratch; sq, prev). Each size
-     * checked: past size_t is MemoryError, never a wrap. */
-    size_t n_red = 0, n_words = 0, part, bytes_red, bytes_words;
+    /* the halves: per count shoe_count and by_count, per pen by_pen, per place by_place (H each), and 5 H loose
+     * (shoe_ahead, T, total, ahead_total, the round's). The redundant entries: per count delta (WQ), and ahead_squares
+     * (WQ). The words: the multiples (K x LM), per pen least and most (1 + E each), and 4 WS + 2 WQ loose (Tw, mag,
+     * by_rounds, the round's sign and magnitude; sq, prev). Each size checked: past size_t is MemoryError, never a
+     * wrap. */
+    size_t n_halves = 0, n_red = 0, n_words = 0, part, bytes_of;
     int over = 0;
-    over |= __builtin_mul_overflow((size_t)NC, (size_t)(2 * E + WQ), &part);
-    over |= __builtin_add_overflow(n_red, part, &n_red);
-    over |= __builtin_mul_overflow((size_t)NP + (size_t)NL, (size_t)E, &part);
-    over |= __builtin_add_overflow(n_red, part, &n_red);
-    over |= __builtin_add_overflow(n_red, (size_t)(5 * E + WQ), &n_red);
-    over |= __builtin_mul_overflow(n_red, sizeof(__int128), &bytes_red);
+    over |= __builtin_add_overflow(2 * (size_t)NC, (size_t)NP, &part);
+    over |= __builtin_add_overflow(part, (size_t)NL, &part);
+    over |= __builtin_add_overflow(part, (size_t)5, &part);
+    over |= __builtin_mul_overflow(part, (size_t)H, &n_halves);
+    over |= __builtin_mul_overflow(n_halves, sizeof(int64_t), &bytes_of);
+    over |= __builtin_add_overflow((size_t)NC, (size_t)1, &part);
+    over |= __builtin_mul_overflow(part, (size_t)WQ, &n_red);
+    over |= __builtin_mul_overflow(n_red, sizeof(__int128), &bytes_of);
     over |= __builtin_mul_overflow((size_t)K, (size_t)LM, &part);
     over |= __builtin_add_overflow(n_words, part, &n_words);
     over |= __builtin_mul_overflow((size_t)NP, (size_t)(2 * (1 + E)), &part);
     over |= __builtin_add_overflow(n_words, part, &n_words);
     over |= __builtin_add_overflow(n_words, (size_t)(4 * WS + 2 * WQ), &n_words);
-    over |= __builtin_mul_overflow(n_words, sizeof(uint64_t), &bytes_words);
+    over |= __builtin_mul_overflow(n_words, sizeof(uint64_t), &bytes_of);
     if (over) { PyErr_NoMemory(); goto done; }
+    halves = calloc(n_halves, sizeof(int64_t));
     red = calloc(n_red, sizeof(__int128));
     words = calloc(n_words, sizeof(uint64_t));
     present = malloc(sizeof(int64_t) * (size_t)NC + 1);          /* NC x 16 bytes counted above: no wrap */
     flags = calloc((size_t)NC + (size_t)NP + 1, 1);
     bytes = malloc(8 * (size_t)(WQ + 1));
-    if (!red || !words || !present || !flags || !bytes) { PyErr_NoMemory(); goto done; }
+    if (!halves || !red || !words || !present || !flags || !bytes) { PyErr_NoMemory(); goto done; }
     Tally t;
     memset(&t, 0, sizeof t);
-    t.E = E; t.WS = WS; t.WQ = WQ;
-    __int128 *r = red;
-    t.shoe_count = r; r += (size_t)NC * E;
-    t.by_count = r; r += (size_t)NC * E;
-    t.delta = r; r += (size_t)NC * WQ;
-    __int128 *by_pen = r; r += (size_t)NP * E;
-    __int128 *by_place = r; r += (size_t)NL * E;
-    t.shoe_ahead = r; r += E; t.T = r; r += E; t.total = r; r += E; t.ahead_total = r; r += E;
-    __int128 *spare = r; r += E;                  /* unused: keeps the count above simple */
-    (void)spare;
-    t.ahead_squares = r; r += WQ;
+    t.H = H; t.WS = WS; t.WQ = WQ; t.n_counts = NC;
+    int64_t *h = halves;
+    t.shoe_count = h; h += (size_t)NC * H;
+    t.by_count = h; h += (size_t)NC * H;
+    int64_t *by_pen = h; h += (size_t)NP * H;
+    int64_t *by_place = h; h += (size_t)NL * H;
+    t.shoe_ahead = h; h += H; t.T = h; h += H; t.total = h; h += H; t.ahead_total = h; h += H;
+    int64_t *vh = h;                              /* v_i's halves */
+    t.delta = red;
+    t.ahead_squares = red + (size_t)NC * WQ;
     uint64_t *w = words, *mw = w;
     w += (size_t)K * LM;
     uint64_t *least = w; w += (size_t)NP * (1 + E);
     uint64_t *most = w; w += (size_t)NP * (1 + E);
     t.Tw = w; w += WS; t.mag = w; w += WS; t.by_rounds = w; w += WS;
-    uint64_t *scratch = w; w += WS;
+    uint64_t *sm = w; w += WS;                    /* v_i: a sign word, then E words of magnitude (1 + E = WS) */
     t.sq = w; w += WQ; t.prev = w; w += WQ;
     t.present = present; t.seen = flags;
     unsigned char *pen_seen = flags + NC;
@@ -1906,7 +1969,6 @@ static PyObject *round_tally(PyObject *self, PyObject *args)
             mw[k * LM + j] = (uint64_t)lm[k * L + 2 * j] | (2 * j + 1 < L ? (uint64_t)lm[k * L + 2 * j + 1] << 32 : 0);
     int64_t cur = 0;
     uint64_t rounds = 0;
-    uint64_t *sm = scratch;                       /* v_i: a sign word, then E words of magnitude (1 + E <= WS) */
     for (Py_ssize_t i = 0; i < R; i++) {          /* each index read once, checked again */
         int64_t k = kd[i], s = ix[0][i], c = ix[1][i], b = ix[2][i], p = ix[3][i], a = ix[4][i];
         if ((uint64_t)k >= (uint64_t)K || (uint64_t)s >= (uint64_t)n_range[0] || (uint64_t)c >= (uint64_t)NC
@@ -1919,11 +1981,10 @@ static PyObject *round_tally(PyObject *self, PyObject *args)
         rounds++;
         int neg = tally_value(v[i], mw + k * LM, LM, sm + 1);
         sm[0] = (uint64_t)neg;
+        tally_halves(neg, sm + 1, E, vh);
         if (!t.seen[c]) { t.seen[c] = 1; t.present[t.n_present++] = c; }
-        red_put(t.shoe_count + c * E, neg, sm + 1, E);
-        if (a) red_put(t.shoe_ahead, neg, sm + 1, E);
-        red_put(by_pen + b * E, neg, sm + 1, E);
-        red_put(by_place + p * E, neg, sm + 1, E);
+        half_add3(t.shoe_count + c * H, by_pen + b * H, by_place + p * H, vh, H);
+        if (a) half_add(t.shoe_ahead, vh, H);
         uint64_t *lo = least + b * (1 + E), *hi = most + b * (1 + E);
         if (!pen_seen[b]) {
             pen_seen[b] = 1;
@@ -1945,16 +2006,16 @@ static PyObject *round_tally(PyObject *self, PyObject *args)
      * is sq and prev, adjacent (2 WQ words) */
     PyObject *part_of[10] = {NULL};
     uint64_t *wide = t.sq < t.prev ? t.sq : t.prev;
-    part_of[0] = tally_list(t.by_count, NC, E, T_RED, wide, bytes);
+    part_of[0] = tally_list(t.by_count, NC, H, T_HALVES, wide, bytes);
     part_of[1] = part_of[0] ? tally_list(t.delta, NC, WQ, T_RED, wide, bytes) : NULL;
-    part_of[2] = part_of[1] ? tally_list(t.total, 1, E, T_RED, wide, bytes) : NULL;
+    part_of[2] = part_of[1] ? tally_list(t.total, 1, H, T_HALVES, wide, bytes) : NULL;
     part_of[3] = part_of[2] ? tw_long(t.by_rounds, WS, bytes) : NULL;
-    part_of[4] = part_of[3] ? tally_list(t.ahead_total, 1, E, T_RED, wide, bytes) : NULL;
+    part_of[4] = part_of[3] ? tally_list(t.ahead_total, 1, H, T_HALVES, wide, bytes) : NULL;
     part_of[5] = part_of[4] ? tally_list(t.ahead_squares, 1, WQ, T_RED, wide, bytes) : NULL;
-    part_of[6] = part_of[5] ? tally_list(by_pen, NP, E, T_RED, wide, bytes) : NULL;
+    part_of[6] = part_of[5] ? tally_list(by_pen, NP, H, T_HALVES, wide, bytes) : NULL;
     part_of[7] = part_of[6] ? tally_list(least, NP, 1 + E, T_SIGNED_MAG, wide, bytes) : NULL;
     part_of[8] = part_of[7] ? tally_list(most, NP, 1 + E, T_SIGNED_MAG, wide, bytes) : NULL;
-    part_of[9] = part_of[8] ? tally_list(by_place, NL, E, T_RED, wide, bytes) : NULL;
+    part_of[9] = part_of[8] ? tally_list(by_place, NL, H, T_HALVES, wide, bytes) : NULL;
     for (int q = 0; q < 10; q++) {                /* total, ahead_total, ahead_squares: a list of one, unwrapped */
         if (part_of[q] && (q == 2 || q == 4 || q == 5)) {
             PyObject *one = PyList_GET_ITEM(part_of[q], 0);
@@ -1972,7 +2033,7 @@ static PyObject *round_tally(PyObject *self, PyObject *args)
         PyTuple_SET_ITEM(result, q, part_of[q]);
     }
 done:
-    free(red); free(words); free(present); free(flags); free(bytes);
+    free(halves); free(red); free(words); free(present); free(flags); free(bytes);
     arr_release(&values); arr_release(&kinds); arr_release(&limbs);
     for (int a = 0; a < 5; a++) arr_release(&idx[a]);
     return result;
