@@ -5,6 +5,7 @@ round, all or no rounds ahead), and what both must refuse in the same words."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, fields
@@ -180,7 +181,7 @@ def test_other_dtypes_and_object_values(route: Route) -> None:
     args = case(3, 120, 6, 8, 4, 5, 3, 0.5)
     values, kinds, multiples, shoe, n_shoes, count, n_counts, pen, n_pens, place, n_places, ahead = args
     small = [x % 1000 - 500 for x in values]
-    with native.pure() if route is pure_route else _nothing():
+    with native.pure() if route is pure_route else contextlib.nullcontext():
         got = round_tally(np.array(small, dtype=np.int32), np.array(kinds, dtype=np.int32), Multiples(multiples),
                           shoe=np.array(shoe, dtype=np.uint16), n_shoes=n_shoes, count=np.array(count, dtype=np.int8),
                           n_counts=n_counts, pen=np.array(pen, dtype=np.uint64), n_pens=n_pens,
@@ -190,14 +191,6 @@ def test_other_dtypes_and_object_values(route: Route) -> None:
     obj = np.empty(len(wide), dtype=object)
     obj[:] = wide
     check(route(obj, *args[1:]), (wide, *args[1:]))
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 BAD = [  # what to change in a good case (index, value), and the message
@@ -264,7 +257,7 @@ def test_mismatched_lengths_and_malformed_inputs(route: Route) -> None:
     with pytest.raises(TypeError, match="values"):
         route(np.array([0.5] * 8), a["kinds"], [1, 2, 3], a["shoe"], 3, a["count"], 4, a["pen"], 2, a["place"], 5,
               np.array(a["ahead"]))
-    with native.pure() if route is pure_route else _nothing(), pytest.raises(TypeError, match="count"):
+    with native.pure() if route is pure_route else contextlib.nullcontext(), pytest.raises(TypeError, match="count"):
         round_tally(np.array(a["values"]), np.array(a["kinds"]), Multiples([1, 2, 3]), shoe=np.array(a["shoe"]),
                     n_shoes=3, count=np.array(a["count"], dtype=float), n_counts=4, pen=np.array(a["pen"]), n_pens=2,
                     place=np.array(a["place"]), n_places=5, ahead=np.array(a["ahead"]))

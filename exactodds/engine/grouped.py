@@ -217,15 +217,16 @@ def _tally_pure(values: list[int], kinds: list[int], multiples: Multiples, index
     by_count = [0] * n_counts
     by_pen = [0] * n_pens
     by_place = [0] * n_places
-    least: list[int | None] = [None] * n_pens
-    most: list[int | None] = [None] * n_pens
+    least: dict[int, int] = {}                            # pen -> its least v_i so far (its rounds so far)
+    most: dict[int, int] = {}
     ahead_total = 0
     for i, x in enumerate(v):
+        b = pen[i]
         by_count[count[i]] += x
-        by_pen[pen[i]] += x
+        by_pen[b] += x
         by_place[place[i]] += x
-        least[pen[i]] = x if least[pen[i]] is None else min(least[pen[i]], x)   # type: ignore[type-var]
-        most[pen[i]] = x if most[pen[i]] is None else max(most[pen[i]], x)      # type: ignore[type-var]
+        least[b] = min(least.get(b, x), x)
+        most[b] = max(most.get(b, x), x)
         if ahead[i]:
             ahead_total += x
     threshold_squares = [0] * n_counts
@@ -244,7 +245,7 @@ def _tally_pure(values: list[int], kinds: list[int], multiples: Multiples, index
             threshold_squares[t] += sum(v[i] for i in rounds if count[i] >= t) ** 2
         start = end
     return RoundTally(by_count, threshold_squares, total, total_by_rounds, ahead_total, ahead_squares, by_pen,
-                      [0 if x is None else x for x in least], [0 if x is None else x for x in most], by_place)
+                      [least.get(b, 0) for b in range(n_pens)], [most.get(b, 0) for b in range(n_pens)], by_place)
 
 
 def round_tally(values: np.ndarray, kinds: np.ndarray, multiples: Multiples, *, shoe: np.ndarray, n_shoes: int,
