@@ -33,7 +33,8 @@
  * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). grouped_sums sums
  * 56-bit limbs of its multiples in signed 128 bits, 128 items at a time (a term is below 2^119), then
  * carries exactly into a Python int (fewer than 2^31 items, checked, keep the carries in 128 bits). round_tally
- * sums in fixed-width two's-complement 64-bit words, as many as its bound needs (fewer than 2^31 rounds, checked:
+ * sums 32-bit halves in int64 and squares' words in signed 128 bits, without carries, and carries them into
+ * two's-complement words (as many as its bound needs) only where a value is read (fewer than 2^31 rounds, checked:
  * see there). Every index read from
  * an array is checked against the array it indexes.
  *
