@@ -1,7 +1,7 @@
 /*
  * exactodds.engine._core: the engine's hot kernels in C, exact.
  *
- * Seven kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
+ * Eight kernels, each taking its arrays through the buffer protocol (NumPy arrays, int64 unless
  * said), writing into arrays the caller made (or returning a list of Python ints), with the GIL
  * released while it counts:
  *
@@ -20,6 +20,8 @@
  *   grouped_sums per group, the exact sum of int64 values times the big multiples (given as
  *                32-bit limbs) their kinds name, a list of Python ints (engine/grouped.py; the
  *                exposure tally's sums by key).
+ *   round_tally  a batch's rounds of int64 values times those multiples, tallied by count, pen, place,
+ *                shoe (sums of squares over shoes by count threshold), ahead (engine/grouped.py).
  *
  * Exactness. key_sums sums in 64 bits, each step checked, and a key whose sum overflows on
  * the way (terms of both signs) again in 128 bits; wide_key_sums in 128 bits under a bound it proves
@@ -30,7 +32,10 @@
  * ordered 6-card sequences, which is at most N^6 for N cards; the caller passes N and the kernel
  * refuses N^6 >= 2^127 before it starts (checked with the overflow builtins). grouped_sums sums
  * 56-bit limbs of its multiples in signed 128 bits, 128 items at a time (a term is below 2^119), then
- * carries exactly into a Python int (fewer than 2^31 items, checked, keep the carries in 128 bits). Every index read from
+ * carries exactly into a Python int (fewer than 2^31 items, checked, keep the carries in 128 bits). round_tally
+ * sums 32-bit halves in int64 and squares' words in signed 128 bits, without carries, and carries them into
+ * two's-complement words (as many as its bound needs) only where a value is read (fewer than 2^31 rounds, checked:
+ * see there). Every index read from
  * an array is checked against the array it indexes.
  *
  * Nothing here knows the rules of baccarat: the drawing rules reach the walk as a table of round
@@ -1511,6 +1516,530 @@ done:
     return list;
 }
 
+/* -- round_tally ---------------------------------------------------------------------------- */
+
+/* The rounds round_tally takes at most, less one (its bound, see there). */
+#define TALLY_ITEMS ((int64_t)1 << 31)
+
+/* Fixed-width integers of n 64-bit words, little-endian words, two's complement: arithmetic modulo 2^(64 n), exact
+ * wherever the true result is below 2^(64 n - 1) in size (round_tally proves it of every result it reads). And
+ * redundant ones: n signed 128-bit entries r_j standing for sum_j r_j 2^(64 j), each a sum of at most 2^32 terms in
+ * (-2^64, 2^64), so |r_j| < 2^96: added to without carries, made words (red_words) only where read. */
+
+/* a += b. */
+static inline void tw_add(uint64_t *a, const uint64_t *b, Py_ssize_t n)
+{
+    uint64_t c = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        u128 t = (u128)a[j] + b[j] + c;
+        a[j] = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
+    }
+}
+
+/* a = -a. */
+static inline void tw_neg(uint64_t *a, Py_ssize_t n)
+{
+    uint64_t c = 1;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        u128 t = (u128)(uint64_t)~a[j] + c;
+        a[j] = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
+    }
+}
+
+/* a *= m (m unsigned), modulo 2^(64 n): the true product where it fits. */
+static inline void tw_mul_small(uint64_t *a, uint64_t m, Py_ssize_t n)
+{
+    uint64_t c = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        u128 t = (u128)a[j] * m + c;
+        a[j] = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
+    }
+}
+
+/* The redundant r (e entries, |r_j| < 2^96) as w >= e + 1 words, modulo 2^(64 w): t_j = r_j + c_(j-1), word_j = t_j
+ * mod 2^64, c_j = floor(t_j / 2^64) (the shift of a negative __int128 extends its sign); c_(-1) = 0 and
+ * |c_j| <= (2^96 + |c_(j-1)|) / 2^64 + 1 < 2^33 by induction; the last carry fills the words above, sign-extended. */
+static inline void red_words(const __int128 *r, Py_ssize_t e, uint64_t *out, Py_ssize_t w)
+{
+    __int128 c = 0;
+    for (Py_ssize_t j = 0; j < e; j++) {
+        __int128 t = r[j] + c;
+        out[j] = (uint64_t)(u128)t;
+        c = t >> 64;
+    }
+    for (Py_ssize_t j = e; j < w; j++) {
+        out[j] = (uint64_t)(u128)c;
+        c >>= 64;                                 /* 0 or -1 after the first */
+    }
+}
+
+/* r += s (e entries each). */
+static inline void red_add(__int128 *r, const __int128 *s, Py_ssize_t e)
+{
+    for (Py_ssize_t j = 0; j < e; j++) r[j] += s[j];
+}
+
+/* Halves: the sums of v_i's kept as h = 2 E int64 entries r_j standing for sum_j r_j 2^(32 j), each a sum of at most
+ * R <= 2^31 - 1 terms in (-2^32, 2^32), so |r_j| <= (2^31 - 1)(2^32 - 1) < 2^63 - 2^32: no overflow; added two
+ * entries at a time (GCC's vectors: SSE2 at least). */
+typedef int64_t i64x2 __attribute__((vector_size(16)));
+
+/* r += s (h entries each, h even). */
+static inline void half_add(int64_t *r, const int64_t *s, Py_ssize_t h)
+{
+    for (Py_ssize_t j = 0; j < h; j += 2) {
+        i64x2 a, b;
+        memcpy(&a, r + j, 16);
+        memcpy(&b, s + j, 16);
+        a += b;
+        memcpy(r + j, &a, 16);
+    }
+}
+
+/* The halves r (h entries, h even) as w >= h / 2 + 1 words, modulo 2^(64 w): t_j = r_j + c_(j-1), its low 32 bits
+ * the half, c_j = floor(t_j / 2^32) (GCC's >> of a negative integer extends the sign); c_(-1) = 0 and
+ * |c_j| <= (|r_j| + |c_(j-1)|) / 2^32 + 1 < 2^31 + 2 by induction, so |t_j| < 2^63 - 2^32 + 2^31 + 2: all in int64.
+ * The last carry fills the words above, sign-extended. */
+static inline void half_words(const int64_t *r, Py_ssize_t h, uint64_t *out, Py_ssize_t w)
+{
+    int64_t c = 0;
+    for (Py_ssize_t j = 0; j < h; j += 2) {
+        int64_t t = r[j] + c;
+        uint64_t lo = (uint32_t)t;
+        c = t >> 32;
+        t = r[j + 1] + c;
+        out[j / 2] = lo | (uint64_t)(uint32_t)t << 32;
+        c = t >> 32;
+    }
+    for (Py_ssize_t j = h / 2; j < w; j++) out[j] = (uint64_t)c;   /* the sign-extension of c: 0 or all ones */
+}
+
+/* out[0..2 n) = a[0..n)^2 (a unsigned, its top word nonzero or n = 0), column by column (Comba): column k's cross
+ * products a_i a_j, i < j, i + j = k, fewer than n of them each below 2^128, summed in 192 bits (x, xh), doubled, the
+ * square a_(k/2)^2 added for k even, then the carry from column k - 1; the column's total is below
+ * 2n x 2^128 + 2^128 < 2^192, its low word written, the rest (below 2^128) carried. */
+static void tw_square(const uint64_t *a, Py_ssize_t n, uint64_t *out)
+{
+    u128 carry = 0;
+    for (Py_ssize_t k = 0; k + 1 < 2 * n; k++) {
+        u128 x = 0;
+        uint64_t xh = 0;
+        Py_ssize_t i = k - (n - 1) > 0 ? k - (n - 1) : 0;
+        for (; i < k - i; i++) {
+            u128 p = (u128)a[i] * a[k - i];
+            x += p;
+            xh += x < p;
+        }
+        xh = xh << 1 | (uint64_t)(x >> 127);
+        x <<= 1;
+        if (!(k & 1)) {
+            u128 p = (u128)a[k / 2] * a[k / 2];
+            x += p;
+            xh += x < p;
+        }
+        x += carry;
+        xh += x < carry;
+        out[k] = (uint64_t)x;
+        carry = x >> 64 | (u128)xh << 64;
+    }
+    if (n > 0) out[2 * n - 1] = (uint64_t)carry;  /* a^2 < 2^(128 n): the last carry is its top word */
+}
+
+/* |x|^2 as w words at sq, x of n words read as signed (|x| < 2^(64 n - 1)), mag scratch of n words; w >= 2 n. */
+static void tw_square_signed(const uint64_t *x, Py_ssize_t n, uint64_t *mag, uint64_t *sq, Py_ssize_t w)
+{
+    memcpy(mag, x, sizeof(uint64_t) * (size_t)n);
+    if ((int64_t)mag[n - 1] < 0) tw_neg(mag, n);
+    Py_ssize_t top = n;
+    while (top > 0 && mag[top - 1] == 0) top--;
+    tw_square(mag, top, sq);
+    memset(sq + 2 * top, 0, sizeof(uint64_t) * (size_t)(w - 2 * top));
+}
+
+/* n words as a Python int (signed), through bytes (8 n, scratch) little-endian. */
+static PyObject *tw_long(const uint64_t *a, Py_ssize_t n, unsigned char *bytes)
+{
+    for (Py_ssize_t j = 0; j < n; j++) put64(bytes + 8 * j, a[j]);
+    return _PyLong_FromByteArray(bytes, 8 * (size_t)n, 1, 1);
+}
+
+/* How a tally's entry is stored, to make its Python int. */
+enum { T_RED, T_HALVES, T_SIGNED_MAG };
+
+/* A list of the n Python ints at a, w entries (or words) apart: redundant (T_RED, w entries, made into w + 1 words,
+ * in scratch), halves (T_HALVES, w entries, made into w / 2 + 1 words) or a sign
+ * and magnitude (T_SIGNED_MAG: a word 0 or 1, then w - 1 words, made into w words) */
+static PyObject *tally_list(const void *a, Py_ssize_t n, Py_ssize_t w, int how, uint64_t *scratch,
+                            unsigned char *bytes)
+{
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x;
+        if (how == T_RED) {
+            red_words((const __int128 *)a + i * w, w, scratch, w + 1);
+            x = tw_long(scratch, w + 1, bytes);
+        } else if (how == T_HALVES) {
+            half_words((const int64_t *)a + i * w, w, scratch, w / 2 + 1);
+            x = tw_long(scratch, w / 2 + 1, bytes);
+        } else {
+            const uint64_t *sm = (const uint64_t *)a + i * w;
+            memcpy(scratch, sm + 1, sizeof(uint64_t) * (size_t)(w - 1));
+            scratch[w - 1] = 0;
+            if (sm[0]) tw_neg(scratch, w);
+            x = tw_long(scratch, w, bytes);
+        }
+        if (!x) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, x);
+    }
+    return list;
+}
+
+/* The accumulators and scratch of one round_tally. H = 2 E = 2 (LM + 1) halves per sum, WS = LM + 2 words per sum
+ * made words, WQ = 2 WS words per square (and redundant entries per sum of squares). */
+typedef struct {
+    Py_ssize_t H, WS, WQ, n_counts;
+    int64_t *shoe_count;                /* the shoe's sums per count, n_counts x H, zero between shoes */
+    int64_t *shoe_ahead, *T, *total, *ahead_total;
+    int64_t *by_count;                  /* n_counts x H */
+    __int128 *delta, *ahead_squares;    /* n_counts x WQ (see tally_shoe); WQ */
+    uint64_t *Tw, *mag, *sq, *prev, *by_rounds;
+    int64_t *present;                   /* the counts the shoe has rounds of (n_present of them), each once */
+    unsigned char *seen;                /* per count: in present */
+    Py_ssize_t n_present;
+} Tally;
+
+static int desc64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* A shoe of `rounds` rounds ends: its sums taken into the totals, the shoe's accumulators zeroed.
+ * threshold_squares[t] = sum over shoes of T_s(t)^2, T_s(t) the shoe's sum over counts >= t, is kept as differences:
+ * delta[c] = sum over shoes of T_s(c)^2 - T_s(c + 1)^2 (T_s(n_counts) = 0), nonzero only at counts the shoe has
+ * rounds of, and threshold_squares[t] = sum over c >= t of delta[c] (round_tally, at the end). So per shoe, the
+ * counts it has, from the highest down: T += the count's sum; square it, add the square to delta[c] and take the
+ * previous square from it, word by word (each word's difference in (-2^64, 2^64): one term of delta[c]'s entry per
+ * shoe). */
+static void tally_shoe(Tally *t, uint64_t rounds)
+{
+    Py_ssize_t H = t->H, WS = t->WS, WQ = t->WQ, NC = t->n_counts;
+    if (NC <= 4 * t->n_present + 64) {            /* few counts: read off the flags, highest first */
+        Py_ssize_t q = 0;
+        for (Py_ssize_t c = NC - 1; c >= 0; c--)
+            if (t->seen[c]) t->present[q++] = c;
+    } else if (t->n_present > 1) {
+        qsort(t->present, (size_t)t->n_present, sizeof(int64_t), desc64);
+    }
+    memset(t->T, 0, sizeof(int64_t) * (size_t)H);
+    memset(t->prev, 0, sizeof(uint64_t) * (size_t)WQ);
+    for (Py_ssize_t q = 0; q < t->n_present; q++) {
+        int64_t c = t->present[q];
+        int64_t *s = t->shoe_count + c * H;
+        t->seen[c] = 0;
+        half_add(t->T, s, H);
+        half_add(t->by_count + c * H, s, H);
+        memset(s, 0, sizeof(int64_t) * (size_t)H);
+        half_words(t->T, H, t->Tw, WS);
+        tw_square_signed(t->Tw, WS, t->mag, t->sq, WQ);
+        __int128 *d = t->delta + c * WQ;
+        for (Py_ssize_t j = 0; j < WQ; j++) d[j] += (__int128)t->sq[j] - (__int128)t->prev[j];
+        uint64_t *swap = t->prev;
+        t->prev = t->sq;
+        t->sq = swap;
+    }
+    t->n_present = 0;
+    half_add(t->total, t->T, H);                  /* T is now the shoe's sum S_s, Tw its words */
+    tw_mul_small(t->Tw, rounds, WS);
+    tw_add(t->by_rounds, t->Tw, WS);
+    half_add(t->ahead_total, t->shoe_ahead, H);
+    half_words(t->shoe_ahead, H, t->Tw, WS);
+    tw_square_signed(t->Tw, WS, t->mag, t->sq, WQ);
+    for (Py_ssize_t j = 0; j < WQ; j++) t->ahead_squares[j] += t->sq[j];
+    memset(t->shoe_ahead, 0, sizeof(int64_t) * (size_t)H);
+}
+
+/* |value| x the multiple at m (LM words) as E = LM + 1 words at mag (each step t = a x m_j + c <= (2^64 - 1)^2 +
+ * 2^64 - 1 < 2^128); returns 1 where the product is negative (value < 0 and the product not 0), else 0. */
+static inline int tally_value(int64_t value, const uint64_t *m, Py_ssize_t LM, uint64_t *mag)
+{
+    uint64_t a = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;   /* 2^63 for INT64_MIN: no overflow */
+    uint64_t c = 0, any = 0;
+    for (Py_ssize_t j = 0; j < LM; j++) {
+        u128 t = (u128)a * m[j] + c;
+        mag[j] = (uint64_t)t;
+        any |= mag[j];
+        c = (uint64_t)(t >> 64);
+    }
+    mag[LM] = c;
+    return value < 0 && (any | c) != 0;
+}
+
+/* The halves of (-1)^neg x mag (E words) at h (2 E entries, each in (-2^32, 2^32)): x, or (x ^ -1) + 1 = -x. */
+static inline void tally_halves(int neg, const uint64_t *mag, Py_ssize_t E, int64_t *h)
+{
+    int64_t m = -(int64_t)neg;
+    for (Py_ssize_t j = 0; j < E; j++) {
+        h[2 * j] = ((int64_t)(uint32_t)mag[j] ^ m) - m;
+        h[2 * j + 1] = ((int64_t)(mag[j] >> 32) ^ m) - m;
+    }
+}
+
+/* a += s, b += s, c += s (h entries each, h even; a, b, c distinct arrays, none s). */
+static inline void half_add3(int64_t *a, int64_t *b, int64_t *c, const int64_t *s, Py_ssize_t h)
+{
+    for (Py_ssize_t j = 0; j < h; j += 2) {
+        i64x2 x, y;
+        memcpy(&x, s + j, 16);
+        memcpy(&y, a + j, 16); y += x; memcpy(a + j, &y, 16);
+        memcpy(&y, b + j, 16); y += x; memcpy(b + j, &y, 16);
+        memcpy(&y, c + j, 16); y += x; memcpy(c + j, &y, 16);
+    }
+}
+
+/* -1, 0 or 1 as x < y, x == y, x > y, each a sign word (0 or 1, 1 negative, never a negative 0) then e words of
+ * magnitude. */
+static inline int sm_cmp(const uint64_t *x, const uint64_t *y, Py_ssize_t e)
+{
+    if (x[0] != y[0]) return x[0] ? -1 : 1;
+    int flip = x[0] ? -1 : 1;
+    for (Py_ssize_t j = e; j >= 1; j--)
+        if (x[j] != y[j]) return x[j] < y[j] ? -flip : flip;
+    return 0;
+}
+
+/*
+ * round_tally(values, kinds, limbs, shoe, n_shoes, count, n_counts, pen, n_pens, place, n_places, ahead): the
+ * exposure study's tally of a batch's rounds (engine/grouped.py's round_tally says what each part is): a tuple of
+ * (by_count, threshold_squares, total, total_by_rounds, ahead_total, ahead_squares, by_pen, pen_least, pen_most,
+ * by_place), lists of Python ints and Python ints. values, kinds, shoe, count, pen, place and ahead are int64,
+ * C-contiguous, of one length R; limbs is uint32, C-contiguous, of shape (K, L), L >= 1 (as grouped_sums).
+ *
+ * Exact by a bound proven before the first round. The multiples are read as LM = ceil(L / 2) words of 64 bits,
+ * M < 2^(32 L) <= 2^(64 LM); |values[i]| <= 2^63; so |v_i| = |values[i] x M| < 2^(63 + 32 L), formed as a sign and
+ * LM + 1 = E words of magnitude. With R < 2^31 rounds (checked: else OverflowError) any sum of v_i's (by count, pen,
+ * place, a shoe's, a shoe's over counts >= t, ahead, the total) is below 2^(94 + 32 L) in size, and Sum_s S_s x
+ * rounds_s at most R x Sum_i |v_i| < 2^(125 + 32 L): each fits WS = LM + 2 words (64 LM + 128 bits >= 32 L + 126 + 1
+ * for the sign). A square of a sum is below 2^(188 + 64 L), a sum of fewer than 2^31 of them below 2^(219 + 64 L):
+ * each fits WQ = 2 WS = 2 LM + 4 words (128 LM + 256 bits >= 64 L + 220). The sums of v_i's are kept as halves
+ * (H = 2 E int64 entries, 32 bits apart), every entry a sum of at most R <= 2^31 - 1 terms in (-2^32, 2^32) (a half
+ * of one v_i's magnitude, signed), so below 2^63 - 2^32 in size: added without carries, two entries at a time. The
+ * sums of squares are kept redundant (WQ __int128 entries, 64 bits apart), every entry a sum of at most 2R terms in
+ * (-2^64, 2^64) (a word of a square and of the square before it, once per shoe and count; of a square, once per
+ * shoe), so below 2^96: no overflow of 128 bits. Either is made words (half_words, red_words: carries below 2^32)
+ * only where a value is read: a shoe's running sums, to square, and the results. Words add and multiply modulo
+ * 2^(64 W) (total_by_rounds), so only results need fit: each is a true integer within the bound above, its residue
+ * itself. Least and most compare v_i as sign and magnitude, exactly.
+ *
+ * Every index is checked, round by round in order before any arithmetic, the first out of range an error (ValueError
+ * naming the array and item: kinds in [0, K), shoe in [0, n_shoes) and not below the round before's, count, pen
+ * and place in their ranges, ahead 0 or 1, in that order for a round), and each again where it is read to count (the
+ * arrays may change while the GIL is released: a change is an IndexError, never a read out of range). The GIL is
+ * released for the arithmetic, the ints made after. The scratch: the multiples' words (K x LM, as the limbs) and per
+ * count, pen and place a few sums' entries (each 16 x E or 16 x WQ bytes); sizes past size_t are MemoryError.
+ */
+static PyObject *round_tally(PyObject *self, PyObject *args)
+{
+    PyObject *ovalues, *okinds, *olimbs, *oidx[5];
+    Py_ssize_t n_range[5];          /* n_shoes, n_counts, n_pens, n_places, and 2 for ahead */
+    if (!PyArg_ParseTuple(args, "OOOOnOnOnOnO", &ovalues, &okinds, &olimbs, &oidx[0], &n_range[0], &oidx[1],
+                          &n_range[1], &oidx[2], &n_range[2], &oidx[3], &n_range[3], &oidx[4]))
+        return NULL;
+    Arr values = {0}, kinds = {0}, limbs = {0}, idx[5];
+    memset(idx, 0, sizeof idx);
+    PyObject *result = NULL;
+    int64_t *halves = NULL;
+    __int128 *red = NULL;
+    uint64_t *words = NULL;
+    int64_t *present = NULL;
+    unsigned char *flags = NULL, *bytes = NULL;
+    int code = OK;
+    static const char *const idx_names[5] = {"shoe", "count", "pen", "place", "ahead"};
+    if (arr_get(ovalues, &values, 0, "values") || arr_get(okinds, &kinds, 0, "kinds")
+        || arr_get_narrow(olimbs, &limbs, "limbs", 4, "IL", "uint32", 0))
+        goto done;
+    for (int a = 0; a < 5; a++)
+        if (arr_get(oidx[a], &idx[a], 0, idx_names[a])) goto done;
+    int shaped = values.view.ndim == 1 && kinds.view.ndim == 1 && kinds.n == values.n && limbs.view.ndim == 2
+                 && limbs.view.shape[1] >= 1;
+    for (int a = 0; a < 5; a++) shaped = shaped && idx[a].view.ndim == 1 && idx[a].n == values.n;
+    for (int a = 0; a < 4; a++) shaped = shaped && n_range[a] >= 0;
+    if (!shaped) {
+        PyErr_SetString(PyExc_ValueError, "round_tally: values, kinds, shoe, count, pen, place and ahead of one length "
+                        "(1-D), limbs of shape (K, L) with L >= 1, n_shoes, n_counts, n_pens and n_places >= 0 are "
+                        "needed");
+        goto done;
+    }
+    n_range[4] = 2;
+    Py_ssize_t R = values.n, K = limbs.view.shape[0], L = limbs.view.shape[1];
+    if (R >= TALLY_ITEMS) {
+        PyErr_Format(PyExc_OverflowError, "round_tally: %zd rounds, past the bound of its fixed-width sums (2^31 - 1)",
+                     R);
+        goto done;
+    }
+    const int64_t *v = values.data, *kd = kinds.data, *ix[5];
+    for (int a = 0; a < 5; a++) ix[a] = idx[a].data;
+    const uint32_t *lm = (const uint32_t *)limbs.view.buf;
+    Py_ssize_t bad = -1;
+    int bad_what = 0;               /* 0: kinds, 1..5: shoe, count, pen, place, ahead out of range; 6: shoe decreases */
+    int64_t bad_value = 0, bad_before = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int64_t last = 0;
+    for (Py_ssize_t i = 0; i < R && bad < 0; i++) {          /* the first round out of range, in order */
+        int64_t k = kd[i];
+        if ((uint64_t)k >= (uint64_t)K) { bad = i; bad_what = 0; bad_value = k; break; }
+        for (int a = 0; a < 5; a++) {
+            int64_t x = ix[a][i];
+            if ((uint64_t)x >= (uint64_t)n_range[a]) { bad = i; bad_what = a + 1; bad_value = x; break; }
+            if (a == 0 && i > 0 && x < last) { bad = i; bad_what = 6; bad_value = x; bad_before = last; break; }
+            if (a == 0) last = x;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        if (bad_what == 0)
+            PyErr_Format(PyExc_ValueError, "round_tally: kinds[%zd] = %lld is not in [0, %zd)", bad,
+                         (long long)bad_value, K);
+        else if (bad_what == 6)
+            PyErr_Format(PyExc_ValueError, "round_tally: shoe[%zd] = %lld is below shoe[%zd] = %lld (shoe must not "
+                         "decrease)", bad, (long long)bad_value, bad - 1, (long long)bad_before);
+        else
+            PyErr_Format(PyExc_ValueError, "round_tally: %s[%zd] = %lld is not in [0, %zd)", idx_names[bad_what - 1],
+                         bad, (long long)bad_value, n_range[bad_what - 1]);
+        goto done;
+    }
+    Py_ssize_t LM = (L + 1) / 2, E = LM + 1, H = 2 * E, WS = LM + 2, WQ = 2 * WS;
+    Py_ssize_t NC = n_range[1], NP = n_range[2], NL = n_range[3];
+    /* the halves: per count shoe_count and by_count, per pen by_pen, per place by_place (H each), and 5 H loose
+     * (shoe_ahead, T, total, ahead_total, the round's). The redundant entries: per count delta (WQ), and ahead_squares
+     * (WQ). The words: the multiples (K x LM), per pen least and most (1 + E each), and 4 WS + 2 WQ loose (Tw, mag,
+     * by_rounds, the round's sign and magnitude; sq, prev). Each size checked: past size_t is MemoryError, never a
+     * wrap. */
+    size_t n_halves = 0, n_red = 0, n_words = 0, part, bytes_of;
+    int over = 0;
+    over |= __builtin_add_overflow(2 * (size_t)NC, (size_t)NP, &part);
+    over |= __builtin_add_overflow(part, (size_t)NL, &part);
+    over |= __builtin_add_overflow(part, (size_t)5, &part);
+    over |= __builtin_mul_overflow(part, (size_t)H, &n_halves);
+    over |= __builtin_mul_overflow(n_halves, sizeof(int64_t), &bytes_of);
+    over |= __builtin_add_overflow((size_t)NC, (size_t)1, &part);
+    over |= __builtin_mul_overflow(part, (size_t)WQ, &n_red);
+    over |= __builtin_mul_overflow(n_red, sizeof(__int128), &bytes_of);
+    over |= __builtin_mul_overflow((size_t)K, (size_t)LM, &part);
+    over |= __builtin_add_overflow(n_words, part, &n_words);
+    over |= __builtin_mul_overflow((size_t)NP, (size_t)(2 * (1 + E)), &part);
+    over |= __builtin_add_overflow(n_words, part, &n_words);
+    over |= __builtin_add_overflow(n_words, (size_t)(4 * WS + 2 * WQ), &n_words);
+    over |= __builtin_mul_overflow(n_words, sizeof(uint64_t), &bytes_of);
+    if (over) { PyErr_NoMemory(); goto done; }
+    halves = calloc(n_halves, sizeof(int64_t));
+    red = calloc(n_red, sizeof(__int128));
+    words = calloc(n_words, sizeof(uint64_t));
+    present = malloc(sizeof(int64_t) * (size_t)NC + 1);          /* NC x 16 bytes counted above: no wrap */
+    flags = calloc((size_t)NC + (size_t)NP + 1, 1);
+    bytes = malloc(8 * (size_t)(WQ + 1));
+    if (!halves || !red || !words || !present || !flags || !bytes) { PyErr_NoMemory(); goto done; }
+    Tally t;
+    memset(&t, 0, sizeof t);
+    t.H = H; t.WS = WS; t.WQ = WQ; t.n_counts = NC;
+    int64_t *h = halves;
+    t.shoe_count = h; h += (size_t)NC * H;
+    t.by_count = h; h += (size_t)NC * H;
+    int64_t *by_pen = h; h += (size_t)NP * H;
+    int64_t *by_place = h; h += (size_t)NL * H;
+    t.shoe_ahead = h; h += H; t.T = h; h += H; t.total = h; h += H; t.ahead_total = h; h += H;
+    int64_t *vh = h;                              /* v_i's halves */
+    t.delta = red;
+    t.ahead_squares = red + (size_t)NC * WQ;
+    uint64_t *w = words, *mw = w;
+    w += (size_t)K * LM;
+    uint64_t *least = w; w += (size_t)NP * (1 + E);
+    uint64_t *most = w; w += (size_t)NP * (1 + E);
+    t.Tw = w; w += WS; t.mag = w; w += WS; t.by_rounds = w; w += WS;
+    uint64_t *sm = w; w += WS;                    /* v_i: a sign word, then E words of magnitude (1 + E = WS) */
+    t.sq = w; w += WQ; t.prev = w; w += WQ;
+    t.present = present; t.seen = flags;
+    unsigned char *pen_seen = flags + NC;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < K; k++)            /* the limbs in pairs: word j is limbs 2j and 2j + 1 */
+        for (Py_ssize_t j = 0; j < LM; j++)
+            mw[k * LM + j] = (uint64_t)lm[k * L + 2 * j] | (2 * j + 1 < L ? (uint64_t)lm[k * L + 2 * j + 1] << 32 : 0);
+    int64_t cur = 0;
+    uint64_t rounds = 0;
+    for (Py_ssize_t i = 0; i < R; i++) {          /* each index read once, checked again */
+        int64_t k = kd[i], s = ix[0][i], c = ix[1][i], b = ix[2][i], p = ix[3][i], a = ix[4][i];
+        if ((uint64_t)k >= (uint64_t)K || (uint64_t)s >= (uint64_t)n_range[0] || (uint64_t)c >= (uint64_t)NC
+            || (uint64_t)b >= (uint64_t)NP || (uint64_t)p >= (uint64_t)NL || (uint64_t)a > 1 || (i > 0 && s < cur)) {
+            code = E_INDEX;
+            break;
+        }
+        if (s != cur && rounds > 0) { tally_shoe(&t, rounds); rounds = 0; }
+        cur = s;
+        rounds++;
+        int neg = tally_value(v[i], mw + k * LM, LM, sm + 1);
+        sm[0] = (uint64_t)neg;
+        tally_halves(neg, sm + 1, E, vh);
+        if (!t.seen[c]) { t.seen[c] = 1; t.present[t.n_present++] = c; }
+        half_add3(t.shoe_count + c * H, by_pen + b * H, by_place + p * H, vh, H);
+        if (a) half_add(t.shoe_ahead, vh, H);
+        uint64_t *lo = least + b * (1 + E), *hi = most + b * (1 + E);
+        if (!pen_seen[b]) {
+            pen_seen[b] = 1;
+            memcpy(lo, sm, sizeof(uint64_t) * (size_t)(1 + E));
+            memcpy(hi, sm, sizeof(uint64_t) * (size_t)(1 + E));
+        } else if (sm_cmp(sm, lo, E) < 0) {
+            memcpy(lo, sm, sizeof(uint64_t) * (size_t)(1 + E));
+        } else if (sm_cmp(sm, hi, E) > 0) {
+            memcpy(hi, sm, sizeof(uint64_t) * (size_t)(1 + E));
+        }
+    }
+    if (code == OK && rounds > 0) tally_shoe(&t, rounds);
+    for (Py_ssize_t c = NC - 2; code == OK && c >= 0; c--)        /* threshold_squares: delta's suffix sums */
+        red_add(t.delta + c * WQ, t.delta + (c + 1) * WQ, WQ);
+    Py_END_ALLOW_THREADS
+    if (code != OK) { raise_code(code, "round_tally"); goto done; }
+    if (!(result = PyTuple_New(10))) goto done;
+    /* the sums of squares' entries as WQ + 1 words: their values (below 2^(219 + 64 L)) fit; the scratch for them
+     * is sq and prev, adjacent (2 WQ words) */
+    PyObject *part_of[10] = {NULL};
+    uint64_t *wide = t.sq < t.prev ? t.sq : t.prev;
+    part_of[0] = tally_list(t.by_count, NC, H, T_HALVES, wide, bytes);
+    part_of[1] = part_of[0] ? tally_list(t.delta, NC, WQ, T_RED, wide, bytes) : NULL;
+    part_of[2] = part_of[1] ? tally_list(t.total, 1, H, T_HALVES, wide, bytes) : NULL;
+    part_of[3] = part_of[2] ? tw_long(t.by_rounds, WS, bytes) : NULL;
+    part_of[4] = part_of[3] ? tally_list(t.ahead_total, 1, H, T_HALVES, wide, bytes) : NULL;
+    part_of[5] = part_of[4] ? tally_list(t.ahead_squares, 1, WQ, T_RED, wide, bytes) : NULL;
+    part_of[6] = part_of[5] ? tally_list(by_pen, NP, H, T_HALVES, wide, bytes) : NULL;
+    part_of[7] = part_of[6] ? tally_list(least, NP, 1 + E, T_SIGNED_MAG, wide, bytes) : NULL;
+    part_of[8] = part_of[7] ? tally_list(most, NP, 1 + E, T_SIGNED_MAG, wide, bytes) : NULL;
+    part_of[9] = part_of[8] ? tally_list(by_place, NL, H, T_HALVES, wide, bytes) : NULL;
+    for (int q = 0; q < 10; q++) {                /* total, ahead_total, ahead_squares: a list of one, unwrapped */
+        if (part_of[q] && (q == 2 || q == 4 || q == 5)) {
+            PyObject *one = PyList_GET_ITEM(part_of[q], 0);
+            Py_INCREF(one);
+            Py_DECREF(part_of[q]);
+            part_of[q] = one;
+        }
+    }
+    for (int q = 0; q < 10; q++) {
+        if (!part_of[q]) {                        /* a Python error, set: those made freed */
+            for (int u = q + 1; u < 10; u++) Py_XDECREF(part_of[u]);
+            Py_CLEAR(result);
+            break;
+        }
+        PyTuple_SET_ITEM(result, q, part_of[q]);
+    }
+done:
+    free(halves); free(red); free(words); free(present); free(flags); free(bytes);
+    arr_release(&values); arr_release(&kinds); arr_release(&limbs);
+    for (int a = 0; a < 5; a++) arr_release(&idx[a]);
+    return result;
+}
+
 /* -- the module ----------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1543,6 +2072,11 @@ static PyMethodDef methods[] = {
      "grouped_sums(values, kinds, groups, n_groups, limbs)\n"
      "Per group, the exact sum of values x the multiple its kind names (limbs: uint32, K x L, little-endian\n"
      "32-bit limbs), in 128 bits under a proven bound: a list of n_groups integers."},
+    {"round_tally", round_tally, METH_VARARGS,
+     "round_tally(values, kinds, limbs, shoe, n_shoes, count, n_counts, pen, n_pens, place, n_places, ahead)\n"
+     "A batch's rounds tallied exactly (engine/grouped.py's round_tally) in fixed-width integers under a proven\n"
+     "bound: (by_count, threshold_squares, total, total_by_rounds, ahead_total, ahead_squares, by_pen,\n"
+     "pen_least, pen_most, by_place)."},
     {NULL, NULL, 0, NULL},
 };
 
