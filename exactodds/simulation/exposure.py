@@ -49,7 +49,7 @@ from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
 from exactodds.analyses.pricing import expected_return, expected_square, moment_arrays, return_numerators
 from exactodds.engine.distribution import deal
-from exactodds.engine.grouped import Multiples, grouped_sums
+from exactodds.engine.grouped import Multiples, grouped_sums, round_tally
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
 from exactodds.render.tables import (
@@ -521,8 +521,8 @@ class _PerRound:
     The batch route gives each round's numerator over its own denominator, a wager's scale times the
     round's ordered 6-card sequences; ``multiples`` takes each (a ``kind`` of round: its unseen cards) to the
     run's common denominator (:func:`_round_multiples`). Sums by a key are
-    :func:`~exactodds.engine.grouped.grouped_sums`: numerator times multiple, added per key, exactly (in C
-    where the compiled core is in use)."""
+    :func:`~exactodds.engine.grouped.grouped_sums` (the edges' tally, :func:`~exactodds.engine.grouped.round_tally`):
+    numerator times multiple, added per key, exactly (in C where the compiled core is in use)."""
 
     numerators: np.ndarray                      # int64 or Python integers
     kind: np.ndarray                            # int64, into multiples
@@ -539,29 +539,9 @@ class _PerRound:
         """Numerators over one ``common`` denominator (every round of one kind)."""
         return cls(np.array(numerators, dtype=object), np.zeros(len(numerators), dtype=np.int64), _ONE, common)
 
-    def sums(self, keys: np.ndarray, n: int, *, where: np.ndarray | None = None) -> np.ndarray:
-        """Per key from 0 to ``n`` − 1, the sum of its rounds' numbers times ``scale`` (Python integers); with
-        ``where``, of the rounds it marks only."""
-        if where is None:
-            return grouped_sums(self.numerators, self.kind, keys, n, self.multiples)
-        return grouped_sums(self.numerators[where], self.kind[where], keys[where], n, self.multiples)
-
-    def by_key(self, keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The keys from 0 to ``n`` − 1 that have rounds (ascending), and per key the sum, the least and the
-        largest of its rounds' numbers times ``scale`` (multiples are positive: per kind the least numerator
-        makes the least number)."""
-        kinds = len(self.multiples)
-        cell = keys * kinds + self.kind
-        used = np.flatnonzero(np.bincount(cell, minlength=n * kinds))
-        least, most = (np.empty(n * kinds, dtype=self.numerators.dtype) for _ in range(2))
-        least[cell] = most[cell] = self.numerators                   # a round of each cell to start from
-        np.minimum.at(least, cell, self.numerators)
-        np.maximum.at(most, cell, self.numerators)
-        times = self.multiples.values[used % kinds]
-        key = used // kinds
-        at = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        return (key[at], self.sums(keys, n)[key[at]], np.minimum.reduceat(least[used].astype(object) * times, at),
-                np.maximum.reduceat(most[used].astype(object) * times, at))
+    def sums(self, keys: np.ndarray, n: int) -> np.ndarray:
+        """Per key from 0 to ``n`` − 1, the sum of its rounds' numbers times ``scale`` (Python integers)."""
+        return grouped_sums(self.numerators, self.kind, keys, n, self.multiples)
 
 
 @dataclass(frozen=True)
@@ -608,50 +588,28 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
     ``ratio``: see :attr:`~exactodds.analyses.pricing.MomentArrays.ratio`), the edges' floors in percent, nets as
     dealt times ``net_scale``, true counts, and the rounds' shoes.
 
-    The sums run in integers, by NumPy over the rounds, each kept over its denominator (:class:`_Sums`: a sum of
-    Fractions reduces at every step).
+    The sums run in integers, each kept over its denominator (:class:`_Sums`: a sum of Fractions reduces at every
+    step): the edges' by :func:`~exactodds.engine.grouped.round_tally` (by count, penetration bin and place, per shoe
+    and squared), the others by NumPy over the rounds.
     """
     if not len(tc):
         return
     scale, span = edge.scale, TC_RANGE[1] - TC_RANGE[0] + 1
     count = tc - TC_RANGE[0]                                         # 0 for the least true count
     ahead = np.asarray(edge.numerators > 0, dtype=bool)              # the rounds with a player advantage
-    shoes = len(rounds.lengths)
-    # per shoe and true count present, Σ edge (cells by shoe, then count); then per cell, Σ edge of the
-    # shoe's rounds at that count or above: a cumulative sum from the shoe's last cell back
-    cell = rounds.shoe * span + count
-    cells = np.flatnonzero(np.bincount(cell, minlength=shoes * span))           # ascending (np.unique sorts: slower)
-    cell_at = np.zeros(shoes * span, dtype=np.int64)                  # each cell's place among those present
-    cell_at[cells] = np.arange(len(cells))
-    at_cell = edge.sums(cell_at[cell], len(cells))
-    shoe_of, count_of = cells // span, cells % span
-    back = np.cumsum(at_cell[::-1])[::-1]                            # Σ from each cell to the batch's last
-    shoe_last = np.searchsorted(shoe_of, shoe_of, side="right")      # per cell, one past its shoe's last cell
-    after = np.r_[back, 0][shoe_last]                                # Σ of the shoes after it
-    above = back - after
-    shoe_edge = above[np.flatnonzero(np.r_[True, shoe_of[1:] != shoe_of[:-1]])]   # each shoe's first cell: all
-    # per threshold T, Σ over shoes of (Σ edge of the shoe's rounds at or above T)²: per shoe, the square of
-    # its first cell at T or above (none: 0); below the batch's least count, of every shoe's total
+    # the edges summed by count, place and penetration bin, per shoe (all, at or above each true count as a
+    # threshold: squared) and over the rounds with an advantage, exactly (round_tally: in C where it can)
+    by = round_tally(edge.numerators, edge.kind, edge.multiples, shoe=rounds.shoe, n_shoes=len(rounds.lengths),
+                     count=count, n_counts=span, pen=rounds.pen, n_pens=PEN_BINS, place=rounds.place,
+                     n_places=len(rounds.places), ahead=ahead)
     rounds_at = np.bincount(count, minlength=span)
     seen = np.flatnonzero(rounds_at)
-    low, high = int(seen[0]), int(seen[-1])
-    nearest = np.full((shoes, high + 2 - low), len(cells))
-    nearest[shoe_of, count_of - low] = np.arange(len(cells))
-    nearest = np.minimum.accumulate(nearest[:, ::-1], axis=1)[:, ::-1]     # cells rise with the count in a shoe
-    squares = np.r_[above * above, 0]
-    at_or_above = squares[nearest[:, :-1]].sum(axis=0)
-    total_sq = at_or_above[0]
-    by_threshold = {t: total_sq if t - TC_RANGE[0] < low else at_or_above[t - TC_RANGE[0] - low]
-                    for t in range(TC_RANGE[0], TC_RANGE[0] + high + 1)}
+    edge_at = np.array(by.by_count, dtype=object)
     # per true count: rounds, Σ edge, rounds with advantage, Σ net as dealt, Σ expected squared result
-    edge_at = np.zeros(span, dtype=object)
-    np.add.at(edge_at, count_of, at_cell)
     ahead_at = np.bincount(count[ahead], minlength=span)
     net_at = np.zeros(span, dtype=object)
     counts_net, nets_at = _sums_at(count, m, span)
     net_at[counts_net] = nets_at
-    # the rounds with an advantage, and per shoe Σ of their edges
-    win = edge.sums(rounds.shoe, shoes, where=ahead)
     if ratio is None:
         square_at = square.sums(2 * count + ahead, 2 * span)         # (count, with advantage or not)
         square_in, square_ahead = square_at[0::2] + square_at[1::2], square_at[1::2].sum()
@@ -660,25 +618,24 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
         # (second = r · first): over rounds G, Σ q_i k_i = r Σ e_i k_i + (r s L + s² L) · |G|, as T_i k_i = L
         per_round = ratio * scale + square.scale
         square_in = ratio * edge_at + per_round * rounds_at.astype(object)
-        square_ahead = ratio * win.sum() + per_round * int(ahead.sum())
+        square_ahead = ratio * by.ahead_total + per_round * int(ahead.sum())
     tally.over.update(edge=scale, net=net_scale, square=square.scale)
     tables, scalars = tally.tables, tally.scalars
     tables["by_tc"] = {int(c) + TC_RANGE[0]: [int(rounds_at[c]), int(edge_at[c]), int(ahead_at[c]), int(net_at[c]),
                                               int(square_in[c])] for c in seen}
     scalars["rounds"] = len(count)
     scalars["advantage_rounds"] = int(ahead.sum())
-    scalars["sum_edge"] = int(shoe_edge.sum())
-    scalars["sum_advantage"] = int(win.sum())
+    scalars["sum_edge"] = by.total
+    scalars["sum_advantage"] = by.ahead_total
     scalars["realized_advantage"] = sum(m[ahead].tolist())                   # in Python integers
     scalars["sum_square_advantage"] = int(square_ahead)
-    scalars["sum_sq_shoe_advantage"] = int((win * win).sum())
+    scalars["sum_sq_shoe_advantage"] = by.ahead_squares
     # per penetration bin: rounds, Σ edge, rounds with advantage, least and largest edge
     pens = rounds.pen
     rounds_in = np.bincount(pens, minlength=PEN_BINS)
     ahead_in = np.bincount(pens[ahead], minlength=PEN_BINS)
-    bins, edge_in, least, most = edge.by_key(pens, PEN_BINS)
-    tables["by_penetration"] = {int(b): [int(rounds_in[b]), int(e), int(ahead_in[b]), int(lo), int(hi)]
-                                for b, e, lo, hi in zip(bins, edge_in, least, most)}
+    tables["by_penetration"] = {b: [int(rounds_in[b]), by.by_pen[b], int(ahead_in[b]), by.pen_least[b],
+                                    by.pen_most[b]] for b in np.flatnonzero(rounds_in).tolist()}
     # (penetration bin, edge's floor in percent) -> rounds
     low_pct = int(percent.min())
     width = int(percent.max()) - low_pct + 1
@@ -691,13 +648,13 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
         spots, found = np.unique(spot, return_counts=True)
     tables["histogram"] = {(c // width, c % width + low_pct): [k] for c, k in zip(spots.tolist(), found.tolist())}
     # per round of the shoe: rounds, Σ edge
-    edge_by = edge.sums(rounds.place, len(rounds.places))
-    tables["by_round"] = {k: [int(n), int(e)] for k, (n, e) in enumerate(zip(rounds.places, edge_by), start=1)}
-    # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds)
-    scalars["sum_sq_shoe_edge"] = int(total_sq)
-    scalars["sum_shoe_edge_rounds"] = int((shoe_edge * rounds.lengths.astype(object)).sum())
+    tables["by_round"] = {k: [int(n), e] for k, (n, e) in enumerate(zip(rounds.places, by.by_place), start=1)}
+    # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds); per threshold T, Σ over shoes of
+    # (Σ edge of the shoe's rounds at or above T)²
+    scalars["sum_sq_shoe_edge"] = by.threshold_squares[0]
+    scalars["sum_shoe_edge_rounds"] = by.total_by_rounds
     scalars["sum_sq_shoe_rounds"] = int((rounds.lengths.astype(object) ** 2).sum())
-    tables["sum_sq_threshold"] = {t: [int(v)] for t, v in by_threshold.items() if v}
+    tables["sum_sq_threshold"] = {c + TC_RANGE[0]: [v] for c, v in enumerate(by.threshold_squares) if v}
 
 
 @dataclass(frozen=True)
