@@ -388,8 +388,8 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
     for empty in tallies:
         empty.scalars["shoes"] = stop - first
     nets = [[w.paytable(t).pays[o.id].net for o in w.outcomes] for w, t in spec.pairs]
-    tags = [np.array(t, dtype=np.int64) for t in spec.tags]
-    running = [seen @ t for t in tags]
+    tags = np.array(spec.tags, dtype=np.int64).reshape(len(spec.tags), 52)
+    running = list((seen @ tags.T).T)                      # per wager, each round's running count: one pass
     ranks = unseen.reshape(n, 13, 4).sum(axis=2)
     values = np.concatenate([ranks[:, 9:].sum(axis=1, keepdims=True), ranks[:, :9]], axis=1)
     # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
