@@ -463,40 +463,6 @@ def _largest(x: np.ndarray) -> int:
     return max(-int(x.min(initial=0)), int(x.max(initial=0)))
 
 
-def _halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``int64`` items as x = high · 2^32 + low (high = x >> 32, from −2^31 to 2^31 − 1; low = the low 32 bits,
-    from 0 to 2^32 − 1) in ``float64``, whose sums over fewer than 2^21 items are exact in any order: every
-    partial sum is an integer at most 2^52 (Σ high) or below 2^53 (Σ low) in size, which ``float64`` holds
-    exactly. None for Python integers or too many items."""
-    if x.dtype == object or len(x) >= 2**21:
-        return None
-    return (x >> 32).astype(np.float64), (x & 0xFFFFFFFF).astype(np.float64)
-
-
-def _joined(high: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """Σ high · 2^32 + Σ low, item by item, in Python integers (the sums: integers in ``float64``, exact); in
-    ``int64`` first where |Σ high| ≤ 2^31 − 2 (then the result is below 2^63 − 2^33 + 2^53 in size)."""
-    high, low = high.astype(np.int64), low.astype(np.int64)
-    out = np.empty(len(high), dtype=object)
-    small = np.abs(high) <= 2**31 - 2
-    out[small] = ((high[small] << 32) + low[small]).astype(object)
-    out[~small] = (high[~small].astype(object) << 32) + low[~small].astype(object)
-    return out
-
-
-def _sums_at(index: np.ndarray, x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The slots from 0 to ``n`` − 1 that ``index`` names (ascending), and per slot the sum of the items of ``x``
-    put there, exactly (Python integers): ``int64`` items are added by :func:`_halves`."""
-    used = np.flatnonzero(np.bincount(index, minlength=n))
-    split = _halves(x)
-    if split is None:
-        total = np.zeros(n, dtype=object)
-        np.add.at(total, index, x)
-        return used, total[used]
-    high, low = (np.bincount(index, weights=half, minlength=n) for half in split)
-    return used, _joined(high[used], low[used])
-
-
 def _exact_sum(x: np.ndarray, c: int, y: np.ndarray) -> np.ndarray:
     """``x + c · y`` item by item: in ``int64`` where |x| + |c| · |y| ≤ 2^63 − 1 for the largest of each, else
     in Python integers."""
@@ -607,9 +573,7 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
     edge_at = np.array(by.by_count, dtype=object)
     # per true count: rounds, Σ edge, rounds with advantage, Σ net as dealt, Σ expected squared result
     ahead_at = np.bincount(count[ahead], minlength=span)
-    net_at = np.zeros(span, dtype=object)
-    counts_net, nets_at = _sums_at(count, m, span)
-    net_at[counts_net] = nets_at
+    net_at = grouped_sums(m, np.zeros(len(m), dtype=np.int64), count, span, _ONE)   # exactly, in integers
     if ratio is None:
         square_at = square.sums(2 * count + ahead, 2 * span)         # (count, with advantage or not)
         square_in, square_ahead = square_at[0::2] + square_at[1::2], square_at[1::2].sum()
