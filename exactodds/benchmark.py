@@ -19,6 +19,7 @@ Nothing here fails on a slow machine: a missed target is printed as MISS.
 
 from __future__ import annotations
 
+import argparse
 import compileall
 import json
 import os
@@ -35,7 +36,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -462,8 +463,21 @@ _OWN_CHILD = _PEAK_MB + (
 # -- the benchmark ----------------------------------------------------------------------
 
 
-def main() -> None:
+def _arguments(argv: Sequence[str] | None) -> None:
+    """The command line: none but ``--help`` (which prints what the benchmark measures); anything else is one
+    line on stderr, exit 2."""
+    parser = argparse.ArgumentParser(prog="python -m exactodds.benchmark", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
 
+    def refuse(message: str) -> NoReturn:
+        print(f"python -m exactodds.benchmark: {message} (it takes no argument but --help)", file=sys.stderr)
+        raise SystemExit(2)
+    parser.error = refuse  # type: ignore[method-assign]
+    parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    _arguments(argv)
     started = time.perf_counter()
     print(f"exactodds benchmark: Python {platform.python_version()}, NumPy {np.__version__}, "
           f"{os.cpu_count()} CPUs, gcc: {_gcc_version()}")

@@ -166,3 +166,15 @@ def test_i26_ctrl_c_while_the_command_starts_is_one_line_exit_130(delay: float, 
     _, err = p.communicate(timeout=120)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert (p.returncode, err) in ((130, "exactodds: interrupted\n"), (0, "")), (p.returncode, err)
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["extra"]])
+def test_the_benchmark_takes_no_argument_but_help(args: list[str]) -> None:
+    """It ran the whole benchmark (minutes) whatever it was given, --help too."""
+    r = subprocess.run([sys.executable, "-m", "exactodds.benchmark", *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("python -m exactodds.benchmark: unrecognized arguments: ")
+    shown = subprocess.run([sys.executable, "-m", "exactodds.benchmark", "--help"], capture_output=True, text=True,
+                           timeout=60)
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: python -m exactodds.benchmark")
+    assert "Speed and memory, measured and printed beside their targets" in shown.stdout
