@@ -251,9 +251,15 @@ def test_mismatched_lengths_and_malformed_inputs(route: Route) -> None:
         with pytest.raises(ValueError, match=rf"round_tally: {name} has shape \(7,\), values has \(8,\)"):
             run(route, a)
     a = good()
-    with pytest.raises(ValueError, match="n_counts = -1 must not be negative"):
-        route(a["values"], a["kinds"], [1, 2, 3], a["shoe"], 3, a["count"], -1, a["pen"], 2, a["place"], 5,
-              np.array(a["ahead"]))
+    for n in (-1, 2**31, 2**63):                     # refused before anything is made of n items
+        with pytest.raises(ValueError, match=rf"n_counts = {n} must be from 0 to 2,147,483,647"):
+            route(a["values"], a["kinds"], [1, 2, 3], a["shoe"], 3, a["count"], n, a["pen"], 2, a["place"], 5,
+                  np.array(a["ahead"]))
+    with pytest.raises(TypeError, match="round_tally: multiples must be a Multiples, not list"):
+        round_tally(np.array(a["values"]), np.array(a["kinds"]), [1, 2, 3],  # type: ignore[arg-type]
+                    shoe=np.array(a["shoe"]), n_shoes=3,
+                    count=np.array(a["count"]), n_counts=4, pen=np.array(a["pen"]), n_pens=2,
+                    place=np.array(a["place"]), n_places=5, ahead=np.array(a["ahead"]))
     with pytest.raises(TypeError, match="values"):
         route(np.array([0.5] * 8), a["kinds"], [1, 2, 3], a["shoe"], 3, a["count"], 4, a["pen"], 2, a["place"], 5,
               np.array(a["ahead"]))

@@ -279,10 +279,12 @@ def round_tally(values: np.ndarray, kinds: np.ndarray, multiples: Multiples, *, 
     kinds = _tally_index(kinds, "kinds", items)
     arrays = {"shoe": shoe, "count": count, "pen": pen, "place": place, "ahead": ahead}
     ranges = {"shoe": n_shoes, "count": n_counts, "pen": n_pens, "place": n_places, "ahead": 2}
+    if not isinstance(multiples, Multiples):
+        raise TypeError(f"round_tally: multiples must be a Multiples, not {type(multiples).__name__}")
     for name, n in list(ranges.items()):
         n = ranges[name] = operator.index(n)
-        if n < 0:
-            raise ValueError(f"round_tally: n_{name}s = {n} must not be negative")
+        if not 0 <= n <= _ITEMS_C:                   # a list of n Python integers per table: bounded
+            raise ValueError(f"round_tally: n_{name}s = {n} must be from 0 to {_ITEMS_C:,}")
     index = {name: _tally_index(a, name, items) for name, a in arrays.items()}
     core = native.kernels()
     wide = values.dtype == object or (values.dtype == np.uint64 and int(values.max(initial=0)) > _INT64_MAX)
