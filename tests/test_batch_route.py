@@ -140,15 +140,14 @@ def test_exposure_by_batch_equals_exposure_shoe_by_shoe(decks, cut, seed, monkey
 
 @pytest.mark.parametrize("decks,team", [(8, False), (2, True)])
 def test_a_batch_tallied_in_python_integers_throughout_gives_the_same_tallies(decks, team, monkeypatch):
-    """The tally's int64 and float64 routes (each under a bound it checks) against Python integers everywhere:
-    no bound holds when the largest int64 is taken to be 0."""
+    """The tally's int64 routes (each under a bound it checks; the kernels over int64 numerators) against Python
+    integers everywhere: no bound holds when the largest int64 is taken to be 0."""
     cat = load_catalogue()
     pairs = tuple((cat[w], t) for w, t in [("dragon-7-insurance", "standard"), ("panda-8-insurance", "standard"),
                                            ("tie", "8-to-1"), ("banker", "standard")])       # one net each; two
     spec = ExposureSpec(pairs, decks, 14, 11, ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs), team)
     fast = exposure_batch(spec, 0, 9)
     monkeypatch.setattr(exposure_module, "_INT64_MAX", 0)
-    monkeypatch.setattr(exposure_module, "_halves", lambda x: None)
     slow = exposure_batch(spec, 0, 9)
     monkeypatch.setattr(exposure_module, "moment_arrays", lambda pairs, values, **how: [
         None if m is None else replace(m, ratio=None) for m in moment_arrays(pairs, values, **how)])
