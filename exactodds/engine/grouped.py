@@ -241,8 +241,13 @@ def _tally_pure(values: list[int], kinds: list[int], multiples: Multiples, index
         total += shoe_sum
         total_by_rounds += shoe_sum * (end - start)
         ahead_squares += sum(v[i] for i in rounds if ahead[i]) ** 2
-        for t in range(n_counts):
-            threshold_squares[t] += sum(v[i] for i in rounds if count[i] >= t) ** 2
+        at = [0] * n_counts                                 # the shoe's sum per count, then from the top down
+        for i in rounds:
+            at[count[i]] += v[i]
+        above = 0
+        for t in range(n_counts - 1, -1, -1):
+            above += at[t]                                  # Σ over the shoe's rounds of count ≥ t
+            threshold_squares[t] += above * above
         start = end
     return RoundTally(by_count, threshold_squares, total, total_by_rounds, ahead_total, ahead_squares, by_pen,
                       [least.get(b, 0) for b in range(n_pens)], [most.get(b, 0) for b in range(n_pens)], by_place)
