@@ -317,6 +317,12 @@ def test_the_exposure_kernel_sums_products_near_2_63_in_chunks_that_cannot_wrap(
     assert 2**63 > 1448**6 >= x > 2**62 and (2**64 - 1) // 1448**6 == 2 and (3 * x) % 2**64 < 2**63
     with pytest.raises(OverflowError):
         _batch(counts, slots, parents, [(0, 5, 0, 1)] * 3, 1)
+    # terms of one last slot and weight are added up before their product: a chunk ends inside such a group too
+    # (the term of slot 60 leaves room for one more, so the two of slot 5 fall into two chunks)
+    y = x // 1443 * 1448
+    assert (x + x + y) % 2**64 < 2**63 and ((x + y) // 2**64, (2 * x) // 2**64) == (0, 0)
+    with pytest.raises(OverflowError):
+        _batch(counts, slots, parents, [(0, 60, 0, 1), (0, 5, 0, 1), (0, 5, 0, 1)], 1)
     assert _batch(counts, slots, parents, [(0, 5, 0, 1), (0, 5, 0, -1), (0, 5, 0, 1)], 1).tolist() == [[x]] * 3
 
 

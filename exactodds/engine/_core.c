@@ -354,6 +354,9 @@ typedef struct {
     __int128 *acc;
     uint64_t *mod;
     lanes_t *f, *node, *lanes_mod;                   /* LANES shoes' factors, items, column residues */
+    /* the terms in groups of one column, weight and last slot (consecutive: the caller sorts them so): group g
+     * is terms gstart[g] to gstart[g + 1], column j's groups gfrom[j] to gfrom[j + 1] */
+    int64_t *gstart, *gfrom;
 } Batch;
 
 /* One shoe's sums into o[columns]: every product checked where the shoe's size does not prove it, the
@@ -437,7 +440,9 @@ static int batch_one(const Batch *B, const int64_t *c, int64_t *o)
  * and the columns' residues as vectors of LANES. Only where every shoe's size N has N^6 < 2^63: then no
  * product of at most six factors (each at most N) wraps, and a chunk of K = floor((2^64 - 1) / P) terms,
  * P the largest N^6, sums its products x (each at most P) in 64 bits without a wrap (K x P <= 2^64 - 1),
- * added to each lane's 128-bit sum of x between chunks. A shoe whose residues that sum does not prove
+ * added to each lane's 128-bit sum of x between chunks. Terms in a row of one last slot and weight (a group)
+ * add their items (each a product of at most five factors, at most N^5) before the slot's factor multiplies
+ * them: the part of a group in one chunk, n terms, gives n x N^5 x N <= K x P, again no wrap. A shoe whose residues that sum does not prove
  * (the bound of batch_one) is counted again by batch_one. Returns 1, nothing counted, where some shoe's
  * size does not prove it. Inlined into a copy per instruction set (batch_block). */
 static inline __attribute__((always_inline)) int
@@ -477,26 +482,30 @@ block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out
     const int64_t *twt = B->tw;
     u128 weights[LANES] = {0};
     for (Py_ssize_t j = 0; j < B->columns; j++) {
-        lanes_t run = {0};
-        for (int64_t start = B->from[j], stop; start < B->from[j + 1]; start = stop) {
-            stop = B->from[j + 1] - start > chunk ? start + chunk : B->from[j + 1];
-            /* a run of terms of one weight w: their products x added up, then times w once (terms sorted
-             * by weight within a column take one product each); every partial sum is at most the chunk's */
-            lanes_t sum = {0}, same = {0};
-            int64_t w = twt[start];
-            for (int64_t t = start; t < stop; t++) {
-                if (twt[t] != w) {
-                    run += same * (uint64_t)w;
-                    sum += same;
-                    same = (lanes_t){0};
-                    w = twt[t];
+        /* a group's terms share their last factor and weight: their items added up, times the factor, times the
+         * weight, once; every x is at most P, and a chunk holds at most K terms, so no partial sum of x wraps */
+        lanes_t run = {0}, sum = {0};
+        int64_t room = chunk;                         /* the terms the chunk can still take */
+        for (int64_t g = B->gfrom[j]; g < B->gfrom[j + 1]; g++) {
+            const int64_t end = B->gstart[g + 1];
+            const lanes_t factor = f[tsl[B->gstart[g]]];
+            const uint64_t w = (uint64_t)twt[B->gstart[g]];
+            for (int64_t t = B->gstart[g]; t < end;) {
+                int64_t stop = end - t > room ? t + room : end;
+                lanes_t items = {0};
+                room -= stop - t;
+                for (; t < stop; t++) items += prev[tpar[t]];
+                lanes_t x = items * factor;
+                run += x * w;
+                sum += x;
+                if (room == 0) {
+                    for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += sum[k];
+                    sum = (lanes_t){0};
+                    room = chunk;
                 }
-                same += prev[tpar[t]] * f[tsl[t]];
             }
-            run += same * (uint64_t)w;
-            sum += same;
-            for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += sum[k];
         }
+        for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += sum[k];
         B->lanes_mod[j] = run;
     }
     for (Py_ssize_t k = 0; k < rows; k++) {
@@ -546,7 +555,8 @@ static int batch_block(const Batch *B, const int64_t *counts, Py_ssize_t rows, i
  * slots[i]; level 0's items are their factors), then, for each column j and its terms t from
  * column_starts[j] to column_starts[j + 1], out[shoe, j] += (item term_parent[t] of the tree's last
  * level) x factor term_slot[t] x term_weight[t]: the last card of each multiset is multiplied in
- * beside its column, and a multiset that feeds no column costs nothing (the terms are the sparse
+ * beside its column (once for a row of terms of one slot and weight: the caller sorts them so for
+ * speed; any order gives the same sums), and a multiset that feeds no column costs nothing (the terms are the sparse
  * matrix of a multiset per column, by column; one naming the root when the tree has no level). The
  * indices are int32: half the memory streamed per shoe. Shoes go LANES at a time (batch_block).
  *
@@ -613,7 +623,7 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     }
     size_t cols = (size_t)(columns ? columns : 1);
     B = (Batch){levels, columns, terms, last, total, sizes.data, tw.data, starts.data, slots.data32, parents.data32,
-                tp.data32, ts.data32, NULL, 0, NULL, widest, NULL, NULL, NULL, NULL, NULL};
+                tp.data32, ts.data32, NULL, 0, NULL, widest, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     B.work = malloc(sizeof(int64_t) * (size_t)(2 * widest + FACTORS));
     B.acc = malloc(sizeof(__int128) * cols);
     B.mod = malloc(sizeof(uint64_t) * cols);
@@ -622,8 +632,24 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     B.f = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * FACTORS);
     B.node = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * (size_t)(total + 1));
     B.lanes_mod = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * cols);
-    if (!B.work || !B.acc || !B.mod || !wabs || !B.f || !B.node || !B.lanes_mod) { code = E_MEMORY; goto fail; }
+    B.gstart = malloc(sizeof(int64_t) * (size_t)(terms + 1));
+    B.gfrom = malloc(sizeof(int64_t) * (size_t)(columns + 1));
+    if (!B.work || !B.acc || !B.mod || !wabs || !B.f || !B.node || !B.lanes_mod || !B.gstart || !B.gfrom) {
+        code = E_MEMORY;
+        goto fail;
+    }
     B.wabs = wabs;
+    {   /* the groups: a new one where the column, the weight or the last slot changes */
+        Py_ssize_t g = 0;
+        for (Py_ssize_t j = 0; j < columns; j++) {
+            B.gfrom[j] = g;
+            for (int64_t t = starts.data[j]; t < starts.data[j + 1]; t++)
+                if (t == starts.data[j] || tw.data[t] != tw.data[t - 1] || ts.data32[t] != ts.data32[t - 1])
+                    B.gstart[g++] = t;
+        }
+        B.gfrom[columns] = g;
+        B.gstart[g] = terms;
+    }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t t = 0; t < terms; t++) {         /* |w| as unsigned: 2^63 for INT64_MIN */
         wabs[t] = tw.data[t] < 0 ? 0 - (uint64_t)tw.data[t] : (uint64_t)tw.data[t];
@@ -642,6 +668,7 @@ fail:
     else result = Py_NewRef(Py_None);
 done:
     free(B.work); free(B.acc); free(B.mod); free(wabs); free(B.f); free(B.node); free(B.lanes_mod);
+    free(B.gstart); free(B.gfrom);
     arr_release(&counts); arr_release(&slots); arr_release(&parents); arr_release(&sizes);
     arr_release(&tp); arr_release(&ts); arr_release(&tw); arr_release(&starts); arr_release(&out);
     return result;

@@ -363,9 +363,9 @@ class MultisetTable:
 
     def _terms(self, multisets: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, ...]:
         """The compiled kernel's arrays for :meth:`sums_many`: :meth:`_flat_tree`'s inner levels, then its
-        terms column by column (a zero costs nothing), by weight within a column (a run of one weight, one
-        product): each term's parent in the last level, its last slot, its weight, and where each column's
-        terms start. Shoe-free: kept for the last few (``multisets``, ``weights``), which a run's batches
+        terms column by column (a zero costs nothing), by weight and last slot within a column (a group of one
+        weight and last slot: its items added up, then one product by the slot's factor and one by the weight):
+        each term's parent in the last level, its last slot, its weight, and where each column's terms start. Shoe-free: kept for the last few (``multisets``, ``weights``), which a run's batches
         share (the very arrays, checked by identity)."""
         memo: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]] = \
             self.__dict__.setdefault("_terms_memo", {})
@@ -376,7 +376,7 @@ class MultisetTable:
         ordered = weights[np.argsort(self._prefix_tree(multisets)[1])]     # rows as the tree's last level
         column, leaf = np.nonzero(ordered.T)
         weight = ordered[leaf, column].astype(np.int64)
-        by = np.lexsort((weight, column))
+        by = np.lexsort((leaf, last_slots[leaf], weight, column))
         column, leaf, weight = column[by], leaf[by], weight[by]
         made = (slots, parents, level_sizes, last_parents[leaf], last_slots[leaf], weight,
                 np.searchsorted(column, np.arange(weights.shape[1] + 1)).astype(np.int64))
