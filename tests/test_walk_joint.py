@@ -290,7 +290,7 @@ def test_route_auto_walks_first_a_wager_read_by_group_whose_table_is_large() -> 
     with pytest.warns(ExactOddsWarning, match=r"^mirror:A priced by the walk: its table would take about 1\.5 GB to "
                                               r"build, the walk less"):
         result = analyze(Shoe.decks(8), wagers=["mirror"], catalogue=bets)
-    assert result.route == "vector; walk for mirror:A"
+    assert result.route == "walk"
     w = bets["mirror"]
     assert [(x.id, x.combinations) for x in result.results[0].lines] == \
         [(x.id, x.combinations) for x in price(w, w.paytables["A"], WalkDistribution(Shoe.decks(8))).lines]
@@ -340,7 +340,7 @@ def test_route_auto_builds_the_table_where_the_walk_first_refuses(monkeypatch: p
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tables = analyze(shoe, wagers=["bet"], catalogue=Catalogue([w]))
-    assert tables.route == "vector" and walked.route == "vector; walk for bet:A"
+    assert tables.route == "vector" and walked.route == "walk"
     assert [(x.id, x.combinations) for x in tables.results[0].lines] == \
         [(x.id, x.combinations) for x in walked.results[0].lines]
 

@@ -307,7 +307,7 @@ def analyze(
 
     if shoe.card_counts is not None:
         results = tuple([one(i, w, t) for i, (w, t) in enumerate(pairs)])
-        return Analysis(shoe, results, _route_shown(route, walked))
+        return Analysis(shoe, results, _route_shown(route, walked, len(results)))
     priced, skipped = [], []                  # suits unknown: the wagers that read them are left out, and named
     for i, (w, t) in enumerate(pairs):
         try:
@@ -319,7 +319,7 @@ def analyze(
     if not priced:
         raise SuitsUnknown(f"every wager chosen reads suits, but the shoe's suits are unknown (cards were given by "
                            "rank only); give removed cards with their suits, e.g. 9h")
-    return Analysis(shoe, tuple(priced), _route_shown(route, walked), tuple(skipped))
+    return Analysis(shoe, tuple(priced), _route_shown(route, walked, len(priced)), tuple(skipped))
 
 
 def _walk_first(wager: Wager) -> bool:
@@ -337,9 +337,15 @@ def _walk_first(wager: Wager) -> bool:
 _CARD = re.compile(r"^(player|banker)_(rank|suit)_([123])$")
 
 
-def _route_shown(route: str, walked: Sequence[str]) -> str:
-    """The route named in a result: ``vector`` or ``walk``; ``auto`` is shown as the one it took, both
-    where some wagers were walked."""
+def _route_shown(route: str, walked: Sequence[str], priced: int) -> str:
+    """The route named in a result: ``vector`` or ``walk``; ``auto`` is shown as the one it took (of the
+    ``priced`` wagers, those ``walked``), both where some wagers were walked and some not.
+
+    >>> _route_shown("auto", ["mirror:A"], 2), _route_shown("auto", ["mirror:A"], 1), _route_shown("auto", [], 1)
+    ('vector; walk for mirror:A', 'walk', 'vector')
+    """
     if route != "auto":
         return route
+    if walked and len(walked) == priced:
+        return "walk"
     return f"vector; walk for {', '.join(walked)}" if walked else "vector"
