@@ -263,6 +263,11 @@ def test_mismatched_lengths_and_malformed_inputs(route: Route) -> None:
     with pytest.raises(TypeError, match="values"):
         route(np.array([0.5] * 8), a["kinds"], [1, 2, 3], a["shoe"], 3, a["count"], 4, a["pen"], 2, a["place"], 5,
               np.array(a["ahead"]))
+    with pytest.raises(TypeError, match="values must be integers, not True or False"):     # Python integers
+        round_tally(np.array([True, *a["values"][1:]], dtype=object), np.array(a["kinds"]), Multiples([1, 2, 3]),
+                    shoe=np.array(a["shoe"]), n_shoes=3, count=np.array(a["count"]), n_counts=4,
+                    pen=np.array(a["pen"]), n_pens=2, place=np.array(a["place"]), n_places=5,
+                    ahead=np.array(a["ahead"]))
     with native.pure() if route is pure_route else contextlib.nullcontext(), pytest.raises(TypeError, match="count"):
         round_tally(np.array(a["values"]), np.array(a["kinds"]), Multiples([1, 2, 3]), shoe=np.array(a["shoe"]),
                     n_shoes=3, count=np.array(a["count"], dtype=float), n_counts=4, pen=np.array(a["pen"]), n_pens=2,

@@ -301,7 +301,10 @@ def round_tally(values: np.ndarray, kinds: np.ndarray, multiples: Multiples, *, 
         if error is not None:
             raise ValueError(error)
         if core is None or wide or items > _ITEMS_C:
-            value_list = [operator.index(x) for x in values.tolist()]
+            given = values.tolist()
+            if any(type(x) is bool for x in given):        # an int to operator.index, but no value: as the C route
+                raise TypeError("round_tally: values must be integers, not True or False")
+            value_list = [operator.index(x) for x in given]
             return _tally_pure(value_list, kind_list, multiples, lists, ranges)
     c64 = {name: np.ascontiguousarray(a, dtype=np.int64) for name, a in index.items()}
     parts = core.round_tally(np.ascontiguousarray(values, dtype=np.int64), np.ascontiguousarray(kinds, dtype=np.int64),
