@@ -22,6 +22,7 @@ import pytest
 
 from exactodds import ExactOddsError, Shoe, deal, load_catalogue, load_file, price
 from exactodds.analyses.analysis import analyze
+import exactodds.engine.walk as walk_module
 from exactodds.engine.walk import WalkDistribution, _read_split, _split_weight
 from exactodds.game.cards import Card
 from exactodds.wagers.catalogue import Wager
@@ -222,7 +223,9 @@ def test_the_automatic_route_walks_a_wager_whose_table_is_refused_and_says_so(mo
 
 
 @pytest.mark.slow
-def test_a_wager_both_routes_refuse_is_one_line_naming_both() -> None:
+def test_a_wager_both_routes_refuse_is_one_line_naming_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    # refused at a tenth of the automaton's limit, sooner (tests/test_bounds.py runs it to the real limit)
+    monkeypatch.setattr(walk_module, "AUTOMATON_MOVES_LIMIT", walk_module.AUTOMATON_MOVES_LIMIT // 10)
     text = ("[[wager]]\nid = \"every-card-suit\"\nname = \"x\"\nsection = \"test\"\n  [[wager.outcome]]\n  id = \"x\"\n"
             "  name = \"x\"\n  when = \"abs(player_rank_1 - banker_rank_3) + abs(banker_rank_1 - player_rank_3) == "
             "abs(player_rank_2 - banker_rank_2) + 3 and player_suit_1 in (banker_suit_1, banker_suit_3) and player_suit_2 "
