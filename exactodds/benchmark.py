@@ -237,12 +237,17 @@ int main(int argc, char **argv) {
 """
 
 
-def _run_c(source: str, write: Callable[[Any], None], passes: int) -> str:
+def _run_c(source: str, write: Callable[[Any], None], passes: int, *, callgrind: bool = False) -> str:
     """Build ``source`` with ``gcc -O2`` in a temporary directory, write its input with ``write(file)``
-    and run it for ``passes`` passes: its stdout, or why it could not run (starting ``!``)."""
+    and run it for ``passes`` passes: its stdout, or why it could not run (starting ``!``). With
+    ``callgrind``, instead the instructions of one pass under callgrind (runs of 1 and ``passes`` passes,
+    the difference over ``passes`` - 1: noise-free, as :func:`_callgrind` counts a call from Python)."""
     gcc = shutil.which("gcc")
     if gcc is None:
         return "!gcc not found"
+    valgrind = shutil.which("valgrind")
+    if callgrind and valgrind is None:
+        return "!valgrind not found"
     with tempfile.TemporaryDirectory(prefix="exactodds-bench-") as tmp:
         src, exe, data = Path(tmp, "ref.c"), Path(tmp, "ref"), Path(tmp, "input.bin")
         src.write_text(source)
@@ -252,8 +257,19 @@ def _run_c(source: str, write: Callable[[Any], None], passes: int) -> str:
                                text=True)
         if build.returncode != 0:
             return f"!gcc -O2 failed: {build.stderr.strip()[:200]}"
-        run = subprocess.run([str(exe), str(data), str(passes)], capture_output=True, text=True, check=True)
-    return run.stdout
+        if not callgrind:
+            run = subprocess.run([str(exe), str(data), str(passes)], capture_output=True, text=True, check=True)
+            return run.stdout
+        totals = []
+        for n in (1, passes):
+            out = Path(tmp, f"cg.{n}")
+            run = subprocess.run([str(valgrind), "--tool=callgrind", f"--callgrind-out-file={out}", str(exe),
+                                  str(data), str(n)], capture_output=True, text=True, check=False)
+            found = re.search(r"^(?:summary|totals): (\d+)", out.read_text() if out.exists() else "", re.M)
+            if run.returncode != 0 or found is None:
+                return f"!callgrind failed: {run.stderr.strip()[-160:]}"
+            totals.append(int(found[1]))
+    return str((totals[1] - totals[0]) / (passes - 1))
 
 
 def _timed_counts(out: str) -> tuple[float, tuple[int, ...]] | str:
@@ -362,9 +378,9 @@ def _main_game_entries(table: MultisetTable) -> tuple[np.ndarray, np.ndarray, np
     return pairs % len(table.multisets), orderings, starts
 
 
-def _c_table_reference(shoe: Shoe, passes: int) -> tuple[float, tuple[int, ...], int, int] | str:
-    """(median ms per pass, (banker, player, tie), multisets, entries) of the C loop over the point
-    table's multisets for ``shoe``, or why it could not run."""
+def _c_table_input(shoe: Shoe) -> tuple[Callable[[Any], None], int, int]:
+    """The input of the C loop over the point table's multisets for ``shoe`` (a writer), its multisets and
+    entries."""
     table = compile_table(POINT_TABLE)
     factors = table.factors(shoe, np.int64)
     multisets, orderings, starts = _main_game_entries(table)
@@ -377,8 +393,34 @@ def _c_table_reference(shoe: Shoe, passes: int) -> tuple[float, tuple[int, ...],
         orderings.astype(np.int64).tofile(fh)
         starts.astype(np.int64).tofile(fh)
 
+    return write, len(table.multisets), len(multisets)
+
+
+def _c_table_reference(shoe: Shoe, passes: int) -> tuple[float, tuple[int, ...], int, int] | str:
+    """(median ms per pass, (banker, player, tie), multisets, entries) of the C loop over the point
+    table's multisets for ``shoe``, or why it could not run."""
+    write, n_multisets, n_entries = _c_table_input(shoe)
     got = _timed_counts(_run_c(_C_TABLE_SOURCE, write, passes))
-    return got if isinstance(got, str) else (*got, len(table.multisets), len(multisets))
+    return got if isinstance(got, str) else (*got, n_multisets, n_entries)
+
+
+#: What the main game's instruction count sets up (untimed): 201 fresh shoes, one for each call.
+_MAIN_SETUP = ("from exactodds import Shoe, analyze\nfrom exactodds.benchmark import MAIN\n"
+               "shoes = iter([Shoe.decks(8) for _ in range(201)])\nanalyze(next(shoes), wagers=MAIN)\n")
+
+
+def _main_game_instructions() -> None:
+    """Row of section 1: the main game's instructions per call against the C loop's per pass (callgrind:
+    noise-free where the two wall times, each about 0.02 to 0.06 ms, vary from one process to the next)."""
+    ours = _callgrind(_MAIN_SETUP, "analyze(next(shoes), wagers=MAIN)", pure=False)
+    out = _run_c(_C_TABLE_SOURCE, _c_table_input(Shoe.decks(8))[0], 201, callgrind=True)
+    theirs: float | str = out[1:] if out.startswith("!") else float(out)
+    if isinstance(ours, str) or isinstance(theirs, str):
+        _row("exactodds / C loop over the same table, instructions", "skipped",
+             f"({ours if isinstance(ours, str) else theirs})")
+        return
+    _row("exactodds analyze() / C loop over the same table, instructions per call (callgrind)",
+         f"{ours:,.0f} / {theirs:,.0f} = {ours / theirs:.2f}x", "<= 2x", ours / theirs <= 2)
 
 
 def _editable() -> bool:
@@ -548,6 +590,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         _row("reference C: C loop over the same multiset table, gcc -O2", f"{ct_ms:.3f} ms", "(counts exact)")
         _row(f"  ({n_multisets:,} weights, {n_entries:,} (multiset, outcome) terms; median of 2000 passes)", "")
         _row("exactodds / C loop over the same table", f"{main_ms / ct_ms:.2f}x", "<= 2x", main_ms / ct_ms <= 2)
+        _main_game_instructions()
         kernel_ms = _block_kernel_ms(shoe8, exact_counts)
         if kernel_ms is not None:
             _row("  its compiled kernel alone (block_sums: the same table, three blocks)", f"{kernel_ms:.3f} ms",
