@@ -18,6 +18,7 @@ still price.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import re
@@ -209,6 +210,26 @@ def test_a_walk_past_its_limit_on_a_shoe_of_unequal_suits_says_why_and_what_to_r
     # what it suggests, the same event as the every-card feature: counted by the tables on that shoe
     tables = combinations("one-suit-every", deal(unequal))
     assert sum(tables.values()) == unequal.sequences and tables["one"] > 0
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
+def test_a_walk_past_its_automatons_limit_says_where_the_shoes_unequal_suits_rename_fewer(
+        pure: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shoe short of one five of spades renames only the other three suits (6 of the 24 renamings a full
+    shoe allows), and the walk of a bet on six suits compared card by card tells 330 moves apart, not 210: at a
+    limit between the two, the full shoe prices it and the short one is refused, saying why."""
+    monkeypatch.setattr(walk, "AUTOMATON_MOVES_LIMIT", 250)
+    w = BETS["one-suit-compared"]
+    with native.pure() if pure else contextlib.nullcontext():
+        full = price(w, w.paytable("A"), WalkDistribution(Shoe.decks(8)))
+        with pytest.raises(TooLarge) as refused:
+            price(w, w.paytable("A"), WalkDistribution(Shoe.decks(8).remove("5s")))
+    assert sum(x.combinations for x in full.lines) == Shoe.decks(8).sequences
+    message = str(refused.value)
+    assert "\n" not in message and "more than 250 ways" in message
+    assert message.endswith(" (this shoe holds its suits in unequal numbers, so the walk carries 6 renamings of the"
+                            " suits as one, where it carries 24 on a full shoe; where same_suit or same_colour says"
+                            " what the wager asks, read it instead: the tables count it on any shoe)")
 
 
 @pytest.mark.parametrize("shoe", [Shoe.decks(8).remove("Ah", "2h", "Kd", "5s", "9c", "9c"),

@@ -1007,7 +1007,7 @@ class _Walk:
             return dict(out)
         self._symmetries = _symmetries(self, shoe)
         self._moves.clear()                               # they rename suits as this shoe allows
-        _automaton(self, _present(shoe), what, self._symmetries)    # the compiled walk's bound, checked here too
+        _bounded_automaton(self, shoe, what)             # the compiled walk's bound, checked here too
         self._what = what
         for hits, n in self._enter(counts, (0, 0, 0, 0, -1), summary):
             out[hits] += n
@@ -1786,14 +1786,24 @@ def _present(shoe: Shoe) -> tuple[bool, ...]:
 
 
 def _unequal_suits(walk: _Walk, shoe: Shoe | Counts) -> str:
-    """Why a walk that reads suits grew past its limit on ``shoe`` where it would not on a full shoe: its suits
-    hold different numbers of cards, so no renaming of them leaves it as it is (:func:`_symmetries`); else ''."""
-    if not isinstance(shoe, Shoe) or shoe.card_counts is None or _symmetries(walk, shoe) \
-            or not _symmetries(walk, Shoe.decks(1)):
+    """Why a walk that reads suits may grow past its limit on ``shoe`` where it would not on a full shoe: its suits
+    hold different numbers of cards, so fewer renamings of them leave it as it is (:func:`_symmetries`); else ''."""
+    if not isinstance(shoe, Shoe) or shoe.card_counts is None:
         return ""
-    return (" (this shoe holds its suits in unequal numbers, so the walk cannot carry suits renamed as one, as it "
-            "does on a full shoe; where same_suit or same_colour says what the wager asks, read it instead: the "
-            "tables count it on any shoe)")
+    here, full = len(_symmetries(walk, shoe)) + 1, len(_symmetries(walk, Shoe.decks(1))) + 1   # the identity too
+    if here >= full:
+        return ""
+    return (f" (this shoe holds its suits in unequal numbers, so the walk carries {here} renaming"
+            f"{'s' if here > 1 else ''} of the suits as one, where it carries {full} on a full shoe; where "
+            "same_suit or same_colour says what the wager asks, read it instead: the tables count it on any shoe)")
+
+
+def _bounded_automaton(walk: _Walk, shoe: Shoe, what: str) -> _Automaton:
+    """:func:`_automaton` for ``shoe``, a refusal at its limit saying where the shoe's unequal suits are why."""
+    try:
+        return _automaton(walk, _present(shoe), what, _symmetries(walk, shoe))
+    except TooLarge as exc:
+        raise TooLarge(f"{exc}{_unequal_suits(walk, shoe)}") from None
 
 
 def _walk_kernels(size: int) -> Any:
@@ -1813,7 +1823,8 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
     else:                                                 # cards per class of the start: value classes
         of = _partition(walk._specs(tuple(t.start for t in walk.trackers))).of
         present = tuple(shoe[of[i]] > 0 for i in range(52))
-    auto = _automaton(walk, present, what or "a wager", _symmetries(walk, shoe) if isinstance(shoe, Shoe) else ())
+    auto = (_bounded_automaton(walk, shoe, what or "a wager") if isinstance(shoe, Shoe)
+            else _automaton(walk, present, what or "a wager"))
     rounds = _round_states()
     per_specs: dict[tuple[Spec | None, ...], Counts] = {}
     counts: list[int] = []
