@@ -442,9 +442,10 @@ static int batch_one(const Batch *B, const int64_t *c, int64_t *o)
  * P the largest N^6, sums its products x (each at most P) in 64 bits without a wrap (K x P <= 2^64 - 1),
  * added to each lane's 128-bit sum of x between chunks. Terms in a row of one last slot and weight (a group)
  * add their items (each a product of at most five factors, at most N^5) before the slot's factor multiplies
- * them: the part of a group in one chunk, n terms, gives n x N^5 x N <= K x P, again no wrap. A shoe whose residues that sum does not prove
- * (the bound of batch_one) is counted again by batch_one. Returns 1, nothing counted, where some shoe's
- * size does not prove it. Inlined into a copy per instruction set (batch_block). */
+ * them: the part of a group in one chunk, n <= K terms, gives n x N^5 x N <= K x P, again no wrap. A shoe
+ * whose residues that sum does not prove (the bound of batch_one) is counted again by batch_one. Returns 1,
+ * nothing counted, where some shoe's size does not prove it. Inlined into a copy per instruction set
+ * (batch_block). */
 static inline __attribute__((always_inline)) int
 block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out, int *code)
 {
@@ -556,8 +557,8 @@ static int batch_block(const Batch *B, const int64_t *counts, Py_ssize_t rows, i
  * column_starts[j] to column_starts[j + 1], out[shoe, j] += (item term_parent[t] of the tree's last
  * level) x factor term_slot[t] x term_weight[t]: the last card of each multiset is multiplied in
  * beside its column (once for a row of terms of one slot and weight: the caller sorts them so for
- * speed; any order gives the same sums), and a multiset that feeds no column costs nothing (the terms are the sparse
- * matrix of a multiset per column, by column; one naming the root when the tree has no level). The
+ * speed; any order gives the same sums), and a multiset that feeds no column costs nothing (the terms
+ * are the sparse matrix of a multiset per column, by column; one naming the root when the tree has no level). The
  * indices are int32: half the memory streamed per shoe. Shoes go LANES at a time (batch_block).
  *
  * Exact without a check per term: a weight is a product of at most six factors of at most N (the

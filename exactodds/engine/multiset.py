@@ -365,7 +365,8 @@ class MultisetTable:
         """The compiled kernel's arrays for :meth:`sums_many`: :meth:`_flat_tree`'s inner levels, then its
         terms column by column (a zero costs nothing), by weight and last slot within a column (a group of one
         weight and last slot: its items added up, then one product by the slot's factor and one by the weight):
-        each term's parent in the last level, its last slot, its weight, and where each column's terms start. Shoe-free: kept for the last few (``multisets``, ``weights``), which a run's batches
+        each term's parent in the last level, its last slot, its weight, and where each column's terms start.
+        Shoe-free: kept for the last few (``multisets``, ``weights``), which a run's batches
         share (the very arrays, checked by identity)."""
         memo: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]] = \
             self.__dict__.setdefault("_terms_memo", {})
