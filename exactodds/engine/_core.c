@@ -484,7 +484,8 @@ block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out
     u128 weights[LANES] = {0};
     for (Py_ssize_t j = 0; j < B->columns; j++) {
         /* a group's terms share their last factor and weight: their items added up, times the factor, times the
-         * weight, once; every x is at most P, and a chunk holds at most K terms, so no partial sum of x wraps */
+         * weight, once; each term's product is at most P, a piece of n terms' x at most n P, and a chunk holds at
+         * most K terms, so its sum of x, at most K P, does not wrap */
         lanes_t run = {0}, sum = {0};
         int64_t room = chunk;                         /* the terms the chunk can still take */
         for (int64_t g = B->gfrom[j]; g < B->gfrom[j + 1]; g++) {
