@@ -404,8 +404,8 @@ def _c_table_reference(shoe: Shoe, passes: int) -> tuple[float, tuple[int, ...],
     return got if isinstance(got, str) else (*got, n_multisets, n_entries)
 
 
-#: Calls of the main game counted under callgrind: over 200, counts of one call spread by 40% from run to run (a
-#: collection of the garbage collector falls in a run or not); over 2,000, by 4% (about 35 s).
+#: Calls of the main game counted under callgrind: over 200, one call's count spread by 40% from run to run (the
+#: cause not found: it stays with the garbage collector off and the hash seed fixed); over 2,000, by 4% (about 35 s).
 _MAIN_CALLS = 2_000
 #: What the main game's instruction count sets up (untimed): a fresh shoe for each call.
 _MAIN_SETUP = ("from exactodds import Shoe, analyze\nfrom exactodds.benchmark import MAIN\n"
