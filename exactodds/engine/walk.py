@@ -1007,7 +1007,7 @@ class _Walk:
             return dict(out)
         self._symmetries = _symmetries(self, shoe)
         self._moves.clear()                               # they rename suits as this shoe allows
-        _bounded_automaton(self, shoe, what)             # the compiled walk's bound, checked here too
+        _bounded_automaton(self, shoe, what, self._symmetries)      # the compiled walk's bound, checked here too
         self._what = what
         for hits, n in self._enter(counts, (0, 0, 0, 0, -1), summary):
             out[hits] += n
@@ -1798,10 +1798,12 @@ def _unequal_suits(walk: _Walk, shoe: Shoe | Counts) -> str:
             "same_suit or same_colour says what the wager asks, read it instead: the tables count it on any shoe)")
 
 
-def _bounded_automaton(walk: _Walk, shoe: Shoe, what: str) -> _Automaton:
-    """:func:`_automaton` for ``shoe``, a refusal at its limit saying where the shoe's unequal suits are why."""
+def _bounded_automaton(walk: _Walk, shoe: Shoe, what: str,
+                       symmetries: tuple[tuple[str, ...], ...] | None = None) -> _Automaton:
+    """:func:`_automaton` for ``shoe`` (``symmetries``: its :func:`_symmetries`, where the caller has them), a
+    refusal at its limit saying where the shoe's unequal suits are why."""
     try:
-        return _automaton(walk, _present(shoe), what, _symmetries(walk, shoe))
+        return _automaton(walk, _present(shoe), what, _symmetries(walk, shoe) if symmetries is None else symmetries)
     except TooLarge as exc:
         raise TooLarge(f"{exc}{_unequal_suits(walk, shoe)}") from None
 
