@@ -173,6 +173,9 @@ def test_the_class_sums_are_int64_within_their_bound_and_python_integers_past_it
     assert small.dtype == np.int64 and small.tolist() == [3 * 2**59 - 15, 3 - 5 * 2**59]
     large = pricing._class_sums([Fraction(3), Fraction(-5)], np.array([[2**61, 3], [1, 2**61]]))
     assert large.dtype == object and large.tolist() == [3 * 2**61 - 15, 3 - 5 * 2**61]
+    # the bound by the largest count of all (8 · 2^61) fails, the bound column by column (3 · 2^61 + 5 · 3) holds
+    apart = pricing._class_sums([Fraction(3), Fraction(-5)], np.array([[2**61, 3], [1, -3]]))
+    assert apart.dtype == np.int64 and apart.tolist() == [3 * 2**61 - 15, 18]
 
 
 @pytest.mark.parametrize("counts,problem", [
