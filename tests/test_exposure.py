@@ -62,6 +62,27 @@ def test_edges_equal_analyze_on_the_cards_not_yet_seen():
         assert tally.sum_square_advantage == sum((q for e, q in zip(everything, squares) if e > 0), Fraction(0))
 
 
+def test_true_counts_are_the_tags_of_the_cards_seen_before_each_round():
+    """Each wager's rounds per true count, from its own tags, equal a count made round by round from the cards
+    seen before it (the exposed burn card and the rounds before, dealt by the rules): floor(running · 52 /
+    cards left), clipped to TC_RANGE."""
+    decks, cut, seed = 6, 20, 5
+    tags = (tuple(((i // 4) % 5) - 2 for i in range(52)),            # every card tagged, the two wagers apart
+            tuple(3 if i // 4 in (0, 7, 8) else -1 if i // 4 >= 9 else 0 for i in range(52)))
+    spec = ExposureSpec(tuple((load_catalogue()[w], t) for w, t in PAIRS), decks, cut, seed, tags)
+    tallies = exposure_batch(spec, 2, 5)
+    for j, tally in enumerate(tallies):
+        expected: dict[int, int] = {}
+        for shoe_number in range(2, 5):
+            for seen, _cards in _dealt_by_the_rules(seed, shoe_number, decks=decks, cut=cut):
+                running = sum(tags[j][c] for c in seen)
+                tc = min(max(running * 52 // (52 * decks - len(seen)), exposure_module.TC_RANGE[0]),
+                         exposure_module.TC_RANGE[1])
+                expected[tc] = expected.get(tc, 0) + 1
+        assert {tc: row[0] for tc, row in tally.by_tc.items()} == expected
+        assert len(expected) > 3                                     # the counts move: the tags are read
+
+
 def _results(wager, table, rounds, decks):
     from exactodds.analyses.pricing import price
     from exactodds.engine.distribution import deal
