@@ -357,6 +357,8 @@ typedef struct {
     /* the terms in groups of one column, weight and last slot (consecutive: the caller sorts them so): group g
      * is terms gstart[g] to gstart[g + 1], column j's groups gfrom[j] to gfrom[j + 1] */
     int64_t *gstart, *gfrom;
+    int32_t *gslot;                                  /* per group, its last slot and its weight (as unsigned) */
+    uint64_t *gweight;
 } Batch;
 
 /* One shoe's sums into o[columns]: every product checked where the shoe's size does not prove it, the
@@ -446,6 +448,16 @@ static int batch_one(const Batch *B, const int64_t *c, int64_t *o)
  * whose residues that sum does not prove (the bound of batch_one) is counted again by batch_one. Returns 1,
  * nothing counted, where some shoe's size does not prove it. Inlined into a copy per instruction set
  * (batch_block). */
+/* weights[k] += (*s)[k] for every lane. The caller hands a copy of its running sum: reading the lanes of the sum
+ * itself would keep it in memory, each group's sum += x then a store and a load in a chain (measured: about 15
+ * cycles a group, half the time of three wagers' terms). */
+static inline __attribute__((always_inline)) void lanes_flush(u128 *weights, const lanes_t *s)
+{
+    uint64_t lane[LANES];
+    memcpy(lane, s, sizeof lane);
+    for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += lane[k];
+}
+
 static inline __attribute__((always_inline)) int
 block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out, int *code)
 {
@@ -479,19 +491,32 @@ block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out
         for (Py_ssize_t k = 0; k < LANES; k++) prev[0][k] = 1;
     uint64_t most = largest ? UINT64_MAX / largest : UINT64_MAX;  /* K: at least 2, as P < 2^63 */
     int64_t chunk = most > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)most;
-    const int32_t *tpar = B->tp, *tsl = B->ts;
-    const int64_t *twt = B->tw;
+    const int32_t *tpar = B->tp;
     u128 weights[LANES] = {0};
     for (Py_ssize_t j = 0; j < B->columns; j++) {
         /* a group's terms share their last factor and weight: their items added up, times the factor, times the
          * weight, once; each term's product is at most P, a piece of n terms' x at most n P, and a chunk holds at
          * most K terms, so its sum of x, at most K P, does not wrap */
         lanes_t run = {0}, sum = {0};
+        if (B->gstart[B->gfrom[j + 1]] - B->gstart[B->gfrom[j]] <= chunk) {
+            /* the whole column in one chunk (at 8 decks, K is about 3,500 terms): no group is split */
+            for (int64_t g = B->gfrom[j]; g < B->gfrom[j + 1]; g++) {
+                lanes_t items = {0};
+                for (int64_t t = B->gstart[g]; t < B->gstart[g + 1]; t++) items += prev[tpar[t]];
+                lanes_t x = items * f[B->gslot[g]];
+                run += x * B->gweight[g];
+                sum += x;
+            }
+            lanes_t whole = sum;
+            lanes_flush(weights, &whole);
+            B->lanes_mod[j] = run;
+            continue;
+        }
         int64_t room = chunk;                         /* the terms the chunk can still take */
         for (int64_t g = B->gfrom[j]; g < B->gfrom[j + 1]; g++) {
             const int64_t end = B->gstart[g + 1];
-            const lanes_t factor = f[tsl[B->gstart[g]]];
-            const uint64_t w = (uint64_t)twt[B->gstart[g]];
+            const lanes_t factor = f[B->gslot[g]];
+            const uint64_t w = B->gweight[g];
             for (int64_t t = B->gstart[g]; t < end;) {
                 int64_t stop = end - t > room ? t + room : end;
                 lanes_t items = {0};
@@ -501,13 +526,15 @@ block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out
                 run += x * w;
                 sum += x;
                 if (room == 0) {
-                    for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += sum[k];
+                    lanes_t chunked = sum;
+                    lanes_flush(weights, &chunked);
                     sum = (lanes_t){0};
                     room = chunk;
                 }
             }
         }
-        for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += sum[k];
+        lanes_t rest = sum;
+        lanes_flush(weights, &rest);
         B->lanes_mod[j] = run;
     }
     for (Py_ssize_t k = 0; k < rows; k++) {
@@ -625,7 +652,7 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     }
     size_t cols = (size_t)(columns ? columns : 1);
     B = (Batch){levels, columns, terms, last, total, sizes.data, tw.data, starts.data, slots.data32, parents.data32,
-                tp.data32, ts.data32, NULL, 0, NULL, widest, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                tp.data32, ts.data32, NULL, 0, NULL, widest, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     B.work = malloc(sizeof(int64_t) * (size_t)(2 * widest + FACTORS));
     B.acc = malloc(sizeof(__int128) * cols);
     B.mod = malloc(sizeof(uint64_t) * cols);
@@ -636,7 +663,10 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     B.lanes_mod = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * cols);
     B.gstart = malloc(sizeof(int64_t) * (size_t)(terms + 1));
     B.gfrom = malloc(sizeof(int64_t) * (size_t)(columns + 1));
-    if (!B.work || !B.acc || !B.mod || !wabs || !B.f || !B.node || !B.lanes_mod || !B.gstart || !B.gfrom) {
+    B.gslot = malloc(sizeof(int32_t) * (size_t)terms + 1);
+    B.gweight = malloc(sizeof(uint64_t) * (size_t)terms + 1);
+    if (!B.work || !B.acc || !B.mod || !wabs || !B.f || !B.node || !B.lanes_mod || !B.gstart || !B.gfrom || !B.gslot
+        || !B.gweight) {
         code = E_MEMORY;
         goto fail;
     }
@@ -647,7 +677,11 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
             B.gfrom[j] = g;
             for (int64_t t = starts.data[j]; t < starts.data[j + 1]; t++)
                 if (t == starts.data[j] || tw.data[t] != tw.data[t - 1] || ts.data32[t] != ts.data32[t - 1])
+                {
+                    B.gslot[g] = ts.data32[t];
+                    B.gweight[g] = (uint64_t)tw.data[t];
                     B.gstart[g++] = t;
+                }
         }
         B.gfrom[columns] = g;
         B.gstart[g] = terms;
@@ -670,7 +704,7 @@ fail:
     else result = Py_NewRef(Py_None);
 done:
     free(B.work); free(B.acc); free(B.mod); free(wabs); free(B.f); free(B.node); free(B.lanes_mod);
-    free(B.gstart); free(B.gfrom);
+    free(B.gstart); free(B.gfrom); free(B.gslot); free(B.gweight);
     arr_release(&counts); arr_release(&slots); arr_release(&parents); arr_release(&sizes);
     arr_release(&tp); arr_release(&ts); arr_release(&tw); arr_release(&starts); arr_release(&out);
     return result;
