@@ -438,16 +438,6 @@ static int batch_one(const Batch *B, const int64_t *c, int64_t *o)
     return OK;
 }
 
-/* ``rows`` (at most LANES) shoes side by side, one lane each, into out[rows][columns]: the tree's products
- * and the columns' residues as vectors of LANES. Only where every shoe's size N has N^6 < 2^63: then no
- * product of at most six factors (each at most N) wraps, and a chunk of K = floor((2^64 - 1) / P) terms,
- * P the largest N^6, sums its products x (each at most P) in 64 bits without a wrap (K x P <= 2^64 - 1),
- * added to each lane's 128-bit sum of x between chunks. Terms in a row of one last slot and weight (a group)
- * add their items (each a product of at most five factors, at most N^5) before the slot's factor multiplies
- * them: the part of a group in one chunk, n <= K terms, gives n x N^5 x N <= K x P, again no wrap. A shoe
- * whose residues that sum does not prove (the bound of batch_one) is counted again by batch_one. Returns 1,
- * nothing counted, where some shoe's size does not prove it. Inlined into a copy per instruction set
- * (batch_block). */
 /* weights[k] += (*s)[k] for every lane. The caller hands a copy of its running sum: reading the lanes of the sum
  * itself would keep it in memory, each group's sum += x then a store and a load in a chain (measured: about 15
  * cycles a group, half the time of three wagers' terms). */
@@ -458,6 +448,16 @@ static inline __attribute__((always_inline)) void lanes_flush(u128 *weights, con
     for (Py_ssize_t k = 0; k < LANES; k++) weights[k] += lane[k];
 }
 
+/* ``rows`` (at most LANES) shoes side by side, one lane each, into out[rows][columns]: the tree's products
+ * and the columns' residues as vectors of LANES. Only where every shoe's size N has N^6 < 2^63: then no
+ * product of at most six factors (each at most N) wraps, and a chunk of K = floor((2^64 - 1) / P) terms,
+ * P the largest N^6, sums its products x (each at most P) in 64 bits without a wrap (K x P <= 2^64 - 1),
+ * added to each lane's 128-bit sum of x between chunks. Terms in a row of one last slot and weight (a group)
+ * add their items (each a product of at most five factors, at most N^5) before the slot's factor multiplies
+ * them: the part of a group in one chunk, n <= K terms, gives n x N^5 x N <= K x P, again no wrap (a column of at
+ * most K terms is one chunk, its groups summed without the split's checks). A shoe whose residues that sum does
+ * not prove (the bound of batch_one) is counted again by batch_one. Returns 1, nothing counted, where some shoe's
+ * size does not prove it. Inlined into a copy per instruction set (batch_block). */
 static inline __attribute__((always_inline)) int
 block_lanes(const Batch *B, const int64_t *counts, Py_ssize_t rows, int64_t *out, int *code)
 {
@@ -676,8 +676,7 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
         for (Py_ssize_t j = 0; j < columns; j++) {
             B.gfrom[j] = g;
             for (int64_t t = starts.data[j]; t < starts.data[j + 1]; t++)
-                if (t == starts.data[j] || tw.data[t] != tw.data[t - 1] || ts.data32[t] != ts.data32[t - 1])
-                {
+                if (t == starts.data[j] || tw.data[t] != tw.data[t - 1] || ts.data32[t] != ts.data32[t - 1]) {
                     B.gslot[g] = ts.data32[t];
                     B.gweight[g] = (uint64_t)tw.data[t];
                     B.gstart[g++] = t;
