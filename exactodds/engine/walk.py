@@ -1556,6 +1556,9 @@ _POSITIONS = (("player", 0), ("banker", 0), ("player", 1), ("banker", 1), ("play
 #: The positions that can take the card after one at each position (§627a.8(c), §627a.10): a hand's
 #: third card comes after the four initial cards, the Banker's after the Player's or alone.
 _AFTER = ((1,), (2,), (3,), (4, 5), (5,), ())
+#: Each position as a refusal names it.
+_SHOWN = ("Player's first card", "Banker's first card", "Player's second card", "Banker's second card",
+          "Player's third card", "Banker's third card")
 
 
 @dataclass(frozen=True)
@@ -1610,10 +1613,10 @@ class _Automaton:
 _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...], tuple[tuple[str, ...], ...]], _Automaton] = {}
 #: The most moves (a class of cards dealt at a position from a summary) an automaton may hold (a wager
 #: that reads the ranks or suits of many cards apart, at once, on a shoe that holds most identities):
-#: about 20 s and 630 MB (the whole process, 8 decks) where one is refused at it; a larger one is refused as
-#: it grows. The catalogue's largest: 44,780; six positions' ranks and suits compared in pairs
-#: (tests/test_bounds.py): 449,597; three positions' ranks kept apart beside suits in two groups: 703,913
-#: (14 s to build, 17 s and 600 MB in all).
+#: about 20 s and 630 MB (the whole process, 8 decks) where one is refused at it; a larger one is refused
+#: before the position at which it would pass the limit is built. The catalogue's largest: 44,780; six
+#: positions' ranks and suits compared in pairs (tests/test_bounds.py): 449,597; three positions' ranks kept
+#: apart beside suits in two groups: 703,913 (14 s to build, 17 s and 600 MB in all).
 AUTOMATON_MOVES_LIMIT = 1_000_000
 
 
@@ -1636,34 +1639,35 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
     nodes: dict[tuple[Any, ...], int] = {start: 0}
     specs_of: dict[tuple[Any, ...], tuple[Spec | None, ...]] = {start: walk._specs(start)}
     transitions: dict[tuple[int, int], list[tuple[int, tuple[int, ...] | None]]] = {}
-    todo, seen = [(start, 0)], {(start, 0)}              # (summary, position of the next card)
+    # position by position in the order of the deal (a card's successors come later): the summaries that take
+    # each position's card, each once; before a position's moves are made, their number (a move per class of
+    # each summary's cards) is known, and the automaton is refused there if it would pass its limit
+    layers: list[dict[tuple[Any, ...], None]] = [{start: None}] + [{} for _ in _POSITIONS[1:]]
     made = 0
-    while todo:
-        summary, pos = todo.pop()
-        if (nodes[summary], pos) in transitions:
-            continue
-        hand, k = _POSITIONS[pos]
-        at = specs_of[summary]
-        read = _partition(at).labels
-        moves = transitions[(nodes[summary], pos)] = []
-        for i, here in enumerate(_present_classes(at, present)):
-            if not here:                                  # never dealt: a place holder
-                moves.append((0, None))
-                continue
-            after, by = canonical(walk._updated(summary, read[i], hand, k))   # what the trackers read, as _move
-            if after not in specs_of:
-                specs_of[after] = walk._specs(after)
-            then = specs_of[after]
-            moves.append((nodes.setdefault(after, len(nodes)),
-                          _renamed(at, then, by) if by is not None else _merge(at, then) if then != at else None))
-            for nxt in _AFTER[pos]:
-                if (after, nxt) not in seen:
-                    seen.add((after, nxt))
-                    todo.append((after, nxt))
-        made += len(moves)
-        if made > AUTOMATON_MOVES_LIMIT:
+    for pos, layer in enumerate(layers):
+        coming = made + sum(len(_partition(specs_of[summary]).labels) for summary in layer)
+        if coming > AUTOMATON_MOVES_LIMIT:
             raise TooLarge(f"the walk of {what} would tell more than {AUTOMATON_MOVES_LIMIT:,} ways its cards can "
-                           "come apart: refused; read fewer cards' ranks or suits apart")
+                           f"come apart ({coming:,} once the {_SHOWN[pos]} is dealt, counted before): refused; read "
+                           "fewer cards' ranks or suits apart")
+        hand, k = _POSITIONS[pos]
+        for summary in layer:
+            at = specs_of[summary]
+            read = _partition(at).labels
+            moves = transitions[(nodes[summary], pos)] = []
+            for i, here in enumerate(_present_classes(at, present)):
+                if not here:                              # never dealt: a place holder
+                    moves.append((0, None))
+                    continue
+                after, by = canonical(walk._updated(summary, read[i], hand, k))   # what the trackers read, as _move
+                if after not in specs_of:
+                    specs_of[after] = walk._specs(after)
+                then = specs_of[after]
+                moves.append((nodes.setdefault(after, len(nodes)),
+                              _renamed(at, then, by) if by is not None else _merge(at, then) if then != at else None))
+                for nxt in _AFTER[pos]:
+                    layers[nxt][after] = None
+            made += len(moves)
     summaries = tuple(nodes)
     specs = tuple(specs_of[s] for s in summaries)
     labels = [_partition(sp).labels for sp in specs]
