@@ -261,11 +261,16 @@ class _Sums:
     reduce at every step: for three wagers, half the tally's time). :meth:`tally` makes the Fractions, once."""
 
     scalars: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_SCALARS, 0))
-    #: per table of :data:`_TABLES`, key -> its columns (a table of one value per key: a list of one)
-    tables: dict[str, dict[Any, list[int]]] = field(default_factory=lambda: {name: {} for name in _TABLES})
+    #: per table of :data:`_TABLES` but the histogram, key -> its columns (a table of one value per key: a list
+    #: of one)
+    tables: dict[str, dict[Any, list[int]]] = field(
+        default_factory=lambda: {name: {} for name in _TABLES if name != "histogram"})
     #: the denominators: ``"edge"``, ``"net"``, ``"square"``, ``("cross", other wager)``; a kind not named
     #: has no total but 0 (an empty batch)
     over: dict[Any, int] = field(default_factory=dict)
+    #: the histogram's rounds per (penetration bin, edge's floor in percent): counts, over no denominator, kept
+    #: as plain integers (a batch has hundreds of cells: a list per cell cost a third of its tally's Python)
+    histogram: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def _scaled(self, factors: dict[Any, int]) -> _Sums:
         """These sums over denominators ``factors`` times larger (each kind's numerators times its factor)."""
@@ -278,7 +283,7 @@ class _Sums:
         scalars = {name: v * times(_OVER[name], None) for name, v in self.scalars.items()}
         tables = {name: {key: [v * times(kind, key) for v, kind in zip(row, _OVER[name])] for key, row in rows.items()}
                   for name, rows in self.tables.items()}
-        return _Sums(scalars, tables, {k: d * factors.get(k, 1) for k, d in self.over.items()})
+        return _Sums(scalars, tables, {k: d * factors.get(k, 1) for k, d in self.over.items()}, dict(self.histogram))
 
     def add(self, other: _Sums) -> _Sums:
         """Add ``other`` in place (over common denominators first where the two differ) and return self."""
@@ -289,6 +294,9 @@ class _Sums:
             self.scalars, self.tables, self.over = scaled.scalars, scaled.tables, common
         for name, v in other.scalars.items():
             self.scalars[name] += v
+        histogram = self.histogram
+        for cell, n in other.histogram.items():
+            histogram[cell] = histogram.get(cell, 0) + n
         for name, rows in other.tables.items():
             table = self.tables[name]
             kept = name in _KEPT
@@ -318,6 +326,7 @@ class _Sums:
             kinds = _OVER[name]
             setattr(out, name, {key: [exact(v, kind, key) for v, kind in zip(row, kinds)] if name not in _SINGLE
                                 else exact(row[0], kinds[0], key) for key, row in rows.items()})
+        out.histogram = dict(self.histogram)
         return out
 
 
@@ -617,7 +626,7 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
         found = found[spots]
     else:
         spots, found = np.unique(spot, return_counts=True)
-    tables["histogram"] = {(c // width, c % width + low_pct): [k] for c, k in zip(spots.tolist(), found.tolist())}
+    tally.histogram = dict(zip(zip((spots // width).tolist(), (spots % width + low_pct).tolist()), found.tolist()))
     # per round of the shoe: rounds, Σ edge
     tables["by_round"] = {k: [int(n), e] for k, (n, e) in enumerate(zip(rounds.places, by.by_place), start=1)}
     # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds); per threshold T, Σ over shoes of
