@@ -601,8 +601,8 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
         square_ahead = ratio * by.ahead_total + per_round * int(ahead.sum())
     tally.over.update(edge=scale, net=net_scale, square=square.scale)
     tables, scalars = tally.tables, tally.scalars
-    tables["by_tc"] = {int(c) + TC_RANGE[0]: [int(rounds_at[c]), int(edge_at[c]), int(ahead_at[c]), int(net_at[c]),
-                                              int(square_in[c])] for c in seen}
+    columns = [list(map(int, a.tolist())) for a in (rounds_at, edge_at, ahead_at, net_at, square_in)]   # Python ints
+    tables["by_tc"] = {c + TC_RANGE[0]: [column[c] for column in columns] for c in seen.tolist()}
     scalars["rounds"] = len(count)
     scalars["advantage_rounds"] = int(ahead.sum())
     scalars["sum_edge"] = by.total
@@ -628,7 +628,7 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
         spots, found = np.unique(spot, return_counts=True)
     tally.histogram = dict(zip(zip((spots // width).tolist(), (spots % width + low_pct).tolist()), found.tolist()))
     # per round of the shoe: rounds, Σ edge
-    tables["by_round"] = {k: [int(n), e] for k, (n, e) in enumerate(zip(rounds.places, by.by_place), start=1)}
+    tables["by_round"] = {k: [n, e] for k, (n, e) in enumerate(zip(rounds.places.tolist(), by.by_place), start=1)}
     # per shoe: Σ y², Σ y · n, Σ n² (y: the shoe's Σ edge, n: its rounds); per threshold T, Σ over shoes of
     # (Σ edge of the shoe's rounds at or above T)²
     scalars["sum_sq_shoe_edge"] = by.threshold_squares[0]
