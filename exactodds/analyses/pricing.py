@@ -711,20 +711,45 @@ def moment_arrays(pairs: Sequence[tuple[Wager, Paytable]], value_counts: np.ndar
         counts = (table.sums_many(value_counts, multisets, columns) if len(multisets)
                   else np.zeros((len(totals), 0), dtype=np.int64))
 
-        def summed(value: Iterable[Fraction]) -> np.ndarray:
-            return _class_sums(value, counts)
+        memo: dict[tuple[Any, ...], tuple[list[tuple[Fraction, ...]], list[Fraction]]] = \
+            table.__dict__.setdefault("_moment_values", {})
+
+        def summed(*key: Any) -> np.ndarray:
+            """Σ_c v_c · S_c, the moment's values on the classes (:func:`_moment_values`) made once per run: the
+            classes are the very list every batch of a run reads (:func:`_class_columns`), kept beside."""
+            found = memo.get((id(classes), *key))
+            if found is None or found[0] is not classes:
+                if len(memo) >= 256:
+                    memo.pop(next(iter(memo)))
+                found = memo[(id(classes), *key)] = (classes, _moment_values(classes, *key))
+            return _class_sums(found[1], counts)
 
         crosses: dict[int, dict[int, np.ndarray]] = {}
         if cross:
             for (i, (a, _, la)), (j, (b, _, lb)) in itertools.combinations(enumerate(members), 2):
-                crosses.setdefault(a, {})[b] = summed((n[i] * n[j] - 1) * la * lb for n in classes)
+                crosses.setdefault(a, {})[b] = summed("cross", i, la, j, lb)
         for i, (k, _, scale) in enumerate(members):
-            first = summed((n[i] + 1) * scale for n in classes)
-            squared = summed((n[i] * n[i] - 1) * scale * scale for n in classes) if second else None
+            first = summed("first", i, scale)
+            squared = summed("second", i, scale) if second else None
             paid = {n[i] for n in classes if n[i] != -1}
             ratio = int((paid.pop() - 1) * scale) if len(paid) == 1 else None
             out[k] = MomentArrays(first, squared, totals, scale, crosses.get(k, {}), ratio)
     return out
+
+
+def _moment_values(classes: Sequence[tuple[Fraction, ...]], kind: str, i: int, scale: int, j: int = 0,
+                   other: int = 1) -> list[Fraction]:
+    """A moment's value on each class (the tuple of the nets its wagers pay), an integer over the scales:
+    ``first`` (X + 1) · L, ``second`` (X² − 1) · L² of wager ``i`` (scale L), ``cross`` (X_i · X_j − 1) · L_i · L_j.
+
+    >>> _moment_values([(Fraction(40), Fraction(-1))], "first", 0, 1), _moment_values([(Fraction(1, 2),)], "second", 0, 4)
+    ([Fraction(41, 1)], [Fraction(-12, 1)])
+    """
+    if kind == "first":
+        return [(n[i] + 1) * scale for n in classes]
+    if kind == "second":
+        return [(n[i] * n[i] - 1) * scale * scale for n in classes]
+    return [(n[i] * n[j] - 1) * scale * other for n in classes]
 
 
 def _key_nets(wager: Wager, paytable: Paytable) -> tuple[list[Fraction], int] | None:
