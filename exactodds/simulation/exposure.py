@@ -443,9 +443,8 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
     for j in range(len(spec.pairs)):
         net_scale = math.lcm(*(x.denominator for x in nets[j]))
         paid = [int(x * net_scale) for x in nets[j]] + [-net_scale]                         # a loss (-1) last
-        paid_as = np.array(paid, dtype=np.int64 if max(map(abs, paid)) <= _INT64_MAX else object)
         outcome = np.where(settled[j] < 0, len(nets[j]), settled[j])
-        _tally(tallies[j], *moments[j], paid_as[outcome], net_scale, counts[j], shoes)
+        _tally(tallies[j], *moments[j], outcome, paid, net_scale, counts[j], shoes)
         found = batched[j]
         if found is None:
             continue
@@ -564,11 +563,12 @@ def _tally_cross(tally: _Sums, other: int, sums: list[int], scale: int, totals: 
         mine[1] += total
 
 
-def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, percent: np.ndarray, m: np.ndarray,
-           net_scale: int, tc: np.ndarray, rounds: _Rounds) -> None:
+def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, percent: np.ndarray,
+           outcome: np.ndarray, paid: list[int], net_scale: int, tc: np.ndarray, rounds: _Rounds) -> None:
     """Add a batch's rounds to ``tally``: the edges and the expected squared results (exactly, :class:`_PerRound`;
-    ``ratio``: see :attr:`~exactodds.analyses.pricing.MomentArrays.ratio`), the edges' floors in percent, nets as
-    dealt times ``net_scale``, true counts, and the rounds' shoes.
+    ``ratio``: see :attr:`~exactodds.analyses.pricing.MomentArrays.ratio`), the edges' floors in percent, the nets
+    as dealt (each round's ``outcome``, an index into ``paid``: its net times ``net_scale``), true counts, and the
+    rounds' shoes.
 
     The sums run in integers, each kept over its denominator (:class:`_Sums`: a sum of Fractions reduces at every
     step): the edges' by :func:`~exactodds.engine.grouped.round_tally` (by count, penetration bin and place, per shoe
@@ -589,7 +589,9 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
     edge_at = np.array(by.by_count, dtype=object)
     # per true count: rounds, Σ edge, rounds with advantage, Σ net as dealt, Σ expected squared result
     ahead_at = np.bincount(count[ahead], minlength=span)
-    net_at = grouped_sums(m, np.zeros(len(m), dtype=np.int64), count, span, _ONE)   # exactly, in integers
+    # the nets as dealt: rounds per (count, outcome), times each outcome's net, in Python integers
+    nets_by = np.bincount(count * len(paid) + outcome, minlength=span * len(paid)).reshape(span, len(paid))
+    net_at = np.array([sum(k * p for k, p in zip(row, paid)) for row in nets_by.tolist()], dtype=object)
     if ratio is None:
         square_at = square.sums(2 * count + ahead, 2 * span)         # (count, with advantage or not)
         square_in, square_ahead = square_at[0::2] + square_at[1::2], square_at[1::2].sum()
@@ -607,7 +609,8 @@ def _tally(tally: _Sums, edge: _PerRound, square: _PerRound, ratio: int | None, 
     scalars["advantage_rounds"] = int(ahead.sum())
     scalars["sum_edge"] = by.total
     scalars["sum_advantage"] = by.ahead_total
-    scalars["realized_advantage"] = sum(m[ahead].tolist())                   # in Python integers
+    scalars["realized_advantage"] = sum(k * p for k, p in zip(np.bincount(outcome[ahead], minlength=len(paid)).tolist(),
+                                                              paid))
     scalars["sum_square_advantage"] = int(square_ahead)
     scalars["sum_sq_shoe_advantage"] = by.ahead_squares
     # per penetration bin: rounds, Σ edge, rounds with advantage, least and largest edge
