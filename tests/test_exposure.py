@@ -205,6 +205,15 @@ def test_given_tags_are_used():
     assert r.count.source == "given" and r.count.tags["8"] == 2 and r.count.tags["K"] == 0
 
 
+@pytest.mark.parametrize("tag", [10**18, 1001, True, 0.5, "2", None])
+def test_tags_that_are_no_whole_number_within_the_limit_are_refused_in_one_line(tag):
+    """A tag of 10^18 ran and wrapped the 64-bit running count (true counts of the wrong sign, exit 0); True was
+    taken as 1; 0.5 and "2" failed with a TypeError."""
+    with pytest.raises(ExactOddsError, match=r"^--tags: the tag of '8' must be a whole number from -1000 to 1000, "
+                                             r"got "):
+        exposure(PAIRS[:1], shoes=2, seed=2, tags={"4": -1, "8": tag})
+
+
 @pytest.mark.parametrize("kwargs, words", [
     ({"seed": -1}, "--seed"), ({"shoes": 0}, "--shoes"), ({"cut": 10}, "--cut"), ({"batch": 0}, "--batch"),
     ({"decks": 0}, "--decks"),

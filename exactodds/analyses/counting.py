@@ -196,10 +196,26 @@ def _equal(values: Sequence[int | None], live: list[int]) -> list[list[int]]:
     return list(by_value.values())
 
 
+#: The largest tag a count may give a rank or card (in size): the running count of a shoe of any size then stays
+#: far inside the 64-bit integers it is kept in.
+TAG_LIMIT = 1000
+
+
 def expand_tags(given: Mapping[str, int], kind: str) -> dict[str, int]:
-    """Tags keyed by rank ('9') or card ('9s') → keyed by the items of a ``kind`` count."""
+    """Tags keyed by rank ('9') or card ('9s') → keyed by the items of a ``kind`` count; a tag that is not a whole
+    number from −:data:`TAG_LIMIT` to :data:`TAG_LIMIT` is refused in one line.
+
+    >>> expand_tags({"8": 2, "9s": -1}, "card")["8h"], expand_tags({"8": 2, "9s": -1}, "card")["9s"]
+    (2, -1)
+    >>> expand_tags({"8": True}, "rank")
+    Traceback (most recent call last):
+    exactodds.errors.ExactOddsError: --tags: the tag of '8' must be a whole number from -1000 to 1000, got True
+    """
     out: dict[str, int] = {}
     for key, tag in given.items():
+        if type(tag) is not int or abs(tag) > TAG_LIMIT:          # True is an int to Python, never a tag
+            raise ExactOddsError(f"--tags: the tag of {key!r} must be a whole number from {-TAG_LIMIT} to {TAG_LIMIT}, "
+                                 f"got {tag!r}")
         if key in RANKS:
             if kind == "rank":
                 out[key] = tag
@@ -236,8 +252,8 @@ def parse_tags(text: str, *, where: str = "--tags") -> dict[str, int]:
             tag = int(value.strip())
         except ValueError:
             raise ExactOddsError(f"{where}: the tag of {key.strip()!r} must be a whole number, got {value.strip()!r}") from None
-        if abs(tag) > 1000:
-            raise ExactOddsError(f"{where}: the tag of {key.strip()!r} is out of range (|tag| <= 1000)")
+        if abs(tag) > TAG_LIMIT:
+            raise ExactOddsError(f"{where}: the tag of {key.strip()!r} is out of range (|tag| <= {TAG_LIMIT})")
         name = str(item) if isinstance(item, Rank) else f"{item.rank}{item.suit.value}"
         assert isinstance(item, (Rank, Card))
         if name in out:

@@ -663,8 +663,8 @@ static PyObject *batch_sums(PyObject *self, PyObject *args)
     B.lanes_mod = aligned_alloc(sizeof(lanes_t), sizeof(lanes_t) * cols);
     B.gstart = malloc(sizeof(int64_t) * (size_t)(terms + 1));
     B.gfrom = malloc(sizeof(int64_t) * (size_t)(columns + 1));
-    B.gslot = malloc(sizeof(int32_t) * (size_t)terms + 1);
-    B.gweight = malloc(sizeof(uint64_t) * (size_t)terms + 1);
+    B.gslot = malloc(sizeof(int32_t) * (size_t)(terms + 1));       /* at most a group per term; never 0 bytes */
+    B.gweight = malloc(sizeof(uint64_t) * (size_t)(terms + 1));
     if (!B.work || !B.acc || !B.mod || !wabs || !B.f || !B.node || !B.lanes_mod || !B.gstart || !B.gfrom || !B.gslot
         || !B.gweight) {
         code = E_MEMORY;
