@@ -215,6 +215,30 @@ def test_tags_that_are_no_whole_number_within_the_limit_are_refused_in_one_line(
 
 
 @pytest.mark.parametrize("kwargs, words", [
+    ({"shoes": True}, "--shoes must be a whole number"), ({"seed": True}, "--seed must be a whole number"),
+    ({"batch": True}, "--batch must be a whole number"), ({"cut": 14.5}, "--cut must be a whole number of cards"),
+    ({"first_shoe": True}, "--first-shoe must be a whole number"),
+    ({"bankroll": 2.5}, "--bankroll: a whole number of units from 1 to 10^15, got 2.5"),
+    ({"bankroll": 10**30}, "--bankroll: a whole number of units"), ({"bankroll": True}, "--bankroll: a whole number"),
+    ({"ramp": ((0, 1.5),)}, "--ramp: (0, 1.5): units are a whole number from 0 to 1,000"),
+    ({"ramp": ((0, -1),)}, "--ramp: (0, -1): units are"), ({"ramp": ((True, 2),)}, "--ramp: (True, 2) is not a"),
+    ({"ramp": ((1, 1), (1, 2))}, "--ramp: true count 1 given twice"),
+])
+def test_what_the_python_api_is_given_is_held_to_what_the_options_take(kwargs, words):
+    """True ran as 1 shoe or seed 1, a cut of 14.5 cards and bankrolls of 2.5 or 10^30 units ran, and a ramp of
+    1.5 or -1 units gave plays of such bets: each is refused in one line, as the command-line options are."""
+    with pytest.raises(ExactOddsError) as refused:
+        exposure(PAIRS[:1], **{"shoes": 2, "seed": 2, **kwargs})
+    assert str(refused.value).startswith(words) and "\n" not in str(refused.value)
+
+
+def test_a_ramp_given_out_of_order_is_read_in_order_of_true_count():
+    """ramp_units reads the steps in order: ((4, 4), (1, 1)) bet 1 unit at +5 (the last step at or below it)."""
+    r = exposure(PAIRS[:1], shoes=2, seed=2, ramp=((4, 4), (1, 1)))[0]
+    assert r.ramp == ((1, 1), (4, 4)) == exposure(PAIRS[:1], shoes=2, seed=2, ramp=((1, 1), (4, 4)))[0].ramp
+
+
+@pytest.mark.parametrize("kwargs, words", [
     ({"seed": -1}, "--seed"), ({"shoes": 0}, "--shoes"), ({"cut": 10}, "--cut"), ({"batch": 0}, "--batch"),
     ({"decks": 0}, "--decks"),
 ])

@@ -22,12 +22,14 @@ return before that round). From two exact sums over the rounds — Σ units × e
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from exactodds.errors import ExactOddsError
 
-__all__ = ["Play", "parse_ramp", "ramp_units"]
+__all__ = ["Play", "parse_ramp", "checked_ramp", "ramp_units"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,30 @@ def parse_ramp(text: str, *, where: str = "--ramp") -> tuple[tuple[int, int], ..
             raise ExactOddsError(f"{where}: true count {tc} given twice")
         steps[tc] = n
     return tuple(sorted(steps.items()))
+
+
+def checked_ramp(steps: Iterable[Any], *, where: str = "--ramp") -> tuple[tuple[int, int], ...]:
+    """A bet ramp given to the Python API as (true count, units) pairs, held to what :func:`parse_ramp` takes
+    (whole numbers, units from 0 to 1,000, each true count once) and sorted by true count, as :func:`ramp_units`
+    reads it; one line naming the first bad step.
+
+    >>> checked_ramp([(4, 4), (1, 1)])
+    ((1, 1), (4, 4))
+    >>> checked_ramp([(1, 1.5)])
+    Traceback (most recent call last):
+    exactodds.errors.ExactOddsError: --ramp: (1, 1.5): units are a whole number from 0 to 1,000
+    """
+    seen: dict[int, int] = {}
+    for step in steps:
+        if not (isinstance(step, tuple | list) and len(step) == 2 and type(step[0]) is int):
+            raise ExactOddsError(f"{where}: {step!r} is not a (true count, units) pair of whole numbers")
+        tc, n = step
+        if type(n) is not int or not 0 <= n <= 1000:
+            raise ExactOddsError(f"{where}: {tuple(step)!r}: units are a whole number from 0 to 1,000")
+        if tc in seen:
+            raise ExactOddsError(f"{where}: true count {tc} given twice")
+        seen[tc] = n
+    return tuple(sorted(seen.items()))
 
 
 def ramp_units(ramp: tuple[tuple[int, int], ...], true_count: int) -> int:

@@ -22,7 +22,8 @@ from exactodds.render.tables import counted
 from exactodds.simulation.checkpoint import state_kind
 from exactodds.simulation.checksim import render as render_check
 from exactodds.simulation.checkstate import merge_checks
-from exactodds.simulation.exposure import BANKROLL, CHECKPOINT_EVERY, MAX_WORKERS, estimate, merge_exposure
+from exactodds.simulation.exposure import (BANKROLL, CHECKPOINT_EVERY, MAX_WORKERS, check_bankroll, estimate,
+                                           merge_exposure)
 from exactodds.simulation.exposure import exposure as run_exposure
 
 _TAGS = click.option("--tags", metavar="RANK=TAG,...",
@@ -127,8 +128,7 @@ def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, s
     pairs = priced_pairs(cat, specs, where="--wager")
     given = parse_tags(tags) if tags is not None else None
     steps = parse_ramp(ramp) if ramp is not None else ()
-    if bankroll < 1:
-        raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
+    check_bankroll(bankroll)
     if plot is not None:
         check_plot_path(plot)
     if checkpoint is not None:

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from exactodds.analyses.betting import Play, ramp_units
+from exactodds.analyses.betting import Play, checked_ramp, ramp_units
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
 from exactodds.analyses.pricing import expected_return, expected_square, moment_arrays, return_numerators
@@ -80,7 +80,7 @@ from exactodds.simulation.simulate import deal_shoes
 from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue
 
 __all__ = ["Exposure", "WagerExposure", "exposure", "exposure_batch", "ExposureSpec", "TC_RANGE", "Throughput",
-           "merge_exposure", "estimate", "Estimate"]
+           "merge_exposure", "estimate", "Estimate", "check_bankroll"]
 
 #: True counts are binned by their floor and clamped to this range (both ends inclusive).
 TC_RANGE = (-20, 30)
@@ -99,6 +99,8 @@ LOCAL_TASK_SECONDS = 0.25
 DASK_WINDOW = 16
 #: The largest first shoe a part of a study may start from.
 MAX_FIRST_SHOE = 10**12
+#: The largest bankroll, in units, whose risk of ruin a run shows (it is read as a float: exact to 2^53).
+MAX_BANKROLL = 10**15
 
 
 @dataclass(frozen=True)
@@ -1174,10 +1176,10 @@ def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int,
             raise ExactOddsError(f"wager {w.id!r} ({t.id}) pays a progressive meter; exposure needs fixed pays "
                                  "(see 'exactodds progressive' for the return at a meter)")
     _check_run(shoes=shoes, seed=seed, decks=decks, cut=cut, batch=batch, workers=workers)
-    if not (isinstance(first_shoe, int) and 0 <= first_shoe <= MAX_FIRST_SHOE):
+    if not (type(first_shoe) is int and 0 <= first_shoe <= MAX_FIRST_SHOE):
         raise ExactOddsError(f"--first-shoe must be a whole number from 0 to 10^12, got {first_shoe!r}")
-    if bankroll < 1:
-        raise ExactOddsError(f"--bankroll: at least 1 unit, got {bankroll}")
+    check_bankroll(bankroll)
+    ramp = checked_ramp(ramp)
     if team:
         _check_team(resolved, decks)
     counts = tuple(r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags))
@@ -1512,16 +1514,23 @@ def _timed_spans(spec: ExposureSpec, spans: list[tuple[int, int]]) -> tuple[list
     return totals, (spans[0][0], spans[-1][1]), time.process_time() - started
 
 
+def check_bankroll(bankroll: int) -> None:
+    """Refuse, in one line, a bankroll that is no whole number of units from 1 to :data:`MAX_BANKROLL`."""
+    if not (type(bankroll) is int and 1 <= bankroll <= MAX_BANKROLL):
+        raise ExactOddsError(f"--bankroll: a whole number of units from 1 to 10^15, got {bankroll!r}")
+
+
 def _check_run(*, shoes: int, seed: int, decks: int, cut: int, batch: int, workers: int) -> None:
     checks = [
-        (isinstance(shoes, int) and 1 <= shoes <= 10**8, f"--shoes must be a whole number from 1 to 10^8, got {shoes!r}"),
-        (isinstance(seed, int) and 0 <= seed < 2**63, f"--seed must be a whole number from 0 to 2^63 - 1, got {seed!r}"),
-        (isinstance(decks, int) and 1 <= decks <= 100, f"--decks must be a whole number from 1 to 100, got {decks!r}"),
-        (isinstance(batch, int) and batch >= 1, f"--batch must be at least 1, got {batch!r}"),
-        (isinstance(workers, int) and 1 <= workers <= MAX_WORKERS,
+        (type(shoes) is int and 1 <= shoes <= 10**8, f"--shoes must be a whole number from 1 to 10^8, got {shoes!r}"),
+        (type(seed) is int and 0 <= seed < 2**63, f"--seed must be a whole number from 0 to 2^63 - 1, got {seed!r}"),
+        (type(decks) is int and 1 <= decks <= 100, f"--decks must be a whole number from 1 to 100, got {decks!r}"),
+        (type(batch) is int and batch >= 1, f"--batch must be a whole number, at least 1, got {batch!r}"),
+        (type(workers) is int and 1 <= workers <= MAX_WORKERS,
          f"--workers must be from 1 to {MAX_WORKERS} local processes (use --scheduler for more), got {workers!r}"),
+        (type(cut) is int, f"--cut must be a whole number of cards, got {cut!r}"),
     ]
-    for ok, message in checks:
+    for ok, message in checks:                   # type(x) is int: True is an int to Python, never a count
         if not ok:
             raise ExactOddsError(message)
     if not 14 <= cut <= 52 * decks - 20:
