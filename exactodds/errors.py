@@ -4,11 +4,12 @@ and its warnings."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 __all__ = ["ExactOddsError", "InconsistentCounts", "SuitsUnknown", "TooLarge", "ExactOddsWarning", "Interrupted", "DuplicateKey", "unique_keys",
-           "read_json"]
+           "read_json", "whole_number", "exact_number"]
 
 
 class ExactOddsError(ValueError):
@@ -83,3 +84,31 @@ def read_json(path: str | Path, *, what: str = "JSON") -> Any:
         raise ExactOddsError(f"{path}: not {what} ({exc})") from None
     except RecursionError:
         raise ExactOddsError(f"{path}: nested too deeply to be {what}") from None
+
+
+def whole_number(value: object, where: str) -> int:
+    """``value`` where it is a whole number (an ``int``; ``True`` is one to Python, never a count), else one line
+    naming ``where``: what a function of the Python API is given is held to what its option takes.
+
+    >>> whole_number(3, "--top"), whole_number(True, "--top")
+    Traceback (most recent call last):
+    exactodds.errors.ExactOddsError: --top must be a whole number, got True
+    """
+    if type(value) is not int:
+        raise ExactOddsError(f"{where} must be a whole number, got {value!r}")
+    return value
+
+
+def exact_number(value: object, where: str) -> Fraction:
+    """``value`` as a Fraction where it is exact (an ``int`` or a ``Fraction``; never a float, whose binary digits
+    would enter an exact figure, nor ``True``), else one line naming ``where``.
+
+    >>> exact_number(Fraction(1, 2), "--max-sd")
+    Fraction(1, 2)
+    >>> exact_number(0.1, "--max-sd")
+    Traceback (most recent call last):
+    exactodds.errors.ExactOddsError: --max-sd must be an exact number (an int or a Fraction), got 0.1
+    """
+    if type(value) is not int and not isinstance(value, Fraction):
+        raise ExactOddsError(f"{where} must be an exact number (an int or a Fraction), got {value!r}")
+    return Fraction(value)

@@ -256,6 +256,10 @@ def analyze(
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if route not in ROUTES:
         raise ExactOddsError(f"unknown route {route!r} (use {', '.join(ROUTES)})")
+    if type(everything) is not bool:                  # "no" priced every paytable
+        raise ExactOddsError(f"everything must be True or False, got {everything!r}")
+    if isinstance(wagers, str):                        # one id, not its letters
+        wagers = (wagers,)
     pairs, walk_first = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers),
                                   tuple(paytables), everything, alternatives)
     if route == "walk":                                   # the walk's module loads only when it is asked for

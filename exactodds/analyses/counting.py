@@ -23,7 +23,7 @@ from typing import Any
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card, Rank, parse_card_or_rank
 
-__all__ = ["Count", "suggest_tags", "betting_correlation_squared", "parse_tags", "RANKS", "CARDS"]
+__all__ = ["Count", "suggest_tags", "check_max_tag", "betting_correlation_squared", "parse_tags", "RANKS", "CARDS"]
 
 #: Items of a rank-level count, and of a card-level count ('As', 'Ah', ... 'Kc': shoe index order).
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -140,6 +140,13 @@ def _rebalanced(numerators: list[int], denominator: int, live: list[int], max_ta
     return tags
 
 
+def check_max_tag(max_tag: int) -> None:
+    """Refuse, in one line, a largest tag that is no whole number from 1 to 10 (True was 1; 10^30 ran past any
+    time), as ``--max-tag`` is held."""
+    if type(max_tag) is not int or not 1 <= max_tag <= 10:
+        raise ExactOddsError(f"--max-tag must be a whole number from 1 to 10, got {max_tag!r}")
+
+
 def suggest_tags(items: Sequence[str], effects: Sequence[Fraction | None], weights: Sequence[int], *,
                  max_tag: int = 3, given: Mapping[str, int] | None = None) -> Count:
     """The balanced integer count (|tag| <= ``max_tag``) that best tracks ``effects``, or the ``given`` tags.
@@ -147,14 +154,19 @@ def suggest_tags(items: Sequence[str], effects: Sequence[Fraction | None], weigh
     ``weights`` are the shoe's copies of each item (for the correlation); balance
     is for a full shoe, where every item has the same number of copies.
     """
+    if not len(items) == len(effects) == len(weights) or len(set(items)) != len(items):
+        raise ExactOddsError(f"suggest_tags: one effect and one weight per item, each item once: got {len(items)} "
+                             f"items ({len(set(items))} distinct), {len(effects)} effects, {len(weights)} weights")
+    if any(type(n) is not int or n < 0 for n in weights):
+        raise ExactOddsError(f"suggest_tags: weights are the shoe's copies of each item, whole numbers from 0: "
+                             f"got {list(weights)!r}")
     kind = "card" if len(items) == 52 else "rank"
     if given is not None:
         tags = expand_tags(given, kind)
         seq = [tags.get(i, 0) for i in items]
         bc2, sign = betting_correlation_squared(effects, seq, weights)
         return Count(dict(zip(items, seq)), bc2, sign, "given", kind)
-    if max_tag < 1:
-        raise ExactOddsError(f"--max-tag must be at least 1, got {max_tag}")
+    check_max_tag(max_tag)
     ints = _integers(effects)
     live = [i for i, e in enumerate(ints) if e is not None]
     top = max((abs(ints[i]) for i in live), default=0)                    # type: ignore[arg-type]

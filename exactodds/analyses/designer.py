@@ -38,7 +38,7 @@ from typing import Any
 from exactodds._version import __version__
 from exactodds.analyses.pricing import price
 from exactodds.engine.distribution import deal
-from exactodds.errors import ExactOddsError, ExactOddsWarning
+from exactodds.errors import ExactOddsError, ExactOddsWarning, exact_number, whole_number
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Describes, Report, Table, dataframe, exact, house_edge_words
 from exactodds.wagers.catalogue import Paytable, Wager, check_id
@@ -213,6 +213,11 @@ def design(wager: Wager, base: Paytable, shoe: Shoe, *, target_edge: Fraction, m
     """
     if form not in ("to", "for"):
         raise ExactOddsError(f"--form: 'to' or 'for', got {form!r}")
+    target_edge, max_pay, step, tolerance = (exact_number(x, where) for x, where in (
+        (target_edge, "--target-edge"), (max_pay, "--max-pay"), (step, "--step"), (tolerance, "--tolerance")))
+    top, budget = whole_number(top, "--top"), whole_number(budget, "budget")
+    if max_sd is not None and not exact_number(max_sd, "--max-sd") > 0:       # it is squared: -1 read as 1
+        raise ExactOddsError(f"--max-sd: a standard deviation above 0, got {max_sd}")
     if not 0 < step <= 1 or (1 / step).denominator != 1:
         raise ExactOddsError(f"--step: 1, 1/2, 1/4 ... (pays in steps of it), got {step}")
     if not -1 < target_edge < 1:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from exactodds.analyses.analysis import priced_pairs
-from exactodds.analyses.counting import Count, suggest_tags
+from exactodds.analyses.counting import Count, check_max_tag, suggest_tags
 from exactodds.analyses.pricing import expected_return, expected_returns
 from exactodds.analyses.progressive import load_meters
 from exactodds.engine.distribution import deal
@@ -338,6 +338,7 @@ def effects_of_removal(
     if shoe is None or not isinstance(shoe, Shoe):          # effects_of_removal(["dragon-7-insurance"]): 8 decks
         pairs, shoe = (shoe if shoe is not None else pairs), Shoe.decks(8)
     resolved = resolve_pairs(pairs, catalogue)
+    check_max_tag(max_tag)
     meters_given = dict(meters or {})
     if not resolved:
         raise ExactOddsError("no wager to compute effects of removal for")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, exact_number
 from exactodds.game.cards import Rank
 from exactodds.game.rules import play
 from exactodds.game.shoe import Shoe
@@ -186,7 +186,7 @@ def house_money(shoe: Shoe | None = None, *, bet: str = "player", portion: Fract
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if bet not in BETS:
         raise ExactOddsError(f"--bet must be 'player' or 'banker', got {bet!r}")
-    if not 0 < portion <= 1:
+    if not 0 < exact_number(portion, "--portion") <= 1:
         raise ExactOddsError(f"--portion must be above 0 and at most 1 (all of the payout), got {portion}")
     cat = catalogue if catalogue is not None else load_catalogue()
     hm = cat["house-money"]

@@ -36,7 +36,7 @@ from exactodds.analyses.pricing import LOSE, assign_outcomes, counts_for, featur
 from exactodds.analyses.progressive import load_meters, mystery_return
 from exactodds.engine.distribution import deal
 from exactodds.engine.identity import _labels
-from exactodds.errors import ExactOddsError, InconsistentCounts
+from exactodds.errors import ExactOddsError, InconsistentCounts, exact_number
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import (
     Column,
@@ -247,7 +247,7 @@ def position(
             raise ExactOddsError(f"stake {w.id}:{t.id} given twice: give each wager and paytable once")
         staked.add((w.id, t.id))
     check_meter_names(meters or {}, (t for _, t in pairs))
-    amounts = [Fraction(a) for _, _, a in chosen]
+    amounts = [exact_number(a, "a stake") for _, _, a in chosen]
     if any(a <= 0 for a in amounts):
         raise ExactOddsError("every stake must be above 0")
     dist = deal(shoe)

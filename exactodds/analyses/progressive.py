@@ -55,7 +55,7 @@ import numpy as np
 
 from exactodds import extras
 from exactodds.analyses.pricing import WagerResult
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, exact_number
 from exactodds.render.report import mystery_report, progressive_report
 from exactodds.render.tables import Describes, Report, dataframe
 from exactodds.wagers.pays import parse_amount
@@ -127,6 +127,8 @@ class MysterySpec:
 
     def __post_init__(self) -> None:
         where = f"mystery {self.id!r}"
+        for name in ("wager", "minimum", "maximum", "rate"):      # exact: True was a wager of 1, a float entered it
+            exact_number(getattr(self, name), f"{where}: the {name}")
         if self.wager <= 0:
             raise ExactOddsError(f"{where}: the qualifying wager must be above 0")
         if self.minimum < 0:
@@ -326,6 +328,8 @@ class MysteryReturn(Describes):
 
 def mystery_return(spec: MysterySpec, *, whole_cents: bool = False) -> MysteryReturn:
     """The exact long-run return of a must-hit-by meter (see the module docstring)."""
+    if type(whole_cents) is not bool:                 # "no" switched whole cents on
+        raise ExactOddsError(f"whole_cents must be True or False, got {whole_cents!r}")
     d = spec.rate * spec.wager                      # dollars added per qualifying wager
     if not whole_cents:
         span = (spec.maximum - spec.minimum) / d      # L

@@ -13,7 +13,7 @@ from typing import Any
 from exactodds._version import __version__
 from exactodds.analyses.pricing import expected_return
 from exactodds.engine.distribution import deal
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, exact_number
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import (
     Column,
@@ -102,8 +102,14 @@ def vigorish_table(shoe: Shoe, bets: Iterable[Fraction | int] = COMMON_BETS, *, 
     dist = deal(shoe)
     base = -expected_return(w, w.paytable(paytable), dist)
     rows: list[VigorishRow] = []
+    sizes: set[Fraction] = set()
     for raw in bets:
-        bet = Fraction(raw)
+        bet = exact_number(raw, "--bets: a bet size")
+        if not 0 < bet <= 10**9:                             # -5 was priced as a bet of -5
+            raise ExactOddsError(f"--bets: a bet size from above $0 to $1,000,000,000, got {raw!r}")
+        if bet in sizes:
+            raise ExactOddsError(f"--bets: the bet size {raw!r} given twice")
+        sizes.add(bet)
         priced = at_bet(w, bet)
         gross, rate = _terms(w, paytable)
         won = bet * gross

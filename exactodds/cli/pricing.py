@@ -299,9 +299,7 @@ def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, fo
     wager, table_id = priced_pairs(cat, [wager_spec], where="--wager")[0]           # a bare wager: its first paytable
     target = _target(target_edge)
     pay_limit = options.number_or_percent(max_pay, "--max-pay", "200")
-    sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None
-    if sd is not None and sd <= 0:
-        raise ExactOddsError(f"--max-sd: a standard deviation above 0, got {max_sd!r}")
+    sd = options.number_or_percent(max_sd, "--max-sd", "5 or 2.5") if max_sd is not None else None   # > 0: design
     check_id(paytable_id, where="--id")                 # named here, not as a fault of the file written
     if taken := [t for t in wager.paytables if t.lower() == paytable_id.lower()]:
         raise ExactOddsError(f"--id {paytable_id}: wager {wager.id!r} already has a paytable {taken[0]!r} (ids are "

@@ -16,8 +16,10 @@ True
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import SupportsIndex
 
 from exactodds.errors import ExactOddsError
 
@@ -44,13 +46,21 @@ TABLE_1: dict[int, str] = {
 }
 
 
+def _point_value(v: object, what: str) -> int:
+    """``v`` where it is a card's point value, a whole number from 0 to 9 (§627a.6(a)), else one line: these
+    functions of the rules are exported, and -1 read as 9, 1.5 or True as a card."""
+    if isinstance(v, bool) or not isinstance(v, SupportsIndex) or not 0 <= operator.index(v) <= 9:   # NumPy's too
+        raise ExactOddsError(f"{what} must be a point value, a whole number from 0 to 9, got {v!r}")
+    return operator.index(v)
+
+
 def point_count(values: Sequence[int]) -> int:
     """Point Count of a hand: the right digit of the total (§627a.6(b)).
 
     >>> point_count([1, 2, 9])   # §627a.6(b)(2): ace, 2 and 9 count 2
     2
     """
-    return sum(values) % 10
+    return sum(_point_value(v, "a card") for v in values) % 10
 
 
 def is_natural(two_card_total: int) -> bool:
@@ -60,7 +70,7 @@ def is_natural(two_card_total: int) -> bool:
 
 def player_draws(player_total: int) -> bool:
     """§627a.10(b): with no Natural, the Player draws on 0–5 and stays on 6–7."""
-    return player_total < 6
+    return _point_value(player_total, "the Player's total") < 6
 
 
 def banker_draws(banker_total: int, player_third: int | None) -> bool:
@@ -68,6 +78,9 @@ def banker_draws(banker_total: int, player_third: int | None) -> bool:
 
     ``player_third`` is ``None`` when the Player stood (§627a.10(c)(1)).
     """
+    _point_value(banker_total, "the Banker's total")
+    if player_third is not None:
+        _point_value(player_third, "the Player's third card")
     if player_third is None:
         return banker_total <= 5
     if banker_total < 3:
@@ -121,6 +134,8 @@ def play(values: Sequence[int]) -> Round:
     """
     if len(values) < 4:
         raise ExactOddsError(f"a round needs at least 4 cards, got {len(values)}")
+    for v in values[:6]:
+        _point_value(v, "a card")
     p = [values[0], values[2]]
     b = [values[1], values[3]]
     nxt = 4

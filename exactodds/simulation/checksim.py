@@ -52,7 +52,7 @@ from exactodds.analyses.pricing import WagerResult, price, return_numerators, ta
 from exactodds.engine.columns import value_columns
 from exactodds.engine.distribution import deal
 from exactodds.engine.multiset import codes
-from exactodds.errors import ExactOddsError, read_json
+from exactodds.errors import ExactOddsError, exact_number, read_json
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Describes, Report, Table, a_or_an, dataframe, render_report
@@ -1208,6 +1208,8 @@ def check(records: Records, *, decks: int = 8, wagers: Iterable[str] | None = No
           catalogue: Catalogue | None = None, detect: Fraction | None = None) -> CheckResult:
     """Compare per-round records held in memory with the exact distribution off the top of ``decks`` decks."""
 
+    if detect is not None and not 0 < exact_number(detect, "--detect") < 2:      # as the option is held
+        raise ExactOddsError(f"--detect: a deviation of the return is above 0 and below 2 (200%), got {detect!r}")
     cat = catalogue if catalogue is not None else load_catalogue()
     pairs = _pairs(cat, wagers)
     _check_settled_names(records.settled, cat, pairs, add=not wagers)

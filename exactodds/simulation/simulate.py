@@ -153,11 +153,11 @@ MAX_DECKS = 1000
 
 def _check(decks: int, rounds: int, seed: int, mode: str, cut: int) -> None:
     checks = [
-        (isinstance(rounds, int) and 1 <= rounds <= MAX_ROUNDS,
+        (type(rounds) is int and 1 <= rounds <= MAX_ROUNDS,           # type(x) is int: True is no count
          f"--rounds must be a whole number from 1 to {MAX_ROUNDS:,}, got {rounds!r}"),
-        (isinstance(decks, int) and 1 <= decks <= MAX_DECKS,
+        (type(decks) is int and 1 <= decks <= MAX_DECKS,
          f"--decks must be a whole number from 1 to {MAX_DECKS:,} for the simulator, got {decks!r}"),
-        (isinstance(seed, int) and 0 <= seed < 2**128, f"--seed must be a whole number from 0 to 2^128 - 1, got {seed!r}"),
+        (type(seed) is int and 0 <= seed < 2**128, f"--seed must be a whole number from 0 to 2^128 - 1, got {seed!r}"),
         (mode in ("shoe", "fresh"), f"--mode must be 'shoe' or 'fresh', got {mode!r}"),
     ]
     for ok, message in checks:

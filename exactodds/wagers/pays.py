@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, exact_number
 from exactodds.wagers.forms import Form
 
 __all__ = ["Pay", "parse_pay", "parse_amount", "THOUSANDS", "vigorish_terms", "Net"]
@@ -162,6 +162,8 @@ def parse_pay(text: str, *, denomination: Fraction | int | None = None, award_ba
     if m := _DOLLARS.match(t):
         if denomination is None:
             raise ExactOddsError(f"pay {t!r} is in dollars but the paytable states no denomination")
+        if not exact_number(denomination, "denomination") > 0:     # -5 paid a win as a loss
+            raise ExactOddsError(f"denomination must be above $0, got {denomination!r}")
         return Pay(t, "dollars", _sane(_num(m[1]) / Fraction(denomination) - less, t))
     if m := _PROGRESSIVE.match(t):
         share = _num(m[1]) / 100
