@@ -12,7 +12,7 @@ from exactodds import design_paytable, parse_pay, simulate
 from exactodds.analyses.analysis import analyze
 from exactodds.analyses.counting import RANKS, suggest_tags
 from exactodds.analyses.eor import effects_of_removal
-from exactodds.analyses.house_money import house_money
+from exactodds.analyses.house_money import house_money, options_report
 from exactodds.analyses.positions import position
 from exactodds.analyses.progressive import MysterySpec, mystery_return
 from exactodds.analyses.vigorish import vigorish_table
@@ -65,6 +65,9 @@ CASES = {
     "mystery rate float": (lambda: MysterySpec(**{**SPEC, "rate": 0.01}), "mystery 'm': the rate must be an exact"),
     "mystery whole_cents 'no'": (lambda: mystery_return(MysterySpec(**SPEC), whole_cents="no"),
                                  "whole_cents must be True or False"),
+    "options_report ratio 0": (lambda: options_report([house_money(ONE)], ratios=[Fraction(0)]),
+                               "a ratio of the main wager to House Money must be above 0"),
+    "options_report none": (lambda: options_report([]), "options_report: give at least one House Money option"),
     "analyze everything 'no'": (lambda: analyze(ONE, everything="no"), "everything must be True or False"),
     "check detect -1": (lambda: check(simulate(decks=1, rounds=10, seed=1), decks=1, detect=Fraction(-1)),
                         "--detect: a deviation of the return is above 0"),

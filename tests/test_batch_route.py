@@ -176,6 +176,9 @@ def test_the_class_sums_are_int64_within_their_bound_and_python_integers_past_it
     # the bound by the largest count of all (8 · 2^61) fails, the bound column by column (3 · 2^61 + 5 · 3) holds
     apart = pricing._class_sums([Fraction(3), Fraction(-5)], np.array([[2**61, 3], [1, -3]]))
     assert apart.dtype == np.int64 and apart.tolist() == [3 * 2**61 - 15, 18]
+    # a value past int64 on counts of 0 (a bound of 0): Python integers, not an OverflowError from NumPy
+    zero = pricing._class_sums([Fraction(2**70), Fraction(1)], np.zeros((2, 2), dtype=np.int64))
+    assert zero.tolist() == [0, 0]
 
 
 @pytest.mark.parametrize("counts,problem", [

@@ -139,6 +139,11 @@ class HouseMoneyOption:
 def options_report(options: Sequence[HouseMoneyOption], *,
                    ratios: Sequence[Fraction] = (Fraction(1), Fraction(5), Fraction(10))) -> Report:
     """Never / always / optimal for each bettor, the value per unit of the main wager, the decision tables."""
+    if not options:
+        raise ExactOddsError("options_report: give at least one House Money option")
+    for r in ratios:
+        if not exact_number(r, "a ratio of the main wager to House Money") > 0:
+            raise ExactOddsError(f"a ratio of the main wager to House Money must be above 0, got {r!r}")
     head = (Column("bet", "Main wager"), *(Column(k, label, "percent", 4) for k, label in (
         ("never", "Never"), ("always", "Always"), ("optimal", "Optimal"), ("option_value", "Option value"))),
         Column("ride_probability", "Rides in", "percent", 3),

@@ -780,13 +780,14 @@ def _class_sums(values: Iterable[Fraction], counts: np.ndarray) -> np.ndarray:
         if x.denominator != 1:
             raise ValueError(f"a moment's value on a class is not an integer ({x})")
         v.append(int(x))
-    if counts.dtype != object:
+    if counts.dtype != object and max(map(abs, v), default=0) <= _INT64_MAX:      # each value an int64 first
         overall = max(-int(counts.min(initial=0)), int(counts.max(initial=0)))                 # Python ints
         if sum(abs(k) for k in v) * overall <= _INT64_MAX:
             return counts @ np.array(v, dtype=np.int64)  # type: ignore[no-any-return]
     largest = [max(-low, high) for low, high in zip(counts.min(axis=0, initial=0).tolist(),
                                                     counts.max(axis=0, initial=0).tolist())]
-    if counts.dtype != object and sum(abs(k) * c for k, c in zip(v, largest)) <= _INT64_MAX:
+    if (counts.dtype != object and max(map(abs, v), default=0) <= _INT64_MAX
+            and sum(abs(k) * c for k, c in zip(v, largest)) <= _INT64_MAX):
         return counts @ np.array(v, dtype=np.int64)  # type: ignore[no-any-return]
     return counts.astype(object) @ np.array(v, dtype=object)  # type: ignore[no-any-return]
 
