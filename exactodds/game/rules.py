@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import SupportsIndex
+from typing import SupportsIndex, cast
 
 from exactodds.errors import ExactOddsError
 
@@ -48,10 +48,15 @@ TABLE_1: dict[int, str] = {
 
 def _point_value(v: object, what: str) -> int:
     """``v`` where it is a card's point value, a whole number from 0 to 9 (§627a.6(a)), else one line: these
-    functions of the rules are exported, and -1 read as 9, 1.5 or True as a card."""
-    if isinstance(v, bool) or not isinstance(v, SupportsIndex) or not 0 <= operator.index(v) <= 9:   # NumPy's too
+    functions of the rules are exported, and -1 read as 9, 1.5 or True as a card. An int first (the brute
+    force of the tests plays every deal), then NumPy's integers."""
+    if type(v) is not int:
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise ExactOddsError(f"{what} must be a point value, a whole number from 0 to 9, got {v!r}")
+        v = operator.index(cast(SupportsIndex, v))
+    if not 0 <= v <= 9:
         raise ExactOddsError(f"{what} must be a point value, a whole number from 0 to 9, got {v!r}")
-    return operator.index(v)
+    return v
 
 
 def point_count(values: Sequence[int]) -> int:
@@ -60,7 +65,10 @@ def point_count(values: Sequence[int]) -> int:
     >>> point_count([1, 2, 9])   # §627a.6(b)(2): ace, 2 and 9 count 2
     2
     """
-    return sum(_point_value(v, "a card") for v in values) % 10
+    total = 0
+    for v in values:
+        total += v if type(v) is int and 0 <= v <= 9 else _point_value(v, "a card")
+    return total % 10
 
 
 def is_natural(two_card_total: int) -> bool:
@@ -73,14 +81,8 @@ def player_draws(player_total: int) -> bool:
     return _point_value(player_total, "the Player's total") < 6
 
 
-def banker_draws(banker_total: int, player_third: int | None) -> bool:
-    """§627a.10(c): does the Banker draw, given the Player's third card value?
-
-    ``player_third`` is ``None`` when the Player stood (§627a.10(c)(1)).
-    """
-    _point_value(banker_total, "the Banker's total")
-    if player_third is not None:
-        _point_value(player_third, "the Player's third card")
+def _banker_draws(banker_total: int, player_third: int | None) -> bool:
+    """:func:`banker_draws` of point values already checked."""
     if player_third is None:
         return banker_total <= 5
     if banker_total < 3:
@@ -88,6 +90,15 @@ def banker_draws(banker_total: int, player_third: int | None) -> bool:
     if banker_total == 7:
         return False                                  # (c)(2)(ii)
     return TABLE_1[banker_total].split()[player_third] == "D"   # (c)(2)(iii)
+
+
+def banker_draws(banker_total: int, player_third: int | None) -> bool:
+    """§627a.10(c): does the Banker draw, given the Player's third card value?
+
+    ``player_third`` is ``None`` when the Player stood (§627a.10(c)(1)).
+    """
+    return _banker_draws(_point_value(banker_total, "the Banker's total"),
+                         None if player_third is None else _point_value(player_third, "the Player's third card"))
 
 
 #: Column index meaning "the Player stood" in :data:`BANKER_DRAW_MATRIX`.
@@ -108,13 +119,18 @@ class Round:
     player_cards: tuple[int, ...]
     banker_cards: tuple[int, ...]
 
+    def __post_init__(self) -> None:
+        for v in (*self.player_cards, *self.banker_cards):        # once: the totals below read them unchecked
+            if not (type(v) is int and 0 <= v <= 9):
+                _point_value(v, "a card")
+
     @property
     def player_total(self) -> int:
-        return point_count(self.player_cards)
+        return sum(self.player_cards) % 10
 
     @property
     def banker_total(self) -> int:
-        return point_count(self.banker_cards)
+        return sum(self.banker_cards) % 10
 
     @property
     def cards_used(self) -> int:
@@ -134,22 +150,21 @@ def play(values: Sequence[int]) -> Round:
     """
     if len(values) < 4:
         raise ExactOddsError(f"a round needs at least 4 cards, got {len(values)}")
-    for v in values[:6]:
-        _point_value(v, "a card")
+    values = [_point_value(v, "a card") for v in values[:6]]      # checked once: the rules below take them
     p = [values[0], values[2]]
     b = [values[1], values[3]]
     nxt = 4
-    pt, bt = point_count(p), point_count(b)
+    pt, bt = sum(p) % 10, sum(b) % 10
     if is_natural(pt) or is_natural(bt):                      # §627a.10(a)
         return Round(tuple(p), tuple(b))
     third: int | None = None
-    if player_draws(pt):
+    if pt < 6:                                                # player_draws
         if len(values) <= nxt:
             raise ExactOddsError("the round needs a fifth card")
         third = values[nxt]
         p.append(third)
         nxt += 1
-    if banker_draws(bt, third):
+    if _banker_draws(bt, third):
         if len(values) <= nxt:
             raise ExactOddsError(f"the round needs card {nxt + 1}")
         b.append(values[nxt])
