@@ -264,6 +264,8 @@ def _partition(specs: tuple[Spec | None, ...]) -> _Partition:
 def _read_of(spec: Spec) -> tuple[Hashable, ...]:
     """What a tracker with need ``spec`` reads of each identity (:func:`_component`), in order: kept per need,
     which many partitions share."""
+    if spec[0] == "joint":                              # one per summary of a group: not kept per card
+        return spec[1].reads_of(spec[2])
     return tuple(_component(spec, card) for card in _IDENTITIES)
 
 
@@ -295,6 +297,11 @@ class _Tracker:
 
     def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
         return s
+
+    def changes_at(self, hand: str, k: int) -> bool:
+        """Whether a card dealt to ``hand`` as its card ``k`` may change a summary (else :meth:`update`
+        leaves every summary as it is there)."""
+        return True
 
     def done(self, s: Any) -> bool:
         """Whether the summary can no longer change."""
@@ -485,12 +492,10 @@ class _JointTable:
     named: frozenset[str]                            # the suits the parts name
     least: dict[int, np.ndarray] = field(default_factory=dict)        # see :meth:`canonical`
     memo: dict[Any, Any] = field(default_factory=dict)                 # canonical and renamed summaries
-    firsts: tuple[int, ...] = field(init=False)      # per position, its first feature
-    place: dict[Position, int] = field(init=False)   # each position's place in deal order
+    reads: tuple[bool, bool] = field(init=False)     # whether it reads ranks, suits
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "firsts", tuple(features[0] for features in self.of))
-        object.__setattr__(self, "place", {p: i for i, p in enumerate(self.positions)})
+        object.__setattr__(self, "reads", ("rank" in self.attrs, "suit" in self.attrs))
 
     def value(self, f: int, x: int) -> object:
         """Feature ``f``'s value of index ``x``, as a round's row holds it."""
@@ -552,12 +557,18 @@ def _first_of(inverse: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=16)
+def _joint_layout(names: tuple[str, ...]) -> tuple[tuple[Position, ...], list[int], tuple[str, ...]]:
+    """A group's positions in deal order, the place of each feature's position among them, and each
+    feature's attribute ('rank' or 'suit')."""
+    parsed = [m for f in names if (m := _POSITION.match(f))]
+    positions = tuple(sorted({(m[1], int(m[3]) - 1) for m in parsed}, key=_POSITIONS.index))
+    return positions, [positions.index((m[1], int(m[3]) - 1)) for m in parsed], tuple(m[2] for m in parsed)
+
+
+@functools.lru_cache(maxsize=16)
 def _joint_table(joint: _Joint) -> _JointTable:
     """The table of ``joint``'s group (the last 16 kept: the largest, six ranks, takes about 30 MB)."""
-    parsed = [m for f in joint.names if (m := _POSITION.match(f))]
-    positions = tuple(sorted({(m[1], int(m[3]) - 1) for m in parsed}, key=_POSITIONS.index))
-    at = [positions.index((m[1], int(m[3]) - 1)) for m in parsed]
-    attrs = tuple(m[2] for m in parsed)
+    positions, at, attrs = _joint_layout(joint.names)
     sizes = [(13 if a == "rank" else 4) + (positions[j][1] == 2) for j, a in zip(at, attrs)]
     grid = np.indices(sizes, dtype=np.int8).reshape(len(sizes), -1)        # small types: up to 6 M assignments
     ranks, letters = np.array([*range(1, 14), -1], dtype=np.int16), np.array([*_SUITS, ""])
@@ -589,7 +600,12 @@ class _Joint(_Tracker):
 
     def __post_init__(self) -> None:                  # hashed at every move of the walk: once here
         object.__setattr__(self, "_hash", hash((self.names, self.atoms, self.parameters)))
-        object.__setattr__(self, "_at", {(m[1], int(m[3]) - 1) for f in self.names if (m := _POSITION.match(f))})
+        positions, at, _attrs = _joint_layout(self.names)
+        object.__setattr__(self, "_at", {p: i for i, p in enumerate(positions)})      # each position's place
+        # the Player's third card (§627a.10), the one position a later card can come after undealt: its place
+        # and its first feature, or -1
+        third = self._at.get(("player", 2), -1)  # type: ignore[attr-defined]
+        object.__setattr__(self, "_third", (third, at.index(third) if third >= 0 else -1))
 
     def __hash__(self) -> int:
         return self._hash  # type: ignore[attr-defined,no-any-return]
@@ -609,6 +625,10 @@ class _Joint(_Tracker):
         """What ``card`` would make of the summary ``s`` at each position not dealt yet (in deal order)."""
         table = _joint_table(self)
         rank, suit = card
+        key = ("after", s, rank if table.reads[0] else 0, suit if table.reads[1] else "")   # all it reads of the card
+        found = table.memo.get(key)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         out = []
         for features in table.of:
             if s[features[0]] is None:
@@ -616,14 +636,32 @@ class _Joint(_Tracker):
                 for f in features:
                     dealt[f] = rank - 1 if table.attrs[f] == "rank" else _SUITS.index(suit)
                 out.append(table.canonical(tuple(dealt)))
-        return tuple(out)
+        found = table.memo[key] = tuple(out)
+        return found  # type: ignore[no-any-return]
+
+    def reads_of(self, s: tuple[int | None, ...]) -> tuple[tuple[Any, ...], ...]:
+        """:meth:`after` of each card identity in turn (made once per rank or suit where the group reads
+        only ranks or only suits)."""
+        by_rank, by_suit = _joint_table(self).reads
+        if by_rank and by_suit:
+            return tuple(self.after(s, card) for card in _IDENTITIES)
+        if by_rank:
+            made = [self.after(s, (r, "s")) for r in range(1, 14)]
+            return tuple(made[r - 1] for r, _suit in _IDENTITIES)
+        of = {x: self.after(s, (1, x)) for x in _SUITS}
+        return tuple(of[x] for _r, x in _IDENTITIES)
 
     def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
-        if isinstance(s, int) or (hand, k) not in self._at:  # type: ignore[attr-defined]
+        place = self._at.get((hand, k))  # type: ignore[attr-defined]
+        if place is None or isinstance(s, int):
             return s
-        table = _joint_table(self)
-        firsts = table.firsts                          # seen: per position not dealt, in deal order
-        return seen[sum(s[firsts[j]] is None for j in range(table.place[(hand, k)]))]
+        # seen: per position not dealt, in deal order; the positions before this one are all dealt but the
+        # Player's third card, which a Banker's third card can come without
+        third, first = self._third  # type: ignore[attr-defined]
+        return seen[1 if 0 <= third < place and s[first] is None else 0]
+
+    def changes_at(self, hand: str, k: int) -> bool:
+        return (hand, k) in self._at  # type: ignore[attr-defined]
 
     def done(self, s: Any) -> bool:
         return isinstance(s, int)
@@ -949,6 +987,8 @@ class _Walk:
         self._memo: dict[tuple[Counts, State, tuple[Any, ...]], Result] = {}
         self._tails: dict[tuple[Counts, State, tuple[Any, ...]], tuple[tuple[tuple[Key, tuple[Any, ...]], int], ...]] = {}
         self._moves: dict[tuple[Any, ...], tuple[int, tuple[Any, ...], tuple[int, ...] | None, int]] = {}
+        #: per (hand, card index), the trackers a card dealt there may change
+        self._changing: dict[tuple[str, int], tuple[int, ...]] = {}
         #: the renamings of the suits the walk of the shoe at hand may make (:func:`_symmetries`)
         self._symmetries: tuple[tuple[str, ...], ...] = ()
 
@@ -1051,8 +1091,15 @@ class _Walk:
         """The summaries after a card of the class ``label`` (its point value, then what each tracker reads of
         it) is dealt to ``hand`` as its card ``k``; a frozen summary stays as it is."""
         v = cast(int, label[0])
-        return tuple(s if s is _FROZEN else t.update(s, label[j + 1], v, hand, k)
-                     for j, (t, s) in enumerate(zip(self.trackers, summary)))
+        changing = self._changing.get((hand, k))
+        if changing is None:
+            changing = self._changing[(hand, k)] = tuple(j for j, t in enumerate(self.trackers) if t.changes_at(hand, k))
+        after = list(summary)
+        for j in changing:
+            s = summary[j]
+            if s is not _FROZEN:
+                after[j] = self.trackers[j].update(s, label[j + 1], v, hand, k)
+        return tuple(after)
 
     def _step(self, counts: Counts, state: State, summary: tuple[Any, ...]) -> Result:
         """Counts per hit tuple of the sequences that finish the round from here (the unread
@@ -1632,8 +1679,15 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
     found = _AUTOMATA.get((walk.trackers, present, symmetries))
     if found is not None:
         return found
+    least: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[str, ...] | None]] = {}
+
     def canonical(summary: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[str, ...] | None]:
-        return _least_image(walk.trackers, summary, symmetries) if symmetries else (summary, None)
+        if not symmetries:
+            return summary, None
+        found = least.get(summary)
+        if found is None:
+            found = least[summary] = _least_image(walk.trackers, summary, symmetries)
+        return found
 
     start = tuple(t.start for t in walk.trackers)
     nodes: dict[tuple[Any, ...], int] = {start: 0}
@@ -1643,6 +1697,11 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
     # each position's card, each once; before a position's moves are made, their number (a move per class of
     # each summary's cards) is known, and the automaton is refused there if it would pass its limit
     layers: list[dict[tuple[Any, ...], None]] = [{start: None}] + [{} for _ in _POSITIONS[1:]]
+    # a move's map of classes depends only on how the two summaries' needs part the identities (their
+    # partitions' ``of``) and the renaming: a few thousand such triples stand for hundreds of thousands of moves
+    parts: dict[tuple[int, ...], int] = {}            # each partition's ``of``, numbered as first met
+    part_of: dict[tuple[Spec | None, ...], int] = {}  # each summary's needs, to its partition's number
+    maps: dict[tuple[int, int, tuple[str, ...] | None], tuple[int, ...] | None] = {}
     made = 0
     for pos, layer in enumerate(layers):
         coming = made + sum(len(_partition(specs_of[summary]).labels) for summary in layer)
@@ -1654,17 +1713,23 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
         for summary in layer:
             at = specs_of[summary]
             read = _partition(at).labels
+            p_at = part_of[at] if at in part_of else part_of.setdefault(at, parts.setdefault(_partition(at).of, len(parts)))
             moves = transitions[(nodes[summary], pos)] = []
             for i, here in enumerate(_present_classes(at, present)):
                 if not here:                              # never dealt: a place holder
                     moves.append((0, None))
                     continue
                 after, by = canonical(walk._updated(summary, read[i], hand, k))   # what the trackers read, as _move
-                if after not in specs_of:
-                    specs_of[after] = walk._specs(after)
-                then = specs_of[after]
-                moves.append((nodes.setdefault(after, len(nodes)),
-                              _renamed(at, then, by) if by is not None else _merge(at, then) if then != at else None))
+                then = specs_of.get(after)
+                if then is None:
+                    then = specs_of[after] = walk._specs(after)
+                p_then = part_of.get(then)
+                if p_then is None:
+                    p_then = part_of[then] = parts.setdefault(_partition(then).of, len(parts))
+                key = (p_at, p_then, by)
+                if key not in maps:
+                    maps[key] = _renamed(at, then, by) if by is not None else _merge(at, then) if p_then != p_at else None
+                moves.append((nodes.setdefault(after, len(nodes)), maps[key]))
                 for nxt in _AFTER[pos]:
                     layers[nxt][after] = None
             made += len(moves)
@@ -1704,17 +1769,31 @@ def _least_image(trackers: tuple[_Tracker, ...], summary: tuple[Any, ...], symme
     ``symmetries`` (a group), and the renaming that gives it (None: the summaries themselves). Least by hash,
     ties by text: any image would give the same counts (the walk renames the cards dealt with it); the least
     is the same for every summary of one orbit, so that they are carried as one."""
-    best, by, least = summary, None, hash(summary)
     moving = _moving(trackers)
-    for p, names in _renamings(symmetries):
-        renamed = list(summary)
-        for i in moving:
-            renamed[i] = trackers[i].relabel(summary[i], names)
-        image = tuple(renamed)
-        h = hash(image)
-        if h < least or (h == least and image != best and repr(image) < repr(best)):
-            best, by, least = image, p, h
+    n = len(symmetries)
+    # the images under each renaming, made from each tracker's images of its own summary (kept per summary:
+    # many states of the walk share each part)
+    images = list(zip(*(_orbit(t, s, symmetries) if i in moving else (s,) * n
+                        for i, (t, s) in enumerate(zip(trackers, summary)))))
+    hashes = list(map(hash, images))
+    least = min(hashes, default=hash(summary))
+    if hash(summary) <= least:                            # the summary itself first, as it comes
+        least = hash(summary)
+        best: tuple[Any, ...] = summary
+        by = None
+    else:
+        j = hashes.index(least)
+        best, by = images[j], symmetries[j]
+    for j in range(len(images)):                          # ties by text, the first of the least kept
+        if hashes[j] == least and images[j] != best and repr(images[j]) < repr(best):
+            best, by = images[j], symmetries[j]
     return best, by
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _orbit(tracker: _Tracker, s: Any, symmetries: tuple[tuple[str, ...], ...]) -> tuple[Any, ...]:
+    """The images of ``tracker``'s summary ``s`` under each renaming of ``symmetries``."""
+    return tuple(tracker.relabel(s, names) for _p, names in _renamings(symmetries))
 
 
 @functools.cache
