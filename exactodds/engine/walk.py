@@ -1679,14 +1679,28 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
     found = _AUTOMATA.get((walk.trackers, present, symmetries))
     if found is not None:
         return found
+    # :func:`_least_image`, its parts kept here: each summary's least image, each tracker's images of its own
     least: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[str, ...] | None]] = {}
+    orbits: dict[tuple[int, Any], tuple[Any, ...]] = {}
+    moving, renamings = frozenset(_moving(walk.trackers)), _renamings(symmetries)
+
+    def orbit(i: int, s: Any) -> tuple[Any, ...]:
+        found = orbits.get((i, s))
+        if found is None:
+            if i in moving:
+                relabel = walk.trackers[i].relabel
+                found = orbits[(i, s)] = tuple(relabel(s, names) for _p, names in renamings)
+            else:
+                found = orbits[(i, s)] = (s,) * len(renamings)
+        return found
 
     def canonical(summary: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[str, ...] | None]:
         if not symmetries:
             return summary, None
         found = least.get(summary)
         if found is None:
-            found = least[summary] = _least_image(walk.trackers, summary, symmetries)
+            found = least[summary] = _least_of(summary, list(zip(*(orbit(i, s) for i, s in enumerate(summary)))),
+                                               symmetries)
         return found
 
     start = tuple(t.start for t in walk.trackers)
@@ -1773,8 +1787,14 @@ def _least_image(trackers: tuple[_Tracker, ...], summary: tuple[Any, ...], symme
     n = len(symmetries)
     # the images under each renaming, made from each tracker's images of its own summary (kept per summary:
     # many states of the walk share each part)
-    images = list(zip(*(_orbit(t, s, symmetries) if i in moving else (s,) * n
-                        for i, (t, s) in enumerate(zip(trackers, summary)))))
+    return _least_of(summary, list(zip(*(_orbit(t, s, symmetries) if i in moving else (s,) * n
+                                         for i, (t, s) in enumerate(zip(trackers, summary))))), symmetries)
+
+
+def _least_of(summary: tuple[Any, ...], images: list[tuple[Any, ...]], symmetries: tuple[tuple[str, ...], ...]
+              ) -> tuple[tuple[Any, ...], tuple[str, ...] | None]:
+    """The least of ``summary`` and its ``images`` under the renamings ``symmetries`` (one each, in turn), and
+    the renaming that gives it: :func:`_least_image`."""
     hashes = list(map(hash, images))
     least = min(hashes, default=hash(summary))
     if hash(summary) <= least:                            # the summary itself first, as it comes
