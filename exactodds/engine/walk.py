@@ -1660,11 +1660,13 @@ class _Automaton:
 _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...], tuple[tuple[str, ...], ...]], _Automaton] = {}
 #: The most moves (a class of cards dealt at a position from a summary) an automaton may hold (a wager
 #: that reads the ranks or suits of many cards apart, at once, on a shoe that holds most identities):
-#: about 20 s and 630 MB (the whole process, 8 decks) where one is refused at it; a larger one is refused
-#: before the position at which it would pass the limit is built. The catalogue's largest: 44,780; six
-#: positions' ranks and suits compared in pairs (tests/test_bounds.py): 449,597; three positions' ranks kept
-#: apart beside suits in two groups: 703,913 (14 s to build, 17 s and 600 MB in all).
-AUTOMATON_MOVES_LIMIT = 1_000_000
+#: a larger one is refused before the position at which it would pass the limit is built (the bet of
+#: tests/test_bounds.py refused there, at 2,237,104: 11 s and 540 MB, the whole process, 8 decks). The
+#: catalogue's largest: 44,780; six positions' ranks and suits compared in pairs (tests/test_bounds.py): 449,597;
+#: three positions' ranks kept apart beside suits in two groups: 703,913 (4 s of CPU to build, 7.6 s and 460 MB
+#: in all); beside the six suits in one group: 1,593,660 (8 s to build, 20 s and 725 MB in all, about 25 s at
+#: the limit by the same measure).
+AUTOMATON_MOVES_LIMIT = 2_000_000
 
 
 def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
