@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -96,6 +97,8 @@ def test_a_condition_too_large_is_refused_in_one_line_under_a_memory_limit(when:
     assert "wager 'huge'" in r.stderr and " GB to compile (limit 2.0 GB); read " in r.stderr
     assert " rows, " in r.stderr and str(path) in r.stderr
     assert "; and by the walk: the walk of wager 'huge' (test) would " in r.stderr    # both routes refuse it
+    assert re.search(r"\(2,237,104 once the Banker's third card is dealt, counted before; those alone about \d+ s and "
+                     r"0\.3 GB to build\): refused", r.stderr), r.stderr
 
 
 @pytest.mark.slow

@@ -234,7 +234,8 @@ def test_a_wager_both_routes_refuse_is_one_line_naming_both(monkeypatch: pytest.
     from exactodds.analyses.analysis import load_text
     from exactodds.errors import TooLarge
     with pytest.raises(TooLarge, match=r"GB to compile .*; and by the walk: the walk of wager 'every-card-suit' .* "
-                                       r"refused") as exc:
+                                       r"\(\d{3},\d{3} once the Banker's second card is dealt, counted before; those alone "
+                                       r"about \d+ s and \d+\.\d GB to build\): refused") as exc:
         analyze(Shoe.decks(8), wagers=["every-card-suit"], catalogue=load_text(text, source="t.toml"))
     assert "\n" not in str(exc.value)
 
