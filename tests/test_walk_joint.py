@@ -76,6 +76,10 @@ def _apart_suits(s: Mapping[str, str]) -> bool:
         s["player_suit_2"] not in (s["player_suit_3"], s["banker_suit_2"])
 
 
+def _apart_three_suits(s: Mapping[str, str]) -> bool:
+    return _apart_suits(s) and s["banker_suit_2"] in (s["player_suit_1"], s["banker_suit_3"])
+
+
 def _by_identity(shoe: Shoe) -> dict[tuple[int, str], int]:
     """The shoe's cards per (rank, suit): Card.index is (rank − 1) · 4 + the suit's place in s h d c."""
     assert shoe.card_counts is not None
@@ -215,6 +219,16 @@ def test_three_pairs_of_ranks_apart_at_8_decks_equal_a_count_by_rank_and_suit_pa
     if got is not None:
         assert got["win"] == factored.count(_by_identity(Shoe.decks(8)), _apart_ranks, _apart_suits) \
             == 52_904_510_224_896
+
+
+@pytest.mark.slow
+def test_ranks_apart_beside_three_suit_parts_at_8_decks_equal_a_count_by_rank_and_suit_pattern() -> None:
+    """The six suits in one group beside the ranks (tests/suit-bets.toml ranks-apart-three): 1,593,660 moves,
+    refused by both routes until the automaton's limit rose to 2,000,000."""
+    got = _walked_at_8_decks(APART + " and banker_suit_2 in (player_suit_1, banker_suit_3)")
+    if got is not None:
+        assert got["win"] == factored.count(_by_identity(Shoe.decks(8)), _apart_ranks, _apart_three_suits) \
+            == 17_082_939_815_424
 
 
 def test_the_count_written_for_six_positions_equals_the_brute_force_on_a_small_shoe() -> None:
