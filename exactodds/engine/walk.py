@@ -1710,70 +1710,75 @@ def _automaton(walk: _Walk, present: tuple[bool, ...], what: str = "a wager",
         return found
 
     start = tuple(t.start for t in walk.trackers)
+    # the nodes: each summary reached (after its least image), numbered as first met, with its needs and the number
+    # of its partition of the identities (their ``of``, numbered as first met)
     nodes: dict[tuple[Any, ...], int] = {start: 0}
-    specs_of: dict[tuple[Any, ...], tuple[Spec | None, ...]] = {start: walk._specs(start)}
-    transitions: dict[tuple[int, int], list[tuple[int, tuple[int, ...] | None]]] = {}
-    # position by position in the order of the deal (a card's successors come later): the summaries that take
-    # each position's card, each once; before a position's moves are made, their number (a move per class of
-    # each summary's cards) is known, and the automaton is refused there if it would pass its limit
-    layers: list[dict[tuple[Any, ...], None]] = [{start: None}] + [{} for _ in _POSITIONS[1:]]
-    # a move's map of classes depends only on how the two summaries' needs part the identities (their
-    # partitions' ``of``) and the renaming: a few thousand such triples stand for hundreds of thousands of moves
-    parts: dict[tuple[int, ...], int] = {}            # each partition's ``of``, numbered as first met
-    part_of: dict[tuple[Spec | None, ...], int] = {}  # each summary's needs, to its partition's number
-    maps: dict[tuple[int, int, tuple[str, ...] | None], tuple[int, ...] | None] = {}
+    summaries_of: list[tuple[Any, ...]] = [start]
+    specs_of: list[tuple[Spec | None, ...]] = [walk._specs(start)]
+    parts: dict[tuple[int, ...], int] = {_partition(specs_of[0]).of: 0}
+    part_of: list[int] = [0]
+    transitions: dict[tuple[int, int], list[tuple[int, int]]] = {}     # per (node, position): (node after, map)
+    # position by position in the order of the deal (a card's successors come later): the nodes that take each
+    # position's card, each once; before a position's moves are made, their number (a move per class of each
+    # node's cards) is known, and the automaton is refused there if it would pass its limit
+    layers: list[dict[int, None]] = [{0: None}] + [{} for _ in _POSITIONS[1:]]
+    # a move's map of classes depends only on the two nodes' partitions and the renaming: a few thousand such
+    # triples stand for hundreds of thousands of moves; each map is kept once in ``merges`` (-1: none)
+    maps: dict[tuple[int, int, tuple[str, ...] | None], int] = {}
+    merges: list[int] = []
+    merge_at: dict[tuple[int, ...], int] = {}
     made = 0
     for pos, layer in enumerate(layers):
-        coming = made + sum(len(_partition(specs_of[summary]).labels) for summary in layer)
+        coming = made + sum(len(_partition(specs_of[node]).labels) for node in layer)
         if coming > AUTOMATON_MOVES_LIMIT:
             raise TooLarge(f"the walk of {what} would tell more than {AUTOMATON_MOVES_LIMIT:,} ways its cards can "
                            f"come apart ({coming:,} once the {_SHOWN[pos]} is dealt, counted before; those alone about "
                            f"{coming * SECONDS_PER_MOVE:.0f} s and {bounds._gb(coming * BYTES_PER_MOVE)} to build): "
                            "refused; read fewer cards' ranks or suits apart")
         hand, k = _POSITIONS[pos]
-        for summary in layer:
-            at = specs_of[summary]
+        for node in layer:
+            summary, at, p_at = summaries_of[node], specs_of[node], part_of[node]
             read = _partition(at).labels
-            p_at = part_of[at] if at in part_of else part_of.setdefault(at, parts.setdefault(_partition(at).of, len(parts)))
-            moves = transitions[(nodes[summary], pos)] = []
+            moves = transitions[(node, pos)] = []
             for i, here in enumerate(_present_classes(at, present)):
                 if not here:                              # never dealt: a place holder
-                    moves.append((0, None))
+                    moves.append((0, -1))
                     continue
                 after, by = canonical(walk._updated(summary, read[i], hand, k))   # what the trackers read, as _move
-                then = specs_of.get(after)
-                if then is None:
-                    then = specs_of[after] = walk._specs(after)
-                p_then = part_of.get(then)
-                if p_then is None:
-                    p_then = part_of[then] = parts.setdefault(_partition(then).of, len(parts))
-                key = (p_at, p_then, by)
-                if key not in maps:
-                    maps[key] = _renamed(at, then, by) if by is not None else _merge(at, then) if p_then != p_at else None
-                moves.append((nodes.setdefault(after, len(nodes)), maps[key]))
+                to = nodes.get(after)
+                if to is None:
+                    to = nodes[after] = len(summaries_of)
+                    summaries_of.append(after)
+                    specs_of.append(walk._specs(after))
+                    part_of.append(parts.setdefault(_partition(specs_of[to]).of, len(parts)))
+                key = (p_at, part_of[to], by)
+                m = maps.get(key)
+                if m is None:
+                    then = specs_of[to]
+                    merge = _renamed(at, then, by) if by is not None else _merge(at, then) if key[1] != p_at else None
+                    if merge is None:
+                        m = -1
+                    elif merge in merge_at:
+                        m = merge_at[merge]
+                    else:
+                        m = merge_at[merge] = len(merges)
+                        merges.extend(merge)
+                    maps[key] = m
+                moves.append((to, m))
                 for nxt in _AFTER[pos]:
-                    layers[nxt][after] = None
+                    layers[nxt][to] = None
             made += len(moves)
-    summaries = tuple(nodes)
-    specs = tuple(specs_of[s] for s in summaries)
+    summaries = tuple(summaries_of)
+    specs = tuple(specs_of)
     labels = [_partition(sp).labels for sp in specs]
     offsets = np.cumsum([0, *map(len, labels)]).astype(np.int64)
     trans_offset = np.full(len(summaries) * len(_POSITIONS), -1, dtype=np.int64)
     trans_next: list[int] = []
     trans_merge: list[int] = []
-    merges: list[int] = []
-    merge_at: dict[tuple[int, ...], int] = {}
     for (node, pos), moves in transitions.items():
         trans_offset[node * len(_POSITIONS) + pos] = len(trans_next)
-        for to, merge in moves:
-            trans_next.append(to)
-            if merge is None:
-                trans_merge.append(-1)
-            else:
-                if merge not in merge_at:
-                    merge_at[merge] = len(merges)
-                    merges.extend(merge)
-                trans_merge.append(merge_at[merge])
+        trans_next.extend(to for to, _m in moves)
+        trans_merge.extend(m for _to, m in moves)
     built = _Automaton(summaries, specs, offsets, np.array([lab[0] for ls in labels for lab in ls], dtype=np.int64),
                        trans_offset, np.array(trans_next, dtype=np.int64), np.array(trans_merge, dtype=np.int64),
                        np.array(merges, dtype=np.int64))
