@@ -821,13 +821,14 @@ def _compiled(cat: Any) -> None:
 
 
 #: Bets on the suits of all six positions written card by card, one comparing their ranks and suits in pairs,
-#: and two keeping three positions' ranks apart beside suits (tests/suit-bets.toml), which the tables refuse
+#: and three keeping three positions' ranks apart beside suits (tests/suit-bets.toml), which the tables refuse
 #: (14 to 164 GB): priced by the walk, chosen for the user.
 _CARD_BY_CARD = {"contrast": "six suits, card by card", "one-colour-named": "six suits, card by card",
                  "one-suit-compared": "six suits, card by card",
                  "crossed-pairs": "six ranks and suits compared in pairs",
                  "ranks-apart": "six ranks apart beside suits in two groups",
-                 "ranks-apart-three": "six ranks apart beside the six suits in one group"}
+                 "ranks-apart-three": "six ranks apart beside the six suits in one group",
+                 "ranks-apart-four": "the same, the heaviest found under the walk's limit"}
 
 
 def _card_by_card() -> None:

@@ -18,7 +18,7 @@ import json
 import pickle
 import warnings
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -74,10 +74,6 @@ def _apart_ranks(f: Mapping[str, np.ndarray]) -> np.ndarray:
 def _apart_suits(s: Mapping[str, str]) -> bool:
     return s["player_suit_1"] in (s["banker_suit_1"], s["banker_suit_3"]) and \
         s["player_suit_2"] not in (s["player_suit_3"], s["banker_suit_2"])
-
-
-def _apart_three_suits(s: Mapping[str, str]) -> bool:
-    return _apart_suits(s) and s["banker_suit_2"] in (s["player_suit_1"], s["banker_suit_3"])
 
 
 def _by_identity(shoe: Shoe) -> dict[tuple[int, str], int]:
@@ -221,14 +217,28 @@ def test_three_pairs_of_ranks_apart_at_8_decks_equal_a_count_by_rank_and_suit_pa
             == 52_904_510_224_896
 
 
+#: The bets of tests/suit-bets.toml that keep the ranks apart beside the six suits in one group: the part added
+#: to APART, the same part on a round's suits, and the sequences that win at 8 decks.
+APART_SIX_SUITS = {
+    "ranks-apart-three (1,593,660 moves)": (
+        " and banker_suit_2 in (player_suit_1, banker_suit_3)",
+        lambda s: s["banker_suit_2"] in (s["player_suit_1"], s["banker_suit_3"]), 17_082_939_815_424),
+    "ranks-apart-four (1,938,296 moves)": (
+        " and banker_suit_2 == banker_suit_3 and player_suit_1 != player_suit_3",
+        lambda s: s["banker_suit_2"] == s["banker_suit_3"] and s["player_suit_1"] != s["player_suit_3"],
+        7_279_229_253_120),
+}
+
+
 @pytest.mark.slow
-def test_ranks_apart_beside_three_suit_parts_at_8_decks_equal_a_count_by_rank_and_suit_pattern() -> None:
-    """The six suits in one group beside the ranks (tests/suit-bets.toml ranks-apart-three): 1,593,660 moves,
-    refused by both routes until the automaton's limit rose to 2,000,000."""
-    got = _walked_at_8_decks(APART + " and banker_suit_2 in (player_suit_1, banker_suit_3)")
+@pytest.mark.parametrize("added, on_suits, wins", APART_SIX_SUITS.values(), ids=APART_SIX_SUITS.keys())
+def test_ranks_apart_beside_the_six_suits_at_8_decks_equal_a_count_by_rank_and_suit_pattern(
+        added: str, on_suits: Callable[[Mapping[str, str]], bool], wins: int) -> None:
+    """Refused by both routes until the automaton's limit rose to 2,000,000 moves (the heaviest: about 12 s)."""
+    got = _walked_at_8_decks(APART + added)
     if got is not None:
-        assert got["win"] == factored.count(_by_identity(Shoe.decks(8)), _apart_ranks, _apart_three_suits) \
-            == 17_082_939_815_424
+        assert got["win"] == factored.count(_by_identity(Shoe.decks(8)), _apart_ranks,
+                                            lambda s: _apart_suits(s) and on_suits(s)) == wins
 
 
 def test_the_count_written_for_six_positions_equals_the_brute_force_on_a_small_shoe() -> None:

@@ -1664,8 +1664,9 @@ _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...], tuple[tuple[str, .
 #: tests/test_bounds.py refused there, at 2,237,104: 11 s and 540 MB, the whole process, 8 decks). The
 #: catalogue's largest: 44,780; six positions' ranks and suits compared in pairs (tests/test_bounds.py): 449,597;
 #: three positions' ranks kept apart beside suits in two groups: 703,913 (4 s of CPU to build, 7.6 s and 460 MB
-#: in all); beside the six suits in one group: 1,593,660 (8 s to build, 20 s and 725 MB in all, about 25 s at
-#: the limit by the same measure).
+#: in all); beside the six suits in one group: 1,593,660 (11-20 s and 710-725 MB in all) and, the heaviest
+#: found under the limit by an audit of 75 bets, 1,938,296 (14 s and 1.0 GB in all; 28 s beside another such
+#: run on two cores).
 AUTOMATON_MOVES_LIMIT = 2_000_000
 #: CPU seconds and bytes per move of an automaton's build (measured 5 to 6 µs and about 120 bytes on
 #: automata of 0.7 to 1.6 million moves, 8 decks): what a refusal says the moves would have cost.
