@@ -28,7 +28,7 @@ from exactodds.errors import ExactOddsError, ExactOddsWarning, SuitsUnknown, Too
 from exactodds.game.shoe import Shoe
 from exactodds.render.report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
 from exactodds.render.tables import Report, Results, counted, dataframe, render_report
-from exactodds.wagers.catalogue import Catalogue, Wager, did_you_mean, file_text, load_catalogue, read_text
+from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, did_you_mean, file_text, load_catalogue, read_text
 
 __all__ = ["Analysis", "analyze", "select", "load_file", "load_text", "priced_pairs", "MAIN_WAGERS", "ROUTES"]
 
@@ -200,14 +200,16 @@ def select(
 
 
 def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
-              alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool] | None]:
+              alternatives: Mapping[str, str] | None
+              ) -> tuple[list[tuple[Wager, str]], list[bool] | None, tuple[tuple[Wager, Paytable], ...]]:
     """:func:`select`, kept on a :class:`~exactodds.wagers.catalogue.Catalogue` (a mapping no one changes) per
     request: a selection priced shoe after shoe is checked once, and its wagers are the same objects each
     time (what they compiled is kept on them); with it, whether route auto walks each first (:func:`_walk_first`;
-    None where it walks none first)."""
+    None where it walks none first), and the pairs with their paytables (one tuple per selection: counted
+    together, it is planned once)."""
     if not isinstance(catalogue, Catalogue):
         return _chosen(catalogue, wagers, paytables, everything, alternatives)
-    kept: dict[Any, tuple[list[tuple[Wager, str]], list[bool] | None]] | None = catalogue.__dict__.get("_selections")
+    kept: dict[Any, Any] | None = catalogue.__dict__.get("_selections")
     if kept is None:
         kept = catalogue.__dict__["_selections"] = {}
     try:
@@ -219,15 +221,16 @@ def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables
         if len(kept) >= 256:
             kept.pop(next(iter(kept)))
         kept[key] = _chosen(catalogue, wagers, paytables, everything, alternatives)
-    pairs, first = kept[key]
-    return list(pairs), first
+    pairs, first, selection = kept[key]
+    return list(pairs), first, selection
 
 
 def _chosen(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
-            alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Wager, str]], list[bool] | None]:
+            alternatives: Mapping[str, str] | None
+            ) -> tuple[list[tuple[Wager, str]], list[bool] | None, tuple[tuple[Wager, Paytable], ...]]:
     pairs = select(catalogue, wagers=wagers, paytables=paytables, everything=everything, alternatives=alternatives)
     first = [_walk_first(w) for w, _ in pairs]
-    return pairs, first if any(first) else None
+    return pairs, first if any(first) else None, tuple((w, w.paytables[t]) for w, t in pairs)
 
 
 def _not_selected(catalogue: Mapping[str, Wager], wid: str) -> None:
@@ -260,8 +263,8 @@ def analyze(
         raise ExactOddsError(f"everything must be True or False, got {everything!r}")
     if isinstance(wagers, str):                        # one id, not its letters
         wagers = (wagers,)
-    pairs, walk_first = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers),
-                                  tuple(paytables), everything, alternatives)
+    pairs, walk_first, selection = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers),
+                                             tuple(paytables), everything, alternatives)
     if route == "walk":                                   # the walk's module loads only when it is asked for
         walk = engine.WalkDistribution(shoe)
         if shoe.card_counts is not None:                  # suits unknown: each wager walked alone, or skipped below
@@ -276,7 +279,7 @@ def analyze(
         counted = settled_together([(pairs[i][0], pairs[i][0].paytables[pairs[i][1]]) for i in rest], dist)
         together = {rest[k]: sums for k, sums in counted.items()}
     else:
-        together = settled_together([(w, w.paytables[t]) for w, t in pairs], dist)   # one count per table read
+        together = settled_together(selection, dist)         # one count per table read
 
     def one(i: int, w: Wager, t: str) -> WagerResult:
         """Price ``w`` under paytable ``t``: by ``dist``, or (route auto) by the walk where its table is refused,

@@ -481,7 +481,10 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
         except ExactOddsError:                         # price says why, in its turn
             continue
         if sums_by is None:                            # a few blocks and pairs: added up here
-            for i, labels in zip(positions, columns):
+            for i, (labels, distinct) in zip(positions, columns):
+                if distinct:                           # each block its own outcome
+                    out[i] = dict(zip(labels, counts))
+                    continue
                 sums: dict[int, int] = {}
                 for label, n in zip(labels, counts):
                     sums[label] = sums.get(label, 0) + n
@@ -498,22 +501,32 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
 #: Where a group of :func:`_plan` has more pairs x blocks than this, its sums are one matrix product.
 _ADDED_BY_HAND = 64
 
-_Plan = list[tuple[tuple[Any, ...], list[int], list[list[int]], np.ndarray, tuple[np.ndarray, np.ndarray],
+_Plan = list[tuple[tuple[Any, ...], list[int], list[tuple[list[int], bool]], np.ndarray, tuple[np.ndarray, np.ndarray],
                    tuple[np.ndarray, list[tuple[int, int]]] | None]]
 
 #: The plans of :func:`_plan`, per tuple of the pairs' identities (the pairs kept beside, so that an identity is
 #: never another object's): a selection priced shoe after shoe is planned once (the last 64 selections).
 _PLANS: dict[tuple[int, ...], tuple[list[Any], _Plan]] = {}
+#: The last tuple of pairs planned, kept beside its plan (a tuple: no one changes it), for the same selection
+#: priced shoe after shoe without looking at each pair again.
+_LAST_PLAN: list[tuple[tuple[Any, ...], _Plan] | None] = [None]
 
 
 def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
     """The pairs grouped by the table they read: (signature, their positions, each block's outcome index
-    under each of them, each key's block, the keys in block order with each block's start, and for many
-    blocks their one-hot matrix). The keys every pair of a group pays alike form one block."""
+    under each of them with whether no two of its blocks share one, each key's block, the keys in block order
+    with each block's start, and for many blocks their one-hot matrix). The keys every pair of a group pays
+    alike form one block."""
+    if type(pairs) is tuple:                           # the very selection planned last (analyze keeps it)
+        last = _LAST_PLAN[0]
+        if last is not None and last[0] is pairs:
+            return last[1]
     flat = [x for pair in pairs for x in pair]
     key = tuple(id(x) for x in flat)
     kept = _PLANS.get(key)
     if kept is not None and all(map(operator.is_, kept[0], flat)):
+        if type(pairs) is tuple:
+            _LAST_PLAN[0] = (pairs, kept[1])
         return kept[1]
     members: dict[tuple[Any, ...], list[tuple[int, np.ndarray]]] = {}
     for i, (wager, paytable) in enumerate(pairs):
@@ -537,10 +550,13 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
         key_block = key_block.reshape(-1).astype(np.int64)
         order = np.argsort(key_block, kind="stable")                 # blocks are numbered from 0, none empty
         starts = np.flatnonzero(np.r_[True, np.diff(key_block[order]) != 0])
-        plan.append((signature, positions, labels.tolist(), key_block, (order, starts), sums_by))
+        plan.append((signature, positions, [(row, len(set(row)) == len(row)) for row in labels.tolist()], key_block,
+                     (order, starts), sums_by))
     if len(_PLANS) >= 64:
         _PLANS.pop(next(iter(_PLANS)))
     _PLANS[key] = (flat, plan)
+    if type(pairs) is tuple:
+        _LAST_PLAN[0] = (pairs, plan)
     return plan
 
 
