@@ -1979,7 +1979,8 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
                            rounds.cards, rounds.next, rounds.over, WALK_STATES_LIMIT)
     except MemoryError:
         raise TooLarge(f"the walk of {what or 'a wager'} would hold more than {WALK_STATES_LIMIT:,} states "
-                       f"after one card (about {bounds._gb(WALK_STATES_LIMIT * 384)}): refused; read fewer "
+                       f"after one card (about {bounds._gb(WALK_STATES_LIMIT * 384)} at the limit, which the walk stops before "
+                       "reaching): refused; read fewer "
                        f"cards' ranks or suits apart{_unequal_suits(walk, shoe)}") from None
     except (IndexError, ValueError, OverflowError) as exc:     # a malformed automaton: a defect, one line
         raise InconsistentCounts(f"internal: the compiled walk of {what or 'a wager'} failed ({exc}): a defect of "
