@@ -557,12 +557,12 @@ def _first_of(inverse: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=16)
-def _joint_layout(names: tuple[str, ...]) -> tuple[tuple[Position, ...], list[int], tuple[str, ...]]:
+def _joint_layout(names: tuple[str, ...]) -> tuple[tuple[Position, ...], tuple[int, ...], tuple[str, ...]]:
     """A group's positions in deal order, the place of each feature's position among them, and each
-    feature's attribute ('rank' or 'suit')."""
+    feature's attribute ('rank' or 'suit'): tuples, as the cache shares them."""
     parsed = [m for f in names if (m := _POSITION.match(f))]
     positions = tuple(sorted({(m[1], int(m[3]) - 1) for m in parsed}, key=_POSITIONS.index))
-    return positions, [positions.index((m[1], int(m[3]) - 1)) for m in parsed], tuple(m[2] for m in parsed)
+    return positions, tuple(positions.index((m[1], int(m[3]) - 1)) for m in parsed), tuple(m[2] for m in parsed)
 
 
 @functools.lru_cache(maxsize=16)
