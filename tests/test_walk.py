@@ -200,10 +200,10 @@ section = "example"
 def test_the_automatic_route_walks_a_wager_whose_table_is_refused_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     """Route auto (the default): a wager whose table the tables route refuses as too large is priced by
     the walk, with one warning naming it; the numbers are the tables' own where both can count."""
-    from exactodds.analyses import analysis
+    from exactodds.analyses import door
     from exactodds.errors import ExactOddsWarning, TooLarge
     want = analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A", "tie:8-to-1"], route="vector")
-    real = analysis.price
+    real = door.price
 
     def refusing(wager: Wager, paytable: object, dist: object, sums: object = None) -> object:
         if wager.id == "dragon-bonus-player" and not isinstance(dist, WalkDistribution):
@@ -211,7 +211,7 @@ def test_the_automatic_route_walks_a_wager_whose_table_is_refused_and_says_so(mo
                            "(limit 2.0 GB); read less")
         return real(wager, paytable, dist, sums)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(analysis, "price", refusing)
+    monkeypatch.setattr(door, "price", refusing)
     with pytest.warns(ExactOddsWarning, match=r"^dragon-bonus-player:A priced by the walk: its table would be too "
                                               r"large to build \(about 9 rows, 99.0 GB to compile \(limit 2.0 GB\)\)$"):
         got = analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A", "tie:8-to-1"])

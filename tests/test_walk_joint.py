@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from exactodds import Shoe, analyze, price
-from exactodds.analyses import analysis
-from exactodds.analyses.analysis import WALK_FIRST_BYTES
+from exactodds.analyses import door
+from exactodds.analyses.door import WALK_FIRST_BYTES
 from exactodds.analyses.pricing import table_bytes
 from exactodds.engine import native, walk
 from exactodds.engine.walk import WalkDistribution, _Joint, _joint_groups, _wager_trackers, reads_by_group
@@ -354,7 +354,7 @@ def test_route_vector_forced_names_the_routes_that_walk_a_table_too_large() -> N
 
 def test_route_auto_builds_the_table_where_the_walk_first_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     w = wager("player_suit_1 == banker_suit_1")
-    monkeypatch.setattr(analysis, "WALK_FIRST_BYTES", 0)               # any table is large
+    monkeypatch.setattr(door, "WALK_FIRST_BYTES", 0)               # any table is large
     shoe = Shoe.decks(1)
     with pytest.warns(ExactOddsWarning, match="priced by the walk: its table would take"):
         walked = analyze(shoe, wagers=["bet"], catalogue=Catalogue([w]))

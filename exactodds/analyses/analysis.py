@@ -7,24 +7,14 @@
 
 from __future__ import annotations
 
-import re
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from exactodds import engine
-from exactodds.analyses.pricing import (
-    PointDistribution,
-    WagerResult,
-    check_wagers,
-    price,
-    settled_together,
-    table_bytes,
-)
-from exactodds.engine.distribution import deal
-from exactodds.errors import ExactOddsError, ExactOddsWarning, SuitsUnknown, TooLarge
+from exactodds.analyses.door import ROUTES, Door, check_route
+from exactodds.analyses.pricing import WagerResult, check_wagers
+from exactodds.errors import ExactOddsError, SuitsUnknown
 from exactodds.game.shoe import Shoe
 from exactodds.render.report import analysis_dict, analysis_report, outcome_rows, summary_report, summary_row
 from exactodds.render.tables import Report, Results, counted, dataframe, render_report
@@ -37,16 +27,6 @@ MAIN_WAGERS = (
     "banker", "player", "tie", "ez-banker", "commission-free-banker",
     "rising-phoenix-banker-commission-free",
 )
-
-#: The exact routes: ``auto`` (the tables, and the walk for a wager whose table would be too large
-#: to build), the vectorised enumeration over multiset tables, and the recursive memoized walk.
-ROUTES = ("auto", "vector", "walk")
-#: Route auto: a wager whose table would take more than this to build (estimated; and no more than the tables'
-#: limit, past which the walk prices it anyway), and whose ranks and suits the walk reads by group
-#: (:func:`exactodds.engine.walk.reads_by_group`), is walked first; the table is built only where the walk
-#: refuses it.
-WALK_FIRST_BYTES = 1_000_000_000
-
 
 @dataclass(frozen=True)
 class Analysis(Results[WagerResult]):
@@ -201,12 +181,11 @@ def select(
 
 def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
               alternatives: Mapping[str, str] | None
-              ) -> tuple[list[tuple[Wager, str]], list[bool] | None, tuple[tuple[Wager, Paytable], ...]]:
+              ) -> tuple[list[tuple[Wager, str]], tuple[tuple[Wager, Paytable], ...]]:
     """:func:`select`, kept on a :class:`~exactodds.wagers.catalogue.Catalogue` (a mapping no one changes) per
     request: a selection priced shoe after shoe is checked once, and its wagers are the same objects each
-    time (what they compiled is kept on them); with it, whether route auto walks each first (:func:`_walk_first`;
-    None where it walks none first), and the pairs with their paytables (one tuple per selection: counted
-    together, it is planned once)."""
+    time (what they compiled is kept on them); with it, the pairs with their paytables (one tuple per selection:
+    counted together, it is planned once)."""
     if not isinstance(catalogue, Catalogue):
         return _chosen(catalogue, wagers, paytables, everything, alternatives)
     kept: dict[Any, Any] | None = catalogue.__dict__.get("_selections")
@@ -221,16 +200,15 @@ def _selected(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables
         if len(kept) >= 256:
             kept.pop(next(iter(kept)))
         kept[key] = _chosen(catalogue, wagers, paytables, everything, alternatives)
-    pairs, first, selection = kept[key]
-    return list(pairs), first, selection
+    pairs, selection = kept[key]
+    return list(pairs), selection
 
 
 def _chosen(catalogue: Mapping[str, Wager], wagers: tuple[str, ...], paytables: tuple[str, ...], everything: bool,
             alternatives: Mapping[str, str] | None
-            ) -> tuple[list[tuple[Wager, str]], list[bool] | None, tuple[tuple[Wager, Paytable], ...]]:
+            ) -> tuple[list[tuple[Wager, str]], tuple[tuple[Wager, Paytable], ...]]:
     pairs = select(catalogue, wagers=wagers, paytables=paytables, everything=everything, alternatives=alternatives)
-    first = [_walk_first(w) for w, _ in pairs]
-    return pairs, first if any(first) else None, tuple((w, w.paytables[t]) for w, t in pairs)
+    return pairs, tuple((w, w.paytables[t]) for w, t in pairs)
 
 
 def _not_selected(catalogue: Mapping[str, Wager], wid: str) -> None:
@@ -257,91 +235,24 @@ def analyze(
     ``wagers`` name ``WAGER`` (every paytable) or ``WAGER:PAYTABLE`` (see :func:`select`).
     """
     shoe = shoe if shoe is not None else Shoe.decks(8)
-    if route not in ROUTES:
-        raise ExactOddsError(f"unknown route {route!r} (use {', '.join(ROUTES)})")
+    check_route(route)
     if type(everything) is not bool:                  # "no" priced every paytable
         raise ExactOddsError(f"everything must be True or False, got {everything!r}")
     if isinstance(wagers, str):                        # one id, not its letters
         wagers = (wagers,)
-    pairs, walk_first, selection = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers),
-                                             tuple(paytables), everything, alternatives)
-    if route == "walk":                                   # the walk's module loads only when it is asked for
-        walk = engine.WalkDistribution(shoe)
-        if shoe.card_counts is not None:                  # suits unknown: each wager walked alone, or skipped below
-            walk.prepare(w for w, _ in pairs)             # one walk per group of wagers reading the same cards
-        dist: PointDistribution = walk
-    else:
-        dist = deal(shoe)
-    walked: list[str] = []
-    first = walk_first if walk_first is not None and route == "auto" and shoe.card_counts is not None else None
-    if first is not None:                              # their tables are not built: counted with the rest
-        rest = [k for k, f in enumerate(first) if not f]
-        counted = settled_together([(pairs[i][0], pairs[i][0].paytables[pairs[i][1]]) for i in rest], dist)
-        together = {rest[k]: sums for k, sums in counted.items()}
-    else:
-        together = settled_together(selection, dist)         # one count per table read
-
-    def one(i: int, w: Wager, t: str) -> WagerResult:
-        """Price ``w`` under paytable ``t``: by ``dist``, or (route auto) by the walk where its table is refused,
-        or first where it is large and the walk reads the wager by group."""
-        if first is not None and first[i]:
-            try:
-                result = price(w, w.paytables[t], engine.WalkDistribution(shoe))
-            except TooLarge:                                   # the table, within its limit
-                return price(w, w.paytables[t], dist)
-            walked.append(f"{w.id}:{t}")
-            warnings.warn(ExactOddsWarning(f"{w.id}:{t} priced by the walk: its table would take about "
-                                           f"{table_bytes(w) / 1e9:.1f} GB to build, the walk less (it reads the "
-                                           "cards' ranks and suits by group)"), stacklevel=3)
-            return result
-        try:
-            return price(w, w.paytables[t], dist, together.get(i))
-        except TooLarge as tables:
-            if route == "vector":                               # forced: the user may not know the walk is there
-                raise TooLarge(f"{tables}; --route auto (the default) walks a wager whose table is too large, "
-                               "or --route walk") from None
-            if route != "auto":
-                raise
-            try:
-                result = price(w, w.paytables[t], engine.WalkDistribution(shoe))
-            except TooLarge as walk:
-                raise TooLarge(f"{tables}; and by the walk: {walk}") from None
-            walked.append(f"{w.id}:{t}")
-            size = re.search(r"about [^;]*\(limit [^)]*\)", str(tables))
-            warnings.warn(ExactOddsWarning(f"{w.id}:{t} priced by the walk: its table would be too large to build"
-                                           + (f" ({size[0]})" if size else "")), stacklevel=3)
-            return result
-
+    pairs, selection = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers),
+                                 tuple(paytables), everything, alternatives)
+    door = Door(shoe, route=route)
     if shoe.card_counts is not None:
-        results = tuple([one(i, w, t) for i, (w, t) in enumerate(pairs)])
-        return Analysis(shoe, results, _route_shown(route, walked, len(results)))
-    priced, skipped = [], []                  # suits unknown: the wagers that read them are left out, and named
-    for i, (w, t) in enumerate(pairs):
-        try:
-            priced.append(one(i, w, t))
-        except SuitsUnknown:
-            if len(pairs) == 1:
-                raise
-            skipped.append(f"{w.id}:{t}")
+        results, _ = door.price_all(selection)
+        return Analysis(shoe, tuple(results), _route_shown(route, door.walked, len(results)))
+    # suits unknown: the wagers that read them are left out, and named
+    priced, left_out = door.price_all(selection, skip_suits_unknown=len(pairs) > 1)
     if not priced:
         raise SuitsUnknown(f"every wager chosen reads suits, but the shoe's suits are unknown (cards were given by "
                            "rank only); give removed cards with their suits, e.g. 9h")
-    return Analysis(shoe, tuple(priced), _route_shown(route, walked, len(priced)), tuple(skipped))
-
-
-def _walk_first(wager: Wager) -> bool:
-    """Whether route auto walks ``wager`` before it builds its table (see :data:`WALK_FIRST_BYTES`): asked in
-    turn from the cheapest (a table's estimate takes 0.1 s, and most wagers read no two positions' cards)."""
-    if len({m[1] + m[3] for f in wager.features if (m := _CARD.match(f))}) < 2 or not engine.reads_by_group(wager):
-        return False
-    try:
-        return WALK_FIRST_BYTES < table_bytes(wager) <= engine.LIMIT_BYTES
-    except ExactOddsError:                                 # the table is refused: price says why, in its turn
-        return False
-
-
-#: A position's rank or suit (the features the walk reads by group).
-_CARD = re.compile(r"^(player|banker)_(rank|suit)_([123])$")
+    skipped = tuple(f"{pairs[i][0].id}:{pairs[i][1]}" for i in left_out)
+    return Analysis(shoe, tuple(priced), _route_shown(route, door.walked, len(priced)), skipped)
 
 
 def _route_shown(route: str, walked: Sequence[str], priced: int) -> str:

@@ -31,9 +31,8 @@ import numpy as np
 
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.counting import Count, check_max_tag, suggest_tags
-from exactodds.analyses.pricing import expected_return, expected_returns
+from exactodds.analyses.door import Door, value_returns
 from exactodds.analyses.progressive import load_meters
-from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card, Rank
 from exactodds.game.shoe import Shoe
@@ -346,8 +345,8 @@ def effects_of_removal(
     kinds = {resolution(w) for w, _ in resolved}
     if "card" in kinds and shoe.card_counts is None:
         _count(shoe, Card.from_index(0))            # the clear error about unknown suits
-    base_dist = deal(shoe)
-    bases = [expected_return(w, t, base_dist) for w, t in resolved]
+    base_door = Door(shoe)                                  # each wager by the route that prices it (a hard bet: the walk)
+    bases = [base_door.expected_return(w, t) for w, t in resolved]
     removed: dict[tuple[str, int], list[Any]] = {}
     todo = sum(len(_items(kind)) for kind in kinds)
     done = 0
@@ -358,8 +357,8 @@ def effects_of_removal(
                 progress(done, todo)
             if _count(shoe, item) == 0:
                 continue
-            dist = deal(shoe.remove(item))
-            removed[(kind, i)] = [expected_return(w, t, dist) - b if resolution(w) == kind else None
+            door = Door(shoe.remove(item), warn=False)      # the route said once, for the full shoe
+            removed[(kind, i)] = [door.expected_return(w, t) - b if resolution(w) == kind else None
                                   for (w, t), b in zip(resolved, bases)]
     out = []
     for k, ((w, t), base) in enumerate(zip(resolved, bases)):
@@ -407,10 +406,10 @@ def least_squares_effects(wager: Wager, paytable: Paytable, shoe: Shoe, *, remov
     taken = np.stack([np.bincount(rng.permutation(cards)[:removed], minlength=13) for _ in range(samples)])
     left = np.asarray(shoe.rank_counts) - taken
     values = np.concatenate([left[:, 9:].sum(axis=1, keepdims=True), left[:, :9]], axis=1)
-    edges = expected_returns(wager, paytable, values)
+    edges = value_returns(wager, paytable, values)
     if edges is None:
         raise ExactOddsError(f"wager {wager.id!r} is not read at point values: no batch to fit")
-    base = expected_return(wager, paytable, deal(shoe))
+    base = Door(shoe).expected_return(wager, paytable)
     live = [r for r in range(13) if taken[:, r].any()]
     x = taken[:, live].tolist()
     normal = [[Fraction(sum(row[i] * row[j] for row in x)) for j in range(len(live))] for i in range(len(live))]
@@ -517,7 +516,7 @@ def second_order_effects(shoe: Shoe, pairs: Iterable[tuple[Wager | str, Paytable
                 if n < k or shoe.size - k < 6:
                     found.append(None)
                     continue
-                e = expected_return(r.wager, r.paytable, deal(shoe.remove(*[item] * k))) - base
+                e = Door(shoe.remove(*[item] * k), warn=False).expected_return(r.wager, r.paytable) - base
                 found.append(e if not r.symbolic else None)
             rows.append((found[0], found[1]))
         deeper.append(tuple(rows))

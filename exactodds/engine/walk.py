@@ -60,7 +60,7 @@ from exactodds.render.tables import cited
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager
 
-__all__ = ["walk", "WalkDistribution", "reads_by_group"]
+__all__ = ["walk", "WalkDistribution", "reads_by_group", "joint_counts"]
 
 Key = tuple[int, int, int, int]     # player total, banker total, player cards, banker cards
 Counts = tuple[int, ...]
@@ -1601,6 +1601,95 @@ class WalkDistribution:
                 paid[h[k]] = -1 if oid is None else index[oid]
             settled[paid[h[k]]] = settled.get(paid[h[k]], 0) + n
         return settled
+
+
+def joint_counts(shoe: Shoe, pairs: Sequence[tuple[Wager, Paytable]]) -> dict[tuple[int, ...], int]:
+    """Ordered 6-card sequences per tuple of the settled outcomes of ``pairs`` on one round (each wager's outcome
+    index, -1 a loss), the wagers walked together: what a position of several wagers needs where no table of all
+    they read fits (:func:`_walked_together` says which cards it reads).
+
+    >>> from exactodds.wagers import load_catalogue
+    >>> cat = load_catalogue()
+    >>> pairs = [(cat["banker"], cat["banker"].paytable("standard")), (cat["player-pair"], cat["player-pair"].paytable("standard"))]
+    >>> both = joint_counts(Shoe.decks(1), pairs)
+    >>> sum(both.values()) == Shoe.decks(1).sequences
+    True
+    """
+    wagers = [w for w, _ in pairs]
+    trackers = _walked_together(wagers)
+    what = " and ".join(f"{w.id!r}" for w in wagers)
+    run = _Walk(trackers, wagers)
+    hits = run.run(shoe, f"wagers {what}")
+    standing = any(isinstance(t, _Joint) for t in trackers)
+    index = [{o.id: j for j, o in enumerate(w.outcomes)} for w in wagers]
+    paid: list[dict[int, int]] = [{} for _ in pairs]
+    out: dict[tuple[int, ...], int] = {}
+    for h, n in hits.items():
+        key = []
+        for k, (w, t) in enumerate(pairs):
+            if h[k] not in paid[k]:
+                oid = w.settle_row(run.rows[h], t, standing=standing)
+                paid[k][h[k]] = -1 if oid is None else index[k][oid]
+            key.append(paid[k][h[k]])
+        out[tuple(key)] = out.get(tuple(key), 0) + n
+    return out
+
+
+def _walked_together(wagers: Sequence[Wager]) -> tuple[_Tracker, ...]:
+    """The trackers of every wager of ``wagers`` at once: each wager's own (:func:`_wager_trackers`), one of each
+    kind; a card's suit read by block by one wager and as itself (or by other blocks) by another is read by the
+    blocks of both. A group read by one wager (:class:`_Joint`) whose cards another reads otherwise is refused:
+    the group stands for its cards by the least cards with the same truths, which the other would read."""
+    out: list[_Tracker] = []
+    for w in wagers:
+        for t in _wager_trackers(w):
+            if t in out:
+                continue
+            same = next((i for i, u in enumerate(out) if isinstance(t, _Card) and isinstance(u, _Card)
+                         and (u.hand, u.k, u.attr) == (t.hand, t.k, t.attr)), None)
+            if same is not None:
+                u = out[same]
+                assert isinstance(t, _Card) and isinstance(u, _Card)
+                out[same] = _Card(t.hand, t.k, t.attr, _finer(u.told, t.told))
+                continue
+            out.append(t)
+    written = [(t, _written(t)) for t in out]
+    for t, names in written:
+        if isinstance(t, _Joint):
+            other = next((n for u, ns in written if u is not t for n in ns & names), None)
+            if other is not None:
+                raise TooLarge(f"the walk reads {other} of one wager by group, and of another card by card: these "
+                               "wagers cannot be walked together; price them apart")
+    return tuple(out)
+
+
+def _finer(a: str, b: str) -> str:
+    """The blocks of suits two readings tell apart together ('' : every suit as itself).
+
+    >>> _finer("hd|sc", "h|d|sc"), _finer("hd|sc", ""), _finer("shdc", "hd|sc")
+    ('d|h|sc', '', 'hd|sc')
+    """
+    if not a or not b:
+        return ""
+    blocks = {"".join(s for s in _SUITS if s in x and s in y) for x in a.split("|") for y in b.split("|")} - {""}
+    return "|".join(sorted(blocks))
+
+
+def _written(t: _Tracker) -> frozenset[str]:
+    """The features a tracker writes of a finished round."""
+    if isinstance(t, _Card):
+        return frozenset({f"{t.hand}_{t.attr}_{t.k + 1}"})
+    if isinstance(t, _Joint):
+        return frozenset(t.names)
+    if isinstance(t, _Hand):
+        return frozenset(f"{t.hand}_{a}" for a in t.attrs)
+    if isinstance(t, _Every):
+        return frozenset({f"same_{t.attr}"})
+    if isinstance(t, _Count):
+        return frozenset({f"count_{t.value}"})
+    if isinstance(t, _TwoCardTotal):
+        return frozenset({f"{t.hand}_two_card_total"})
+    return frozenset()
 
 
 # -- the walk in C: the automaton of what a wager reads, built here, walked by the extension -----
