@@ -30,10 +30,9 @@ from werkzeug.exceptions import HTTPException
 
 from exactodds.analyses.analysis import analyze, priced_pairs
 from exactodds.analyses.eor import effects_of_removal
-from exactodds.analyses.pricing import expected_return
+from exactodds.analyses.door import Door
 from exactodds.documents.certificate import build, catalogue_with
 from exactodds.documents.pages import render_html
-from exactodds.engine.distribution import deal
 from exactodds.errors import ExactOddsError, unique_keys
 from exactodds.game.rules import play
 from exactodds.game.shoe import Shoe, parse_card_list
@@ -162,10 +161,10 @@ def edges(decks: int, removed: list[str], keys: list[str], *, catalogue: Any = N
         if not isinstance(key, str) or not 0 < len(key) <= MAX_KEY:
             raise ExactOddsError(f"wagers: item {i} must be a text WAGER:PAYTABLE of 1 to {MAX_KEY} characters, "
                                  f"got {json.dumps(key)[:40]}")
-    dist = deal(shoe)
+    door = Door(shoe)
     rows = []
     for w, tid in priced_pairs(catalogue if catalogue is not None else load_catalogue(), keys, where="wager"):
-        e = expected_return(w, w.paytable(tid), dist)
+        e = door.expected_return(w, w.paytable(tid))
         if not isinstance(e, Fraction):
             raise ExactOddsError(f"{w.id}:{tid} pays a progressive meter; choose fixed-pay wagers")
         rows.append({"key": f"{w.id}:{tid}", "name": w.name, "paytable": tid, "section": w.section,

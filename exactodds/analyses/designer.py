@@ -36,8 +36,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactodds._version import __version__
-from exactodds.analyses.pricing import price
-from exactodds.engine.distribution import deal
+from exactodds.analyses.door import Door
 from exactodds.errors import ExactOddsError, ExactOddsWarning, exact_number, whole_number
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Describes, Report, Table, dataframe, exact, house_edge_words
@@ -230,7 +229,7 @@ def design(wager: Wager, base: Paytable, shoe: Shoe, *, target_edge: Fraction, m
         if pay.symbolic or pay.kind in ("dollars", "combined"):
             raise ExactOddsError(f"paytable {base.id!r} of {wager.id}: {oid!r} pays {pay.text!r}; the designer sets "
                                  "pays 'N to 1' (or 'N for 1') of a fixed wager, not meters or dollar amounts")
-    result = price(wager, base, deal(shoe))
+    result = Door(shoe).price(wager, base)
     total = result.total
     combos = {ln.id: ln.combinations for ln in result.lines}
     names = {ln.id: ln.name for ln in result.lines}

@@ -233,6 +233,11 @@ class Door:
             raise ExactOddsError(f"wager {wager.id!r} ({paytable.id}) pays a share of a meter: no fixed square")
         return result.variance + result.expected_return ** 2  # type: ignore[no-any-return]
 
+    def outcome_counts(self, wager: Wager, paytable: Paytable) -> dict[int, int]:
+        """Sequences per outcome index of ``wager`` (-1 a loss), by the route that prices it."""
+        index = {o.id: k for k, o in enumerate(wager.outcomes)}
+        return {index.get(ln.id, -1): ln.combinations for ln in self.price(wager, paytable).lines}
+
     def joint(self, pairs: Sequence[tuple[Wager, Paytable]], *, tables: Any = None) -> dict[tuple[int, ...], int]:
         """Sequences per tuple of the pairs' outcome indices (-1 a loss) on one round. ``tables``: a callable that
         counts them off one table of every feature they read (the caller's), asked first where every pair is

@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from exactodds.analyses.door import Door
 from exactodds.analyses.eor import resolve_pairs
 from exactodds.analyses.pricing import LOSE, assign_outcomes, counts_for, feature_table, signature_for
 from exactodds.analyses.progressive import load_meters, mystery_return
-from exactodds.engine.distribution import deal
 from exactodds.engine.identity import _labels
-from exactodds.errors import ExactOddsError, InconsistentCounts, exact_number
+from exactodds.errors import ExactOddsError, InconsistentCounts, TooLarge, exact_number
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import (
     Column,
@@ -250,11 +250,11 @@ def position(
     amounts = [exact_number(a, "a stake") for _, _, a in chosen]
     if any(a <= 0 for a in amounts):
         raise ExactOddsError("every stake must be above 0")
-    dist = deal(shoe)
+    door = Door(shoe)
     nets = [[_number(t.pays[o.id].net, w, meters) for o in w.outcomes] + [Fraction(-1)] for w, t in pairs]
     ids = [[o.id for o in w.outcomes] + [LOSE] for w, _ in pairs]
-    total = dist.total
-    tables = _Tables(pairs, dist)
+    total = door.total
+    tables = _Tables(pairs, door)
     k_wagers = len(pairs)
     own = [tables.joint((i,)) for i in range(k_wagers)]
     means = [sum((nets[i][k] * n for (k,), n in own[i].items()), Fraction(0)) / total for i in range(k_wagers)]
@@ -271,14 +271,24 @@ def position(
                   for i, ((w, t), a) in enumerate(zip(pairs, amounts)))
     everything = tuple(range(k_wagers))
     rows = tables.size(everything)
-    if rows is None or rows > JOINT_ROWS:
+    walked = tables.walked(everything)
+    if walked and k_wagers > 1:                         # the walk counts them all together where it can read them
+        try:
+            joint = tables.joint(everything)
+        except TooLarge as refused:
+            walked, note = False, f"Net result not tabulated: the walk of these {k_wagers} wagers together is refused " \
+                                  f"({refused}); the expected value, variance and covariances are exact, from the " \
+                                  "joint counts of every two wagers"
+            return Position(shoe, lines, total, None, None, covariance, _mystery(mystery, pairs, amounts), note=note)
+    elif rows is None or rows > JOINT_ROWS:
         size = "whose size is not known before compiling it" if rows is None else f"of {rows:,} rows"
         return Position(shoe, lines, total, None, None, covariance, _mystery(mystery, pairs, amounts),
                         note=f"Net result not tabulated: it needs one table over every feature these "
                              f"{k_wagers} wagers read together, {size} (the bound: at most {JOINT_ROWS:,} rows, "
                              "of a table already read for two of them or of the initial cards); the expected value, "
                              "variance and covariances are exact, from the tables of every two wagers")
-    joint = tables.joint(everything)
+    if not walked:
+        joint = tables.joint(everything)
     distribution: dict[Fraction, int] = {}
     for key, n in joint.items():
         v = sum((a * nets[i][k] for i, (a, k) in enumerate(zip(amounts, key))), Fraction(0))
@@ -292,13 +302,27 @@ JOINT_ROWS = 1_000_000
 
 
 class _Tables:
-    """Joint counts of the results of some of a position's wagers, each read off the one table of the
-    features they read together; tables are compiled only for the groups asked for."""
+    """Joint counts of the results of some of a position's wagers, asked through the door (:class:`Door`): each
+    group read off the one table of the features they read together where the tables price them all (compiled
+    only for the groups asked for), else walked together."""
 
-    def __init__(self, pairs: Sequence[tuple[Wager, Paytable]], dist: Any):
-        self.pairs, self.dist = pairs, dist
+    def __init__(self, pairs: Sequence[tuple[Wager, Paytable]], door: Door):
+        self.pairs, self.door = pairs, door
         self.read: set[tuple[Any, ...]] = set()          # signatures compiled for this position
         self.assigned: dict[tuple[int, tuple[Any, ...]], list[int]] = {}
+        self._walked: dict[int, bool] = {}
+
+    def walked(self, group: tuple[int, ...]) -> bool:
+        """Whether some wager of ``group`` is priced by the walk (so the group is walked together)."""
+        for i in group:
+            if i not in self._walked:
+                w, t = self.pairs[i]
+                if self.door.route_of(w) != "walk":
+                    self.door.price(w, t)                  # a table refused by its estimate: walked from now on
+                self._walked[i] = self.door.route_of(w) == "walk"
+            if self._walked[i]:
+                return True
+        return False
 
     def signature(self, group: tuple[int, ...]) -> tuple[Any, ...]:
         features = frozenset().union(*(self.pairs[i][0].features for i in group))
@@ -325,10 +349,16 @@ class _Tables:
 
     def joint(self, group: tuple[int, ...]) -> dict[tuple[int, ...], int]:
         """(outcome index of each wager of ``group``, -1 a loss) -> combinations."""
+        pairs = [self.pairs[i] for i in group]
+        if len(group) == 1 and self.walked(group):         # one wager: its own counts, as the door priced them
+            return {(k,): n for k, n in self.door.outcome_counts(*pairs[0]).items()}
+        return self.door.joint(pairs, tables=None if self.walked(group) else lambda: self._tabulated(group))
+
+    def _tabulated(self, group: tuple[int, ...]) -> dict[tuple[int, ...], int]:
         signature = self.signature(group)
         table = feature_table(signature)
         self.read.add(signature)
-        counts = counts_for(signature, self.dist, what="this position").tolist()
+        counts = counts_for(signature, self.door.tables, what="this position").tolist()
         assigned = []
         for i in group:
             if (i, signature) not in self.assigned:
@@ -340,7 +370,7 @@ class _Tables:
         for key, n in zip(zip(*assigned), counts):
             if n:
                 out[key] = out.get(key, 0) + int(n)
-        if sum(out.values()) != self.dist.total:                 # an invariant of the counting
+        if sum(out.values()) != self.door.total:                 # an invariant of the counting
             raise InconsistentCounts("the joint counts do not add up to the shoe's sequences")
         return out
 

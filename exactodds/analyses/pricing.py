@@ -417,7 +417,14 @@ def assign_outcomes(wager: Wager, paytable: Paytable, masks: np.ndarray) -> np.n
     under an exclusive wager whose outcomes can meet.
     """
     if "masks" not in wager.__dict__.get("_cache", {}):
-        outcome_masks(wager)
+        try:
+            outcome_masks(wager)
+        except TooLarge:                   # no table to try every round on (the walk prices it): these rounds
+            clash = np.flatnonzero(masks.sum(axis=0) > 1) if wager.settle == "exclusive" else np.zeros(0, int)
+            if len(clash):                 # are checked instead, and none is settled as one outcome of several
+                a, b = (wager.outcomes[k].id for k in np.flatnonzero(masks[:, int(clash[0])])[:2])
+                raise ExactOddsError(f"{wager.source}: wager {wager.id!r}: outcomes {a!r} and {b!r} both hold on one "
+                                     "round; make them exclusive or say settle = \"highest\"") from None
     order = [k for k, o in enumerate(wager.outcomes) if paytable.pays[o.id].offered]
     if wager.settle == "highest":      # the best pay first; ties keep the data's order
         order.sort(key=lambda k: wager.rank(paytable, wager.outcomes[k].id), reverse=True)

@@ -11,8 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from exactodds._version import __version__
-from exactodds.analyses.pricing import expected_return
-from exactodds.engine.distribution import deal
+from exactodds.analyses.door import Door
 from exactodds.errors import ExactOddsError, exact_number
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import (
@@ -99,8 +98,8 @@ def vigorish_table(shoe: Shoe, bets: Iterable[Fraction | int] = COMMON_BETS, *, 
                          if any(vigorish_terms(p.text) for p in t.pays.values())), None)
         if paytable is None:
             raise ExactOddsError(f"wager {w.id!r} charges no vigorish")
-    dist = deal(shoe)
-    base = -expected_return(w, w.paytable(paytable), dist)
+    door = Door(shoe)
+    base = -door.expected_return(w, w.paytable(paytable))
     rows: list[VigorishRow] = []
     sizes: set[Fraction] = set()
     for raw in bets:
@@ -114,7 +113,7 @@ def vigorish_table(shoe: Shoe, bets: Iterable[Fraction | int] = COMMON_BETS, *, 
         gross, rate = _terms(w, paytable)
         won = bet * gross
         rows.append(VigorishRow(bet, won, won * rate, vigorish(won, rate=rate),
-                                -expected_return(priced, priced.paytable(paytable), dist), base))
+                                -door.expected_return(priced, priced.paytable(paytable)), base))
     if not rows:
         raise ExactOddsError("--bets: give at least one bet size")
     return VigorishTable(w, shoe, tuple(rows), w.paytable(paytable).id)

@@ -15,8 +15,7 @@ from exactodds.analyses.analysis import analyze as run_analysis
 from exactodds.analyses.analysis import load_text, priced_pairs, select
 from exactodds.analyses.designer import design as design_paytables
 from exactodds import documents                 # its plots are loaded when --plot is given (lazy_loader)
-from exactodds.analyses.pricing import price
-from exactodds.engine.distribution import deal
+from exactodds.analyses.door import Door
 from exactodds.cli import options
 from exactodds.cli.core import command
 from exactodds.errors import ExactOddsError, InconsistentCounts
@@ -316,7 +315,7 @@ def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, fo
         text = found.paytable_toml(paytable_id=paytable_id,
                                    carrying=None if own is None else (Path(wager.source).name, own))
         merged = load_catalogue().merged(load_text(text, source=output))  # what is written reads back alone ...
-        again = price(merged[wager.id], merged[wager.id].paytable(paytable_id), deal(shoe))
+        again = Door(shoe).price(merged[wager.id], merged[wager.id].paytable(paytable_id))
         if -again.expected_return != found.best.edge:                   # ... and prices to the same edge
             raise InconsistentCounts(f"{output}: the paytable written prices to {-again.expected_return}, not "
                                      f"{found.best.edge}: a defect of exactodds, please report it")

@@ -48,9 +48,9 @@ import numpy as np
 
 from exactodds import extras
 from exactodds.analyses.analysis import priced_pairs
-from exactodds.analyses.pricing import WagerResult, price, return_numerators, table_signature
+from exactodds.analyses.door import Door
+from exactodds.analyses.pricing import WagerResult, return_numerators, table_signature
 from exactodds.engine.columns import value_columns
-from exactodds.engine.distribution import deal
 from exactodds.engine.multiset import codes
 from exactodds.errors import ExactOddsError, exact_number, read_json
 from exactodds.game.cards import Card
@@ -1065,9 +1065,9 @@ def result_from_tally(t: Tally, pairs: Sequence[tuple[Wager, str]], *, decks: in
     observed: dict[str, dict[str, tuple[int, float]]] = {}
     pending: list[tuple[ReturnRow, str, str]] = []      # a return row, its z-test's name, what it failed outright
     tallied = t.outcome_counts(pairs) if n else {}
-    dist = deal(Shoe.decks(decks))
+    door = Door(Shoe.decks(decks))
     for w, tid in pairs if n else ():
-        r = price(w, w.paytables[tid], dist)
+        r = door.price(w, w.paytables[tid])
         ids = [o.id for o in w.outcomes] + ["lose"]
         key = f"{w.id}:{tid}"
         counts = dict(zip(ids, tallied[key].tolist()))
@@ -1186,9 +1186,9 @@ def _validation_result(t: Tally, pairs: Sequence[tuple[Wager, str]], rows: list[
              for w, tid in pairs]
     dealable, lacking = _coverage(t, decks)
     counted = t.outcome_counts(pairs) if t.rounds else {}
-    dist = deal(Shoe.decks(decks))
+    door = Door(Shoe.decks(decks))
     unseen = [f"{w.id}:{tid} {ln.id}" for w, tid in pairs
-              for ln, k in zip(price(w, w.paytables[tid], dist).lines, _by_line(w, tid, counted))
+              for ln, k in zip(door.price(w, w.paytables[tid]).lines, _by_line(w, tid, counted))
               if ln.id != "lose" and ln.combinations > 0 and k == 0]
     short = bool(lacking or unseen)
     rows.append(TestRow("rounds", "", "coverage", float(lacking + len(unseen)), 0.0 if short else 1.0,

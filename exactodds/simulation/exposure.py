@@ -11,7 +11,7 @@ count of the seen cards is kept beside it, and its true count (per 52 unseen
 cards, rounded down).
 
 The rounds of a batch are priced together where a wager is read at point values
-(:func:`exactodds.analyses.pricing.moment_arrays`: one pass over the multisets
+(:func:`exactodds.analyses.door.value_moments`: one pass over the multisets
 the wagers pay on, shared by every wager of the run that reads the same table),
 and one by one otherwise; the totals run in integers over one denominator.
 
@@ -47,8 +47,7 @@ import numpy as np
 from exactodds.analyses.betting import Play, checked_ramp, ramp_units
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
-from exactodds.analyses.pricing import expected_return, expected_square, moment_arrays, return_numerators
-from exactodds.engine.distribution import deal
+from exactodds.analyses.door import Door, value_moments
 from exactodds.engine.grouped import Multiples, grouped_sums, round_tally
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
@@ -411,7 +410,7 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
     ranks = unseen.reshape(n, 13, 4).sum(axis=2)
     values = np.concatenate([ranks[:, 9:].sum(axis=1, keepdims=True), ranks[:, :9]], axis=1)
     # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
-    batched = moment_arrays([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
+    batched = value_moments([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
     # per wager: the edges and the expected squared results, each exactly (_PerRound), and the edges' floors in percent
     moments: list[tuple[_PerRound, _PerRound, int | None, np.ndarray]] = []
     totals = next((found.totals for found in batched if found is not None), np.zeros(0, dtype=np.int64))
@@ -430,11 +429,10 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
     if any(found is None for found in batched):
         by_round: list[list[tuple[Fraction, Fraction]]] = [[] for _ in spec.pairs]
         for i in range(n):
-            dist = deal(Shoe(tuple(ranks[i].tolist()), tuple(unseen[i].tolist()), "unseen cards"))
+            door = Door(Shoe(tuple(ranks[i].tolist()), tuple(unseen[i].tolist()), "unseen cards"), warn=False)
             for j, (w, t) in enumerate(spec.pairs):
                 if batched[j] is None:
-                    by_round[j].append((expected_return(w, w.paytable(t), dist),
-                                        expected_square(w, w.paytable(t), dist)))
+                    by_round[j].append((door.expected_return(w, w.paytable(t)), door.expected_square(w, w.paytable(t))))
         for j, pairs in enumerate(by_round):
             if batched[j] is None:
                 edges = _PerRound.over(*_one_denominator((x.numerator, x.denominator) for x, _ in pairs))
@@ -782,7 +780,7 @@ class WagerExposure:
     @functools.cached_property
     def off_the_top(self) -> Fraction:
         """The player's exact expected return off the top of a full shoe of the run's decks."""
-        return Fraction(expected_return(self.wager, self.paytable, deal(Shoe.decks(self.decks))))
+        return Fraction(Door(Shoe.decks(self.decks), warn=False).expected_return(self.wager, self.paytable))
 
     @property
     def cut_card_effect(self) -> Fraction:
@@ -1394,7 +1392,7 @@ def _check_team(pairs: Sequence[tuple[Wager, Paytable]], decks: int) -> None:
         raise ExactOddsError(f"--team: a shoe of {decks} decks ({shoe.size:,} cards) is past the 64-bit bound the "
                              "covariance of a team's bets is counted under (2 x its sequences < 2^63: at most 1,292 "
                              "cards, 24 decks); use fewer decks or leave --team out")
-    found = return_numerators(list(pairs), np.array([shoe.value_counts]), cross=True)
+    found = value_moments(list(pairs), np.array([shoe.value_counts]), cross=True)
     for (w, _t), m in zip(pairs, found):
         if m is None:
             raise ExactOddsError(f"--team: wager {w.id!r} reads more than point values, so the covariance of the "

@@ -40,8 +40,7 @@ from typing import Any
 import numpy as np
 
 from exactodds._version import __version__
-from exactodds.analyses.pricing import price
-from exactodds.engine.distribution import deal
+from exactodds.analyses.door import Door
 from exactodds.errors import ExactOddsError
 from exactodds.files import Outputs
 from exactodds.game.cards import Card
@@ -162,11 +161,11 @@ def validation_rounds(pairs: Sequence[tuple[Any, Any]], shoes: Sequence[Shoe], *
     if not pairs or not shoes:
         raise ExactOddsError("a validation file needs at least one wager and one shoe")
     floor = _floor(shoes)
-    dist = deal(floor)
+    door = Door(floor)
     wanted: dict[tuple[int, int], str] = {}              # (pair, outcome index) -> "wager:paytable outcome"
     impossible: list[str] = []
     for j, (w, t) in enumerate(pairs):
-        combos = {ln.id: ln.combinations for ln in price(w, t, dist).lines}
+        combos = {ln.id: ln.combinations for ln in door.price(w, t).lines}
         for k, o in enumerate(w.outcomes):
             if t.pays[o.id].offered:
                 if combos.get(o.id, 0) > 0:
