@@ -132,7 +132,7 @@ def test_exposure_by_batch_equals_exposure_shoe_by_shoe(decks, cut, seed, monkey
     tags = ((0,) * 12 + (-1,) * 16 + (0,) * 16 + (1,) * 8,) * len(pairs)      # 0, 4-7: -1, 8-J: 0, Q-K: +1
     spec = ExposureSpec(pairs, decks, cut, seed, tags)
     batched = exposure_batch(spec, 0, 6)
-    monkeypatch.setattr(exposure_module, "moment_arrays", lambda pairs, values, **how: [None] * len(pairs))
+    monkeypatch.setattr(exposure_module, "value_moments", lambda pairs, values, **how: [None] * len(pairs))
     alone = exposure_batch(spec, 0, 6)
     assert [asdict(t) for t in batched] == [asdict(t) for t in alone]
     assert batched[0].rounds > 6 * 5 and batched[0].by_tc and batched[0].sum_sq_threshold
@@ -149,7 +149,7 @@ def test_a_batch_tallied_in_python_integers_throughout_gives_the_same_tallies(de
     fast = exposure_batch(spec, 0, 9)
     monkeypatch.setattr(exposure_module, "_INT64_MAX", 0)
     slow = exposure_batch(spec, 0, 9)
-    monkeypatch.setattr(exposure_module, "moment_arrays", lambda pairs, values, **how: [
+    monkeypatch.setattr(exposure_module, "value_moments", lambda pairs, values, **how: [
         None if m is None else replace(m, ratio=None) for m in moment_arrays(pairs, values, **how)])
     squared = exposure_batch(spec, 0, 9)                         # the squared results summed, not read off the edges
     assert [t.to_json() for t in fast] == [t.to_json() for t in slow] == [t.to_json() for t in squared]

@@ -215,9 +215,8 @@ class Door:
         if self.route_of(wager) == "vector" and self.route != "walk":
             try:
                 return pricing.expected_return(wager, paytable, self.tables)
-            except TooLarge:
-                if self.route == "vector":
-                    raise
+            except TooLarge:                               # the refusal said as price says it
+                pass
         return self.price(wager, paytable).expected_return
 
     def expected_square(self, wager: Wager, paytable: Paytable) -> Fraction:
@@ -225,9 +224,8 @@ class Door:
         if self.route_of(wager) == "vector" and self.route != "walk":
             try:
                 return pricing.expected_square(wager, paytable, self.tables)
-            except TooLarge:
-                if self.route == "vector":
-                    raise
+            except TooLarge:                               # the refusal said as price says it
+                pass
         result = self.price(wager, paytable)
         if result.symbolic:
             raise ExactOddsError(f"wager {wager.id!r} ({paytable.id}) pays a share of a meter: no fixed square")

@@ -1,0 +1,151 @@
+"""The one door into the engine (exactodds.analyses.door): every analysis prices a bet whose table is too large
+exactly as analyze does, and each answer agrees with the one built from analyze on the same shoes."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from exactodds.analyses.analysis import analyze
+from exactodds.analyses.designer import design
+from exactodds.analyses.door import Door, route_of
+from exactodds.analyses.eor import effects_of_removal
+from exactodds.analyses.positions import position
+from exactodds.engine import joint_counts
+from exactodds.errors import ExactOddsWarning, TooLarge
+from exactodds.game.cards import Card
+from exactodds.game.shoe import Shoe
+from exactodds.simulation.exposure import ExposureSpec, exposure_batch
+from exactodds.wagers.catalogue import load_catalogue, read_file, read_text
+
+from . import brute
+from .test_exposure import _dealt_by_the_rules
+
+BETS = read_file(Path(__file__).parent / "suit-bets.toml")
+#: Contrast: the suits of six positions (its table, 79.8 GB at 8 decks, is refused: the walk prices it)
+CONTRAST = BETS["contrast"]
+TABLE = CONTRAST.paytable("A")
+CATALOGUE = load_catalogue().merged(BETS)
+
+
+def _edge(shoe: Shoe) -> Fraction:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        return analyze(shoe, wagers=["contrast:A"], catalogue=CATALOGUE)[0].expected_return
+
+
+def test_a_bet_whose_table_is_refused_is_walked_by_every_door_with_one_warning():
+    door = Door(Shoe.decks(8))
+    with pytest.warns(ExactOddsWarning, match=r"^contrast:A priced by the walk: its table would be too large to build "
+                                              r"\(about 331,420,800 rows, 79\.8 GB to compile \(limit 2\.0 GB\)\)$"):
+        first = door.expected_return(CONTRAST, TABLE)
+    assert route_of(CONTRAST) == "walk" and door.walked == ["contrast:A"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                   # said once per door; a door that is told not to, never
+        assert door.expected_return(CONTRAST, TABLE) == first
+        assert Door(Shoe.decks(8), warn=False).expected_return(CONTRAST, TABLE) == first
+    with pytest.raises(TooLarge, match=r"79\.8 GB to compile .*; --route auto \(the default\) walks a wager whose"):
+        Door(Shoe.decks(8), route="vector").expected_return(CONTRAST, TABLE)
+
+
+def test_effects_of_removal_of_a_walked_bet_are_the_differences_of_analyze():
+    """Every one of the 52 effects equals analyze on the shoe less the card, less analyze on the shoe; they sum to 0."""
+    shoe = Shoe.decks(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        table = effects_of_removal(shoe, [(CONTRAST, TABLE)])[0]
+    base = _edge(shoe)
+    assert table.resolution == "card" and table.base == base
+    for item, effect in zip(table.items, table.effects):
+        assert effect == _edge(shoe.remove(Card.parse(item))) - base, item
+    assert table.weighted_sum == 0 and len(set(table.effects)) > 4
+
+
+def test_every_exposure_round_of_a_walked_bet_is_analyze_on_the_cards_not_yet_seen():
+    decks, cut, seed, shoe_number = 2, 14, 7, 1
+    spec = ExposureSpec(((CONTRAST, "A"),), decks, cut, seed, ((0,) * 52,))
+    tally = exposure_batch(spec, shoe_number, shoe_number + 1)[0]
+    rounds = _dealt_by_the_rules(seed, shoe_number, decks=decks, cut=cut)
+    edges = [_edge(Shoe.decks(decks).remove(*(Card.from_index(c) for c in seen))) for seen, _ in rounds]
+    assert tally.rounds == len(rounds) > 10
+    assert tally.sum_edge == sum(edges, Fraction(0))
+    assert tally.advantage_rounds == sum(e > 0 for e in edges)
+    assert min(row[3] for row in tally.by_penetration.values()) == min(edges)
+
+
+def test_a_paytable_designed_for_a_walked_bet_prices_back_to_its_edge():
+    shoe = Shoe.decks(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        found = design(CONTRAST, TABLE, shoe, target_edge=Fraction(5, 100), tolerance=Fraction(1, 1000))
+        best = found.best
+        text = found.paytable_toml(paytable_id="designed", carrying=("suit-bets.toml",
+                                                                     (Path(__file__).parent / "suit-bets.toml").read_text()))
+        again = load_catalogue().merged(read_text(text, source="designed.toml"))["contrast"]
+        priced = Door(shoe, warn=False).price(again, again.paytable("designed"))
+    assert -priced.expected_return == best.edge
+    assert abs(best.edge - Fraction(5, 100)) <= Fraction(1, 1000)
+
+
+@pytest.mark.parametrize("other", ["banker:standard", "player:standard", "tie:8-to-1"])
+def test_a_positions_joint_counts_of_a_walked_bet_sum_to_each_wagers_own(other):
+    shoe = Shoe.decks(2)
+    wid, table = other.split(":")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        p = position(shoe, [(CONTRAST, "A", 1), (wid, table, 10)], catalogue=CATALOGUE)
+        own = [analyze(shoe, wagers=[w], catalogue=CATALOGUE)[0] for w in ("contrast:A", other)]
+    assert p.joint is not None and sum(p.joint.values()) == shoe.sequences
+    for k, result in enumerate(own):
+        marginal: dict[str, int] = {}
+        for key, n in p.joint.items():
+            marginal[key[k]] = marginal.get(key[k], 0) + n
+        assert marginal == {ln.id: ln.combinations for ln in result.lines if ln.combinations}
+    assert p.expected_value == own[0].expected_return + 10 * own[1].expected_return
+
+
+def test_the_joint_walk_equals_the_brute_force_on_a_tiny_shoe():
+    """Contrast with the Player Pair, walked together, against a plain enumerator of card identities."""
+    shoe = Shoe.from_card_counts({c: 1 for c in "As Ah 2d 3c 6h 9s 9h Kd Kc Ks".split()}, label="10 cards")
+    pair = load_catalogue()["player-pair"]
+    pairs = [(CONTRAST, TABLE), (pair, pair.paytable("standard"))]
+    got = joint_counts(shoe, pairs)
+    want: dict[tuple[int, ...], int] = {}
+    for cards, rnd, n in brute.rounds(shoe):
+        row = brute.all_features(cards, rnd)
+        key = []
+        for w, t in pairs:
+            oid = w.settle_row(row, t)
+            key.append(-1 if oid is None else [o.id for o in w.outcomes].index(oid))
+        want[tuple(key)] = want.get(tuple(key), 0) + n
+    assert got == want and sum(got.values()) == shoe.sequences
+    assert len(got) > 3
+
+
+def test_the_walk_and_the_tables_agree_on_random_depleted_shoes():
+    """A suit bet both routes can answer, on shoes with cards removed at random: the same counts outcome by outcome."""
+    bet = read_text('[[wager]]\nid = "suited-thirds"\nname = "x"\nsection = "test"\n'
+                    '  [[wager.outcome]]\n  id = "same"\n  name = "x"\n'
+                    '  when = "player_suit_1 == banker_suit_1 and player_suit_3 in (\'h\', \'d\')"\n'
+                    '  [[wager.paytable]]\n  id = "A"\n  pays = { same = "5 to 1" }\n', source="t.toml")["suited-thirds"]
+    rng = random.Random(54)
+    for _ in range(6):
+        decks = rng.choice([1, 2, 6])
+        cards = [Card.from_index(i) for i in range(52) for _ in range(decks)]
+        shoe = Shoe.decks(decks).remove(*rng.sample(cards, rng.randrange(0, 20)))
+        by_walk = Door(shoe, route="walk").outcome_counts(bet, bet.paytable("A"))
+        by_tables = Door(shoe, route="vector").outcome_counts(bet, bet.paytable("A"))
+        assert by_walk == by_tables and sum(by_walk.values()) == shoe.sequences
+
+
+def test_route_auto_asks_the_tables_first_for_a_wager_they_price():
+    cat = load_catalogue()
+    assert {route_of(cat[w]) for w in ("banker", "player-pair", "dragon-7-insurance")} == {"vector"}
+    door = Door(Shoe.decks(8))
+    tie = cat["tie"]
+    assert door.price(tie, tie.paytable("8-to-1")).lines == analyze(Shoe.decks(8), wagers=["tie:8-to-1"])[0].lines
+    assert door.walked == []
