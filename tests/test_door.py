@@ -12,10 +12,11 @@ import pytest
 
 from exactodds.analyses.analysis import analyze
 from exactodds.analyses.designer import design
-from exactodds.analyses.door import Door, route_of
+from exactodds.analyses.door import Door, returns_many, route_of
 from exactodds.analyses.eor import effects_of_removal
 from exactodds.analyses.positions import position
-from exactodds.engine import joint_counts
+from exactodds.engine import native
+from exactodds.engine.walk import WalkDistribution, joint_counts, outcome_counts_many
 from exactodds.errors import ExactOddsWarning, TooLarge
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
@@ -149,3 +150,40 @@ def test_route_auto_asks_the_tables_first_for_a_wager_they_price():
     tie = cat["tie"]
     assert door.price(tie, tie.paytable("8-to-1")).lines == analyze(Shoe.decks(8), wagers=["tie:8-to-1"])[0].lines
     assert door.walked == []
+
+
+@pytest.mark.parametrize("name", ["contrast", "one-colour-named", "mirror"])
+def test_the_walk_of_many_shoes_at_once_is_the_walk_of_each(name):
+    """One program of the walk for a batch of depleted shoes (compiled), against a walk of each shoe, compiled and
+    pure; in 64 bits for 8 decks, in 128 bits past them (32 decks: N^6 > 2^64)."""
+    wager = BETS[name]
+    table = next(iter(wager.paytables.values()))
+    rng = random.Random(hash(name) % 1000)
+    shoes = []
+    for decks in (8, 8, 8, 2, 32):
+        cards = [Card.from_index(i) for i in range(52) for _ in range(decks)]
+        shoes.append(Shoe.decks(decks).remove(*rng.sample(cards, rng.randrange(0, min(300, len(cards) - 6)))))
+    shoes.append(Shoe.decks(8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        many = outcome_counts_many(wager, table, shoes)
+        each = [WalkDistribution(s).outcome_counts(wager, table) for s in shoes]
+        with native.pure():
+            small = [s for s in shoes if s.size <= 104]
+            assert outcome_counts_many(wager, table, small) == [WalkDistribution(s).outcome_counts(wager, table)
+                                                               for s in small]
+    assert many == each and all(sum(c.values()) == s.sequences for c, s in zip(many, shoes))
+    assert outcome_counts_many(wager, table, shoes[:4]) == each[:4]               # 64 bits: no shoe past 1,625 cards
+    assert len({tuple(sorted(c.items())) for c in many}) == len(shoes)          # the shoes do differ
+
+
+def test_exposure_of_a_walked_bet_is_its_round_by_round_walk():
+    """The exposure of a walked bet, its rounds counted at once, equals each round's own walk (returns_many against
+    a door per round)."""
+    shoes = [Shoe.decks(2).remove(*(Card.from_index(c) for c in seen))
+             for seen, _ in _dealt_by_the_rules(3, 0, decks=2, cut=14)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        [got] = returns_many([(CONTRAST, TABLE)], shoes, square=True)
+        want = [(Door(s).expected_return(CONTRAST, TABLE), Door(s).expected_square(CONTRAST, TABLE)) for s in shoes]
+    assert got == want

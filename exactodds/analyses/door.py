@@ -39,7 +39,7 @@ from exactodds.errors import ExactOddsError, ExactOddsWarning, InconsistentCount
 from exactodds.game.shoe import Shoe
 from exactodds.wagers.catalogue import Paytable, Wager
 
-__all__ = ["Door", "ROUTES", "WALK_FIRST_BYTES", "route_of", "value_moments", "value_returns", "check_route"]
+__all__ = ["Door", "ROUTES", "WALK_FIRST_BYTES", "route_of", "returns_many", "value_moments", "value_returns", "check_route"]
 
 #: The exact routes: ``auto`` (the tables, and the walk for a wager whose table would be too large
 #: to build), the vectorised enumeration over multiset tables, and the recursive memoized walk.
@@ -273,3 +273,43 @@ def value_returns(wager: Wager, paytable: Paytable, value_counts: np.ndarray) ->
     """Many shoes at once (a row of ``value_counts`` per shoe) for a wager the tables read at point values: its
     exact expected return on each (:func:`~exactodds.analyses.pricing.expected_returns`); None for another."""
     return pricing.expected_returns(wager, paytable, value_counts)
+
+
+def returns_many(pairs: Sequence[tuple[Wager, Paytable]], shoes: Sequence[Shoe], *, route: str = "auto",
+                 square: bool = False, warn: bool = True) -> list[list[tuple[Any, Fraction | None]]]:
+    """Many shoes at once (shoes that differ by a few cards: exposure's rounds, effects of removal): per pair, per
+    shoe, the exact expected return of one unit and, with ``square``, the expected squared result (fixed pays).
+    A pair the walk prices is counted for every shoe by one program of the walk
+    (:func:`exactodds.engine.walk.outcome_counts_many`); the others by a :class:`Door` per shoe (the first shoe
+    says the route, and warns once where ``warn``)."""
+    check_route(route)
+    shoes = list(shoes)
+    out: list[list[tuple[Any, Fraction | None]]] = []
+    doors = [Door(s, route=route, warn=warn and k == 0) for k, s in enumerate(shoes)]
+    for wager, paytable in pairs:
+        if not shoes:
+            out.append([])
+            continue
+        first = doors[0].price(wager, paytable)                 # says the route (and why), once
+        walked = doors[0].route == "walk" or f"{wager.id}:{paytable.id}" in doors[0].walked
+        if not walked or shoes[0].card_counts is None:
+            out.append([(first.expected_return, _square(first) if square else None)] +
+                       [(d.expected_return(wager, paytable), d.expected_square(wager, paytable) if square else None)
+                        for d in doors[1:]])
+            continue
+        nets = {k: paytable.pays[o.id].net for k, o in enumerate(wager.outcomes)} | {-1: Fraction(-1)}
+        rows = []
+        for shoe, counts in zip(shoes, engine.outcome_counts_many(wager, paytable, shoes)):
+            total = shoe.sequences
+            mean = sum((nets[k] * n for k, n in counts.items()), Fraction(0)) / total
+            second = sum((nets[k] * nets[k] * n for k, n in counts.items()), Fraction(0)) / total if square else None
+            rows.append((mean, second))
+        out.append(rows)
+    return out
+
+
+def _square(result: WagerResult) -> Fraction:
+    if result.symbolic:
+        raise ExactOddsError(f"wager {result.wager.id!r} ({result.paytable.id}) pays a share of a meter: no fixed "
+                             "square")
+    return result.variance + result.expected_return ** 2  # type: ignore[no-any-return]

@@ -352,6 +352,8 @@ def outcome_masks(wager: Wager) -> np.ndarray:
     meet on one round (every possible round of the table is tried).
     """
     cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "masks refused" in cache:            # refused before: said again at once (its estimate takes 0.3 s)
+        raise TooLarge(cache["masks refused"])
     if "masks" not in cache:
         try:
             table = feature_table(table_signature(wager))
@@ -359,8 +361,10 @@ def outcome_masks(wager: Wager) -> np.ndarray:
             raise
         except ExactOddsError as exc:       # a table too large to build, say (the walk may price it)
             alt = f": alternative {wager.reading_id!r}" if wager.reading_id != "regulation" else ""
-            refused = TooLarge if isinstance(exc, TooLarge) else ExactOddsError
-            raise refused(f"{wager.source}: wager {wager.id!r}{alt}: {exc}") from None
+            if isinstance(exc, TooLarge):
+                cache["masks refused"] = f"{wager.source}: wager {wager.id!r}{alt}: {exc}"
+                raise TooLarge(cache["masks refused"]) from None
+            raise ExactOddsError(f"{wager.source}: wager {wager.id!r}{alt}: {exc}") from None
         masks = np.stack([o.condition.mask(table.columns, len(table), wager.parameters) for o in wager.outcomes])
         clash = np.flatnonzero(masks.sum(axis=0) > 1) if wager.settle == "exclusive" else np.zeros(0, int)
         if len(clash):

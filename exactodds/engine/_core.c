@@ -1167,6 +1167,93 @@ static PyObject *u128_to_long(u128 x)
     return out;
 }
 
+/* Inside Py_BEGIN_ALLOW_THREADS: every 65,536 steps, the GIL taken back to let a signal through (E_SIGNAL). */
+#define LET_A_SIGNAL_THROUGH(steps, code)                                                                   \
+    do {                                                                                                     \
+        if ((++(steps) & 0xFFFF) == 0) {                                                                     \
+            Py_BLOCK_THREADS                                                                                 \
+            if (PyErr_CheckSignals() < 0) (code) = E_SIGNAL;                                                 \
+            Py_UNBLOCK_THREADS                                                                               \
+        }                                                                                                    \
+    } while (0)
+
+/* A state of the walk's layer ``depth``, read from its entry: its node, round state and classes dealt, and where
+ * the transitions of its node at the position of its next card start (``off``) among its classes (``first``,
+ * ``width``); the arrays ``a`` as walk takes them. */
+typedef struct {
+    int64_t node, state, off, first, width;
+    int n;
+    uint8_t dealt[MAX_DEALT];
+} Step;
+
+static int step_of(const Entry *e, int depth, const Arr *a, Step *at)
+{
+    const int64_t *node_offset = a[0].data, *trans_offset = a[3].data, *state_position = a[7].data;
+    at->node = (int64_t)(e->k1 & 0xFFFFFFFFu);
+    at->state = (int64_t)(e->k1 >> 32);
+    at->n = (int)(e->k2 & 7);
+    if (at->state < 0 || at->state >= a[7].n || at->n != depth || at->n > MAX_DEALT) return E_INDEX;
+    for (int d = 0; d < at->n; d++) at->dealt[d] = (uint8_t)(e->k2 >> (8 * (d + 1)));
+    int64_t position = state_position[at->state];
+    if (position < 0 || position > 5) return E_INDEX;
+    at->off = trans_offset[at->node * 6 + position];
+    at->first = node_offset[at->node];
+    at->width = node_offset[at->node + 1] - at->first;
+    if (at->off < 0 || at->off + at->width > a[4].n) return E_INDEX;
+    return OK;
+}
+
+/* The eleven arrays of an automaton walk and walk_program take, in their order; -1 with an error set. */
+static int walk_arrays(PyObject **o, Arr *a)
+{
+    static const char *names[11] = {"node_offset", "class_value", "class_count", "trans_offset", "trans_next",
+                                    "trans_merge", "merges", "state_position", "state_cards", "state_next",
+                                    "state_over"};
+    for (int i = 0; i < 11; i++)
+        if (arr_get(o[i], &a[i], 0, names[i])) return -1;
+    return 0;
+}
+
+/* The shapes walk and walk_program check of their automaton's arrays (a[0] to a[10] in their order). */
+static int walk_shapes(const Arr *a)
+{
+    const int64_t *node_offset = a[0].data;
+    Py_ssize_t nodes = a[0].n - 1, classes = a[1].n, states = a[7].n, transitions = a[4].n;
+    if (nodes < 1 || node_offset[nodes] != classes || a[2].n != classes || a[3].n != nodes * 6
+        || a[5].n != transitions || a[8].n != states || a[9].n != states * VALUES || a[10].n != states
+        || nodes >= (1LL << 31) || states >= (1 << 16))
+        return E_SHAPE;
+    for (Py_ssize_t s = 0; s < nodes; s++)
+        if (node_offset[s] < 0 || node_offset[s + 1] < node_offset[s] || node_offset[s + 1] - node_offset[s] > MAX_CLASSES)
+            return E_SHAPE;
+    return OK;
+}
+
+/* The key (cards dealt, sorted, per class of the next node) of a state whose ``n`` cards ``dealt`` are joined by
+ * one of class ``i``, the classes mapped by the merge at ``map`` (-1: none) into the next node's ``twidth``. */
+static int next_dealt(int n, const uint8_t *dealt, int64_t i, int64_t map, const int64_t *merges, Py_ssize_t merged,
+                      int64_t twidth, uint64_t *k2)
+{
+    uint8_t next[MAX_DEALT];
+    if (n + 1 > MAX_DEALT) return E_INDEX;
+    for (int d = 0; d <= n; d++) {
+        int64_t c = d < n ? dealt[d] : i;
+        if (map >= 0) {
+            if (map + c >= merged) return E_INDEX;
+            c = merges[map + c];
+        }
+        if (c < 0 || c >= twidth) return E_INDEX;
+        next[d] = (uint8_t)c;
+    }
+    for (int d = 1; d <= n; d++)                      /* sorted: the order of the cards does not matter */
+        for (int x = d; x > 0 && next[x - 1] > next[x]; x--) {
+            uint8_t t = next[x]; next[x] = next[x - 1]; next[x - 1] = t;
+        }
+    *k2 = (uint64_t)(n + 1);
+    for (int d = 0; d <= n; d++) *k2 |= (uint64_t)next[d] << (8 * (d + 1));
+    return OK;
+}
+
 /*
  * walk(size, nodes_classes, class_value, class_count, trans_offset, trans_next, trans_merge, merges,
  *      state_position, state_cards, state_next, state_over, limit)
@@ -1195,21 +1282,16 @@ static PyObject *walk(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "LOOOOOOOOOOOL", &size_ll, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
                           &o[7], &o[8], &o[9], &o[10], &limit_ll))
         return NULL;
-    static const char *names[11] = {"node_offset", "class_value", "class_count", "trans_offset", "trans_next",
-                                    "trans_merge", "merges", "state_position", "state_cards", "state_next",
-                                    "state_over"};
     Arr a[11];
     memset(a, 0, sizeof a);
     PyObject *result = NULL;
     int code = OK;
     Table cur = {0}, nxt = {0}, leaves = {0};
-    for (int i = 0; i < 11; i++)
-        if (arr_get(o[i], &a[i], 0, names[i])) goto done;
+    if (walk_arrays(o, a)) goto done;
     const int64_t *node_offset = a[0].data, *class_value = a[1].data, *class_count = a[2].data,
-                  *trans_offset = a[3].data, *trans_next = a[4].data, *trans_merge = a[5].data, *merges = a[6].data,
-                  *state_position = a[7].data, *state_cards = a[8].data, *state_next = a[9].data,
-                  *state_over = a[10].data;
-    Py_ssize_t nodes = a[0].n - 1, classes = a[1].n, states = a[7].n, transitions = a[4].n, merged = a[6].n;
+                  *trans_next = a[4].data, *trans_merge = a[5].data, *merges = a[6].data, *state_cards = a[8].data,
+                  *state_next = a[9].data, *state_over = a[10].data;
+    Py_ssize_t nodes = a[0].n - 1, states = a[7].n, merged = a[6].n;
     int64_t size = size_ll;
     size_t limit = limit_ll < 16 ? 16 : (size_t)limit_ll;
     /* the bound every count below rests on: N^6 < 2^127 */
@@ -1222,17 +1304,7 @@ static PyObject *walk(PyObject *self, PyObject *args)
             goto done;
         }
     }
-    if (nodes < 1 || node_offset[nodes] != classes || a[2].n != classes || a[3].n != nodes * 6
-        || a[5].n != transitions || a[8].n != states || a[9].n != states * VALUES || a[10].n != states
-        || nodes >= (1LL << 31) || states >= (1 << 16)) {
-        code = E_SHAPE;
-        goto fail;
-    }
-    for (Py_ssize_t s = 0; s < nodes; s++)
-        if (node_offset[s] < 0 || node_offset[s + 1] < node_offset[s] || node_offset[s + 1] - node_offset[s] > MAX_CLASSES) {
-            code = E_SHAPE;
-            goto fail;
-        }
+    if ((code = walk_shapes(a)) != OK) goto fail;
     if (table_init(&cur, 64) || table_init(&nxt, 64) || table_init(&leaves, 64)) { code = E_MEMORY; goto fail; }
 
     Py_BEGIN_ALLOW_THREADS
@@ -1242,22 +1314,13 @@ static PyObject *walk(PyObject *self, PyObject *args)
         for (size_t slot = 0; code == OK && slot < cur.cap; slot++) {
             Entry *e = &cur.slots[slot];
             if (e->k1 == EMPTY) continue;
-            if ((++steps & 0xFFFF) == 0) {              /* let a signal through */
-                Py_BLOCK_THREADS
-                if (PyErr_CheckSignals() < 0) code = E_SIGNAL;
-                Py_UNBLOCK_THREADS
-                if (code != OK) break;
-            }
-            int64_t node = (int64_t)(e->k1 & 0xFFFFFFFFu), state = (int64_t)(e->k1 >> 32);
-            int n = (int)(e->k2 & 7);
-            uint8_t dealt[MAX_DEALT];
-            for (int d = 0; d < n; d++) dealt[d] = (uint8_t)(e->k2 >> (8 * (d + 1)));
-            if (state < 0 || state >= states || n != depth || n > MAX_DEALT) { code = E_INDEX; break; }
-            int64_t position = state_position[state];
-            if (position < 0 || position > 5) { code = E_INDEX; break; }
-            int64_t off = trans_offset[node * 6 + position];
-            int64_t first = node_offset[node], width = node_offset[node + 1] - first;
-            if (off < 0 || off + width > transitions) { code = E_INDEX; break; }
+            LET_A_SIGNAL_THROUGH(steps, code);
+            if (code != OK) break;
+            Step at;
+            if ((code = step_of(e, depth, a, &at)) != OK) break;
+            int64_t state = at.state, off = at.off, first = at.first, width = at.width;
+            int n = at.n;
+            const uint8_t *dealt = at.dealt;
             u128 tail = falling(size - n - 1, 6 - n - 1);   /* the unread cards, if this card ends the round */
             for (int64_t i = 0; code == OK && i < width; i++) {
                 int64_t left = class_count[first + i];
@@ -1273,26 +1336,10 @@ static PyObject *walk(PyObject *self, PyObject *args)
                     code = table_add(&leaves, (uint64_t)to | ((uint64_t)after << 32), 0, ways * tail, limit);
                     continue;
                 }
-                if (n + 1 > MAX_DEALT) { code = E_INDEX; break; }
-                uint8_t next[MAX_DEALT];
-                int64_t map = trans_merge[off + i];
-                int64_t twidth = node_offset[to + 1] - node_offset[to];
-                for (int d = 0; d <= n; d++) {
-                    int64_t c = d < n ? dealt[d] : i;
-                    if (map >= 0) {
-                        if (map + c >= merged) { code = E_INDEX; break; }
-                        c = merges[map + c];
-                    }
-                    if (c < 0 || c >= twidth) { code = E_INDEX; break; }
-                    next[d] = (uint8_t)c;
-                }
+                uint64_t k2;
+                code = next_dealt(n, dealt, i, trans_merge[off + i], merges, merged,
+                                  node_offset[to + 1] - node_offset[to], &k2);
                 if (code != OK) break;
-                for (int d = 1; d <= n; d++)              /* sorted: the order of the cards does not matter */
-                    for (int x = d; x > 0 && next[x - 1] > next[x]; x--) {
-                        uint8_t t = next[x]; next[x] = next[x - 1]; next[x - 1] = t;
-                    }
-                uint64_t k2 = (uint64_t)(n + 1);
-                for (int d = 0; d <= n; d++) k2 |= (uint64_t)next[d] << (8 * (d + 1));
                 code = table_add(&nxt, (uint64_t)to | ((uint64_t)after << 32), k2, ways, limit);
             }
         }
@@ -1321,6 +1368,343 @@ fail:
 done:
     free(cur.slots); free(nxt.slots); free(leaves.slots);
     for (int i = 0; i < 11; i++) arr_release(&a[i]);
+    return result;
+}
+
+/* -- walk_program and walk_many: the walk made once, shoe-free, then evaluated for many shoes -- */
+
+/* The walk above, for a batch of shoes that hold no card the union ``class_count`` does not: every state it
+ * reaches is numbered, in layer order, and every step from one state to the next is kept as an edge (from,
+ * to, the node's class dealt, the cards of that class dealt before it). A shoe's ways of a state are then the
+ * sum over its incoming edges of the ways of the state before times (cards of the class in the shoe less those
+ * dealt before): one pass over the edges per shoe (walk_many), where the walk hashes every state again. */
+
+typedef struct {
+    int32_t *from, *to, *cls, *dealt;
+    size_t n, cap;
+} Edges;
+
+static int edges_add(Edges *e, int64_t from, int64_t to, int64_t cls, int64_t dealt, size_t limit)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 1024;
+        if (e->n >= limit || cap > (size_t)INT32_MAX) return E_LIMIT;
+        int32_t *a = realloc(e->from, cap * 4), *b = a ? realloc(e->to, cap * 4) : NULL;
+        if (a) e->from = a;
+        if (b) e->to = b;
+        int32_t *c = b ? realloc(e->cls, cap * 4) : NULL;
+        if (c) e->cls = c;
+        int32_t *d = c ? realloc(e->dealt, cap * 4) : NULL;
+        if (d) e->dealt = d;
+        if (!d) return E_MEMORY;
+        e->cap = cap;
+    }
+    if (from > INT32_MAX || to > INT32_MAX || to < INT32_MIN) return E_LIMIT;
+    e->from[e->n] = (int32_t)from; e->to[e->n] = (int32_t)to; e->cls[e->n] = (int32_t)cls;
+    e->dealt[e->n] = (int32_t)dealt;
+    e->n++;
+    return OK;
+}
+
+/* The number of (k1, k2) in ``t``, numbered from ``*next`` as first met (kept in the entry's ways). */
+static int table_number(Table *t, uint64_t k1, uint64_t k2, int64_t *next, size_t limit, int64_t *id)
+{
+    size_t before = t->used;
+    int code = table_add(t, k1, k2, 0, limit);
+    if (code != OK) return code;
+    size_t j = mix(k1, k2) & (t->cap - 1);
+    while (!(t->slots[j].k1 == k1 && t->slots[j].k2 == k2)) j = (j + 1) & (t->cap - 1);
+    if (t->used != before) t->slots[j].ways = (u128)(*next)++;
+    *id = (int64_t)t->slots[j].ways;
+    return OK;
+}
+
+static PyObject *bytes_of(const void *p, size_t n)
+{
+    return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+}
+
+/*
+ * walk_program(node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,
+ *              state_position, state_cards, state_next, state_over, limit, edge_limit)
+ *
+ * The arrays of walk, ``class_count`` the most cards of each class any shoe of the batch holds. Returns
+ * (states, from, to, class, dealt, leaves): the states numbered (0 the start), the edges as int32 bytes (``to``
+ * -1 - leaf for a step that ends the round), and per leaf (final round state, node). E_LIMIT past ``limit``
+ * states in a layer or ``edge_limit`` edges.
+ */
+static PyObject *walk_program(PyObject *self, PyObject *args)
+{
+    long long limit_ll, edge_limit_ll;
+    PyObject *o[11];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOLL", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &limit_ll, &edge_limit_ll))
+        return NULL;
+    Arr a[11];
+    memset(a, 0, sizeof a);
+    PyObject *result = NULL;
+    int code = OK;
+    Table cur = {0}, nxt = {0}, leaves = {0};
+    Edges E = {0};
+    int64_t *leaf_key = NULL;
+    if (walk_arrays(o, a)) goto done;
+    const int64_t *node_offset = a[0].data, *class_value = a[1].data, *class_count = a[2].data,
+                  *trans_next = a[4].data, *trans_merge = a[5].data, *merges = a[6].data, *state_cards = a[8].data,
+                  *state_next = a[9].data, *state_over = a[10].data;
+    Py_ssize_t nodes = a[0].n - 1, states = a[7].n, merged = a[6].n;
+    size_t limit = limit_ll < 16 ? 16 : (size_t)limit_ll, edge_limit = edge_limit_ll < 16 ? 16 : (size_t)edge_limit_ll;
+    if ((code = walk_shapes(a)) != OK) goto fail;
+    if (table_init(&cur, 64) || table_init(&nxt, 64) || table_init(&leaves, 64)) { code = E_MEMORY; goto fail; }
+    int64_t next_state = 0, next_leaf = 0, id;
+
+    Py_BEGIN_ALLOW_THREADS
+    code = table_number(&cur, 0, 0, &next_state, limit, &id);      /* the start: state 0 */
+    unsigned long steps = 0;
+    for (int depth = 0; code == OK && cur.used; depth++) {
+        for (size_t slot = 0; code == OK && slot < cur.cap; slot++) {
+            Entry *e = &cur.slots[slot];
+            if (e->k1 == EMPTY) continue;
+            LET_A_SIGNAL_THROUGH(steps, code);
+            if (code != OK) break;
+            int64_t me = (int64_t)e->ways;
+            Step at;
+            if ((code = step_of(e, depth, a, &at)) != OK) break;
+            int64_t state = at.state, off = at.off, first = at.first, width = at.width;
+            int n = at.n;
+            const uint8_t *dealt = at.dealt;
+            for (int64_t i = 0; code == OK && i < width; i++) {
+                int64_t before = 0;
+                for (int d = 0; d < n; d++) before += dealt[d] == i;
+                if (class_count[first + i] - before <= 0) continue;      /* no shoe of the batch has one left */
+                int64_t v = class_value[first + i];
+                if (v < 0 || v >= VALUES) { code = E_INDEX; break; }
+                int64_t after = state_next[state * VALUES + v], to = trans_next[off + i];
+                if (after < 0 || after >= states || to < 0 || to >= nodes) { code = E_INDEX; break; }
+                if (state_over[after]) {
+                    if (state_cards[after] != n + 1) { code = E_INDEX; break; }
+                    code = table_number(&leaves, (uint64_t)to | ((uint64_t)after << 32), 0, &next_leaf, limit, &id);
+                    if (code == OK) code = edges_add(&E, me, -1 - id, first + i, before, edge_limit);
+                    continue;
+                }
+                uint64_t k2;
+                code = next_dealt(n, dealt, i, trans_merge[off + i], merges, merged,
+                                  node_offset[to + 1] - node_offset[to], &k2);
+                if (code != OK) break;
+                code = table_number(&nxt, (uint64_t)to | ((uint64_t)after << 32), k2, &next_state, limit, &id);
+                if (code == OK) code = edges_add(&E, me, id, first + i, before, edge_limit);
+            }
+        }
+        if (code != OK) break;
+        Table t = cur; cur = nxt; nxt = t;
+        free(nxt.slots);
+        if ((code = table_init(&nxt, 64)) != OK) break;
+    }
+    if (code == OK && !(leaf_key = malloc(sizeof(int64_t) * 2 * (size_t)(next_leaf + 1)))) code = E_MEMORY;
+    if (code == OK)
+        for (size_t slot = 0; slot < leaves.cap; slot++) {
+            Entry *e = &leaves.slots[slot];
+            if (e->k1 == EMPTY) continue;
+            int64_t l = (int64_t)e->ways;
+            leaf_key[2 * l] = (int64_t)(e->k1 >> 32);
+            leaf_key[2 * l + 1] = (int64_t)(e->k1 & 0xFFFFFFFFu);
+        }
+    Py_END_ALLOW_THREADS
+    if (code != OK) goto fail;
+    result = Py_BuildValue("(LNNNNN)", (long long)next_state, bytes_of(E.from, 4 * E.n), bytes_of(E.to, 4 * E.n),
+                           bytes_of(E.cls, 4 * E.n), bytes_of(E.dealt, 4 * E.n),
+                           bytes_of(leaf_key, sizeof(int64_t) * 2 * (size_t)next_leaf));
+    goto done;
+fail:
+    if (code == E_LIMIT)
+        PyErr_Format(PyExc_MemoryError, "walk_program: more than %zu states in one layer or %zu edges", limit,
+                     edge_limit);
+    else if (code != E_SIGNAL)
+        raise_code(code, "walk_program");
+done:
+    free(cur.slots); free(nxt.slots); free(leaves.slots);
+    free(E.from); free(E.to); free(E.cls); free(E.dealt); free(leaf_key);
+    for (int i = 0; i < 11; i++) arr_release(&a[i]);
+    return result;
+}
+
+/* Shoes walked in blocks of this many at once by walk_many_narrow: a step's arrays read once for the block. */
+#define MANY_BLOCK 8
+
+/* walk_many where every shoe's N^6 < 2^64 (checked by the caller): each count of a state is at most the ordered
+ * sequences of its cards, N^5, and of a leaf N^6, so 64 bits hold every partial sum (its terms are non-negative);
+ * the block's shoes side by side, so that each step is read once for MANY_BLOCK shoes. Into ``out`` (u128). */
+__attribute__((target_clones("avx2", "default"), optimize("O3")))
+static int walk_many_narrow(Py_ssize_t n_states, Py_ssize_t edges, const int32_t *from, const int32_t *to,
+                            const int32_t *cls, const int32_t *dealt, Py_ssize_t n_leaves, const int64_t *leaf_cards,
+                            const int64_t *leaf_column, Py_ssize_t n_columns, const int64_t *counts, Py_ssize_t width,
+                            const int64_t *sizes, Py_ssize_t shoes, u128 *out)
+{
+    int code = OK;
+    uint64_t *ways = malloc(sizeof(uint64_t) * MANY_BLOCK * (size_t)n_states);
+    uint64_t *leafw = malloc(sizeof(uint64_t) * MANY_BLOCK * (size_t)(n_leaves + 1));
+    int64_t *cb = malloc(sizeof(int64_t) * MANY_BLOCK * (size_t)(width + 1));
+    if (!ways || !leafw || !cb) { free(ways); free(leafw); free(cb); return E_MEMORY; }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s0 = 0; s0 < shoes && code == OK; s0 += MANY_BLOCK) {
+        if (s0 && (s0 & 63) == 0) {                       /* let a signal through */
+            Py_BLOCK_THREADS
+            if (PyErr_CheckSignals() < 0) code = E_SIGNAL;
+            Py_UNBLOCK_THREADS
+            if (code != OK) break;
+        }
+        Py_ssize_t nb = shoes - s0 < MANY_BLOCK ? shoes - s0 : MANY_BLOCK;
+        for (Py_ssize_t c = 0; c < width; c++)            /* the block's counts per class, side by side */
+            for (Py_ssize_t b = 0; b < MANY_BLOCK; b++)
+                cb[c * MANY_BLOCK + b] = b < nb ? counts[(s0 + b) * width + c] : 0;
+        memset(ways, 0, sizeof(uint64_t) * MANY_BLOCK * (size_t)n_states);
+        memset(leafw, 0, sizeof(uint64_t) * MANY_BLOCK * (size_t)(n_leaves + 1));
+        for (Py_ssize_t b = 0; b < nb; b++) ways[b] = 1;
+        for (Py_ssize_t k = 0; k < edges; k++) {
+            const uint64_t *w = ways + (size_t)from[k] * MANY_BLOCK;
+            const int64_t *c = cb + (size_t)cls[k] * MANY_BLOCK;
+            int64_t d = dealt[k];
+            int32_t t = to[k];
+            uint64_t *into = t >= 0 ? ways + (size_t)t * MANY_BLOCK : leafw + (size_t)(-1 - (int64_t)t) * MANY_BLOCK;
+            for (int b = 0; b < MANY_BLOCK; b++) {
+                int64_t left = c[b] - d;
+                into[b] += w[b] * (uint64_t)(left > 0 ? left : 0);
+            }
+        }
+        for (Py_ssize_t b = 0; b < nb; b++) {
+            int64_t size = sizes[s0 + b];
+            for (Py_ssize_t l = 0; l < n_leaves; l++) {
+                uint64_t x = leafw[(size_t)l * MANY_BLOCK + b];
+                if (!x) continue;
+                int64_t cards = leaf_cards[l];
+                out[(s0 + b) * n_columns + leaf_column[l]] += (u128)x * falling(size - cards, 6 - (int)cards);
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(ways); free(leafw); free(cb);
+    return code;
+}
+
+/*
+ * walk_many(states, from, to, class, dealt, leaf_cards, leaf_column, columns, class_counts, sizes)
+ *
+ * A program of walk_program (its arrays int32 but for ``states``, an int; ``leaf_cards`` and ``leaf_column``
+ * int64 per leaf) for each shoe: ``class_counts`` (shoes x classes, int64) its cards per class of the
+ * automaton's nodes, ``sizes`` its cards. Returns per shoe a list of ``columns`` integers: the ordered 6-card
+ * sequences whose round ends in a leaf of each column (the unread cards counted). Exact in 128 bits: every
+ * count of one shoe is at most N^6 < 2^127, checked per shoe.
+ */
+static PyObject *walk_many(PyObject *self, PyObject *args)
+{
+    long long n_states, n_columns;
+    PyObject *o[9];
+    if (!PyArg_ParseTuple(args, "LOOOOOOLOO", &n_states, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &n_columns,
+                          &o[6], &o[7]))
+        return NULL;
+    Arr from = {0}, to = {0}, cls = {0}, dealt = {0}, leaf_cards = {0}, leaf_column = {0}, counts = {0}, sizes = {0};
+    PyObject *result = NULL;
+    int code = OK;
+    u128 *ways = NULL, *leafw = NULL, *out = NULL;
+    if (arr_get32(o[0], &from, "from") || arr_get32(o[1], &to, "to") || arr_get32(o[2], &cls, "class")
+        || arr_get32(o[3], &dealt, "dealt") || arr_get(o[4], &leaf_cards, 0, "leaf_cards")
+        || arr_get(o[5], &leaf_column, 0, "leaf_column") || arr_get(o[6], &counts, 0, "class_counts")
+        || arr_get(o[7], &sizes, 0, "sizes"))
+        goto done;
+    Py_ssize_t edges = from.n, n_leaves = leaf_cards.n, shoes = sizes.n;
+    if (to.n != edges || cls.n != edges || dealt.n != edges || leaf_column.n != n_leaves || n_states < 1
+        || n_columns < 0 || (shoes && counts.n % shoes)) {
+        code = E_SHAPE;
+        goto fail;
+    }
+    Py_ssize_t width = shoes ? counts.n / shoes : 0;
+    for (Py_ssize_t k = 0; k < edges; k++) {             /* every index checked once: edges go forward */
+        int32_t f = from.data32[k], t = to.data32[k];
+        if (f < 0 || f >= n_states || cls.data32[k] < 0 || cls.data32[k] >= width || dealt.data32[k] < 0
+            || (t >= 0 ? (t >= n_states || t <= f) : (-1 - (int64_t)t >= n_leaves))) {
+            code = E_INDEX;
+            goto fail;
+        }
+    }
+    for (Py_ssize_t l = 0; l < n_leaves; l++)
+        if (leaf_cards.data[l] < 4 || leaf_cards.data[l] > 6 || leaf_column.data[l] < 0
+            || leaf_column.data[l] >= n_columns) {
+            code = E_INDEX;
+            goto fail;
+        }
+    for (Py_ssize_t s = 0; s < shoes; s++) {              /* the bound: N^6 < 2^127 */
+        u128 p = 1;
+        int ok = sizes.data[s] >= 0;
+        for (int i = 0; ok && i < 6; i++) ok = !__builtin_mul_overflow(p, (u128)sizes.data[s], &p);
+        if (!ok || (p >> 127)) {
+            PyErr_SetString(PyExc_OverflowError, "walk_many: a shoe too large for 128-bit counts");
+            goto done;
+        }
+    }
+    int narrow = 1;                                       /* every shoe's N^6 < 2^64: 64-bit ways, a block at once */
+    for (Py_ssize_t s = 0; narrow && s < shoes; s++) {
+        uint64_t p = 1;
+        for (int i = 0; narrow && i < 6; i++) narrow = !__builtin_mul_overflow(p, (uint64_t)sizes.data[s], &p);
+    }
+    out = calloc((size_t)(shoes * n_columns + 1), sizeof(u128));
+    if (!out) { code = E_MEMORY; goto fail; }
+    if (narrow) {
+        code = walk_many_narrow(n_states, edges, from.data32, to.data32, cls.data32, dealt.data32, n_leaves,
+                                leaf_cards.data, leaf_column.data, n_columns, counts.data, width, sizes.data, shoes, out);
+        if (code != OK) goto fail;
+        goto made;
+    }
+    ways = malloc(sizeof(u128) * (size_t)n_states);
+    leafw = malloc(sizeof(u128) * (size_t)(n_leaves + 1));
+    if (!ways || !leafw) { code = E_MEMORY; goto fail; }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < shoes && code == OK; s++) {
+        if (s && (s & 63) == 0) {                         /* let a signal through */
+            Py_BLOCK_THREADS
+            if (PyErr_CheckSignals() < 0) code = E_SIGNAL;
+            Py_UNBLOCK_THREADS
+            if (code != OK) break;
+        }
+        const int64_t *c = counts.data + s * width;
+        memset(ways, 0, sizeof(u128) * (size_t)n_states);
+        memset(leafw, 0, sizeof(u128) * (size_t)(n_leaves + 1));
+        ways[0] = 1;
+        for (Py_ssize_t k = 0; k < edges; k++) {
+            u128 w = ways[from.data32[k]];
+            if (!w) continue;
+            int64_t left = c[cls.data32[k]] - dealt.data32[k];
+            if (left <= 0) continue;
+            int32_t t = to.data32[k];
+            if (t >= 0) ways[t] += w * (u128)left;
+            else leafw[-1 - (int64_t)t] += w * (u128)left;
+        }
+        int64_t size = sizes.data[s];
+        for (Py_ssize_t l = 0; l < n_leaves; l++) {
+            if (!leafw[l]) continue;
+            int64_t dealt_cards = leaf_cards.data[l];
+            out[s * n_columns + leaf_column.data[l]] += leafw[l] * falling(size - dealt_cards, 6 - (int)dealt_cards);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (code != OK) goto fail;
+made:
+    result = PyList_New(shoes);
+    for (Py_ssize_t s = 0; result && s < shoes; s++) {
+        PyObject *row = PyList_New(n_columns);
+        for (Py_ssize_t j = 0; row && j < n_columns; j++) {
+            PyObject *x = u128_to_long(out[s * n_columns + j]);
+            if (!x) { Py_CLEAR(row); break; }
+            PyList_SET_ITEM(row, j, x);
+        }
+        if (!row) { Py_CLEAR(result); break; }
+        PyList_SET_ITEM(result, s, row);
+    }
+    goto done;
+fail:
+    if (code != E_SIGNAL) raise_code(code, "walk_many");
+done:
+    free(ways); free(leafw); free(out);
+    arr_release(&from); arr_release(&to); arr_release(&cls); arr_release(&dealt); arr_release(&leaf_cards);
+    arr_release(&leaf_column); arr_release(&counts); arr_release(&sizes);
     return result;
 }
 
@@ -2130,6 +2514,13 @@ static PyMethodDef methods[] = {
      "walk(size, node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
      "     state_position, state_cards, state_next, state_over, limit)\n"
      "The walk of the deal over an automaton of classes: a list of (final state, node, count)."},
+    {"walk_program", walk_program, METH_VARARGS,
+     "walk_program(node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
+     "             state_position, state_cards, state_next, state_over, limit, edge_limit)\n"
+     "The walk's states and steps, shoe-free: (states, from, to, class, dealt, leaves), int32 bytes."},
+    {"walk_many", walk_many, METH_VARARGS,
+     "walk_many(states, from, to, class, dealt, leaf_cards, leaf_column, columns, class_counts, sizes)\n"
+     "A walk_program evaluated for many shoes: per shoe, the sequences per column of leaves (exact integers)."},
     {"grouped_sums", grouped_sums, METH_VARARGS,
      "grouped_sums(values, kinds, groups, n_groups, limbs)\n"
      "Per group, the exact sum of values x the multiple its kind names (limbs: uint32, K x L, little-endian\n"

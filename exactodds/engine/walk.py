@@ -60,7 +60,7 @@ from exactodds.render.tables import cited
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager
 
-__all__ = ["walk", "WalkDistribution", "reads_by_group", "joint_counts"]
+__all__ = ["walk", "WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many"]
 
 Key = tuple[int, int, int, int]     # player total, banker total, player cards, banker cards
 Counts = tuple[int, ...]
@@ -2082,3 +2082,93 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
         raise InconsistentCounts(f"internal: the compiled walk of {what or 'a wager'} counted {total} rounds, not "
                                  f"the shoe's {math.perm(size, CARDS_PER_ROUND)}: a defect of exactodds, please report it")
     return dict(out)
+
+
+# -- many shoes at once: the walk made once, shoe-free, and evaluated per shoe in the compiled core ------
+#
+# Exposure, effects of removal and the live page ask for many shoes that differ by a few cards. The states
+# the compiled walk reaches, and the steps between them, depend on the shoes only through which classes of
+# cards some shoe holds: walked once for the batch (``walk_program`` in the core, every state numbered and
+# every step kept), each shoe's counts are one pass over the steps (``walk_many``: the ways of a state times
+# the cards of the class left), where a walk of its own would hash every state again. Both the program and
+# the walk it replays are the same automaton's, so the counts are the walk's, shoe by shoe.
+
+#: The most steps a program for many shoes may hold (16 bytes each: 320 MB at the limit); past it, or without
+#: the compiled core, each shoe is walked on its own.
+PROGRAM_STEPS_LIMIT = 20_000_000
+
+
+def outcome_counts_many(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe]) -> list[dict[int, int]]:
+    """For each shoe, what :meth:`WalkDistribution.outcome_counts` gives: ordered 6-card sequences per outcome
+    index of ``wager`` (-1 a loss), all the shoes counted by one program of the walk where the compiled core is
+    built and every shoe's suits are known (else shoe by shoe).
+
+    >>> from exactodds.wagers import load_catalogue
+    >>> pp = load_catalogue()["player-pair"]
+    >>> shoes = [Shoe.decks(1), Shoe.decks(1).remove("As", "Ah")]
+    >>> outcome_counts_many(pp, pp.paytable("standard"), shoes) == [WalkDistribution(s).outcome_counts(pp, pp.paytable("standard")) for s in shoes]
+    True
+    """
+    shoes = list(shoes)
+    core = native.kernels()
+    if (core is None or not shoes or any(s.card_counts is None for s in shoes)
+            or _walk_kernels(max(s.size for s in shoes)) is None):
+        return [WalkDistribution(s).outcome_counts(wager, paytable) for s in shoes]
+    what = f"wager {wager.id!r} ({cited(wager.section)})"
+    run = _Walk(_wager_trackers(wager), [wager])
+    cards = np.array([s.card_counts for s in shoes], dtype=np.int64)
+    symmetries = tuple(p for p in _symmetries(run, shoes[0])
+                       if np.array_equal(cards, cards[:, list(_renaming_index(p))]))
+    present = tuple(bool(x) for x in np.any(cards, axis=0).tolist())
+    try:
+        auto = _automaton(run, present, what, symmetries)
+    except TooLarge as exc:
+        raise TooLarge(f"{exc}{_unequal_suits(run, shoes[0])}") from None
+    of = np.zeros((len(auto.class_value), 52), dtype=np.int64)           # per class of each node, its identities
+    offsets = auto.node_offset.tolist()
+    for node, sp in enumerate(auto.specs):
+        part = _partition(sp)
+        of[offsets[node] + np.array(part.of), np.arange(52)] = 1
+    counts = np.ascontiguousarray(cards @ of.T)
+    rounds = _round_states()
+    try:
+        n_states, *steps, leaf_bytes = core.walk_program(
+            auto.node_offset, auto.class_value, np.ascontiguousarray(counts.max(axis=0)), auto.trans_offset,
+            auto.trans_next, auto.trans_merge, auto.merges, rounds.position, rounds.cards, rounds.next, rounds.over,
+            WALK_STATES_LIMIT, PROGRAM_STEPS_LIMIT)
+    except MemoryError:                                   # too large a program: each shoe walked on its own
+        return [WalkDistribution(s).outcome_counts(wager, paytable) for s in shoes]
+    leaf_keys = np.frombuffer(leaf_bytes, dtype=np.int64).reshape(-1, 2)
+    keys = [(run._point(rounds.states[state]), auto.summaries[node]) for state, node in leaf_keys.tolist()]
+    run._settle(keys)
+    standing = any(isinstance(t, _Joint) for t in run.trackers)
+    index = {o.id: j for j, o in enumerate(wager.outcomes)}
+    paid: dict[tuple[int, ...], int] = {}
+    for key in keys:
+        hits = run._leaves[key]
+        if hits not in paid:
+            oid = wager.settle_row(run.rows[hits], paytable, standing=standing)
+            paid[hits] = -1 if oid is None else index[oid]
+    columns = sorted(set(paid.values()))
+    column = {outcome: j for j, outcome in enumerate(columns)}
+    leaf_column = np.array([column[paid[run._leaves[key]]] for key in keys], dtype=np.int64)
+    leaf_cards = rounds.cards[leaf_keys[:, 0]] if len(keys) else np.zeros(0, dtype=np.int64)
+    arrays = [np.frombuffer(b, dtype=np.int32) for b in steps]
+    # by the state each step leaves (states are numbered layer by layer, so every step into a state still comes
+    # before every step out of it): each shoe then reads the states' ways in order
+    order = np.argsort(arrays[0], kind="stable")
+    arrays = [np.ascontiguousarray(a[order]) for a in arrays]
+    sizes = cards.sum(axis=1)
+    try:
+        found = core.walk_many(n_states, *arrays, np.ascontiguousarray(leaf_cards, dtype=np.int64), leaf_column,
+                               len(columns), counts, np.ascontiguousarray(sizes))
+    except (IndexError, ValueError, OverflowError) as exc:     # a malformed program: a defect, one line
+        raise InconsistentCounts(f"internal: the walk of {what} for many shoes failed ({exc}): a defect of "
+                                 "exactodds, please report it") from None
+    out = []
+    for shoe, row in zip(shoes, found):
+        if sum(row) != shoe.sequences:                    # an invariant of the counting, shoe by shoe
+            raise InconsistentCounts(f"internal: the walk of {what} for many shoes counted {sum(row)} rounds, not "
+                                     f"the shoe's {shoe.sequences}: a defect of exactodds, please report it")
+        out.append({outcome: n for outcome, n in zip(columns, row) if n})
+    return out

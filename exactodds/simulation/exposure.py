@@ -47,7 +47,7 @@ import numpy as np
 from exactodds.analyses.betting import Play, checked_ramp, ramp_units
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
-from exactodds.analyses.door import Door, value_moments
+from exactodds.analyses.door import Door, returns_many, value_moments
 from exactodds.engine.grouped import Multiples, grouped_sums, round_tally
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
@@ -427,17 +427,15 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
                         _PerRound(_exact_sum(found.second, s * s, totals), kind, multiples, s * s * common),
                         found.ratio, _floor_percent(edge, s, totals)))
     if any(found is None for found in batched):
-        by_round: list[list[tuple[Fraction, Fraction]]] = [[] for _ in spec.pairs]
-        for i in range(n):
-            door = Door(Shoe(tuple(ranks[i].tolist()), tuple(unseen[i].tolist()), "unseen cards"), warn=False)
-            for j, (w, t) in enumerate(spec.pairs):
-                if batched[j] is None:
-                    by_round[j].append((door.expected_return(w, w.paytable(t)), door.expected_square(w, w.paytable(t))))
-        for j, pairs in enumerate(by_round):
-            if batched[j] is None:
-                edges = _PerRound.over(*_one_denominator((x.numerator, x.denominator) for x, _ in pairs))
-                moments[j] = (edges, _PerRound.over(*_one_denominator((y.numerator, y.denominator) for _, y in pairs)),
-                              None, _floor_percent(edges.numerators, edges.scale, np.ones(n, dtype=np.int64)))
+        rest = [j for j in range(len(spec.pairs)) if batched[j] is None]          # many shoes at once: the door's
+        unseen_shoes = [Shoe(tuple(r), tuple(u), "unseen cards") for r, u in zip(ranks.tolist(), unseen.tolist())]
+        priced = returns_many([(spec.pairs[j][0], spec.pairs[j][0].paytable(spec.pairs[j][1])) for j in rest],
+                              unseen_shoes, square=True, warn=False)
+        for j, pairs in zip(rest, priced):
+            squares = [y for _, y in pairs if y is not None]
+            edges = _PerRound.over(*_one_denominator((x.numerator, x.denominator) for x, _ in pairs))
+            moments[j] = (edges, _PerRound.over(*_one_denominator((y.numerator, y.denominator) for y in squares)),
+                          None, _floor_percent(edges.numerators, edges.scale, np.ones(n, dtype=np.int64)))
     counts = [np.clip(r * 52 // unseen_total, *TC_RANGE) for r in running]     # floors, as Python's //
     shoes = _Rounds.of(starts, n, np.minimum(PEN_BINS - 1, (size - unseen_total) * PEN_BINS // size))
     for j in range(len(spec.pairs)):
