@@ -4,9 +4,11 @@ exactly as analyze does, and each answer agrees with the one built from analyze 
 from __future__ import annotations
 
 import random
+import re
 import warnings
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +18,7 @@ from exactodds.analyses.door import Door, returns_many, route_of
 from exactodds.analyses.eor import effects_of_removal
 from exactodds.analyses.positions import position
 from exactodds.engine import native
-from exactodds.engine.walk import WalkDistribution, joint_counts, outcome_counts_many
+from exactodds.engine.walk import WalkDistribution, joint_counts, outcome_counts_many, reading
 from exactodds.errors import ExactOddsWarning, TooLarge
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
@@ -41,7 +43,8 @@ def _edge(shoe: Shoe) -> Fraction:
 
 def test_a_bet_whose_table_is_refused_is_walked_by_every_door_with_one_warning():
     door = Door(Shoe.decks(8))
-    with pytest.warns(ExactOddsWarning, match=r"^contrast:A priced by the walk: its table would be too large to build "
+    with pytest.warns(ExactOddsWarning, match=r"^contrast:A priced by the walk \(player_suit_1, banker_suit_1, player_suit_2, "
+                                              r"banker_suit_2, player_suit_3, banker_suit_3 together: the first card by its colour\): its table would be too large to build "
                                               r"\(about 331,420,800 rows, 79\.8 GB to compile \(limit 2\.0 GB\)\)$"):
         first = door.expected_return(CONTRAST, TABLE)
     assert route_of(CONTRAST) == "walk" and door.walked == ["contrast:A"]
@@ -187,3 +190,68 @@ def test_exposure_of_a_walked_bet_is_its_round_by_round_walk():
         [got] = returns_many([(CONTRAST, TABLE)], shoes, square=True)
         want = [(Door(s).expected_return(CONTRAST, TABLE), Door(s).expected_square(CONTRAST, TABLE)) for s in shoes]
     assert got == want
+
+
+def test_the_live_page_answers_a_card_for_a_walked_bet_as_analyze_does():
+    from exactodds.serve import edges
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        got = edges(8, ["5h", "Kc"], ["contrast:A", "banker:standard"], catalogue=CATALOGUE)
+        want = [_edge(Shoe.decks(8).remove(Card.parse("5h"), Card.parse("Kc"))),
+                analyze(Shoe.decks(8).remove(Card.parse("5h"), Card.parse("Kc")), wagers=["banker:standard"])[0]
+                .expected_return]
+    assert [Fraction(r["player_expected_return"]) for r in got["wagers"]] == want
+
+
+def test_a_bet_that_asks_only_for_colours_is_read_by_colour_whether_it_names_them_by_set_or_suit_by_suit():
+    """The same bet written with colour sets and suit by suit: one number on a depleted shoe, and the walk reads
+    the cards by colour in both, as the route's warning says; a bet that names one suit is read by suit."""
+    by_set = BETS["one-colour-named"]
+    when = by_set.outcomes[0].condition.text
+    spelled = re.sub(r"(\w+_suit_\d) in \(([^)]*)\)",
+                     lambda m: "(" + " or ".join(f"{m[1]} == {x.strip()}" for x in m[2].split(",")) + ")", when)
+    assert "==" in spelled and " in (" not in spelled
+    other = read_text('[[wager]]\nid = "one-colour-spelled"\nname = "x"\nsection = "test"\n'
+                      f'  [[wager.outcome]]\n  id = "one"\n  name = "x"\n  when = "{spelled}"\n'
+                      '  [[wager.paytable]]\n  id = "A"\n  pays = { one = "12 to 1" }\n', source="t.toml")["one-colour-spelled"]
+    for w in (by_set, other):
+        assert reading(w).endswith("together: the first card by its colour"), w.id
+    assert reading(BETS["one-suit-named"]).endswith("the first card by its suit")
+    shoe = Shoe.decks(8).remove(*(Card.parse(c) for c in ("5h", "5d", "Ks", "2c", "9h")))
+    assert (Door(shoe, route="walk").outcome_counts(by_set, by_set.paytable("A"))
+            == Door(shoe, route="walk").outcome_counts(other, other.paytable("A")))
+    with pytest.warns(ExactOddsWarning, match=r"priced by the walk \(.*the first card by its colour\)"):
+        Door(shoe).expected_return(other, other.paytable("A"))
+
+
+def test_a_position_read_alone_is_read_by_the_blocks_its_conditions_tell_apart_however_spelt():
+    """One position's suit, named suit by suit, is read by colour; compared with another card, as itself."""
+    def bet(when: str) -> Any:
+        return read_text('[[wager]]\nid = "w"\nname = "w"\nsection = "test"\n[[wager.outcome]]\nid = "o"\n'
+                         f'name = "o"\nwhen = "{when}"\n[[wager.paytable]]\nid = "A"\npays = {{ o = "1 to 1" }}\n',
+                         source="w.toml")["w"]
+    red = "(player_suit_1 == 'h' or player_suit_1 == 'd')"
+    assert reading(bet(f"{red} and player > banker")) == "the suit of player_1 by its colour (hd|sc)"
+    assert reading(bet("player_suit_1 == 'h' and player > banker")) == "the suit of player_1 by its block of suits (h|sdc)"
+    assert reading(bet("player_suit_1 == banker_suit_1 and player > banker")) == (
+        "player_suit_1, banker_suit_1 together: the first card by its suit")
+    shoe = Shoe.decks(6).remove(*(Card.parse(c) for c in ("5h", "5h", "Kd", "2c")))
+    one, two = bet(f"{red} and player > banker"), bet("player_suit_1 in ('h', 'd') and player > banker")
+    assert (Door(shoe, route="walk").outcome_counts(one, one.paytable("A"))
+            == Door(shoe, route="walk").outcome_counts(two, two.paytable("A"))
+            == Door(shoe, route="vector").outcome_counts(two, two.paytable("A")))
+
+
+@pytest.mark.parametrize("name", ["one-suit-compared", "mirror"])
+def test_many_shoes_that_are_renamed_images_of_each_other_are_walked_once_and_counted_alike(name):
+    """Effects of removal's shoes (a full shoe less one card of each identity): a shoe and its image under a
+    renaming of the suits the wager keeps count alike, so one of each orbit is walked, and the shoes walked are
+    grouped by the renamings each keeps; every shoe's counts against a walk of its own."""
+    wager = BETS[name]
+    table = next(iter(wager.paytables.values()))
+    shoes = [Shoe.decks(2).remove(Card.from_index(i)) for i in range(52)] + [Shoe.decks(2)]
+    shoes += [Shoe.decks(2).remove(Card.parse("5h"), Card.parse("5d")), Shoe.decks(2).remove(Card.parse("5s"), Card.parse("Kc"))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        assert outcome_counts_many(wager, table, shoes) == [WalkDistribution(s).outcome_counts(wager, table)
+                                                            for s in shoes]

@@ -143,6 +143,11 @@ class Door:
 
     def price(self, wager: Wager, paytable: Paytable, sums: dict[int, int] | None = None) -> WagerResult:
         """``wager`` under ``paytable`` priced exactly (``sums``: its counts per outcome, where counted already)."""
+        if sums is not None:                                # counted by the tables already: nothing to choose
+            try:
+                return price(wager, paytable, self.tables, sums)
+            except TooLarge:                                # as below, the refusal leads to the walk
+                pass
         cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
         if self.route == "auto" and self.route_of(wager) == "walk":
             refused = cache.get("tables refused")          # the tables' own line, where they refused the table
@@ -152,13 +157,7 @@ class Door:
                 if refused is not None:
                     raise TooLarge(f"{refused}; and by the walk: {walk}") from None
                 return price(wager, paytable, self.tables)          # the table, within its limit
-            if refused is not None:
-                size = re.search(r"about [^;]*\(limit [^)]*\)", refused)
-                why = "its table would be too large to build" + (f" ({size[0]})" if size else "")
-            else:
-                why = (f"its table would take about {table_bytes(wager) / 1e9:.1f} GB to build, the walk less (it "
-                       "reads the cards' ranks and suits by group)")
-            self._walked(wager, paytable, why)
+            self._walked(wager, paytable, _why_walked(wager))
             return result
         try:
             return price(wager, paytable, self.default, sums)
@@ -184,7 +183,9 @@ class Door:
         if name not in self.walked:
             self.walked.append(name)
             if self.warn:
-                warnings.warn(ExactOddsWarning(f"{name} priced by the walk: {why}"), stacklevel=4)
+                read = engine.reading(wager)                    # how coarsely it reads the cards
+                warnings.warn(ExactOddsWarning(f"{name} priced by the walk{f' ({read})' if read else ''}: {why}"),
+                              stacklevel=4)
 
     def price_all(self, pairs: Sequence[tuple[Wager, Paytable]], *, skip_suits_unknown: bool = False
                   ) -> tuple[list[WagerResult], list[int]]:
@@ -290,22 +291,42 @@ def returns_many(pairs: Sequence[tuple[Wager, Paytable]], shoes: Sequence[Shoe],
         if not shoes:
             out.append([])
             continue
-        first = doors[0].price(wager, paytable)                 # says the route (and why), once
-        walked = doors[0].route == "walk" or f"{wager.id}:{paytable.id}" in doors[0].walked
-        if not walked or shoes[0].card_counts is None:
-            out.append([(first.expected_return, _square(first) if square else None)] +
-                       [(d.expected_return(wager, paytable), d.expected_square(wager, paytable) if square else None)
-                        for d in doors[1:]])
-            continue
+        counted = None
+        if route != "vector" and all(s.card_counts is not None for s in shoes) and doors[0].route_of(wager) == "walk":
+            try:                                                # the route known already: no shoe walked twice
+                counted = engine.outcome_counts_many(wager, paytable, shoes)
+                if route == "auto":
+                    doors[0]._walked(wager, paytable, _why_walked(wager))
+            except TooLarge:                                    # the walk refused: the door says what prices it
+                counted = None
+        if counted is None:
+            first = doors[0].price(wager, paytable)             # says the route (and why), once
+            walked = doors[0].route == "walk" or f"{wager.id}:{paytable.id}" in doors[0].walked
+            if not walked or shoes[0].card_counts is None:
+                out.append([(first.expected_return, _square(first) if square else None)] +
+                           [(d.expected_return(wager, paytable), d.expected_square(wager, paytable) if square else None)
+                            for d in doors[1:]])
+                continue
+            counted = engine.outcome_counts_many(wager, paytable, shoes)
         nets = {k: paytable.pays[o.id].net for k, o in enumerate(wager.outcomes)} | {-1: Fraction(-1)}
         rows = []
-        for shoe, counts in zip(shoes, engine.outcome_counts_many(wager, paytable, shoes)):
+        for shoe, counts in zip(shoes, counted):
             total = shoe.sequences
             mean = sum((nets[k] * n for k, n in counts.items()), Fraction(0)) / total
             second = sum((nets[k] * nets[k] * n for k, n in counts.items()), Fraction(0)) / total if square else None
             rows.append((mean, second))
         out.append(rows)
     return out
+
+
+def _why_walked(wager: Wager) -> str:
+    """Why route auto walks ``wager`` (:func:`route_of` said walk): its table refused, or larger than the walk."""
+    refused = wager.__dict__.setdefault("_cache", {}).get("tables refused")
+    if refused is not None:
+        size = re.search(r"about [^;]*\(limit [^)]*\)", refused)
+        return "its table would be too large to build" + (f" ({size[0]})" if size else "")
+    return (f"its table would take about {table_bytes(wager) / 1e9:.1f} GB to build, the walk less (it "
+            "reads the cards' ranks and suits by group)")
 
 
 def _square(result: WagerResult) -> Fraction:

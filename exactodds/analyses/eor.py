@@ -31,7 +31,7 @@ import numpy as np
 
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.counting import Count, check_max_tag, suggest_tags
-from exactodds.analyses.door import Door, value_returns
+from exactodds.analyses.door import Door, returns_many, route_of, value_returns
 from exactodds.analyses.progressive import load_meters
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card, Rank
@@ -347,6 +347,13 @@ def effects_of_removal(
         _count(shoe, Card.from_index(0))            # the clear error about unknown suits
     base_door = Door(shoe)                                  # each wager by the route that prices it (a hard bet: the walk)
     bases = [base_door.expected_return(w, t) for w, t in resolved]
+    walked = {}                                             # the walked wagers: every removal at once
+    for kind in kinds:
+        live = [i for i, item in enumerate(_items(kind)) if _count(shoe, item)]
+        ks = [k for k, (w, _) in enumerate(resolved) if resolution(w) == kind and route_of(w) == "walk"]
+        if ks and live and shoe.card_counts is not None:
+            found = returns_many([resolved[k] for k in ks], [shoe.remove(_items(kind)[i]) for i in live], warn=False)
+            walked.update({(k, i): e for k, rows in zip(ks, found) for i, (e, _) in zip(live, rows)})
     removed: dict[tuple[str, int], list[Any]] = {}
     todo = sum(len(_items(kind)) for kind in kinds)
     done = 0
@@ -358,8 +365,9 @@ def effects_of_removal(
             if _count(shoe, item) == 0:
                 continue
             door = Door(shoe.remove(item), warn=False)      # the route said once, for the full shoe
-            removed[(kind, i)] = [door.expected_return(w, t) - b if resolution(w) == kind else None
-                                  for (w, t), b in zip(resolved, bases)]
+            removed[(kind, i)] = [None if resolution(w) != kind else
+                                  (walked[(k, i)] if (k, i) in walked else door.expected_return(w, t)) - b
+                                  for k, ((w, t), b) in enumerate(zip(resolved, bases))]
     out = []
     for k, ((w, t), base) in enumerate(zip(resolved, bases)):
         kind = resolution(w)

@@ -33,7 +33,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "RESOLUTIONS", "slot_values", "codes", "point_names"
     ],
     "roundtable": ["RoundTable"],
-    "walk": ["WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many"],
+    "walk": ["WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many", "reading"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
@@ -77,4 +77,4 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         told_apart,
     )
     from exactodds.engine.roundtable import RoundTable
-    from exactodds.engine.walk import WalkDistribution, joint_counts, outcome_counts_many, reads_by_group
+    from exactodds.engine.walk import WalkDistribution, joint_counts, outcome_counts_many, reading, reads_by_group

@@ -41,7 +41,7 @@ import itertools
 import math
 import re
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
@@ -60,7 +60,7 @@ from exactodds.render.tables import cited
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager
 
-__all__ = ["walk", "WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many"]
+__all__ = ["walk", "WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many", "reading"]
 
 Key = tuple[int, int, int, int]     # player total, banker total, player cards, banker cards
 Counts = tuple[int, ...]
@@ -822,11 +822,67 @@ def _wager_trackers(wager: Wager, *, joint: bool = True) -> tuple[_Tracker, ...]
     for named in wager.texts:
         blocks = [part for b in blocks for part in (b & named, b - named) if part]
     told = "|".join(sorted("".join(s for s in _SUITS if s in b) for b in blocks))
+    if (read := _suits_read_by_block(wager)) is not None:
+        told = read                                      # proven: the conditions read no finer, however spelt
     joined = wager.joined
     if _renamings_kept(wager) not in (None, told):
         joined = joined | {f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit"}
     joints = _joint_groups(wager) if joint else ()
     return _trackers(wager.features.difference(*(j.names for j in joints)), told=told, joined=joined) + joints
+
+
+def reading(wager: Wager) -> str:
+    """How coarsely the walk reads the cards of ``wager``: each position's suit by the blocks of suits its
+    conditions tell apart (proven: :func:`_suits_read_by_block`), or as itself where it is compared with
+    another card; a group read together (:class:`_Joint`) tells its first card apart only as far as the
+    group's truths can still differ, shown here by the classes it falls into ('' where the walk reads only
+    points, or ranks one by one). Either spelling of a colour is read as a colour:
+
+    >>> from exactodds.wagers.catalogue import read_text
+    >>> def bet(when): return read_text('[[wager]]\\nid = "w"\\nname = "w"\\nsection = "test"\\n[[wager.outcome]]\\n'
+    ...     f'id = "red"\\nname = "red"\\nwhen = "{when}"\\n[[wager.paytable]]\\nid = "A"\\n'
+    ...     'pays = { red = "1 to 1" }\\n', source="w.toml")["w"]
+    >>> reading(bet("player_suit_1 == 'h' or player_suit_1 == 'd'"))
+    'the suit of player_1 by its colour (hd|sc)'
+    >>> reading(bet("player_suit_1 in ('h', 'd') and banker_suit_1 in ('h', 'd')"))
+    'player_suit_1, banker_suit_1 together: the first card by its colour'
+    """
+    by: dict[str, list[str]] = {}
+    out = []
+    for t in _wager_trackers(wager):
+        if isinstance(t, _Card) and t.attr == "suit":
+            by.setdefault(t.told, []).append(f"{t.hand}_{t.k + 1}")
+        elif isinstance(t, _Joint):
+            out.append(", ".join(sorted(t.names, key=lambda f: _POSITIONS.index(_position_of(f))))
+                       + " together: the first card " + _first_read(t))
+    for told, where in sorted(by.items()):
+        one = "the suit of " if len(where) == 1 else "the suits of "
+        how = "as itself" if not told else "by its colour" if told == "hd|sc" else "by its block of suits"
+        if len(where) > 1:
+            how = how.replace("itself", "themselves").replace("its", "each one's")
+        out.insert(0, one + ", ".join(where) + f" {how}" + (f" ({told})" if told else ""))
+    return "; ".join(out)
+
+
+def _position_of(feature: str) -> Position:
+    m = _POSITION.match(feature)
+    assert m is not None
+    return (m[1], int(m[3]) - 1)
+
+
+def _first_read(joint: _Joint) -> str:
+    """How a group tells its first card apart: the classes of the 52 identities by what each makes of it."""
+    made: dict[Any, set[Identity]] = {}
+    for card in _IDENTITIES:
+        made.setdefault(joint.after(joint.start, card), set()).add(card)  # type: ignore[arg-type]
+    classes = sorted((frozenset(c) for c in made.values()), key=sorted)
+    def split(of: Callable[[Identity], Hashable]) -> set[frozenset[Identity]]:
+        return {frozenset(c for c in _IDENTITIES if of(c) == x) for x in {of(c) for c in _IDENTITIES}}
+    for name, of in (("its colour", lambda c: _colour(c[1])), ("its suit", lambda c: c[1]),
+                     ("its rank", lambda c: c[0]), ("itself", lambda c: c)):
+        if set(classes) == split(of):
+            return f"by {name}"
+    return f"as one of {len(classes)} classes"
 
 
 #: The most rounds :func:`_renamings_kept` evaluates a wager's conditions on (every value of each feature it
@@ -850,7 +906,61 @@ def _renamings_kept(wager: Wager) -> str | None:
     return cache["renamings kept"]  # type: ignore[no-any-return]
 
 
+def _suits_read_by_block(wager: Wager) -> str | None:
+    """The coarsest partition of the suits ('|' between blocks) such that changing the suit of one position
+    the wager does not compare with another (not ``joined``) to another suit of its block changes none of
+    its conditions: each such position is then read by its block alone, however the conditions spell it
+    (``player_suit_1 in ('h', 'd')`` or ``player_suit_1 == 'h' or player_suit_1 == 'd'``: its colour).
+    Proven as :func:`_renamings_kept` is, on every combination of the values of the features it reads;
+    None where that proof is not tried or every suit it reads is compared with another. Kept on the wager."""
+    cache: dict[Any, Any] = wager.__dict__.setdefault("_cache", {})
+    if "suits read by block" not in cache:
+        proof = _suit_proof(wager)
+        alone = [[f] for f in proof.suits if f not in wager.joined] if proof is not None else []
+        cache["suits read by block"] = proof(alone) if proof is not None and alone else None
+    return cache["suits read by block"]  # type: ignore[no-any-return]
+
+
 def _prove_renamings(wager: Wager) -> str | None:
+    proof = _suit_proof(wager)
+    return None if proof is None else proof([proof.suits])
+
+
+@dataclass(frozen=True)
+class _SuitProof:
+    """Every combination of the values of the features a wager reads (its positions' suits, 'not dealt'
+    among them, and the round's points), and its conditions' hits on them."""
+
+    wager: Wager
+    suits: list[str]
+    grid: np.ndarray
+    columns: dict[str, np.ndarray]
+    plain: list[np.ndarray]
+
+    def masks(self, cols: dict[str, np.ndarray]) -> list[np.ndarray]:
+        return [o.condition.mask(cols, self.grid.shape[1], self.wager.parameters) for o in self.wager.outcomes]
+
+    def __call__(self, swapped_together: list[list[str]]) -> str:
+        """The blocks of suits within which a swap of two suits changes no condition, a swap made in turn
+        in each group of ``swapped_together`` (its positions' suits swapped at once, the others kept)."""
+        letters = np.array([*_SUITS, ""])
+        blocks = {x: {x} for x in _SUITS}
+        for a, b in itertools.combinations(_SUITS, 2):
+            renamed = np.array([{a: b, b: a}.get(x, x) for x in letters])
+            if all(all(np.array_equal(x, y) for x, y in zip(self.plain, self.masks(
+                    {f: renamed[self.grid[1 + self.suits.index(f)]] if f in group else c
+                     for f, c in self.columns.items()})))
+                   for group in swapped_together):
+                joined = blocks[a] | blocks[b]
+                for x in joined:
+                    blocks[x] = joined
+        return "|".join(sorted({"".join(x for x in _SUITS if x in b) for b in blocks.values()}))
+
+
+def _suit_proof(wager: Wager) -> _SuitProof | None:
+    """The grid :func:`_renamings_kept` and :func:`_suits_read_by_block` prove on; None where the wager reads
+    features other than the positions' suits and the round's points, or the grid would pass
+    :data:`RENAMING_PROOF_ROWS`."""
     suits = sorted(f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit")
     points = sorted(wager.features - set(suits))
     if not suits or not set(points) <= set(POINT_FEATURES) | set(DERIVED):
@@ -864,22 +974,9 @@ def _prove_renamings(wager: Wager) -> str | None:
     letters = np.array([*_SUITS, ""])
     columns: dict[str, np.ndarray] = {f: np.array([v[j] for v in values])[grid[0]] for j, f in enumerate(points)}
     columns.update({f: letters[grid[1 + j]] for j, f in enumerate(suits)})
-    size = grid.shape[1]
-
-    def masks(cols: dict[str, np.ndarray]) -> list[np.ndarray]:
-        return [o.condition.mask(cols, size, wager.parameters) for o in wager.outcomes]
-
-    plain = masks(columns)
-    blocks = {x: {x} for x in _SUITS}
-    for a, b in itertools.combinations(_SUITS, 2):
-        swap = {a: b, b: a}
-        swapped = {f: (np.array([swap.get(x, x) for x in letters])[grid[1 + suits.index(f)]] if f in suits else c)
-                   for f, c in columns.items()}
-        if all(np.array_equal(x, y) for x, y in zip(plain, masks(swapped))):
-            joined = blocks[a] | blocks[b]
-            for x in joined:
-                blocks[x] = joined
-    return "|".join(sorted({"".join(x for x in _SUITS if x in b) for b in blocks.values()}))
+    proof = _SuitProof(wager, suits, grid, columns, [])
+    proof.plain.extend(proof.masks(columns))
+    return proof
 
 
 def _trackers(features: frozenset[str], *, told: str = "", joined: frozenset[str] = frozenset()
@@ -1764,6 +1861,25 @@ class _Automaton:
     trans_next: np.ndarray              # per transition, the node after it
     trans_merge: np.ndarray             # per transition, where in ``merges`` its map of classes starts, or -1
     merges: np.ndarray
+    class_of: list[np.ndarray] = field(default_factory=list, compare=False, repr=False)   # see :meth:`class_counts`
+
+    def class_counts(self, card_counts: np.ndarray) -> np.ndarray:
+        """Shoes' cards per (node, class), in ``class_value``'s order, from their cards per identity (a row a
+        shoe, or one shoe): each identity's class at each node made once per automaton, then one sum per class
+        (every class holds an identity)."""
+        if not self.class_of:
+            offsets = self.node_offset.tolist()
+            index = np.empty((len(self.specs), 52), dtype=np.int64)
+            for node, sp in enumerate(self.specs):
+                index[node] = offsets[node] + np.array(_partition(sp).of, dtype=np.int64)
+            flat = index.reshape(-1)
+            order = np.argsort(flat, kind="stable")
+            starts = np.flatnonzero(np.r_[True, np.diff(flat[order]) != 0])
+            if len(starts) != len(self.class_value):
+                raise InconsistentCounts("internal: a class of the walk holds no card: a defect of exactodds")
+            self.class_of.extend((order % 52, starts))
+        identity, starts = self.class_of
+        return np.add.reduceat(np.asarray(card_counts, dtype=np.int64)[..., identity], starts, axis=-1)
 
 
 _AUTOMATA: dict[tuple[tuple[_Tracker, ...], tuple[bool, ...], tuple[tuple[str, ...], ...]], _Automaton] = {}
@@ -1976,19 +2092,28 @@ def _symmetries(walk: _Walk, shoe: Shoe) -> tuple[tuple[str, ...], ...]:
     name (in a condition, or through a feature that reads given suits: a pair's colour, nines' letters)
     to itself: such a renaming changes no wager's hits, so the walk may carry a state and its renamed
     image as one. None where the shoe's suits are unknown."""
-    if not walk.wagers or shoe.card_counts is None:
+    if shoe.card_counts is None:
+        return ()
+    counts = shoe.card_counts
+    return tuple(p for p in _kept_renamings(walk)
+                 if all(counts[i] == counts[j] for i, j in enumerate(_renaming_index(p))))
+
+
+def _kept_renamings(walk: _Walk) -> tuple[tuple[str, ...], ...]:
+    """The renamings of the suits (the identity left out) that change none of ``walk``'s wagers' hits on any
+    round, whatever the shoe (:func:`_symmetries`: those a shoe also keeps). A group: a shoe and its renamed
+    image under one of them have the same counts per outcome."""
+    if not walk.wagers:
         return ()
     named: list[set[str]] = []
     for w in walk.wagers:
         kept = _renamings_kept(w)                       # proven: a renaming within its blocks changes no hit
         named += [set(b) for b in kept.split("|")] if kept is not None else [set(t) & set(_SUITS) for t in w.texts]
     named += [set(x) for w in walk.wagers for f in w.features for x in SUITS_TOLD_APART.get(f, ())]
-    counts = shoe.card_counts
     out = []
     for p in itertools.permutations(_SUITS):
         names = dict(zip(_SUITS, p))
-        if p != _SUITS and all({names[x] for x in n} == n for n in named) and all(t.keeps(names) for t in walk.trackers) and all(
-                counts[i] == counts[_INDEX[(rank, names[suit])]] for i, (rank, suit) in enumerate(_IDENTITIES)):
+        if p != _SUITS and all({names[x] for x in n} == n for n in named) and all(t.keeps(names) for t in walk.trackers):
             out.append(p)
     return tuple(out)
 
@@ -2053,17 +2178,21 @@ def _compiled_leaves(core: Any, walk: _Walk, shoe: Shoe | Counts, what: str
     auto = (_bounded_automaton(walk, shoe, what or "a wager") if isinstance(shoe, Shoe)
             else _automaton(walk, present, what or "a wager"))
     rounds = _round_states()
-    per_specs: dict[tuple[Spec | None, ...], Counts] = {}
-    counts: list[int] = []
-    for sp in auto.specs:
-        if sp not in per_specs:
-            per_specs[sp] = shoe if not isinstance(shoe, Shoe) else _root_counts(shoe, sp, what)
-        counts.extend(per_specs[sp])
+    if isinstance(shoe, Shoe) and shoe.card_counts is not None:     # per (node, class), by one sum
+        counts = np.ascontiguousarray(auto.class_counts(np.array(shoe.card_counts)))
+        size = shoe.size
+    else:
+        per_specs: dict[tuple[Spec | None, ...], Counts] = {}
+        listed: list[int] = []
+        for sp in auto.specs:
+            if sp not in per_specs:
+                per_specs[sp] = shoe if not isinstance(shoe, Shoe) else _root_counts(shoe, sp, what)
+            listed.extend(per_specs[sp])
+        counts, size = np.array(listed, dtype=np.int64), sum(per_specs[auto.specs[0]])
     if len(counts) != len(auto.class_value):
         raise ExactOddsError(f"internal: the compiled walk of {what or 'a wager'} was given the wrong cards")
-    size = sum(per_specs[auto.specs[0]])
     try:
-        leaves = core.walk(size, auto.node_offset, auto.class_value, np.array(counts, dtype=np.int64),
+        leaves = core.walk(size, auto.node_offset, auto.class_value, counts,
                            auto.trans_offset, auto.trans_next, auto.trans_merge, auto.merges, rounds.position,
                            rounds.cards, rounds.next, rounds.over, WALK_STATES_LIMIT)
     except MemoryError:
@@ -2116,20 +2245,55 @@ def outcome_counts_many(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe])
         return [WalkDistribution(s).outcome_counts(wager, paytable) for s in shoes]
     what = f"wager {wager.id!r} ({cited(wager.section)})"
     run = _Walk(_wager_trackers(wager), [wager])
+    kept = _kept_renamings(run)
+    images = [np.array(_renaming_index(p)) for p in kept]
+    # a shoe and its image under a renaming the wager keeps count alike: one shoe of each orbit is walked
+    first: dict[bytes, int] = {}
+    orbit = []
+    for i, shoe in enumerate(shoes):
+        row = np.array(shoe.card_counts, dtype=np.int64)
+        least = min([row.tobytes(), *(row[m].tobytes() for m in images)])
+        orbit.append(first.setdefault(least, i))
+    walked = sorted(set(orbit))
+    # the shoes walked, by the renamings each keeps (its symmetries): a program per group, so that a batch of shoes
+    # that keep more (each less one card of one suit, as effects of removal ask) is not walked with the fewest
+    by: dict[tuple[tuple[str, ...], ...], list[int]] = {}
+    for i in walked:
+        row = np.array(shoes[i].card_counts, dtype=np.int64)
+        by.setdefault(tuple(p for p, m in zip(kept, images) if np.array_equal(row, row[m])), []).append(i)
+    groups = sorted(by.items(), key=lambda g: -len(g[1]))
+    merged: list[tuple[tuple[tuple[str, ...], ...], list[int]]] = []
+    for symmetries, members in groups:         # a small group joins a larger one whose renamings it keeps too
+        into = next((g for g in merged if len(members) < MANY_GROUP and set(g[0]) <= set(symmetries)), None)
+        if into is None:
+            merged.append((symmetries, list(members)))
+        else:
+            into[1].extend(members)
+    found: dict[int, dict[int, int]] = {}
+    for symmetries, members in merged:
+        members.sort()
+        found.update(zip(members, _many_by_program(run, wager, paytable, [shoes[i] for i in members], symmetries,
+                                                   what)))
+    return [dict(found[k]) for k in orbit]
+
+
+#: The fewest shoes :func:`outcome_counts_many` walks by one program of their own renamings (fewer join a group
+#: that keeps fewer).
+MANY_GROUP = 8
+
+
+def _many_by_program(run: _Walk, wager: Wager, paytable: Paytable, shoes: Sequence[Shoe],
+                     symmetries: tuple[tuple[str, ...], ...], what: str) -> list[dict[int, int]]:
+    """:func:`outcome_counts_many` of ``shoes``, which all keep the renamings ``symmetries``: one program."""
+    core = native.kernels()
+    assert core is not None                               # the caller walks shoe by shoe without it
     cards = np.array([s.card_counts for s in shoes], dtype=np.int64)
-    symmetries = tuple(p for p in _symmetries(run, shoes[0])
-                       if np.array_equal(cards, cards[:, list(_renaming_index(p))]))
     present = tuple(bool(x) for x in np.any(cards, axis=0).tolist())
     try:
         auto = _automaton(run, present, what, symmetries)
     except TooLarge as exc:
         raise TooLarge(f"{exc}{_unequal_suits(run, shoes[0])}") from None
-    of = np.zeros((len(auto.class_value), 52), dtype=np.int64)           # per class of each node, its identities
-    offsets = auto.node_offset.tolist()
-    for node, sp in enumerate(auto.specs):
-        part = _partition(sp)
-        of[offsets[node] + np.array(part.of), np.arange(52)] = 1
-    counts = np.ascontiguousarray(cards @ of.T)
+    counts = np.ascontiguousarray(auto.class_counts(cards))
     rounds = _round_states()
     try:
         n_states, *steps, leaf_bytes = core.walk_program(
