@@ -255,3 +255,32 @@ def test_many_shoes_that_are_renamed_images_of_each_other_are_walked_once_and_co
         warnings.simplefilter("ignore", ExactOddsWarning)
         assert outcome_counts_many(wager, table, shoes) == [WalkDistribution(s).outcome_counts(wager, table)
                                                             for s in shoes]
+
+
+@pytest.mark.parametrize("name, decks, every", [("contrast", 2, True), ("mirror", 1, False),
+                                                ("one-suit-compared", 2, True), ("favourite", 1, False)])
+def test_many_shoes_one_card_short_are_counted_by_one_walk_after_a_burn_card(name, decks, every):
+    """Effects of removal's shoes (a shoe, and the shoe less one card of each identity it holds, or of a few):
+    counted by one walk of the shoe after a burn card, each against a walk of its own, compiled and pure; on a
+    depleted shoe that keeps few renamings of the suits, and with a card of which the shoe holds one."""
+    from exactodds.engine import walk
+    wager = BETS[name]
+    table = next(iter(wager.paytables.values()))
+    rng = random.Random(decks * 100 + len(name))
+    cards = [Card.from_index(i) for i in range(52) for _ in range(decks)]
+    base = Shoe.decks(decks).remove(*rng.sample(cards, 11))
+    held = [i for i in range(52) if base.card_counts[i]]
+    assert any(base.card_counts[i] == 1 for i in held)          # a card the shoe holds one of
+    taken = held if every else rng.sample(held, 9) + [i for i in held if base.card_counts[i] == 1][:1]
+    shoes = [base] + [base.remove(Card.from_index(i)) for i in taken]
+    found = walk._counts_one_short(wager, table, base, taken, "test")
+    assert found is not None                                    # the burn card's walk, not a walk per shoe
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        many = outcome_counts_many(wager, table, shoes)
+        each = [WalkDistribution(s).outcome_counts(wager, table) for s in shoes]
+        with native.pure():
+            assert outcome_counts_many(wager, table, shoes[:4]) == each[:4]
+    assert many == each == [found[0]] + [found[1][i] for i in taken]
+    assert all(sum(c.values()) == s.sequences for c, s in zip(many, shoes))
+    assert len({tuple(sorted(c.items())) for c in many}) > 2    # the shoes do differ

@@ -1148,6 +1148,22 @@ static int table_add(Table *t, uint64_t k1, uint64_t k2, u128 ways, size_t limit
     }
 }
 
+/* An add to a table held back (walk_run): its slot prefetched meanwhile, a hint only (the table may grow before). */
+typedef struct {
+    Table *into;
+    uint64_t k1, k2;
+    u128 ways;
+} Pending;
+
+static inline void pend_add(Pending *p, Table *into, uint64_t k1, uint64_t k2, u128 ways)
+{
+    p->into = into;
+    p->k1 = k1;
+    p->k2 = k2;
+    p->ways = ways;
+    __builtin_prefetch(&into->slots[mix(k1, k2) & (into->cap - 1)], 1);
+}
+
 /* (n)_r = n (n - 1) ... (n - r + 1), 0 where n < r. */
 static u128 falling(int64_t n, int r)
 {
@@ -1275,19 +1291,24 @@ static int next_dealt(int n, const uint8_t *dealt, int64_t i, int64_t map, const
  * Returns a list of (final round state, node, count): the ordered 6-card sequences of the shoe that
  * end the round in that state with the wager's summary at that node (the unread cards counted).
  */
-static PyObject *walk(PyObject *self, PyObject *args)
+/* walk and walk_removals: with ``burnt``, a burn card drawn before the round, its label kept (walk_removals). */
+static PyObject *walk_run(PyObject *args, int burnt)
 {
     long long size_ll, limit_ll;
-    PyObject *o[11];
-    if (!PyArg_ParseTuple(args, "LOOOOOOOOOOOL", &size_ll, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
-                          &o[7], &o[8], &o[9], &o[10], &limit_ll))
+    PyObject *o[12] = {NULL};
+    if (burnt ? !PyArg_ParseTuple(args, "LOOOOOOOOOOOOL", &size_ll, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                                     &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &limit_ll)
+                 : !PyArg_ParseTuple(args, "LOOOOOOOOOOOL", &size_ll, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                                     &o[6], &o[7], &o[8], &o[9], &o[10], &limit_ll))
         return NULL;
-    Arr a[11];
+    Arr a[12];
     memset(a, 0, sizeof a);
     PyObject *result = NULL;
     int code = OK;
     Table cur = {0}, nxt = {0}, leaves = {0};
     if (walk_arrays(o, a)) goto done;
+    if (burnt && arr_get(o[11], &a[11], 0, "burn_label")) goto done;
+    const int64_t *label_of = burnt ? a[11].data : NULL;
     const int64_t *node_offset = a[0].data, *class_value = a[1].data, *class_count = a[2].data,
                   *trans_next = a[4].data, *trans_merge = a[5].data, *merges = a[6].data, *state_cards = a[8].data,
                   *state_next = a[9].data, *state_over = a[10].data;
@@ -1299,16 +1320,27 @@ static PyObject *walk(PyObject *self, PyObject *args)
         u128 p = 1;
         int ok = size >= 0;
         for (int i = 0; ok && i < 6; i++) ok = !__builtin_mul_overflow(p, (u128)size, &p);
+        /* with a burn card, 7 cards: N^7 < 2^127 */
+        if (burnt) ok = ok && !__builtin_mul_overflow(p, (u128)size, &p);
         if (!ok || (p >> 127)) {
             PyErr_SetString(PyExc_OverflowError, "walk: the shoe is too large for 128-bit counts");
             goto done;
         }
     }
     if ((code = walk_shapes(a)) != OK) goto fail;
+    if (burnt) {                                      /* a label (0-255) per class of node 0 */
+        if (a[11].n != node_offset[1] || node_offset[1] > MAX_CLASSES) { code = E_SHAPE; goto fail; }
+        for (Py_ssize_t i = 0; i < a[11].n; i++)
+            if (label_of[i] < -1 || label_of[i] > 255) { code = E_SHAPE; goto fail; }
+    }
     if (table_init(&cur, 64) || table_init(&nxt, 64) || table_init(&leaves, 64)) { code = E_MEMORY; goto fail; }
 
     Py_BEGIN_ALLOW_THREADS
-    code = table_add(&cur, 0, 0, 1, limit);            /* node 0, round state 0, nothing dealt */
+    if (!burnt)
+        code = table_add(&cur, 0, 0, 1, limit);        /* node 0, round state 0, nothing dealt */
+    for (int64_t i = 0; burnt && code == OK && i < node_offset[1]; i++)   /* or a burn card of each class */
+        if (class_count[i] > 0 && label_of[i] >= 0)
+            code = table_add(&cur, 0, ((uint64_t)i << 48) | ((uint64_t)label_of[i] << 56), (u128)class_count[i], limit);
     unsigned long steps = 0;
     for (int depth = 0; code == OK && cur.used; depth++) {
         for (size_t slot = 0; code == OK && slot < cur.cap; slot++) {
@@ -1321,9 +1353,16 @@ static PyObject *walk(PyObject *self, PyObject *args)
             int64_t state = at.state, off = at.off, first = at.first, width = at.width;
             int n = at.n;
             const uint8_t *dealt = at.dealt;
-            u128 tail = falling(size - n - 1, 6 - n - 1);   /* the unread cards, if this card ends the round */
+            /* the unread cards, if this card ends the round (the burn card not among them) */
+            u128 tail = falling(size - burnt - n - 1, 6 - n - 1);
+            int64_t burn = burnt ? (int64_t)((e->k2 >> 48) & 0xFF) : -1;
+            uint64_t label = burnt ? e->k2 >> 56 : 0;
+            /* the entries this state adds to, gathered and their slots prefetched before any is added: the adds
+             * are cache misses, and so they overlap */
+            Pending pend[MAX_CLASSES];
+            int pending = 0;
             for (int64_t i = 0; code == OK && i < width; i++) {
-                int64_t left = class_count[first + i];
+                int64_t left = class_count[first + i] - (burn == i);
                 for (int d = 0; d < n; d++) left -= dealt[d] == i;
                 if (left <= 0) continue;
                 int64_t v = class_value[first + i];
@@ -1333,15 +1372,26 @@ static PyObject *walk(PyObject *self, PyObject *args)
                 u128 ways = e->ways * (u128)left;
                 if (state_over[after]) {
                     if (state_cards[after] != n + 1) { code = E_INDEX; break; }
-                    code = table_add(&leaves, (uint64_t)to | ((uint64_t)after << 32), 0, ways * tail, limit);
+                    pend_add(&pend[pending++], &leaves, (uint64_t)to | ((uint64_t)after << 32), label, ways * tail);
                     continue;
                 }
                 uint64_t k2;
-                code = next_dealt(n, dealt, i, trans_merge[off + i], merges, merged,
-                                  node_offset[to + 1] - node_offset[to], &k2);
+                int64_t twidth = node_offset[to + 1] - node_offset[to];
+                code = next_dealt(n, dealt, i, trans_merge[off + i], merges, merged, twidth, &k2);
                 if (code != OK) break;
-                code = table_add(&nxt, (uint64_t)to | ((uint64_t)after << 32), k2, ways, limit);
+                if (burnt) {                      /* the burn card's class, mapped as the cards dealt are */
+                    int64_t b = burn, map = trans_merge[off + i];
+                    if (map >= 0) {
+                        if (map + b >= merged) { code = E_INDEX; break; }
+                        b = merges[map + b];
+                    }
+                    if (b < 0 || b >= twidth) { code = E_INDEX; break; }
+                    k2 |= ((uint64_t)b << 48) | (label << 56);
+                }
+                pend_add(&pend[pending++], &nxt, (uint64_t)to | ((uint64_t)after << 32), k2, ways);
             }
+            for (int p = 0; code == OK && p < pending; p++)
+                code = table_add(pend[p].into, pend[p].k1, pend[p].k2, pend[p].ways, limit);
         }
         if (code != OK) break;
         Table t = cur; cur = nxt; nxt = t;            /* the next layer becomes the current one */
@@ -1355,7 +1405,11 @@ static PyObject *walk(PyObject *self, PyObject *args)
         Entry *e = &leaves.slots[slot];
         if (e->k1 == EMPTY) continue;
         PyObject *count = u128_to_long(e->ways), *item = NULL;
-        if (count) item = Py_BuildValue("(LLN)", (long long)(e->k1 >> 32), (long long)(e->k1 & 0xFFFFFFFFu), count);
+        if (count && burnt)
+            item = Py_BuildValue("(LLLN)", (long long)(e->k1 >> 32), (long long)(e->k1 & 0xFFFFFFFFu),
+                                 (long long)e->k2, count);
+        else if (count)
+            item = Py_BuildValue("(LLN)", (long long)(e->k1 >> 32), (long long)(e->k1 & 0xFFFFFFFFu), count);
         if (!item || PyList_Append(result, item) < 0) Py_CLEAR(result);
         Py_XDECREF(item);
     }
@@ -1367,8 +1421,30 @@ fail:
         raise_code(code, "walk");
 done:
     free(cur.slots); free(nxt.slots); free(leaves.slots);
-    for (int i = 0; i < 11; i++) arr_release(&a[i]);
+    for (int i = 0; i < 12; i++) arr_release(&a[i]);
     return result;
+}
+
+static PyObject *walk(PyObject *self, PyObject *args)
+{
+    return walk_run(args, 0);
+}
+
+/*
+ * walk_removals(size, node_offset, ..., state_over, burn_label, limit)
+ *
+ *   the walk's arguments, and burn_label: per class of node 0, a label 0-255 (the classes that a renaming of the
+ *   automaton's makes one, one label), or -1: no burn card of that class (a batch of labels at a time).
+ *
+ * A burn card is drawn first, of each class of node 0 its shoe holds, then the round: returns a list of (final
+ * round state, node, label of the burn card's class, count), the ordered 7-card sequences (the burn card, then
+ * 6). Of those whose burn card is of label l there are sum over its classes K of n_K N(o; shoe less a card of K),
+ * and every card of one label leaves the same counts (the walk reads the shoe through its classes): so
+ * N(o; shoe less a card of label l) = that count / the cards of label l. The bound: N^7 < 2^127.
+ */
+static PyObject *walk_removals(PyObject *self, PyObject *args)
+{
+    return walk_run(args, 1);
 }
 
 /* -- walk_program and walk_many: the walk made once, shoe-free, then evaluated for many shoes -- */
@@ -2514,6 +2590,10 @@ static PyMethodDef methods[] = {
      "walk(size, node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
      "     state_position, state_cards, state_next, state_over, limit)\n"
      "The walk of the deal over an automaton of classes: a list of (final state, node, count)."},
+    {"walk_removals", walk_removals, METH_VARARGS,
+     "walk_removals(size, node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
+     "              state_position, state_cards, state_next, state_over, burn_label, limit)\n"
+     "The walk after a burn card of each class: a list of (final state, node, burn label, count)."},
     {"walk_program", walk_program, METH_VARARGS,
      "walk_program(node_offset, class_value, class_count, trans_offset, trans_next, trans_merge, merges,\n"
      "             state_position, state_cards, state_next, state_over, limit, edge_limit)\n"

@@ -2244,6 +2244,11 @@ def outcome_counts_many(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe])
             or _walk_kernels(max(s.size for s in shoes)) is None):
         return [WalkDistribution(s).outcome_counts(wager, paytable) for s in shoes]
     what = f"wager {wager.id!r} ({cited(wager.section)})"
+    short = _one_card_short(shoes)
+    if short is not None:                         # effects of removal: one walk of the shoe they are short of
+        burnt = _counts_one_short(wager, paytable, short[0], {c for c in short[1] if c is not None}, what)
+        if burnt is not None:
+            return [dict(burnt[0] if c is None else burnt[1][c]) for c in short[1]]
     run = _Walk(_wager_trackers(wager), [wager])
     kept = _kept_renamings(run)
     images = [np.array(_renaming_index(p)) for p in kept]
@@ -2280,6 +2285,114 @@ def outcome_counts_many(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe])
 #: The fewest shoes :func:`outcome_counts_many` walks by one program of their own renamings (fewer join a group
 #: that keeps fewer).
 MANY_GROUP = 8
+
+
+# -- shoes one card short of one shoe: one walk of that shoe after a burn card ----------------------------------
+#
+# Effects of removal ask for a shoe less each card in turn. A depleted shoe keeps fewer renamings of the suits than
+# the full one, so a walk of its own carries more states (a wager that reads six ranks beside six suits is refused
+# one card short where the full shoe walks in 20 s). Draw a burn card first, then the round: of the 7-card
+# sequences whose burn card is a copy of c and whose next six produce outcome o there are n_c N(o; shoe - c). The
+# walk reads the shoe through classes of cards (the coarsest its conditions need), so every card of one class of
+# its start leaves the same counts, and so does every card of a class a renaming it carries as one makes of it:
+# one walk of the shoe, the burn card's class kept (renamed with the state), counts every shoe one card short.
+
+def _one_card_short(shoes: Sequence[Shoe]) -> tuple[Shoe, list[int | None]] | None:
+    """(the shoe whose cards are the most of each identity among ``shoes``, per shoe the identity it is one card
+    short of it or None where it is that shoe), where every shoe is it or one card short of it and at least two
+    are short; else None."""
+    rows = np.array([s.card_counts for s in shoes], dtype=np.int64)
+    top = rows.max(axis=0)
+    short = top - rows
+    missing = short.sum(axis=1)
+    if missing.max() > 1 or int(missing.sum()) < 2:
+        return None
+    base = Shoe._from_cards(tuple(int(x) for x in top), shoes[int(np.argmin(missing))].label)
+    return base, [int(np.argmax(row)) if m else None for row, m in zip(short, missing.tolist())]
+
+
+def _counts_one_short(wager: Wager, paytable: Paytable, shoe: Shoe, wanted: Iterable[int], what: str
+                      ) -> tuple[dict[int, int], dict[int, dict[int, int]]] | None:
+    """(what :meth:`WalkDistribution.outcome_counts` gives for ``shoe``, and per identity of ``wanted`` it holds
+    the same for the shoe one card of it short), by one compiled walk of ``shoe`` after a burn card per label
+    (see above); None where the compiled core is not built, the shoe is too small or too large (N^7 < 2^127),
+    or the walk would pass its limit (each shoe walked on its own then says what fits)."""
+    core = native.kernels()
+    cards = np.array(shoe.card_counts, dtype=np.int64)
+    if core is None or shoe.size < CARDS_PER_ROUND + 1 or shoe.size ** (CARDS_PER_ROUND + 1) >= 2 ** 127:
+        return None
+    run = _Walk(_wager_trackers(wager), [wager])
+    symmetries = _symmetries(run, shoe)
+    auto = _bounded_automaton(run, shoe, what, symmetries)
+    start = _partition(auto.specs[0]).of                  # each identity's class at the start
+    label = list(range(int(auto.node_offset[1])))
+    for p in symmetries:                                  # a class and its renamed images: one label
+        for i, j in enumerate(_renaming_index(p)):
+            x, y = label[start[i]], label[start[j]]
+            if x != y:
+                label = [min(x, y) if z in (x, y) else z for z in label]
+    labels = np.unique(label, return_inverse=True)[1].astype(np.int64)
+    if labels.max() > 255:
+        return None
+    held = np.bincount(labels[np.array(start)], weights=cards, minlength=int(labels.max()) + 1).astype(np.int64)
+    counts = np.ascontiguousarray(auto.class_counts(cards))
+    rounds = _round_states()
+    asked = sorted({int(labels[start[c]]) for c in wanted if cards[c] > 0})
+    every = set(asked) == set(np.flatnonzero(held).tolist())
+    leaves = []
+    for k in asked:                                       # one label at a time: its states, not all labels'
+        try:
+            leaves += core.walk_removals(shoe.size, auto.node_offset, auto.class_value, counts, auto.trans_offset,
+                                         auto.trans_next, auto.trans_merge, auto.merges, rounds.position,
+                                         rounds.cards, rounds.next, rounds.over,
+                                         np.where(labels == k, labels, -1), WALK_STATES_LIMIT)
+        except MemoryError:
+            return None
+        except (IndexError, ValueError, OverflowError) as exc:     # a malformed automaton: a defect, one line
+            raise InconsistentCounts(f"internal: the walk of {what} after a burn card failed ({exc}): a defect of "
+                                     "exactodds, please report it") from None
+    keys = {(state, node): (run._point(rounds.states[state]), auto.summaries[node]) for state, node, _, _ in leaves}
+    run._settle(keys.values())
+    standing = any(isinstance(t, _Joint) for t in run.trackers)
+    index = {o.id: j for j, o in enumerate(wager.outcomes)}
+    paid: dict[tuple[int, ...], int] = {}
+    burnt: defaultdict[int, defaultdict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for state, node, k, n in leaves:
+        hits = run._leaves[keys[(state, node)]]
+        if hits not in paid:
+            oid = wager.settle_row(run.rows[hits], paytable, standing=standing)
+            paid[hits] = -1 if oid is None else index[oid]
+        burnt[k][paid[hits]] += n
+    fewer = math.perm(shoe.size - 1, CARDS_PER_ROUND)
+    by_label: dict[int, dict[int, int]] = {}
+    for k in asked:
+        out = {}
+        for o, n in burnt[k].items():
+            out[o], rest = divmod(n, int(held[k]))
+            if rest:
+                raise InconsistentCounts(f"internal: the walk of {what} after a burn card did not divide exactly: a "
+                                         "defect of exactodds, please report it")
+        if sum(out.values()) != fewer:                    # an invariant, per label of the burn card
+            raise InconsistentCounts(f"internal: the walk of {what} after a burn card counted {sum(out.values())} "
+                                     f"rounds, not the shoe's {fewer}: a defect of exactodds, please report it")
+        by_label[k] = {o: n for o, n in out.items() if n}
+    if every:                                     # the burn card first or after the six: N(o; shoe) (N - 6)
+        full: dict[int, int] = {}
+        for k in asked:
+            for o, n in burnt[k].items():
+                full[o] = full.get(o, 0) + n
+        for o, n in full.items():
+            full[o], rest = divmod(n, shoe.size - CARDS_PER_ROUND)
+            if rest:
+                raise InconsistentCounts(f"internal: the walk of {what} after a burn card did not divide exactly: "
+                                         "a defect of exactodds, please report it")
+        full = {o: n for o, n in full.items() if n}
+    else:
+        full = WalkDistribution(shoe).outcome_counts(wager, paytable)
+    if sum(full.values()) != shoe.sequences:
+        raise InconsistentCounts(f"internal: the walk of {what} counted {sum(full.values())} rounds, not the shoe's "
+                                 f"{shoe.sequences}: a defect of exactodds, please report it")
+    return full, {c: by_label[int(labels[start[c]])] for c in wanted if cards[c] > 0}
 
 
 def _many_by_program(run: _Walk, wager: Wager, paytable: Paytable, shoes: Sequence[Shoe],
