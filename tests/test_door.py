@@ -258,7 +258,7 @@ def test_many_shoes_that_are_renamed_images_of_each_other_are_walked_once_and_co
 
 
 @pytest.mark.parametrize("name, decks, every", [("contrast", 2, True), ("mirror", 1, False),
-                                                ("one-suit-compared", 2, True), ("favourite", 1, False)])
+                                                ("favourite", 1, False)])
 def test_many_shoes_one_card_short_are_counted_by_one_walk_after_a_burn_card(name, decks, every):
     """Effects of removal's shoes (a shoe, and the shoe less one card of each identity it holds, or of a few):
     counted by one walk of the shoe after a burn card, each against a walk of its own, compiled and pure; on a
