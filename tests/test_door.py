@@ -284,3 +284,24 @@ def test_many_shoes_one_card_short_are_counted_by_one_walk_after_a_burn_card(nam
     assert many == each == [found[0]] + [found[1][i] for i in taken]
     assert all(sum(c.values()) == s.sequences for c, s in zip(many, shoes))
     assert len({tuple(sorted(c.items())) for c in many}) > 2    # the shoes do differ
+
+
+def test_shoes_one_card_short_of_a_tiny_shoe_or_repeated_or_without_their_shoe_count_as_their_own_walks():
+    """The edges of the burn card's walk: a shoe of 7 or 8 cards (the shoes short hold 6 or 7), the same shoe asked
+    twice, the shoe they are short of not among them, and a shoe two cards short mixed in (walked as before)."""
+    wager = BETS["mirror"]
+    table = wager.paytable("A")
+    names = ["As", "Ah", "7s", "7d", "Kc", "Kh", "2s", "9d"]
+    full = Shoe.decks(1)
+    batches = []
+    for size in (8, 7):
+        base = Shoe.from_card_counts({c: 1 for c in names[:size]})
+        batches.append([base] + [base.remove(Card.parse(c)) for c in names[:size]])
+    five, king = Card.parse("5h"), Card.parse("Kc")
+    batches += [[full.remove(five), full.remove(five), full.remove(king)],
+                [full, full.remove(five), full.remove(five), full.remove(five, king)]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExactOddsWarning)
+        for shoes in batches:
+            assert outcome_counts_many(wager, table, shoes) == [WalkDistribution(s).outcome_counts(wager, table)
+                                                                for s in shoes]
