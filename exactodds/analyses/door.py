@@ -34,6 +34,7 @@ import numpy as np
 from exactodds import engine
 from exactodds.analyses import pricing
 from exactodds.analyses.pricing import MomentArrays, PointDistribution, WagerResult, price, settled_together, table_bytes
+from exactodds.engine import budget
 from exactodds.engine.distribution import RoundDistribution, deal
 from exactodds.errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, SuitsUnknown, TooLarge
 from exactodds.game.shoe import Shoe
@@ -303,9 +304,14 @@ def returns_many(pairs: Sequence[tuple[Wager, Paytable]], shoes: Sequence[Shoe],
             first = doors[0].price(wager, paytable)             # says the route (and why), once
             walked = doors[0].route == "walk" or f"{wager.id}:{paytable.id}" in doors[0].walked
             if not walked or shoes[0].card_counts is None:
-                out.append([(first.expected_return, _square(first) if square else None)] +
-                           [(d.expected_return(wager, paytable), d.expected_square(wager, paytable) if square else None)
-                            for d in doors[1:]])
+                rows = [(first.expected_return, _square(first) if square else None)]
+                with budget.units(f"wager {wager.id}:{paytable.id} on {len(shoes):,} shoes", len(shoes) - 1,
+                                  unit="shoe", instead="fewer shoes", fits=True) as timed:
+                    for d in doors[1:]:
+                        rows.append((d.expected_return(wager, paytable),
+                                     d.expected_square(wager, paytable) if square else None))
+                        timed.done()
+                out.append(rows)
                 continue
             counted = engine.outcome_counts_many(wager, paytable, shoes)
         nets = {k: paytable.pays[o.id].net for k, o in enumerate(wager.outcomes)} | {-1: Fraction(-1)}

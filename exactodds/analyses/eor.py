@@ -33,6 +33,7 @@ from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.counting import Count, check_max_tag, suggest_tags
 from exactodds.analyses.door import Door, returns_many, route_of, value_returns
 from exactodds.analyses.progressive import load_meters
+from exactodds.engine import budget
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card, Rank
 from exactodds.game.shoe import Shoe
@@ -357,17 +358,21 @@ def effects_of_removal(
     removed: dict[tuple[str, int], list[Any]] = {}
     todo = sum(len(_items(kind)) for kind in kinds)
     done = 0
-    for kind in sorted(kinds):
-        for i, item in enumerate(_items(kind)):
-            done += 1
-            if progress is not None:
-                progress(done, todo)
-            if _count(shoe, item) == 0:
-                continue
-            door = Door(shoe.remove(item), warn=False)      # the route said once, for the full shoe
-            removed[(kind, i)] = [None if resolution(w) != kind else
-                                  (walked[(k, i)] if (k, i) in walked else door.expected_return(w, t)) - b
-                                  for k, ((w, t), b) in enumerate(zip(resolved, bases))]
+    with budget.units(f"effects of removal of {counted(len(resolved), 'wager table')}", todo, unit="removal",
+                      instead="ask fewer wagers in one run" if len(resolved) > 1 else "") as timed:
+        for kind in sorted(kinds):
+            for i, item in enumerate(_items(kind)):
+                done += 1
+                if progress is not None:
+                    progress(done, todo)
+                if _count(shoe, item) == 0:
+                    timed.done()
+                    continue
+                door = Door(shoe.remove(item), warn=False)      # the route said once, for the full shoe
+                removed[(kind, i)] = [None if resolution(w) != kind else
+                                      (walked[(k, i)] if (k, i) in walked else door.expected_return(w, t)) - b
+                                      for k, ((w, t), b) in enumerate(zip(resolved, bases))]
+                timed.done()
     out = []
     for k, ((w, t), base) in enumerate(zip(resolved, bases)):
         kind = resolution(w)

@@ -25,6 +25,7 @@ from typing import Any
 import click
 
 from exactodds.cli.core import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_OK, Once, fail
+from exactodds.engine.budget import BudgetNote
 from exactodds.errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, Interrupted
 from exactodds.extras import missing
 
@@ -129,7 +130,9 @@ _show_warning = warnings.showwarning
 def _warn(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
           line: str | None = None) -> None:
     """exactodds's own warnings as one line on stderr, like its errors; others as Python shows them."""
-    if issubclass(category, ExactOddsWarning):
+    if issubclass(category, BudgetNote):                 # what a long analysis has left: not a warning
+        click.echo(f"exactodds: note: {' '.join(str(message).split())}", err=True)
+    elif issubclass(category, ExactOddsWarning):
         click.echo(f"exactodds: warning: {' '.join(str(message).split())}", err=True)
     else:
         _show_warning(message, category, filename, lineno, file, line)

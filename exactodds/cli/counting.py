@@ -45,6 +45,7 @@ _TAGS = click.option("--tags", metavar="RANK=TAG,...",
               "each card, and how far they are from linear (what a linear count misses).")
 @options.plot
 @options.result_format
+@options.max_time
 def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, decks: int, remove: str | None,
         paytables_files: tuple[str, ...], tags: str | None, max_tag: int, meters: tuple[str, ...], second_order: bool,
         plot: str | None, fmt: str) -> None:
@@ -111,6 +112,7 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
               "CPU time and memory the --shoes will take on --workers processes (the study is not run).")
 @options.plot
 @options.result_format
+@options.max_time
 def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,
              tags: str | None, paytables_files: tuple[str, ...], batch: int, workers: int | None,
              scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, team: bool, first_shoe: int,

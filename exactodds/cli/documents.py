@@ -89,6 +89,7 @@ UNSIGNABLE = ("text", "markdown", "csv")
               ".parquet; .gz after CSV or JSON Lines): a round of every outcome of every wager certified, rare ones "
               "included, and of every value-level round class, each with its settlement, for your software to "
               "settle and 'check-sim --validation' to check.")
+@options.max_time
 def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: tuple[str, ...], everything: bool,
                 paytables_files: tuple[str, ...], decks: tuple[int, ...], remove: str | None, title: str | None,
                 fmt: str, output: str | None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import functools
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ import click
 from exactodds.analyses.analysis import load_text
 from exactodds.analyses.designer import carries
 from exactodds.cli.core import ARGV, deprecated
+from exactodds.engine import budget
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import Shoe, parse_card_list
 from exactodds.wagers.pays import parse_amount
@@ -29,6 +31,20 @@ from exactodds.wagers.catalogue import Catalogue, did_you_mean, file_text, load_
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
 Decorator = Callable[[Any], Any]
+
+
+def max_time(f: Any) -> Any:
+    """``--max-time TIME`` (an hour by default): the command's analysis is timed against it as it goes
+    (:mod:`exactodds.engine.budget`) and refused in one line once its projection passes it; a long one says
+    what it has left."""
+    @functools.wraps(f)
+    def bounded_run(*args: Any, max_time: str, **kwargs: Any) -> Any:
+        with budget.bounded(budget.parse_duration(max_time), option="--max-time"):
+            return f(*args, **kwargs)
+    return click.option("--max-time", "max_time", default="1h", show_default=True, metavar="TIME",
+                        help="The most the analysis may take (90s, 10m, 2h, 1d or none): measured on its first "
+                             "units of work, refused once it would take longer; a long one says what is left.")(
+        bounded_run)
 
 
 def each_once(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -277,7 +293,7 @@ def meter_units(items: tuple[str, ...]) -> dict[str, Any]:
 
 
 __all__ = ["FORMATS", "bet", "catalogue", "decks", "did_you_mean", "drawn_seed", "each_once", "hidden_alias",
-           "number_or_percent", "plot",
+           "max_time", "number_or_percent", "plot",
            "METER_HELP", "meter_amount", "meter_option", "meter_units", "old_stakes", "old_wagers", "one_wager", "output_format", "paytables", "record_format", "remove", "result_format",
            "seed", "shoe", "shoes", "stake", "user_files", "wager", "wager_once_each", "wagers_of",
            "with_files"]

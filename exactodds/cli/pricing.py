@@ -281,6 +281,7 @@ def features(fmt: str) -> None:
               "--paytables FILE.")
 @click.option("--id", "paytable_id", default="designed", show_default=True, help="The id of the paytable written.")
 @options.result_format
+@options.max_time
 def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
            top: int, decks: int, remove: str | None, paytables_files: tuple[str, ...], output: str | None,
            paytable_id: str, fmt: str) -> None:

@@ -189,6 +189,7 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str
               help="Add a must-hit-by bonus the position qualifies for (see 'exactodds mystery'), e.g. A-$5.")
 @options.plot
 @options.result_format
+@options.max_time
 def position(old_wagers: tuple[str, ...], wagers: tuple[str, ...], decks: int, remove: str | None,
              paytables_files: tuple[str, ...], meters: tuple[str, ...], mystery: tuple[str, ...], plot: str | None,
              fmt: str) -> None:

@@ -19,6 +19,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "Estimate", "LIMIT_BYTES", "BYTES_PER_LEAF", "SECONDS_PER_LEAF", "multiset_estimate", "round_estimate",
         "initial_estimate", "check"
     ],
+    "budget": ["Budget", "OverBudget", "BudgetNote", "bounded", "units", "part_of", "check_seconds", "parse_duration", "duration"],
     "columns": [
         "value_columns", "identity_columns", "SLOT_INDEX", "INITIAL_SLOTS", "SUIT_LETTERS", "slots_read", "RANK_NINE",
         "VALUES_READ"
@@ -46,6 +47,17 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         initial_estimate,
         multiset_estimate,
         round_estimate,
+    )
+    from exactodds.engine.budget import (
+        Budget,
+        BudgetNote,
+        OverBudget,
+        bounded,
+        check_seconds,
+        duration,
+        parse_duration,
+        part_of,
+        units,
     )
     from exactodds.engine.columns import (
         INITIAL_SLOTS,

@@ -52,6 +52,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from exactodds.engine import budget
 from exactodds.errors import ExactOddsError, TooLarge
 from exactodds.wagers.outcomes import INITIAL_FEATURES, SLOTS
 
@@ -104,9 +105,11 @@ def _gb(n: float) -> str:
 
 
 def check(estimate: Estimate) -> None:
-    """Refuse a table estimated above ``LIMIT_BYTES`` (one line, before anything is built)."""
+    """Refuse a table estimated above ``LIMIT_BYTES``, or to take longer than is left of the time budget in force
+    (:mod:`exactodds.engine.budget`): one line, before anything is built."""
     if not estimate.fits:
         raise TooLarge(estimate.refusal())
+    budget.check_seconds(f"compiling the table that reads {estimate.reads}", estimate.seconds)
 
 
 def multiset_estimate(names: Iterable[str], *, resolution: str, slots: Iterable[int], leaves: int,

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from exactodds.engine import bounds, native
+from exactodds.engine import bounds, budget, native
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, TooLarge
 from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
@@ -2242,7 +2242,7 @@ def outcome_counts_many(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe])
     core = native.kernels()
     if (core is None or not shoes or any(s.card_counts is None for s in shoes)
             or _walk_kernels(max(s.size for s in shoes)) is None):
-        return [WalkDistribution(s).outcome_counts(wager, paytable) for s in shoes]
+        return _each_walked(wager, paytable, shoes, f"wager {wager.id!r} ({cited(wager.section)})")
     what = f"wager {wager.id!r} ({cited(wager.section)})"
     short = _one_card_short(shoes)
     if short is not None:                         # effects of removal: one walk of the shoe they are short of
@@ -2275,11 +2275,25 @@ def outcome_counts_many(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe])
         else:
             into[1].extend(members)
     found: dict[int, dict[int, int]] = {}
-    for symmetries, members in merged:
-        members.sort()
-        found.update(zip(members, _many_by_program(run, wager, paytable, [shoes[i] for i in members], symmetries,
-                                                   what)))
+    with budget.units(f"the walk of {what} for {len(shoes):,} shoes", len(walked), unit="shoe walked",
+                      instead="fewer shoes", fits=True) as timed:
+        for symmetries, members in merged:
+            members.sort()
+            found.update(zip(members, _many_by_program(run, wager, paytable, [shoes[i] for i in members],
+                                                       symmetries, what)))
+            timed.done(len(members))
     return [dict(found[k]) for k in orbit]
+
+
+def _each_walked(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe], what: str) -> list[dict[int, int]]:
+    """:func:`outcome_counts_many` shoe by shoe, each walked on its own (timed against the budget in force)."""
+    out = []
+    with budget.units(f"the walk of {what} for {len(shoes):,} shoes, each on its own", len(shoes), unit="shoe",
+                      instead="fewer shoes", fits=True) as timed:
+        for s in shoes:
+            out.append(WalkDistribution(s).outcome_counts(wager, paytable))
+            timed.done()
+    return out
 
 
 #: The fewest shoes :func:`outcome_counts_many` walks by one program of their own renamings (fewer join a group
@@ -2340,17 +2354,19 @@ def _counts_one_short(wager: Wager, paytable: Paytable, shoe: Shoe, wanted: Iter
     asked = sorted({int(labels[start[c]]) for c in wanted if cards[c] > 0})
     every = set(asked) == set(np.flatnonzero(held).tolist())
     leaves = []
-    for k in asked:                                       # one label at a time: its states, not all labels'
-        try:
-            leaves += core.walk_removals(shoe.size, auto.node_offset, auto.class_value, counts, auto.trans_offset,
-                                         auto.trans_next, auto.trans_merge, auto.merges, rounds.position,
-                                         rounds.cards, rounds.next, rounds.over,
-                                         np.where(labels == k, labels, -1), WALK_STATES_LIMIT)
-        except MemoryError:
-            return None
-        except (IndexError, ValueError, OverflowError) as exc:     # a malformed automaton: a defect, one line
-            raise InconsistentCounts(f"internal: the walk of {what} after a burn card failed ({exc}): a defect of "
-                                     "exactodds, please report it") from None
+    with budget.units(f"the walk of {what} after a burn card", len(asked), unit="walk") as timed:
+        for k in asked:                                   # one label at a time: its states, not all labels'
+            try:
+                leaves += core.walk_removals(shoe.size, auto.node_offset, auto.class_value, counts, auto.trans_offset,
+                                             auto.trans_next, auto.trans_merge, auto.merges, rounds.position,
+                                             rounds.cards, rounds.next, rounds.over,
+                                             np.where(labels == k, labels, -1), WALK_STATES_LIMIT)
+            except MemoryError:
+                return None
+            except (IndexError, ValueError, OverflowError) as exc:     # a malformed automaton: a defect, one line
+                raise InconsistentCounts(f"internal: the walk of {what} after a burn card failed ({exc}): a defect "
+                                         "of exactodds, please report it") from None
+            timed.done()
     keys = {(state, node): (run._point(rounds.states[state]), auto.summaries[node]) for state, node, _, _ in leaves}
     run._settle(keys.values())
     standing = any(isinstance(t, _Joint) for t in run.trackers)
@@ -2414,7 +2430,7 @@ def _many_by_program(run: _Walk, wager: Wager, paytable: Paytable, shoes: Sequen
             auto.trans_next, auto.trans_merge, auto.merges, rounds.position, rounds.cards, rounds.next, rounds.over,
             WALK_STATES_LIMIT, PROGRAM_STEPS_LIMIT)
     except MemoryError:                                   # too large a program: each shoe walked on its own
-        return [WalkDistribution(s).outcome_counts(wager, paytable) for s in shoes]
+        return _each_walked(wager, paytable, shoes, what)
     leaf_keys = np.frombuffer(leaf_bytes, dtype=np.int64).reshape(-1, 2)
     keys = [(run._point(rounds.states[state]), auto.summaries[node]) for state, node in leaf_keys.tolist()]
     run._settle(keys)

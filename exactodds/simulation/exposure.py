@@ -48,6 +48,7 @@ from exactodds.analyses.betting import Play, checked_ramp, ramp_units
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
 from exactodds.analyses.door import Door, returns_many, value_moments
+from exactodds.engine import budget
 from exactodds.engine.grouped import Multiples, grouped_sums, round_tally
 from exactodds.errors import ExactOddsError
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe
@@ -1121,8 +1122,18 @@ def exposure(
         progress(done)
     work = state.remaining(batch=batch)
     started = time.perf_counter()
+    fit = "fewer --shoes" + (", more --workers or a --scheduler" if scheduler is None else "")
+    if checkpoint is not None:
+        fit += " (the shoes done are kept in the checkpoint: the same command resumes them)"
     try:
-        _run_batches(run.spec, work, workers=workers, scheduler=scheduler, collect=collect)
+        with budget.units(f"the study of {counted(len(run.resolved), 'wager table')}",
+                          sum(b - a for a, b in work), unit="shoe", instead=fit, fits=True,
+                          after=2 if scheduler is not None else max(workers, 1)) as timed:
+            def timed_collect(part: list[_Sums], span: tuple[int, int], cpu: float) -> None:
+                collect(part, span, cpu)
+                timed.done(span[1] - span[0])
+
+            _run_batches(run.spec, work, workers=workers, scheduler=scheduler, collect=timed_collect)
     finally:
         throughput.wall_seconds = time.perf_counter() - started
         if checkpoint is not None and work and not adding:
@@ -1178,7 +1189,8 @@ def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int,
     ramp = checked_ramp(ramp)
     if team:
         _check_team(resolved, decks)
-    counts = tuple(r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags))
+    with budget.part_of("the study's counts"):              # made before its shoes: a part of the study
+        counts = tuple(r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags))
     spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
                         tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts), team)
     study = {"wagers": [f"{w.id}:{t.id}" for w, t in resolved],
