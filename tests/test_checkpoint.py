@@ -76,7 +76,9 @@ def test_sigterm_writes_what_is_done_and_the_run_resumes(tmp_path: Path, workers
     done = load_state(state, option="").shoes_done
     assert 0 < done < 15000
     resumed = _cli(*run, "--checkpoint", str(state))
-    assert resumed.returncode == 0 and resumed.stdout == _cli(*run).stdout
+    # the run never stopped, in larger batches (a study's result does not depend on how its work was split)
+    unstopped = _cli(*[("500" if word == "5" and run[k - 1] == "--batch" else word) for k, word in enumerate(run)])
+    assert resumed.returncode == 0 and resumed.stdout == unstopped.stdout
 
 
 def test_one_process_two_workers_and_two_merged_parts_give_the_same_bytes(tmp_path: Path) -> None:

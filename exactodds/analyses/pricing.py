@@ -29,6 +29,7 @@ import numpy as np
 
 from exactodds import cache
 from exactodds.engine import bounds
+from exactodds.engine.budget import OverBudget
 from exactodds.engine.distribution import RoundDistribution
 from exactodds.engine.identity import ALL_CARD_CATEGORIES, _labels
 from exactodds.engine.multiset import (
@@ -357,7 +358,7 @@ def outcome_masks(wager: Wager) -> np.ndarray:
     if "masks" not in cache:
         try:
             table = feature_table(table_signature(wager))
-        except InconsistentCounts:
+        except (InconsistentCounts, OverBudget):    # no route answers these otherwise
             raise
         except ExactOddsError as exc:       # a table too large to build, say (the walk may price it)
             alt = f": alternative {wager.reading_id!r}" if wager.reading_id != "regulation" else ""
@@ -487,7 +488,7 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
             else:                                      # every card, or the initial cards: their counts per key,
                 per_key = _counts(pairs[positions[0]][0], dist)                             # added up per block
                 counts = [int(n) for n in np.add.reduceat(per_key[order], starts).tolist()]
-        except InconsistentCounts:                     # a check of the counting failed: no figure, and said
+        except (InconsistentCounts, OverBudget):      # a check of the counting failed, or the time: said
             raise
         except ExactOddsError:                         # price says why, in its turn
             continue
@@ -545,7 +546,7 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
             signature = _signature(wager)
             settled = settlement(wager, paytable)
             members.setdefault(signature, []).append((i, settled))
-        except InconsistentCounts:
+        except (InconsistentCounts, OverBudget):
             raise
         except ExactOddsError:                         # price says why, in its turn
             continue

@@ -4,7 +4,7 @@ An analysis is a run of like units of work: the walks of a shoe after each kind 
 removal of a walked bet), the shoes a wager's renamings tell apart, the cards an effects table removes, the
 batches of a study. Its first unit is bounded as every pricing is (a table by its estimate, before it is
 built; a walk by its states), and it measures the rest: after each unit the time so far projects the
-whole, which is said once where the rest is long (a note: what is left, on what it was measured, and the
+whole (from the units after the first, which carries what is made once), which is said once where the rest is long (a note: what is left, on what it was measured, and the
 peak memory so far, which the first unit reaches) and refused in one line where it passes the budget, naming
 what would fit. A table whose estimated build time is past what is left of the budget is refused before it is
 built (:func:`check_seconds`). Loops nest (a study's batches walk shoes): each checks its own projection,
@@ -103,23 +103,30 @@ class Units:
     def __init__(self, what: str, total: int, *, unit: str, instead: str, fits: bool, after: int):
         self.what, self.total, self.unit, self.instead, self.fits, self.after = what, total, unit, instead, fits, after
         self.calls = 0
+        self.first = (0.0, 0)
         self.budget = _current.get()
         self.outermost = False
         self.finished = 0
         self.started = _clock()
 
     def done(self, n: int = 1) -> None:
-        """``n`` more units finished: project the rest; say it once (outermost loop), refuse it past the budget."""
+        """``n`` more units finished: project the rest; say it once (outermost loop), refuse it past the budget.
+        The first unit carries what is made once (tables, a program), so the rest is projected from the units
+        after it, and nothing is said or refused before a second has finished."""
         self.finished += n
         self.calls += 1
         budget = self.budget
         if budget is None or self.finished >= self.total:
             return
         now = _clock()
-        rest = (now - self.started) / self.finished * (self.total - self.finished)
+        if self.calls == 1:
+            self.first = (now, self.finished)
+            return
+        since, before = self.first
+        rest = (now - since) / (self.finished - before) * (self.total - self.finished)
         whole = now - budget.started + rest
-        measured = (f"{''.join(w + ': ' for w in budget.within)}{self.what}: {self.total:,} {_plural(self.unit, self.total)}; {self.finished:,} took "
-                    f"{duration(now - self.started)}")
+        measured = (f"{''.join(w + ': ' for w in budget.within)}{self.what}: {self.total:,} "
+                    f"{_plural(self.unit, self.total)}; {self.finished:,} took {duration(now - self.started)}")
         if budget.seconds is not None and whole > budget.seconds and self.calls >= self.after:
             way = f"{self.instead}, or raise {budget.option}" if self.instead else f"raise {budget.option}"
             fit = int(self.total * budget.seconds / whole)
