@@ -130,9 +130,11 @@ def test_a_study_stopped_by_its_bound_keeps_what_it_did_and_resumes_to_the_unbou
 
 
 def test_the_command_line_bound_is_one_shared_option_refused_in_one_line_when_malformed() -> None:
-    for bad in ("0", "-5m", "soon", "10 parsecs", "inf"):
+    for bad in ("0", "-5m", "soon", "10 parsecs", "inf", "nan", "1e400", ""):
         code, out, err = run("eor", "--wager", "dragon-7-insurance", "--max-time", bad)
         assert code == 2 and out == "" and err.count("\n") == 1 and "--max-time" in err, (bad, err)
+    code, out, err = run("eor", "--wager", "dragon-7-insurance", "--max-time", "1m", "--max-time", "2m")
+    assert code == 2 and out == "" and "--max-time given twice" in err and err.count("\n") == 1
     code, out, err = run("eor", "--wager", "dragon-7-insurance", "--decks", "1", "--max-time", "none")
     assert code == 0 and "7" in out and err == ""
 

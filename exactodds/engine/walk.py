@@ -2240,10 +2240,10 @@ def outcome_counts_many(wager: Wager, paytable: Paytable, shoes: Sequence[Shoe])
     """
     shoes = list(shoes)
     core = native.kernels()
+    what = f"wager {wager.id!r} ({cited(wager.section)})"
     if (core is None or not shoes or any(s.card_counts is None for s in shoes)
             or _walk_kernels(max(s.size for s in shoes)) is None):
-        return _each_walked(wager, paytable, shoes, f"wager {wager.id!r} ({cited(wager.section)})")
-    what = f"wager {wager.id!r} ({cited(wager.section)})"
+        return _each_walked(wager, paytable, shoes, what)
     short = _one_card_short(shoes)
     if short is not None:                         # effects of removal: one walk of the shoe they are short of
         burnt = _counts_one_short(wager, paytable, short[0], {c for c in short[1] if c is not None}, what)
