@@ -222,8 +222,22 @@ class _Cli(Once, click.Group):
             _silence_stdout()
             raise _Stopped(EXIT_OK) from None
 
+    def _run(self, args: list[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = False, **extra: Any) -> Any:
+        """What click's own main does with ``standalone_mode`` off, without its handling of an interrupt: one
+        that lands as the command's context is entered or closed (its files removed) would print click's blank
+        line before ours. Here every exception goes to :meth:`main`'s handlers as it is."""
+        args = sys.argv[1:] if args is None else list(args)
+        if prog_name is None:
+            prog_name = _program_name()
+        self._main_shell_completion(extra, prog_name, complete_var)
+        try:
+            with self.make_context(prog_name, args, **extra) as ctx:
+                return self.invoke(ctx)
+        except click.exceptions.Exit as exc:                     # --version, --help: their status
+            return exc.exit_code
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        kwargs["standalone_mode"] = False
         previous: dict[int, Any] = {}
         shown, warnings.showwarning = warnings.showwarning, _warn
         unraisable_before = sys.unraisablehook
@@ -237,7 +251,7 @@ class _Cli(Once, click.Group):
                     signal.signal(signum, handler)
                 except ValueError:                               # not the main thread: leave it
                     previous.pop(signum, None)
-            rv = super().main(*args, **kwargs)
+            rv = self._run(*args, **kwargs)
             if _received:                                    # a signal whose exception Python swallowed
                 raise _stopped_by(Interrupted(_received[0]))
             sys.stdout.flush()                               # a full disk shows here, not at exit
@@ -279,6 +293,15 @@ class _Cli(Once, click.Group):
             for number, before in previous.items():
                 signal.signal(number, before)
         sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+
+def _program_name() -> str:
+    """The name the command was run by, for its usage lines: ``python -m exactodds`` or the script's name."""
+    main_module = sys.modules.get("__main__")
+    package = getattr(main_module, "__package__", None)
+    if package and os.path.basename(sys.argv[0] if sys.argv else "") in ("__main__.py", "-c"):
+        return f"python -m {package}"
+    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "exactodds"
 
 
 @click.group(cls=_Cli, no_args_is_help=True,
