@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from exactodds import Shoe, cache
-from exactodds.engine.multiset import _from_arrays, _table, _to_arrays, compile_table
+from exactodds.engine.multiset import BY_COLOUR, _from_arrays, _table, _to_arrays, compile_table
 
 NAMES = ("banker_rank_1", "player_suit_1", "player_two_card_total")
 
@@ -46,6 +46,19 @@ def test_a_table_read_by_suit_pattern_is_saved_apart_and_read_back_the_same(cach
     assert loaded.from_disk and loaded.patterned and loaded.keys == by_pattern.keys
     shoe = Shoe.decks(2).remove("Ks", "9h", "9h", "2c")
     assert np.array_equal(loaded.counts(shoe), by_pattern.counts(shoe))
+    assert int(loaded.counts(shoe).sum()) == shoe.sequences
+
+
+def test_a_table_over_colours_is_saved_apart_and_read_back_the_same(cache_dir: Path) -> None:
+    names = ("player_suit_1", "banker_suit_2", "player_two_card_total")
+    by_colour, by_suit = compile_table(names, told=BY_COLOUR), compile_table(names)
+    assert by_colour.resolution == "colour" and len(by_colour.keys) < len(by_suit.keys)
+    assert len(list((cache_dir / cache.SUBFOLDER).glob("multiset-*.npz"))) == 2
+    _table.cache_clear()
+    loaded = compile_table(names, told=BY_COLOUR)
+    assert loaded.from_disk and loaded.resolution == "colour" and loaded.keys == by_colour.keys
+    shoe = Shoe.decks(2).remove("Ks", "9h", "9h", "2c", "Qd")
+    assert np.array_equal(loaded.counts(shoe), by_colour.counts(shoe))
     assert int(loaded.counts(shoe).sum()) == shoe.sequences
 
 

@@ -29,7 +29,7 @@ from . import brute
 from .test_exposure import _dealt_by_the_rules
 
 BETS = read_file(Path(__file__).parent / "suit-bets.toml")
-#: Contrast: the suits of six positions (its table, 79.8 GB at 8 decks, is refused: the walk prices it)
+#: Contrast: the colours of six positions (its table, 5.0 GB at 8 decks over colours, is refused: the walk prices it)
 CONTRAST = BETS["contrast"]
 TABLE = CONTRAST.paytable("A")
 CATALOGUE = load_catalogue().merged(BETS)
@@ -45,14 +45,14 @@ def test_a_bet_whose_table_is_refused_is_walked_by_every_door_with_one_warning()
     door = Door(Shoe.decks(8))
     with pytest.warns(ExactOddsWarning, match=r"^contrast:A priced by the walk \(player_suit_1, banker_suit_1, player_suit_2, "
                                               r"banker_suit_2, player_suit_3, banker_suit_3 together: the first card by its colour\): its table would be too large to build "
-                                              r"\(about 331,420,800 rows, 79\.8 GB to compile \(limit 2\.0 GB\)\)$"):
+                                              r"\(about 20,588,800 rows, 5\.0 GB to compile \(limit 2\.0 GB\)\)$"):
         first = door.expected_return(CONTRAST, TABLE)
     assert route_of(CONTRAST) == "walk" and door.walked == ["contrast:A"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")                   # said once per door; a door that is told not to, never
         assert door.expected_return(CONTRAST, TABLE) == first
         assert Door(Shoe.decks(8), warn=False).expected_return(CONTRAST, TABLE) == first
-    with pytest.raises(TooLarge, match=r"79\.8 GB to compile .*; --route auto \(the default\) walks a wager whose"):
+    with pytest.raises(TooLarge, match=r"reads the colours of 6 card positions .*: about 20,588,800 rows, 5\.0 GB to compile .*; --route auto \(the default\) walks a wager whose"):
         Door(Shoe.decks(8), route="vector").expected_return(CONTRAST, TABLE)
 
 

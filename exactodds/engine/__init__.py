@@ -30,11 +30,11 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
     "modular": ["primes_for", "crt"],
     "native": ["kernels", "status"],
     "multiset": [
-        "MultisetTable", "compile_table", "told_apart", "Varies", "resolution_of", "SUITS", "EVERY_SUIT", "estimate",
-        "RESOLUTIONS", "slot_values", "codes", "point_names"
+        "MultisetTable", "compile_table", "told_apart", "Varies", "resolution_of", "SUITS", "EVERY_SUIT", "BY_COLOUR",
+        "estimate", "RESOLUTIONS", "slot_values", "codes", "point_names"
     ],
     "roundtable": ["RoundTable"],
-    "walk": ["WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many", "reading"],
+    "walk": ["WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many", "reading", "suits_by_colour"],
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
@@ -75,6 +75,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     from exactodds.engine.modular import crt, primes_for
     from exactodds.engine.native import kernels, status
     from exactodds.engine.multiset import (
+        BY_COLOUR,
         EVERY_SUIT,
         RESOLUTIONS,
         SUITS,
@@ -89,4 +90,11 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         told_apart,
     )
     from exactodds.engine.roundtable import RoundTable
-    from exactodds.engine.walk import WalkDistribution, joint_counts, outcome_counts_many, reading, reads_by_group
+    from exactodds.engine.walk import (
+        WalkDistribution,
+        joint_counts,
+        outcome_counts_many,
+        reading,
+        reads_by_group,
+        suits_by_colour,
+    )

@@ -76,7 +76,7 @@ BYTES_PER_INITIAL_KEY = 2_000
 #: Identity categories of every card dealt (``exactodds.engine.identity.ALL_CARD_CATEGORIES``).
 _CATEGORIES = 6
 
-_ATTRIBUTES = {"rank": "ranks", "suit": "suits", "card": "ranks and suits"}
+_ATTRIBUTES = {"rank": "ranks", "colour": "colours", "suit": "suits", "card": "ranks and suits"}
 
 
 @dataclass(frozen=True)
@@ -134,9 +134,9 @@ def multiset_estimate(names: Iterable[str], *, resolution: str, slots: Iterable[
     elif "same_colour" in others and resolution == "card":
         instead = ("beside same_colour, read single cards' suits or point values (player_value_1 ...), not their "
                    "ranks, or price such wagers separately")
-    elif resolution == "suit":
+    elif resolution in ("suit", "colour"):
         instead = ("read same_suit or same_colour (every card), player_suited or banker_suited (a hand's first "
-                   "two cards) instead, or the suits of fewer positions")
+                   f"two cards) instead, or the {_ATTRIBUTES[resolution]} of fewer positions")
     elif resolution == "rank":
         instead = "read point values (player_value_1 ...) where they suffice, or the ranks of fewer positions"
     else:

@@ -40,6 +40,7 @@ import functools
 import hashlib
 import itertools
 import math
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -64,16 +65,25 @@ from exactodds.wagers.outcomes import (
     VALUE_LEVEL,
 )
 
-__all__ = ["MultisetTable", "compile_table", "told_apart", "Varies", "resolution_of", "SUITS", "EVERY_SUIT", "estimate", "RESOLUTIONS",
+__all__ = ["MultisetTable", "compile_table", "told_apart", "Varies", "resolution_of", "SUITS", "EVERY_SUIT", "BY_COLOUR",
+           "estimate", "RESOLUTIONS",
            "slot_values", "codes", "point_names"]
 
-#: How finely cards are read, coarsest first.
-RESOLUTIONS = ("value", "rank", "suit", "card")
+#: How finely cards are read, coarsest first ('colour': a point value and whether the card is red or black).
+RESOLUTIONS = ("value", "rank", "colour", "suit", "card")
 #: Suit letters by suit code (0-3).
 SUITS = "shdc"
 #: Suits told apart, as a partition of ``SUITS`` into blocks joined by '|' (see :func:`compile_table`):
 #: every suit its own block (no symmetry), or one block (a condition that names no suit).
 EVERY_SUIT = "s|h|d|c"
+#: How finely a table of suits alone tells them apart where its wagers read each card's suit only by its colour,
+#: proven from their conditions (:func:`exactodds.engine.walk.suits_by_colour`): each card is read as red or
+#: black, its suit never (the table's resolution is then 'colour').
+BY_COLOUR = "colour"
+#: A single position's suit (``player_suit_1`` ...): the features a table read by colour may read beside points.
+_ONE_SUIT = re.compile(r"(player|banker)_suit_[123]")
+#: The suit codes of black (spades, clubs) and red (hearts, diamonds) cards, and the suit a colour is written as.
+_COLOUR_SUITS = ((0, 3), (1, 2))
 
 _POINTS = np.array([r.points for r in Rank], dtype=np.int8)          # by rank code 0-12
 _OFFSETS = CARDS_PER_ROUND                                           # factor slots per token
@@ -97,6 +107,8 @@ def _atoms(resolution: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return _POINTS.copy(), np.arange(13), np.full(13, -1)
     if resolution == "suit":
         return np.repeat(np.arange(10), 4), np.full(40, -1), np.tile(np.arange(4), 10)
+    if resolution == "colour":                     # black written as spades, red as hearts
+        return np.repeat(np.arange(10), 2), np.full(20, -1), np.tile([s[0] for s in _COLOUR_SUITS], 10)
     if resolution == "card":
         return np.repeat(_POINTS, 4), np.repeat(np.arange(13), 4), np.tile(np.arange(4), 13)
     return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -139,6 +151,9 @@ def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
     cards = shoe.card_counts
     if resolution == "card":
         return list(cards)
+    if resolution == "colour":
+        return [sum(cards[r * 4 + s] for r in range(13) if _POINTS[r] == v for s in suits)
+                for v in range(10) for suits in _COLOUR_SUITS]
     return [sum(cards[r * 4 + s] for r in range(13) if _POINTS[r] == v) for v in range(10) for s in range(4)]
 
 
@@ -575,10 +590,9 @@ class MultisetTable:
         if name not in memo:
             rows = self._by_card(name)
             cut = len(rows) // 2
-            first, first_at = np.unique(rows[:cut].T, axis=0, return_inverse=True)
-            second, second_at = np.unique(rows[cut:].T, axis=0, return_inverse=True)
-            memo[name] = (np.ascontiguousarray(first.T), first_at.reshape(-1),
-                          np.ascontiguousarray(second.T), second_at.reshape(-1))
+            first, first_at = _distinct_columns(rows[:cut])
+            second, second_at = _distinct_columns(rows[cut:])
+            memo[name] = (first, first_at, second, second_at)
         return memo[name]
 
     def _by_card(self, name: str = "multisets") -> np.ndarray:
@@ -587,6 +601,26 @@ class MultisetTable:
         if name not in memo:
             memo[name] = np.ascontiguousarray(getattr(self, name).T)
         return memo[name]
+
+
+def _distinct_columns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct columns of ``rows`` (non-negative integers, a few rows), in the order of their rows read
+    as digits, and which each column is: ``numpy.unique(rows.T, axis=0)`` by one integer per column, many
+    times faster on the colour tables' half a million multisets.
+
+    >>> first, at = _distinct_columns(np.array([[3, 1, 3], [0, 2, 0]]))
+    >>> first.tolist(), at.tolist()
+    ([[1, 3], [2, 0]], [1, 0, 1])
+    """
+    bits = max(int(rows.max(initial=0)).bit_length(), 1)
+    if bits * len(rows) > 62:                          # too wide for one integer: NumPy's own way
+        found, at = np.unique(rows.T, axis=0, return_inverse=True)
+        return np.ascontiguousarray(found.T), at.reshape(-1)
+    code = np.zeros(rows.shape[1], dtype=np.int64)
+    for row in rows:
+        code = (code << bits) | row.astype(np.int64)
+    _u, first, at = np.unique(code, return_index=True, return_inverse=True)
+    return np.ascontiguousarray(rows[:, first]), at.reshape(-1)
 
 
 #: The value multiplicities of :meth:`MultisetTable.value_multiplicities`, by the multisets' bytes: the
@@ -815,10 +849,16 @@ def _checked(names: Iterable[str] | str, told: str, varies: Varies | None) -> tu
             raise ExactOddsError(f"{name!r} reads every card dealt: it is counted per value multiset by the "
                                  "wagers that read it, not in a multiset table (it is, with a single card's "
                                  "rank or suit)")
+    resolution = resolution_of(chosen)
+    if told == BY_COLOUR:
+        if resolution != "suit" or set(chosen) & set(ALL_CARD_FEATURES) or \
+                any(n not in VALUE_LEVEL and not _ONE_SUIT.fullmatch(n) for n in chosen):
+            raise ExactOddsError("told='colour' is for a table of single cards' suits (beside point features) "
+                                 f"alone, not of {', '.join(chosen)}")
+        return chosen, told, varies
     if not isinstance(told, str) or sorted(told.replace("|", "")) != sorted(SUITS):
         raise ExactOddsError(f"told must be a partition of the suits {SUITS!r} into blocks joined by '|' "
-                             f"(e.g. 's|h|d|c' or 'sc|hd'), not {told!r}")
-    resolution = resolution_of(chosen)
+                             f"(e.g. 's|h|d|c' or 'sc|hd'), or {BY_COLOUR!r}, not {told!r}")
     apart = _partition(told.split("|"))
     if resolution not in ("suit", "card"):
         apart = EVERY_SUIT
@@ -950,7 +990,7 @@ class _Plan:
         per = np.ones(len(self.values), dtype=np.float64)
         if self.patterned and self.resolution == "suit":
             n_atoms = np.ones(10, dtype=np.int64)
-        fine = self.fine() if self.patterned else self.values[:, self.refined] >= 0
+        fine = self.fine() if self.patterned or self.suits_read is not None else self.values[:, self.refined] >= 0
         for j, s in enumerate(self.refined):
             v = self.values[:, s]
             per *= np.where(fine[:, j], n_atoms[np.maximum(v, 0)], 1)
@@ -986,7 +1026,7 @@ class _Plan:
     def keys(self) -> int:
         """At most how many keys: the value-level keys times every card the refined positions may hold."""
         value_keys = len(np.unique(codes(list(self.vcols.values())))) if self.vcols else 1
-        cards = {"value": 1, "rank": 13, "suit": 1, "card": 13}[self.resolution]
+        cards = {"value": 1, "rank": 13, "colour": 2, "suit": 1, "card": 13}[self.resolution]
         per = math.prod(cards + (s in (2, 5)) for s in self.refined)
         if self.patterned:
             per *= len(_suit_patterns(len(self.refined), _blocks(self.told))) + 1
@@ -1017,6 +1057,8 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None 
     refined = sorted(id_slots)
     if every is not None:            # the cards of one rank are read by rank and suit, the others by suit
         resolution = _join(resolution, "card" if every == "same_rank" else "suit")
+    if told == BY_COLOUR:            # suits read by colour alone (checked by compile_table)
+        resolution = "colour"
     values_read = np.array([[v in read_at[s] for s in refined] for v in range(10)], dtype=bool)
     values_read = values_read.reshape(10, len(refined))
 
@@ -1029,7 +1071,7 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None 
     weight = np.bincount(inverse.ravel(), minlength=len(first)).astype(np.int64)   # value rows merged
     plan = _Plan(names, resolution, refined, id_names, values[first], {n: c[first] for n, c in vcols.items()},
                  weight, told, values_read, every)
-    if varies is not None and resolution == "suit" and every is None:
+    if varies is not None and resolution in ("suit", "colour") and every is None:
         read = _suits_read(plan, varies)
         if read is not None:
             plan = replace(plan, suits_read=read, varies=varies)
@@ -1108,11 +1150,13 @@ def _compile(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | No
     atom_value, atom_rank, atom_suit = _atoms(resolution)
     rows = np.arange(len(values))
     chosen: list[np.ndarray] = []
-    for s in refined:
-        v = values[rows, s]
-        pick, within = _expand(np.where(v >= 0, n_atoms[np.maximum(v, 0)], 1))
-        vv = v[pick]
-        atom = np.where(vv >= 0, atom_table[np.maximum(vv, 0), within], -1)
+    # a table over colours compiled for some wagers reads a colour only where it changes their outcomes
+    fine = plan.fine() if plan.suits_read is not None else values[:, refined] >= 0
+    for j, s in enumerate(refined):
+        v, read = values[rows, s], fine[rows, j]
+        pick, within = _expand(np.where(read, n_atoms[np.maximum(v, 0)], 1))
+        vv, read = v[pick], read[pick]
+        atom = np.where(read, atom_table[np.maximum(vv, 0), within], -1)
         chosen = [c[pick] for c in chosen] + [atom]
         rows = rows[pick]
     leaf_values = values[rows]
@@ -1122,7 +1166,10 @@ def _compile(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | No
     for s, atom in zip(refined, chosen):
         ok = atom >= 0
         ranks[:, s] = np.where(ok, atom_rank[np.maximum(atom, 0)], -1) if len(atom_rank) else -1
-        suits[:, s] = np.where(ok, atom_suit[np.maximum(atom, 0)], -1) if len(atom_suit) else -1
+        # a card whose colour the wagers do not read: written as spades, counted at its value
+        unread = 0 if plan.suits_read is not None else -1
+        suits[:, s] = np.where(ok, atom_suit[np.maximum(atom, 0)], np.where(leaf_values[:, s] >= 0, unread, -1)) \
+            if len(atom_suit) else -1
         tokens_atom[:, s] = atom
     columns = {n: c[rows] for n, c in vcols.items()}
     columns.update(identity_columns(leaf_values, ranks, suits, id_names))
@@ -1132,7 +1179,7 @@ def _compile(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | No
     return MultisetTable(
         names=names, resolution=resolution, keys=e.keys, columns=e.key_columns,
         multisets=multisets[e.multiset_rows].astype(np.intp), entry_multiset=e.entry_multiset,
-        entry_orderings=e.orderings, key_starts=e.key_starts, leaves=len(rows),
+        entry_orderings=e.orderings, key_starts=e.key_starts, leaves=len(rows), told=plan.told, varies=plan.varies,
     )
 
 

@@ -60,7 +60,8 @@ from exactodds.render.tables import cited
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Paytable, Wager
 
-__all__ = ["walk", "WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many", "reading"]
+__all__ = ["walk", "WalkDistribution", "reads_by_group", "joint_counts", "outcome_counts_many", "reading",
+           "suits_by_colour"]
 
 Key = tuple[int, int, int, int]     # player total, banker total, player cards, banker cards
 Counts = tuple[int, ...]
@@ -921,6 +922,31 @@ def _suits_read_by_block(wager: Wager) -> str | None:
     return cache["suits read by block"]  # type: ignore[no-any-return]
 
 
+def suits_by_colour(wager: Wager) -> bool:
+    """Whether every suit ``wager`` reads is a single position's, read by its colour alone: no suit is compared
+    with another, and changing one position's suit to the other of its colour changes none of the conditions
+    (proven by :func:`_suits_read_by_block`). A table of such suits is compiled over colours
+    (:data:`exactodds.engine.multiset.BY_COLOUR`).
+
+    >>> from exactodds.wagers.catalogue import read_text
+    >>> def bet(when): return read_text('[[wager]]\\nid = "w"\\nname = "w"\\nsection = "test"\\n[[wager.outcome]]\\n'
+    ...     f'id = "o"\\nname = "o"\\nwhen = "{when}"\\n[[wager.paytable]]\\nid = "A"\\n'
+    ...     'pays = { o = "1 to 1" }\\n', source="w.toml")["w"]
+    >>> suits_by_colour(bet("player_suit_1 == 'h' or player_suit_1 == 'd'")), suits_by_colour(bet("player_suit_1 == 'h'"))
+    (True, False)
+    >>> suits_by_colour(bet("player_suit_1 == banker_suit_1"))                 # compared: read as itself
+    False
+    """
+    suits = {f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit"}
+    if not suits or suits & wager.joined:
+        return False
+    blocks = _suits_read_by_block(wager)
+    if blocks is None:
+        return False
+    of = {x: b for b in blocks.split("|") for x in b}
+    return of["h"] == of["d"] and of["s"] == of["c"]
+
+
 def _prove_renamings(wager: Wager) -> str | None:
     proof = _suit_proof(wager)
     return None if proof is None else proof([proof.suits])
@@ -962,12 +988,19 @@ def _suit_proof(wager: Wager) -> _SuitProof | None:
     features other than the positions' suits and the round's points, or the grid would pass
     :data:`RENAMING_PROOF_ROWS`."""
     suits = sorted(f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit")
-    points = sorted(wager.features - set(suits))
+    cards = sorted(f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "value")
+    points = sorted(wager.features - set(suits) - set(cards))
     if not suits or not set(points) <= set(POINT_FEATURES) | set(DERIVED):
+        return None
+    if 11 ** len(cards) * 5 ** len(suits) > RENAMING_PROOF_ROWS:
         return None
     rounds = _round_states()
     keys = {(st[0], st[2], st[1], st[3]) for st, over in zip(rounds.states, rounds.over.tolist()) if over}
-    values = sorted({tuple(point_row(k)[f] for f in points) for k in keys}, key=repr)
+    # a position's point value (-1: not dealt) takes each of its values beside every round: a few rows no round
+    # makes are proven too, which a proof may spare (none changes what a round's swap of suits does)
+    values = [(*row, *card) for row in sorted({tuple(point_row(k)[f] for f in points) for k in keys}, key=repr)
+              for card in itertools.product(range(-1, 10), repeat=len(cards))]
+    points += cards
     if len(values) * 5 ** len(suits) > RENAMING_PROOF_ROWS:
         return None
     grid = np.indices((len(values), *(5,) * len(suits))).reshape(1 + len(suits), -1)
