@@ -305,3 +305,22 @@ def test_shoes_one_card_short_of_a_tiny_shoe_or_repeated_or_without_their_shoe_c
         for shoes in batches:
             assert outcome_counts_many(wager, table, shoes) == [WalkDistribution(s).outcome_counts(wager, table)
                                                                 for s in shoes]
+
+
+def test_every_analysis_takes_the_route_it_is_given_and_the_same_numbers_come_back():
+    """``--route`` on eor, position and design, as on analyze: the walk forced gives the tables' output byte for
+    byte on a bet they price (Dragon 7 on a 2-deck shoe), and the tables forced refuse Contrast in one line."""
+    from .test_cli import run
+    shoe = ["--decks", "2"]
+    for argv in (["eor", "--wager", "dragon-7-insurance", "--format", "json"],
+                 ["position", "--wager", "banker", "--wager", "dragon-7-insurance", "--format", "json"],
+                 ["design", "--wager", "dragon-7-insurance", "--target-edge", "5%", "--format", "json"]):
+        code, tables, err = run(*argv, *shoe)
+        assert code == 0 and tables, err
+        code, walked, err = run(*argv, *shoe, "--route", "walk")
+        assert (code, walked) == (0, tables), (argv, err)
+    for argv in (["eor", "--wager", "contrast:A"], ["position", "--wager", "banker", "--wager", "contrast:A"],
+                 ["design", "--wager", "contrast:A", "--target-edge", "5%"]):
+        code, out, err = run(*argv, "--paytables", str(Path(__file__).parent / "suit-bets.toml"), "--route", "vector")
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (argv, err)
+        assert "reads the colours of 6 card positions" in err and "--route walk" in err, err

@@ -23,9 +23,11 @@ one more argument of the same door: the question is the same, asked of the round
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -40,7 +42,8 @@ from exactodds.errors import ExactOddsError, ExactOddsWarning, InconsistentCount
 from exactodds.game.shoe import Shoe
 from exactodds.wagers.catalogue import Paytable, Wager
 
-__all__ = ["Door", "ROUTES", "WALK_FIRST_BYTES", "route_of", "returns_many", "value_moments", "value_returns", "check_route"]
+__all__ = ["Door", "ROUTES", "WALK_FIRST_BYTES", "route_of", "returns_many", "value_moments", "value_returns", "check_route",
+           "routed"]
 
 #: The exact routes: ``auto`` (the tables, and the walk for a wager whose table would be too large
 #: to build), the vectorised enumeration over multiset tables, and the recursive memoized walk.
@@ -60,6 +63,29 @@ def check_route(route: str) -> str:
     if route not in ROUTES:
         raise ExactOddsError(f"unknown route {route!r} (use {', '.join(ROUTES)})")
     return route
+
+
+#: The route of every door made without one (see :func:`routed`).
+_ROUTE: contextvars.ContextVar[str] = contextvars.ContextVar("exactodds_route", default="auto")
+
+
+@contextlib.contextmanager
+def routed(route: str) -> Iterator[None]:
+    """Every :class:`Door` (and :func:`returns_many`) made within, without a route of its own, takes ``route``:
+    a command's ``--route``, for every analysis it runs (``eor``, ``position``, ``design`` ...), as
+    :func:`exactodds.engine.budget.bounded` sets its ``--max-time``.
+
+    >>> with routed("walk"):
+    ...     Door(Shoe.decks(1)).route
+    'walk'
+    >>> Door(Shoe.decks(1)).route
+    'auto'
+    """
+    token = _ROUTE.set(check_route(route))
+    try:
+        yield
+    finally:
+        _ROUTE.reset(token)
 
 
 def route_of(wager: Wager) -> str:
@@ -100,14 +126,14 @@ def _estimate_refuses(wager: Wager) -> bool:
 class Door:
     """The exact answer for any wager under any paytable off the top of ``shoe``, by the route that can give it.
 
-    ``route`` ``auto`` (the default) prices each wager by the tables or the walk as :func:`route_of` and the
-    tables' own refusals say, and warns once per wager and paytable walked (``warn``); ``vector`` or ``walk``
-    forces one. :attr:`walked` names the ``WAGER:PAYTABLE`` the walk priced.
+    ``route`` ``auto`` (the default, unless :func:`routed` says another) prices each wager by the tables or the
+    walk as :func:`route_of` and the tables' own refusals say, and warns once per wager and paytable walked
+    (``warn``); ``vector`` or ``walk`` forces one. :attr:`walked` names the ``WAGER:PAYTABLE`` the walk priced.
     """
 
-    def __init__(self, shoe: Shoe, *, route: str = "auto", warn: bool = True):
+    def __init__(self, shoe: Shoe, *, route: str | None = None, warn: bool = True):
         self.shoe = shoe
-        self.route = check_route(route)
+        self.route = check_route(_ROUTE.get() if route is None else route)
         self.total = shoe.sequences
         self.warn = warn
         self.tables: RoundDistribution = deal(shoe)
@@ -277,14 +303,14 @@ def value_returns(wager: Wager, paytable: Paytable, value_counts: np.ndarray) ->
     return pricing.expected_returns(wager, paytable, value_counts)
 
 
-def returns_many(pairs: Sequence[tuple[Wager, Paytable]], shoes: Sequence[Shoe], *, route: str = "auto",
+def returns_many(pairs: Sequence[tuple[Wager, Paytable]], shoes: Sequence[Shoe], *, route: str | None = None,
                  square: bool = False, warn: bool = True) -> list[list[tuple[Any, Fraction | None]]]:
     """Many shoes at once (shoes that differ by a few cards: exposure's rounds, effects of removal): per pair, per
     shoe, the exact expected return of one unit and, with ``square``, the expected squared result (fixed pays).
     A pair the walk prices is counted for every shoe by one program of the walk
     (:func:`exactodds.engine.walk.outcome_counts_many`); the others by a :class:`Door` per shoe (the first shoe
     says the route, and warns once where ``warn``)."""
-    check_route(route)
+    route = check_route(_ROUTE.get() if route is None else route)
     shoes = list(shoes)
     out: list[list[tuple[Any, Fraction | None]]] = []
     doors = [Door(s, route=route, warn=warn and k == 0) for k, s in enumerate(shoes)]

@@ -31,7 +31,7 @@ import numpy as np
 
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.counting import Count, check_max_tag, suggest_tags
-from exactodds.analyses.door import Door, returns_many, route_of, value_returns
+from exactodds.analyses.door import Door, returns_many, value_returns
 from exactodds.analyses.progressive import load_meters
 from exactodds.engine import budget
 from exactodds.errors import ExactOddsError
@@ -351,7 +351,7 @@ def effects_of_removal(
     walked = {}                                             # the walked wagers: every removal at once
     for kind in kinds:
         live = [i for i, item in enumerate(_items(kind)) if _count(shoe, item)]
-        ks = [k for k, (w, _) in enumerate(resolved) if resolution(w) == kind and route_of(w) == "walk"]
+        ks = [k for k, (w, _) in enumerate(resolved) if resolution(w) == kind and base_door.route_of(w) == "walk"]
         if ks and live and shoe.card_counts is not None:
             found = returns_many([resolved[k] for k in ks], [shoe.remove(_items(kind)[i]) for i in live], warn=False)
             walked.update({(k, i): e for k, rows in zip(ks, found) for i, (e, _) in zip(live, rows)})

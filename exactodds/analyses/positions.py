@@ -222,6 +222,11 @@ def parse_stake(text: str, *, where: str = "stake") -> tuple[str, str | None, Fr
     return wid.strip(), (table.strip() or None) if colon else None, parse_dollars(raw, where=f"{where} {text!r}")
 
 
+def _declared(item: tuple[tuple[int, ...], int]) -> tuple[bool, int]:
+    """A wager's outcomes in the order it declares them, the loss (-1) last, whichever route counted them."""
+    return item[0][0] < 0, item[0][0]
+
+
 def position(
     shoe: Shoe,
     stakes: Iterable[tuple[Wager | str, Paytable | str | None, Fraction | int] | str],
@@ -258,7 +263,7 @@ def position(
     k_wagers = len(pairs)
     own = [tables.joint((i,)) for i in range(k_wagers)]
     means = [sum((nets[i][k] * n for (k,), n in own[i].items()), Fraction(0)) / total for i in range(k_wagers)]
-    outcomes = [{ids[i][k]: n for (k,), n in own[i].items()} for i in range(k_wagers)]
+    outcomes = [{ids[i][k]: n for (k,), n in sorted(own[i].items(), key=_declared)} for i in range(k_wagers)]
     second = [[Fraction(0)] * k_wagers for _ in range(k_wagers)]
     for i in range(k_wagers):
         second[i][i] = sum((nets[i][k] ** 2 * n for (k,), n in own[i].items()), Fraction(0)) / total

@@ -46,6 +46,7 @@ _TAGS = click.option("--tags", metavar="RANK=TAG,...",
 @options.plot
 @options.result_format
 @options.max_time
+@options.route
 def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, decks: int, remove: str | None,
         paytables_files: tuple[str, ...], tags: str | None, max_tag: int, meters: tuple[str, ...], second_order: bool,
         plot: str | None, fmt: str) -> None:

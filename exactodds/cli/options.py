@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from exactodds.analyses.analysis import load_text
+from exactodds.analyses.door import routed
 from exactodds.analyses.designer import carries
 from exactodds.cli.core import ARGV, deprecated
 from exactodds.engine import budget
@@ -31,6 +32,22 @@ from exactodds.wagers.catalogue import Catalogue, did_you_mean, file_text, load_
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
 Decorator = Callable[[Any], Any]
+
+
+#: The help of ``--route`` (``analyze`` passes it on; the other analyses through :func:`route`).
+ROUTE_HELP = ("Exact route: the multiset tables, and the walk for a wager whose table would be too large (auto, with "
+              "one line saying so); the tables alone (vector); or the recursive memoized walk.")
+
+
+def route(f: Any) -> Any:
+    """``--route auto|vector|walk`` for a whole analysis: every door into the engine it opens takes the route
+    (:func:`exactodds.analyses.door.routed`)."""
+    @functools.wraps(f)
+    def routed_run(*args: Any, route: str, **kwargs: Any) -> Any:
+        with routed(route):
+            return f(*args, **kwargs)
+    return click.option("--route", "route", type=click.Choice(["auto", "vector", "walk"]), default="auto",
+                        show_default=True, help=ROUTE_HELP)(routed_run)
 
 
 def max_time(f: Any) -> Any:

@@ -42,8 +42,7 @@ from exactodds.wagers.pays import vigorish_terms
                    "royal-9-progressive:combinations=Ks9s,Kh9h (a list is comma-separated).")
 @options.bet
 @click.option("--route", type=click.Choice(["auto", "vector", "walk"]), default="auto", show_default=True,
-              help="Exact route: the multiset tables, and the walk for a wager whose table would be too large "
-                   "(auto, with one line saying so); the tables alone (vector); or the recursive memoized walk.")
+              help=options.ROUTE_HELP)
 @click.option("--full", is_flag=True, help="With --all in a terminal: every outcome table, not the summary.")
 @click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
               "frequency) instead of the outcome tables.")
@@ -282,6 +281,7 @@ def features(fmt: str) -> None:
 @click.option("--id", "paytable_id", default="designed", show_default=True, help="The id of the paytable written.")
 @options.result_format
 @options.max_time
+@options.route
 def design(wager_spec: str | None, target_edge: str, max_pay: str, step: str, form: str, max_sd: str | None, tolerance: str,
            top: int, decks: int, remove: str | None, paytables_files: tuple[str, ...], output: str | None,
            paytable_id: str, fmt: str) -> None:

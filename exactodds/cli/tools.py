@@ -190,6 +190,7 @@ def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str
 @options.plot
 @options.result_format
 @options.max_time
+@options.route
 def position(old_wagers: tuple[str, ...], wagers: tuple[str, ...], decks: int, remove: str | None,
              paytables_files: tuple[str, ...], meters: tuple[str, ...], mystery: tuple[str, ...], plot: str | None,
              fmt: str) -> None:
