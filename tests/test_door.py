@@ -324,3 +324,6 @@ def test_every_analysis_takes_the_route_it_is_given_and_the_same_numbers_come_ba
         code, out, err = run(*argv, "--paytables", str(Path(__file__).parent / "suit-bets.toml"), "--route", "vector")
         assert code == 2 and out == "" and len(err.splitlines()) == 1, (argv, err)
         assert "reads the colours of 6 card positions" in err and "--route walk" in err, err
+    code, out, err = run("eor", "--wager", "tie", "--decks", "1", "--route", "walk", "--route", "vector")
+    assert (code, out) == (2, "")
+    assert err == "exactodds: error: --route given twice ('walk', 'vector'): it takes one value\n"

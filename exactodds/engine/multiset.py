@@ -82,8 +82,9 @@ EVERY_SUIT = "s|h|d|c"
 BY_COLOUR = "colour"
 #: A single position's suit (``player_suit_1`` ...): the features a table read by colour may read beside points.
 _ONE_SUIT = re.compile(r"(player|banker)_suit_[123]")
-#: The suit codes of black (spades, clubs) and red (hearts, diamonds) cards, and the suit a colour is written as.
-_COLOUR_SUITS = ((0, 3), (1, 2))
+#: The suits (codes of ``SUITS``) of each colour: black (spades, clubs), red (hearts, diamonds); a table over
+#: colours writes each colour as its first suit.
+_COLOURS = ((0, 3), (1, 2))
 
 _POINTS = np.array([r.points for r in Rank], dtype=np.int8)          # by rank code 0-12
 _OFFSETS = CARDS_PER_ROUND                                           # factor slots per token
@@ -108,7 +109,7 @@ def _atoms(resolution: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if resolution == "suit":
         return np.repeat(np.arange(10), 4), np.full(40, -1), np.tile(np.arange(4), 10)
     if resolution == "colour":                     # black written as spades, red as hearts
-        return np.repeat(np.arange(10), 2), np.full(20, -1), np.tile([s[0] for s in _COLOUR_SUITS], 10)
+        return np.repeat(np.arange(10), 2), np.full(20, -1), np.tile([s[0] for s in _COLOURS], 10)
     if resolution == "card":
         return np.repeat(_POINTS, 4), np.repeat(np.arange(13), 4), np.tile(np.arange(4), 13)
     return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -153,7 +154,7 @@ def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
         return list(cards)
     if resolution == "colour":
         return [sum(cards[r * 4 + s] for r in range(13) if _POINTS[r] == v for s in suits)
-                for v in range(10) for suits in _COLOUR_SUITS]
+                for v in range(10) for suits in _COLOURS]
     return [sum(cards[r * 4 + s] for r in range(13) if _POINTS[r] == v) for v in range(10) for s in range(4)]
 
 
@@ -1163,11 +1164,10 @@ def _compile(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | No
     ranks = np.full(leaf_values.shape, -1, dtype=np.int8)
     suits = np.full(leaf_values.shape, -1, dtype=np.int8)
     tokens_atom = np.full(leaf_values.shape, -1, dtype=np.int16)
-    for s, atom in zip(refined, chosen):
+    unread = 0 if plan.suits_read is not None else -1    # a card whose colour no wager reads: written as spades,
+    for s, atom in zip(refined, chosen):                 # counted at its value
         ok = atom >= 0
         ranks[:, s] = np.where(ok, atom_rank[np.maximum(atom, 0)], -1) if len(atom_rank) else -1
-        # a card whose colour the wagers do not read: written as spades, counted at its value
-        unread = 0 if plan.suits_read is not None else -1
         suits[:, s] = np.where(ok, atom_suit[np.maximum(atom, 0)], np.where(leaf_values[:, s] >= 0, unread, -1)) \
             if len(atom_suit) else -1
         tokens_atom[:, s] = atom
@@ -1348,8 +1348,6 @@ def _compile_patterns(plan: _Plan) -> MultisetTable:
 
 _Leaves = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
-#: The suits (codes of ``SUITS``) of each colour: black (spades, clubs), red (hearts, diamonds).
-_COLOURS = ((0, 3), (1, 2))
 
 
 def _every_card_leaves(every: str, rows: np.ndarray, values: np.ndarray, ranks: np.ndarray, suits: np.ndarray,
