@@ -139,6 +139,29 @@ class WagerResult:
             wager, paytable, shoe_description, total, lines
         return result
 
+    @classmethod
+    def counted(cls, wager: Wager, paytable: Paytable, shoe_description: str, total: int,
+                offered: Sequence[tuple[int, str, str, Pay]], counts: Sequence[int]) -> WagerResult:
+        """A result from its counts per line (``offered``: as :func:`_offered` gives them, ``counts`` in their
+        order), its :attr:`lines` made when first read: pricing shoe after shoe for a figure or two (the main
+        game's four paytables count in 20 µs) need not make an object per outcome each time."""
+        result = object.__new__(cls)
+        fields = result.__dict__
+        fields["wager"], fields["paytable"], fields["shoe_description"], fields["total"], fields["_counted"] = \
+            wager, paytable, shoe_description, total, (offered, counts)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        """:attr:`lines`, made from the counts on first use (:meth:`counted`)."""
+        fields = self.__dict__
+        counted = fields.get("_counted")
+        if name != "lines" or counted is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        offered, counts = counted                       # kept: two threads may read the lines at once
+        total, made = fields["total"], OutcomeLine.made
+        lines = tuple([made(oid, line, pay, n, total) for (_, oid, line, pay), n in zip(offered, counts)])
+        return fields.setdefault("lines", lines)
+
     @functools.cached_property
     def expected_return(self) -> Any:
         """Expected net win per unit wagered (negative: the house's advantage)."""
@@ -602,12 +625,11 @@ def price(wager: Wager, paytable: Paytable, dist: PointDistribution,
         order, starts, paid_as = _groups(wager, paytable)  # first: a table refused names the wager's file
         counts = _counts(wager, dist)
         sums = dict(zip(paid_as, np.add.reduceat(counts[order], starts).tolist()))
-    total, made, offered, get = dist.total, OutcomeLine.made, _offered(wager, paytable), sums.get
+    total, offered, get = dist.total, _offered(wager, paytable), sums.get
     counted = [int(get(k, 0)) for k, _, _, _ in offered]
     if not sum(counted) == sum(sums.values()) == total:   # an invariant of the counting, and the lines printed
         raise InconsistentCounts(f"{wager.id}: outcome counts do not add up to the shoe's sequences")  # hold it all
-    lines = tuple([made(oid, name, pay, n, total) for (_, oid, name, pay), n in zip(offered, counted)])
-    return WagerResult.made(wager, paytable, dist.shoe.describe(), total, lines)
+    return WagerResult.counted(wager, paytable, dist.shoe.describe(), total, offered, counted)
 
 
 def _offered(wager: Wager, paytable: Paytable) -> list[tuple[int, str, str, Pay]]:
