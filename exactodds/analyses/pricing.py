@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeGuard
 import numpy as np
 
 from exactodds import cache, engine
-from exactodds.engine import bounds
+from exactodds.engine import bounds, tens
 from exactodds.engine.budget import OverBudget
 from exactodds.engine.distribution import RoundDistribution
 from exactodds.engine.identity import ALL_CARD_CATEGORIES, _labels
@@ -272,7 +272,9 @@ def signature_for(features: frozenset[str], *, kind: str | None = None, texts: I
     conditions: :func:`exactodds.engine.walk.suits_by_colour`), the table reads colours, not suits: a point
     value and red or black per card, compiled for the wagers alone (its cards' atoms make many more multisets
     than a table of patterns has, unless colours are read only where they change an outcome: three red sevens
-    for the Banker, 7,575 multisets, 0.6 ms a shoe, where its patterns took 1.2 ms and every colour 7.6 ms)."""
+    for the Banker, 7,575 multisets, 0.6 ms a shoe, where its patterns took 1.2 ms and every colour 7.6 ms).
+    A table of single cards' ranks alone tells the ten-valued ranks apart only as finely as those wagers'
+    conditions do (proven: :func:`exactodds.engine.tens.tens_told`; a face card against a 10, ``T|JQK``)."""
     kind = kind if kind is not None else feature_kind(features)
     if kind == "round":
         return ("round", point_names(features & VALUE_LEVEL | frozenset(POINT_FEATURES)))
@@ -284,6 +286,9 @@ def signature_for(features: frozenset[str], *, kind: str | None = None, texts: I
     by_colour = bool(readers) and resolution_of(names) == "suit" and all(engine.suits_by_colour(w) for w in readers)
     if by_colour:                 # compiled for its wagers: a colour read only where it changes their outcomes
         return ("multiset", names, BY_COLOUR, _varies(wagers))
+    if readers and tens.reads_ranks_alone(names):  # ranks alone: the ten-valued ones by the split they need
+        split = tens.tens_told(readers)
+        return ("multiset", names) if split == tens.EVERY_TEN else ("multiset", names, split)
     if wagers and not _shared(names, told):
         return ("multiset", names, told, _varies(wagers))
     return ("multiset", names) if told == EVERY_SUIT else ("multiset", names, told)

@@ -113,9 +113,10 @@ def check(estimate: Estimate) -> None:
 
 
 def multiset_estimate(names: Iterable[str], *, resolution: str, slots: Iterable[int], leaves: int,
-                      keys: int, groups: int = 0) -> Estimate:
+                      keys: int, groups: int = 0, tens: str | None = None) -> Estimate:
     """A multiset table of ``names`` refining ``slots`` at ``resolution`` into ``leaves`` rows
-    (counted by the compiler before refining), with at most ``keys`` keys."""
+    (counted by the compiler before refining), with at most ``keys`` keys; ``tens``: the split of the
+    ten-valued ranks a table of ranks reads them by, where it is coarser than every rank."""
     names = tuple(names)
     slots = tuple(slots)
     size = leaves * BYTES_PER_LEAF + groups * BYTES_PER_GROUP + min(keys, leaves) * (
@@ -124,6 +125,9 @@ def multiset_estimate(names: Iterable[str], *, resolution: str, slots: Iterable[
         return Estimate(leaves, size, leaves * SECONDS_PER_LEAF, "point values only", "")
     positions = ", ".join(SLOTS[s] for s in slots)
     reads = f"the {_ATTRIBUTES[resolution]} of {len(slots)} card position{'s' * (len(slots) != 1)} ({positions})"
+    if tens is not None:
+        blocks = ("{" + ", ".join("10" if x == "T" else x for x in block) + "}" for block in tens.split("|"))
+        reads += f", the ten-valued ones told apart only as {' '.join(blocks)}"
     others = [n for n in names if n not in _IDENTITY]
     initial = [n for n in names if n in INITIAL_FEATURES]
     if others:

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from exactodds import cache
-from exactodds.engine import bounds, native
+from exactodds.engine import bounds, native, tens
 from exactodds.engine.columns import INITIAL_SLOTS, VALUES_READ, identity_columns, slots_read, value_columns
 from exactodds.engine.modular import crt, primes_for
 from exactodds.engine.roundtable import slot_values
@@ -102,8 +102,13 @@ def _join(a: str, b: str) -> str:
 
 
 @functools.cache
-def _atoms(resolution: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Atoms of a resolution: (value, rank or -1, suit or -1) per atom id."""
+def _atoms(resolution: str, told: str = EVERY_SUIT) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms of a resolution: (value, rank or -1, suit or -1) per atom id. A table of ranks that tells the
+    ten-valued ranks apart by a split ``told`` (:mod:`exactodds.engine.tens`) has one atom per block, written
+    as the block's first rank, after the nine ranks of one value each."""
+    if resolution == "rank" and tens.is_split(told) and told != tens.EVERY_TEN:
+        ranks = np.array([*range(9), *(block[0] - 1 for block in tens.blocks_of(told))])
+        return _POINTS[ranks], ranks, np.full(len(ranks), -1)
     if resolution == "rank":
         return _POINTS.copy(), np.arange(13), np.full(13, -1)
     if resolution == "suit":
@@ -116,9 +121,9 @@ def _atoms(resolution: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _atoms_by_value(resolution: str) -> tuple[np.ndarray, np.ndarray]:
+def _atoms_by_value(resolution: str, told: str = EVERY_SUIT) -> tuple[np.ndarray, np.ndarray]:
     """(number of atoms of each value, (10, width) table of their ids)."""
-    value, _r, _s = _atoms(resolution)
+    value, _r, _s = _atoms(resolution, told)
     per = [np.flatnonzero(value == v) for v in range(10)]
     width = max(len(p) for p in per)
     table = np.zeros((10, width), dtype=np.int64)
@@ -141,9 +146,12 @@ def _pattern_atom_counts(shoe: Shoe, resolution: str) -> list[int]:
     return counts
 
 
-def _atom_counts(shoe: Shoe, resolution: str) -> list[int]:
+def _atom_counts(shoe: Shoe, resolution: str, told: str = EVERY_SUIT) -> list[int]:
     if resolution == "rank":
-        return list(shoe.rank_counts)
+        ranks = list(shoe.rank_counts)
+        if tens.is_split(told) and told != tens.EVERY_TEN:     # the ten-valued ranks per block of the split
+            return ranks[:9] + [sum(ranks[r - 1] for r in block) for block in tens.blocks_of(told)]
+        return ranks
     if shoe.card_counts is None:
         raise SuitsUnknown(
             "it reads suits, but the shoe's suits are unknown (cards were given by rank only); "
@@ -199,7 +207,8 @@ class MultisetTable:
     def factors(self, shoe: Shoe, dtype: Any = object) -> np.ndarray:
         """Slot ``t*6 + o`` holds ``n_t - o`` for atom or value token ``t``; the tail
         slots hold ``N - j``; a table read by suit pattern has one more slot, 1, for a card read by its suit."""
-        atoms = _atom_counts(shoe, self.resolution) if self.resolution != "value" and not self.patterned else []
+        atoms = _atom_counts(shoe, self.resolution, self.told) if self.resolution != "value" and not self.patterned \
+            else []
         counts = [*atoms, *shoe.value_counts]
         return _falling(counts, shoe.size, dtype, one=self.patterned)
 
@@ -262,7 +271,7 @@ class MultisetTable:
         core = native.kernels()
         out: list[int] | None = None
         if core is not None and not self.patterned and len(self._by_card()) > 1:
-            tokens = (*(_atom_counts(shoe, self.resolution) if self.resolution != "value" else ()),
+            tokens = (*(_atom_counts(shoe, self.resolution, self.told) if self.resolution != "value" else ()),
                       *shoe.value_counts, shoe.size)
             try:
                 out = core.block_sums(tokens, self._block_plan(core, key_block))
@@ -822,6 +831,16 @@ def compile_table(names: Iterable[str] | str, *, told: str = EVERY_SUIT,
     >>> suited = int(t.counts(Shoe.decks(8))[1])     # the Banker's first two cards suited
     >>> suited * 415 == Shoe.decks(8).sequences * 103
     True
+
+    A table of single cards' ranks alone takes, as ``told``, the split of the ten-valued ranks its
+    conditions tell apart (:func:`exactodds.engine.tens.tens_told`): a face card against a 10 is
+    ``"T|JQK"``, one atom per block, each read as its first rank (every rank apart by default):
+
+    >>> f = compile_table(("player_rank_1",), told="T|JQK")
+    >>> f.keys[-2:], compile_table(("player_rank_1",)).keys[-2:]
+    (((10,), (11,)), ((12,), (13,)))
+    >>> int(f.counts(Shoe.decks(8))[-1]) == 3 * int(compile_table(("player_rank_1",)).counts(Shoe.decks(8))[-1])
+    True
     """
     if type(names) is tuple and type(told) is str:
         try:
@@ -857,6 +876,11 @@ def _checked(names: Iterable[str] | str, told: str, varies: Varies | None) -> tu
             raise ExactOddsError("told='colour' is for a table of single cards' suits (beside point features) "
                                  f"alone, not of {', '.join(chosen)}")
         return chosen, told, varies
+    if tens.is_split(told):            # the ten-valued ranks a table of ranks alone tells apart
+        if resolution != "rank" or not tens.reads_ranks_alone(chosen):
+            raise ExactOddsError(f"told={told!r} splits the ten-valued ranks: it is for a table of single cards' "
+                                 f"ranks (beside point features) alone, not of {', '.join(chosen)}")
+        return chosen, EVERY_SUIT if told == tens.EVERY_TEN else told, None
     if not isinstance(told, str) or sorted(told.replace("|", "")) != sorted(SUITS):
         raise ExactOddsError(f"told must be a partition of the suits {SUITS!r} into blocks joined by '|' "
                              f"(e.g. 's|h|d|c' or 'sc|hd'), or {BY_COLOUR!r}, not {told!r}")
@@ -872,7 +896,7 @@ def _table(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None
     key = _key(names, told, varies)
     saved = cache.load("multiset", key)
     if saved is not None:
-        problem = _malformed(names, saved)
+        problem = _malformed(names, told, saved)
         if problem is None:
             return _from_arrays(names, told, saved, varies)
         cache.reject("multiset", key, problem)
@@ -912,7 +936,7 @@ def _from_arrays(names: tuple[str, ...], told: str, a: dict[str, np.ndarray],
     )
 
 
-def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
+def _malformed(names: tuple[str, ...], told: str, a: dict[str, np.ndarray]) -> str | None:
     """What makes saved arrays no table of ``names`` (shapes, types, indices out of range), or None."""
     wanted = {"resolution", "leaves", "multisets", "entry_multiset", "entry_orderings", "key_starts",
               *(f"column:{n}" for n in names)}
@@ -926,7 +950,7 @@ def _malformed(names: tuple[str, ...], a: dict[str, np.ndarray]) -> str | None:
             a["multisets"].shape[1] != CARDS_PER_ROUND:
         return "is no table"
     entries, starts, multisets = a["entry_multiset"], a["key_starts"], a["multisets"]
-    atoms = len(_atoms(str(a["resolution"]))[0]) + 4 * (patterned and str(a["resolution"]) == "card")
+    atoms = len(_atoms(str(a["resolution"]), told)[0]) + 4 * (patterned and str(a["resolution"]) == "card")
     factors = (11 + (0 if patterned else atoms)) * _OFFSETS + patterned
     if entries.ndim != 1 or a["entry_orderings"].shape != entries.shape or starts.ndim != 1 or \
             any(a[f"column:{n}"].shape != starts.shape or a[f"column:{n}"].dtype.kind == "O" for n in names):
@@ -987,7 +1011,7 @@ class _Plan:
     def leaves(self) -> int:
         """Rows the refinement makes: each group times the ranks of every refined position's value class
         (card resolution), times the suit patterns of its refined cards dealt."""
-        n_atoms = _atoms_by_value("rank" if self.patterned else self.resolution)[0]
+        n_atoms = (_atoms_by_value("rank") if self.patterned else _atoms_by_value(self.resolution, self.told))[0]
         per = np.ones(len(self.values), dtype=np.float64)
         if self.patterned and self.resolution == "suit":
             n_atoms = np.ones(10, dtype=np.int64)
@@ -1027,7 +1051,8 @@ class _Plan:
     def keys(self) -> int:
         """At most how many keys: the value-level keys times every card the refined positions may hold."""
         value_keys = len(np.unique(codes(list(self.vcols.values())))) if self.vcols else 1
-        cards = {"value": 1, "rank": 13, "colour": 2, "suit": 1, "card": 13}[self.resolution]
+        cards = {"value": 1, "rank": len(_atoms("rank", self.told)[0]), "colour": 2, "suit": 1, "card": 13}[
+            self.resolution]
         per = math.prod(cards + (s in (2, 5)) for s in self.refined)
         if self.patterned:
             per *= len(_suit_patterns(len(self.refined), _blocks(self.told))) + 1
@@ -1035,7 +1060,9 @@ class _Plan:
 
     def estimate(self) -> bounds.Estimate:
         return bounds.multiset_estimate(self.names, resolution=self.resolution, slots=self.refined,
-                                        leaves=self.leaves, keys=self.keys, groups=len(self.values))
+                                        leaves=self.leaves, keys=self.keys, groups=len(self.values),
+                                        tens=self.told if self.resolution == "rank" and self.told != EVERY_SUIT
+                                        else None)
 
 
 def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> _Plan:
@@ -1147,8 +1174,8 @@ def _compile(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | No
     values, vcols, weight = plan.values, plan.vcols, plan.weight
 
     # refine: each read position becomes every atom of its value class
-    n_atoms, atom_table = _atoms_by_value(resolution)
-    atom_value, atom_rank, atom_suit = _atoms(resolution)
+    n_atoms, atom_table = _atoms_by_value(resolution, plan.told)
+    atom_value, atom_rank, atom_suit = _atoms(resolution, plan.told)
     rows = np.arange(len(values))
     chosen: list[np.ndarray] = []
     # a table over colours compiled for some wagers reads a colour only where it changes their outcomes

@@ -533,6 +533,33 @@ class Condition:
         env = {**parameters, **row} if parameters else row
         return bool(self.evaluate(env))
 
+    def parts_alone(self, feature: str) -> list[Evaluator]:
+        """The evaluators of the largest parts of the condition that read ``feature`` and no other feature of
+        the round (parameters aside): every place the condition reads ``feature`` lies in one of them, so its
+        value depends on ``feature`` only through theirs (how :mod:`exactodds.engine.tens` proves which ranks
+        a condition tells apart). A bare ``feature`` compared with another is its own part.
+
+        >>> c = Condition.parse("player_rank_1 >= 11 and player_cards == 2", where="example")
+        >>> [bool(part({"player_rank_1": 12})) for part in c.parts_alone("player_rank_1")]
+        [True]
+        >>> [part({"player_rank_1": 12}) for part in Condition.parse(
+        ...     "player_rank_1 == banker_rank_1", where="example").parts_alone("player_rank_1")]
+        [12]
+        """
+        compiler = _Compiler(self.text, self.where, dict(self.declared))
+        parts: list[Evaluator] = []
+
+        def largest(node: ast.AST) -> None:
+            read = compiler.features_in(node)
+            if read == {feature}:
+                parts.append(compiler.visit(node)[0])
+            elif feature in read:
+                for child in ast.iter_child_nodes(node):
+                    largest(child)
+
+        largest(ast.parse(self.text, mode="eval").body)
+        return parts
+
     def mask(self, columns: Mapping[str, np.ndarray], size: int,
              parameters: Mapping[str, object] | None = None) -> np.ndarray:
         """Evaluate on every row of a feature table at once (NumPy columns of length ``size``)."""
