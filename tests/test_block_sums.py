@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exactodds.analyses.analysis import select
-from exactodds.analyses.pricing import price, settled_together
+from exactodds.analyses.pricing import price, priced_together, settled_together
 from exactodds.engine import native
 from exactodds.engine.distribution import deal
 from exactodds.engine.multiset import _DENSE_BLOCKS, compile_table
@@ -83,17 +83,20 @@ def test_both_layouts_of_the_kernel_are_used_and_agree() -> None:
 @pytest.mark.parametrize("shoe", [Shoe.decks(8).remove("9s", "9h", "8d"), Shoe.decks(30), Shoe.decks(40)],
                          ids=["8 decks less 3", "30 decks (sums in uint64)", "40 decks (past 2^64: in Python integers)"])
 def test_every_line_of_the_catalogue_counted_together_is_the_line_priced_alone(shoe: Shoe) -> None:
-    """settled_together (one count per block of the keys every pair pays alike) against price's own route (each
-    pair's counts per key, grouped by its outcomes), for every pair of the catalogue."""
-    pairs = [(w, w.paytables[t]) for w, t in select(load_catalogue(), everything=True)]
-    dist = deal(shoe)
-    together = settled_together(pairs, dist)
-    assert len(together) >= 40                                        # the point table's pairs, at least
-    for i, (w, t) in enumerate(pairs):
-        if i in together:
-            got = price(w, t, dist, together[i])
-            alone = price(w, t, deal(shoe))
-            assert [(x.id, x.combinations) for x in got.lines] == [(x.id, x.combinations) for x in alone.lines], w.id
+    """settled_together (one count per block of the keys every pair pays alike) and priced_together (the lines
+    read from the blocks' counts) against price's own route (each pair's counts per key, grouped by its
+    outcomes), for every pair of the catalogue, and for the main game's four paytables alone (one block each)."""
+    for pairs in ([(w, w.paytables[t]) for w, t in select(load_catalogue(), everything=True)],
+                  [(w, w.paytables[t]) for w, t in select(load_catalogue(), wagers=("banker", "player", "tie"))]):
+        dist = deal(shoe)
+        together, results = settled_together(pairs, dist), priced_together(tuple(pairs), dist)
+        assert set(together) == set(results) and len(together) >= min(40, len(pairs))
+        for i, (w, t) in enumerate(pairs):
+            if i in together:
+                alone = [(x.id, x.combinations) for x in price(w, t, deal(shoe)).lines]
+                assert [(x.id, x.combinations) for x in price(w, t, dist, together[i]).lines] == alone, w.id
+                assert [(x.id, x.combinations) for x in results[i].lines] == alone, w.id
+                assert results[i].total == shoe.sequences and results[i].paytable is t
 
 
 # -- what the kernel must refuse -------------------------------------------------------------------

@@ -37,6 +37,15 @@ class Analysis(Results[WagerResult]):
     route: str = "vector"
     skipped: tuple[str, ...] = ()        # WAGER:PAYTABLE that read suits, of a shoe whose suits are unknown
 
+    @classmethod
+    def made(cls, shoe: Shoe, results: tuple[WagerResult, ...], route: str) -> Analysis:
+        """The same as ``Analysis(shoe, results, route)``, made faster (a frozen dataclass sets its fields one by
+        one; the main game is priced in 0.04 ms)."""
+        analysis = object.__new__(cls)
+        fields = analysis.__dict__
+        fields["shoe"], fields["results"], fields["route"], fields["skipped"] = shoe, results, route, ()
+        return analysis
+
     def report(self, *, summary: bool = False) -> Report:
         """The outcome tables, or with ``summary`` one row per wager and paytable."""
         made = (summary_report if summary else analysis_report)(self.shoe, self.results, route=self.route)
@@ -245,7 +254,7 @@ def analyze(
     door = Door(shoe, route=route)
     if shoe.card_counts is not None:
         results, _ = door.price_all(selection)
-        return Analysis(shoe, tuple(results), _route_shown(route, door.walked, len(results)))
+        return Analysis.made(shoe, tuple(results), _route_shown(route, door.walked, len(results)))
     # suits unknown: the wagers that read them are left out, and named
     priced, left_out = door.price_all(selection, skip_suits_unknown=len(pairs) > 1)
     if not priced:

@@ -35,7 +35,8 @@ import numpy as np
 
 from exactodds import engine
 from exactodds.analyses import pricing
-from exactodds.analyses.pricing import MomentArrays, PointDistribution, WagerResult, price, settled_together, table_bytes
+from exactodds.analyses.pricing import (MomentArrays, PointDistribution, WagerResult, price, priced_together,
+                                       settled_together, table_bytes)
 from exactodds.engine import budget
 from exactodds.engine.distribution import RoundDistribution, deal
 from exactodds.errors import ExactOddsError, ExactOddsWarning, InconsistentCounts, SuitsUnknown, TooLarge
@@ -219,10 +220,15 @@ class Door:
         """Every pair priced, those the tables price counted together (one count per table read, a block per
         outcome: :func:`~exactodds.analyses.pricing.settled_together`); with ``skip_suits_unknown``, a pair that
         reads suits of a shoe whose suits are unknown is left out, its place in ``pairs`` returned beside."""
-        self.prepare(w for w, _ in pairs)
         if self.route == "walk":
+            self.prepare(w for w, _ in pairs)
             together: dict[int, dict[int, int]] = {}
-        elif all(self.route_of(w) == "vector" for w, _ in pairs):
+        elif self.route == "vector" or self.shoe.card_counts is None or all([route_of(w) == "vector" for w, _ in pairs]):
+            if not skip_suits_unknown:                 # the tables count every pair they can, priced at once
+                done = priced_together(pairs, self.tables)
+                if len(done) == len(pairs):
+                    return [done[i] for i in range(len(pairs))], []
+                return [done[i] if i in done else self.price(w, t) for i, (w, t) in enumerate(pairs)], []
             together = settled_together(pairs, self.tables)
         else:
             first = [i for i, (w, _) in enumerate(pairs) if self.route_of(w) == "vector"]

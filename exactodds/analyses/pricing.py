@@ -20,7 +20,7 @@ import functools
 import itertools
 import math
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol, TypeGuard
@@ -521,7 +521,39 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
     if not isinstance(dist, RoundDistribution):
         return {}
     out: dict[int, dict[int, int]] = {}
-    for signature, positions, columns, key_block, (order, starts), sums_by in _plan(pairs):
+    for entry, counts in _counted(pairs, dist):
+        out.update(_sums(entry, counts))
+    return out
+
+
+def priced_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistribution) -> dict[int, WagerResult]:
+    """For the pairs (by position in ``pairs``) :func:`settled_together` counts, their results, as :func:`price`
+    makes them from those counts: where each block of a table is one outcome of a pair, its lines are read
+    from the blocks' counts directly (the main game's four paytables, shoe after shoe)."""
+    if not isinstance(dist, RoundDistribution):
+        return {}
+    out: dict[int, WagerResult] = {}
+    total, shown, counted = dist.total, dist.shoe.describe(), WagerResult.counted
+    for entry, counts in _counted(pairs, dist):
+        recipes = entry[6]
+        if recipes is None:
+            out.update((i, price(*pairs[i], dist, sums)) for i, sums in _sums(entry, counts).items())
+            continue
+        for i, (offered, lines_of) in zip(entry[1], recipes):
+            lines = lines_of(counts)
+            if sum(lines) != total:                   # an invariant of the counting, as price checks it
+                raise InconsistentCounts(f"{pairs[i][0].id}: outcome counts do not add up to the shoe's sequences")
+            wager, paytable = pairs[i]
+            out[i] = counted(wager, paytable, shown, total, offered, lines)
+    return out
+
+
+def _counted(pairs: Sequence[tuple[Wager, Paytable]], dist: RoundDistribution
+             ) -> Iterator[tuple[tuple[Any, ...], list[int]]]:
+    """Each group of :func:`_plan` the tables count, with its counts per block (a table refused is left to
+    :func:`price`, which says why)."""
+    for entry in _plan(pairs):
+        signature, positions, _columns, key_block, (order, starts), _sums_by, _recipes = entry
         try:
             if signature[0] == "multiset":
                 counts = dist.block_counts(signature[1], key_block, *signature[2:])
@@ -532,29 +564,56 @@ def settled_together(pairs: Sequence[tuple[Wager, Paytable]], dist: PointDistrib
             raise
         except ExactOddsError:                         # price says why, in its turn
             continue
-        if sums_by is None:                            # a few blocks and pairs: added up here
-            for i, (labels, distinct) in zip(positions, columns):
-                if distinct:                           # each block its own outcome
-                    out[i] = dict(zip(labels, counts))
-                    continue
-                sums: dict[int, int] = {}
-                for label, n in zip(labels, counts):
-                    sums[label] = sums.get(label, 0) + n
-                out[i] = sums
-            continue
-        one_hot, rows = sums_by                        # many: one product, in uint64 below 2**64 (no sum wraps:
-        fits = sum(counts) < 2**64                     # the blocks part the keys, so each is at most the total)
-        totals = (one_hot if fits else one_hot.astype(object)) @ np.array(counts, dtype=np.uint64 if fits else object)
-        for (i, label), n in zip(rows, totals.tolist()):
-            out.setdefault(i, {})[label] = n
+        yield entry, counts
+
+
+def _sums(entry: tuple[Any, ...], counts: list[int]) -> dict[int, dict[int, int]]:
+    """The counts per outcome index (-1: lost) of each pair of a group of :func:`_plan`, from its blocks'."""
+    _signature, positions, columns, _kb, _os, sums_by, _recipes = entry
+    out: dict[int, dict[int, int]] = {}
+    if sums_by is None:                                # a few blocks and pairs: added up here
+        for i, (labels, distinct) in zip(positions, columns):
+            if distinct:                               # each block its own outcome
+                out[i] = dict(zip(labels, counts))
+                continue
+            sums: dict[int, int] = {}
+            for label, n in zip(labels, counts):
+                sums[label] = sums.get(label, 0) + n
+            out[i] = sums
+        return out
+    one_hot, rows = sums_by                            # many: one product, in uint64 below 2**64 (no sum wraps:
+    fits = sum(counts) < 2**64                         # the blocks part the keys, so each is at most the total)
+    totals = (one_hot if fits else one_hot.astype(object)) @ np.array(counts, dtype=np.uint64 if fits else object)
+    for (i, label), n in zip(rows, totals.tolist()):
+        out.setdefault(i, {})[label] = n
     return out
+
+
+def _recipe(wager: Wager, paytable: Paytable, labels: list[int]) -> tuple[list[Any], Callable[[list[int]], Any]] | None:
+    """For a pair of a group of :func:`_plan` (``labels``: each block's outcome index, -1 lost), its lines as
+    :func:`_offered` lists them and how their counts are read from the blocks' counts; None where a block's
+    outcome is no line of the table (it is then left to :func:`price`)."""
+    offered = _offered(wager, paytable)
+    blocks: dict[int, list[int]] = {}
+    for b, label in enumerate(labels):
+        blocks.setdefault(label, []).append(b)
+    if set(blocks) - {k for k, _, _, _ in offered}:
+        return None
+    at = [tuple(blocks.get(k, ())) for k, _, _, _ in offered]
+    if len(at) > 1 and all(len(x) == 1 for x in at):                 # each line one block
+        return offered, operator.itemgetter(*(x[0] for x in at))
+    if len(at) == 2 and len(at[0]) == 1 and len(at[1]) > 1:         # one line, and the loss (a Tie bet)
+        (win,), rest = at
+        lost = operator.itemgetter(*rest)
+        return offered, lambda counts: (counts[win], sum(lost(counts)))
+    return offered, lambda counts: [sum([counts[b] for b in x]) for x in at]
 
 
 #: Where a group of :func:`_plan` has more pairs x blocks than this, its sums are one matrix product.
 _ADDED_BY_HAND = 64
 
 _Plan = list[tuple[tuple[Any, ...], list[int], list[tuple[list[int], bool]], np.ndarray, tuple[np.ndarray, np.ndarray],
-                   tuple[np.ndarray, list[tuple[int, int]]] | None]]
+                   tuple[np.ndarray, list[tuple[int, int]]] | None, list[Any] | None]]
 
 #: The plans of :func:`_plan`, per tuple of the pairs' identities (the pairs kept beside, so that an identity is
 #: never another object's): a selection priced shoe after shoe is planned once (the last 64 selections).
@@ -602,8 +661,10 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
         key_block = key_block.reshape(-1).astype(np.int64)
         order = np.argsort(key_block, kind="stable")                 # blocks are numbered from 0, none empty
         starts = np.flatnonzero(np.r_[True, np.diff(key_block[order]) != 0])
-        plan.append((signature, positions, [(row, len(set(row)) == len(row)) for row in labels.tolist()], key_block,
-                     (order, starts), sums_by))
+        rows = labels.tolist()
+        recipes = None if sums_by is not None else [_recipe(*pairs[i], row) for i, row in zip(positions, rows)]
+        plan.append((signature, positions, [(row, len(set(row)) == len(row)) for row in rows], key_block,
+                     (order, starts), sums_by, None if recipes is None or None in recipes else recipes))
     if len(_PLANS) >= 64:
         _PLANS.pop(next(iter(_PLANS)))
     _PLANS[key] = (flat, plan)

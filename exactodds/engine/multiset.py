@@ -270,11 +270,12 @@ class MultisetTable:
         """
         core = native.kernels()
         out: list[int] | None = None
-        if core is not None and not self.patterned and len(self._by_card()) > 1:
-            tokens = (*(_atom_counts(shoe, self.resolution, self.told) if self.resolution != "value" else ()),
-                      *shoe.value_counts, shoe.size)
+        if core is not None and self._summed_by_kernel():
+            tokens = (*_atom_counts(shoe, self.resolution, self.told), *shoe.value_counts, shoe.size) \
+                if self.resolution != "value" else (*shoe.value_counts, shoe.size)
+            kept = self._by_blocks(key_block)
             try:
-                out = core.block_sums(tokens, self._block_plan(core, key_block))
+                out = core.block_sums(tokens, kept[2] if kept[2] is not None else self._block_plan(core, key_block))
             except OverflowError:                      # past the kernel's bound: the modular route below
                 pass
         if out is None:
@@ -286,6 +287,14 @@ class MultisetTable:
             raise self.inconsistent(f"counts by {', '.join(self.names)} per block do not add up to the shoe's "
                                     f"sequences ({sum(out)}, not {shoe.sequences})")
         return out
+
+    def _summed_by_kernel(self) -> bool:
+        """Whether :meth:`block_counts` sums by the compiled kernel (not a table of suit patterns, and more than
+        one card read), kept on the table."""
+        kept = self.__dict__.get("_by_kernel")
+        if kept is None:
+            kept = self.__dict__["_by_kernel"] = not self.patterned and len(self._by_card()) > 1
+        return kept  # type: ignore[no-any-return]
 
     def _merged(self, key_block: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None]:
         """The entries merged per (block, multiset), shoe-free, kept per ``key_block``: for a few blocks, a
