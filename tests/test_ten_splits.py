@@ -11,6 +11,7 @@ the brute force over every deal of small shoes, against the walk at 8 decks, and
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections import Counter
 
@@ -22,7 +23,8 @@ from exactodds import Shoe, deal, price
 from exactodds.analyses.pricing import table_signature
 from exactodds.engine.multiset import compile_table, estimate
 from exactodds.engine.tens import EVERY_TEN, blocks_of, tens_told
-from exactodds.engine.walk import WalkDistribution
+from exactodds.engine import native
+from exactodds.engine.walk import WalkDistribution, _walked_together, reading
 from exactodds.errors import ExactOddsError
 from exactodds.wagers.catalogue import Wager, read_text
 
@@ -189,3 +191,36 @@ def test_a_random_condition_on_ranks_priced_over_its_split_equals_the_brute_forc
         got = {ln.id: ln.combinations for ln in price(wager, wager.paytables["A"], deal(shoe)).lines}
         assert got.pop("lose", 0) == want.pop(None, 0), (when, split)
         assert {k: v for k, v in got.items() if v} == dict(want), (when, split)
+
+
+# -- the walk reads a rank by the same split ------------------------------------------------------------------
+
+#: A lone position's rank read by a split (not with another position: the walk reads such a group by its own
+#: classes), beside a wager that splits the same position otherwise (walked together: the blocks of both).
+LONE = {"face": _bet("banker_cards == 3 and banker_rank_3 >= 11 and banker > player"),
+        "king": _bet("banker_cards == 3 and banker_rank_3 == 13", "player_rank_1 == 13 and player > banker")}
+
+
+def test_the_walk_reads_a_lone_rank_by_the_split() -> None:
+    assert reading(LONE["face"]) == "the rank of banker_3 with the ten-valued ones only as {10} {J, Q, K}"
+    trackers = _walked_together(list(LONE.values()))
+    split = {f"{t.hand}_{t.k + 1}": t.tens for t in trackers if getattr(t, "attr", "") == "rank"}
+    assert split == {"banker_3": "T|JQ|K", "player_1": "TJQ|K"}, trackers      # one split per wager: its positions'
+    assert _walked_together([LONE["face"], _bet("banker_rank_3 + player > 20")])[0].tens == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("route", ["compiled", "pure"])
+def test_the_walk_by_the_split_equals_the_tables_alone_and_together(route: str) -> None:
+    rng = random.Random(7)
+    cards = [f"{r}{s}" for r in "A23456789TJQK" for s in "shdc"] * 8
+    shoes = [Shoe.decks(8), *(Shoe.decks(8).remove(*rng.sample(cards, rng.randrange(10, 60))) for _ in range(3))]
+    pairs = [(w, w.paytables["A"]) for w in LONE.values()]
+    with native.pure() if route == "pure" else contextlib.nullcontext():
+        for shoe in shoes:
+            tables = [[ln.combinations for ln in price(w, t, deal(shoe)).lines] for w, t in pairs]
+            walked = WalkDistribution(shoe)
+            walked.prepare([w for w, _ in pairs])                  # the two walked together
+            assert [[ln.combinations for ln in price(w, t, walked).lines] for w, t in pairs] == tables
+            alone = [[ln.combinations for ln in price(w, t, WalkDistribution(shoe)).lines] for w, t in pairs]
+            assert alone == tables and all(sum(x) == shoe.sequences for x in tables), shoe.describe()

@@ -211,7 +211,13 @@ def test_the_automatic_route_walks_a_wager_whose_table_is_refused_and_says_so(mo
                            "(limit 2.0 GB); read less")
         return real(wager, paytable, dist, sums)  # type: ignore[arg-type]
 
+    real_together = door.priced_together
+
+    def together(pairs: list, dist: object) -> dict:           # the pairs counted together: it is refused there too
+        return {i: r for i, r in real_together(pairs, dist).items() if pairs[i][0].id != "dragon-bonus-player"}
+
     monkeypatch.setattr(door, "price", refusing)
+    monkeypatch.setattr(door, "priced_together", together)
     with pytest.warns(ExactOddsWarning, match=r"^dragon-bonus-player:A priced by the walk( \(.*\))?: its table would be too "
                                               r"large to build \(about 9 rows, 99.0 GB to compile \(limit 2.0 GB\)\)$"):
         got = analyze(Shoe.decks(6), wagers=["dragon-bonus-player:A", "tie:8-to-1"])

@@ -53,6 +53,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from exactodds.engine import budget
+from exactodds.engine import tens as ten_valued
 from exactodds.errors import ExactOddsError, TooLarge
 from exactodds.wagers.outcomes import INITIAL_FEATURES, SLOTS
 
@@ -126,8 +127,7 @@ def multiset_estimate(names: Iterable[str], *, resolution: str, slots: Iterable[
     positions = ", ".join(SLOTS[s] for s in slots)
     reads = f"the {_ATTRIBUTES[resolution]} of {len(slots)} card position{'s' * (len(slots) != 1)} ({positions})"
     if tens is not None:
-        blocks = ("{" + ", ".join("10" if x == "T" else x for x in block) + "}" for block in tens.split("|"))
-        reads += f", the ten-valued ones told apart only as {' '.join(blocks)}"
+        reads += f", the ten-valued ones told apart only as {ten_valued.shown(tens)}"
     others = [n for n in names if n not in _IDENTITY]
     initial = [n for n in names if n in INITIAL_FEATURES]
     if others:

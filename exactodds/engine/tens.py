@@ -37,7 +37,7 @@ from exactodds.wagers.outcomes import VALUE_LEVEL
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Wager
 
-__all__ = ["TENS", "EVERY_TEN", "tens_told", "blocks_of", "is_split", "reads_ranks_alone"]
+__all__ = ["TENS", "EVERY_TEN", "tens_told", "blocks_of", "is_split", "reads_ranks_alone", "shown"]
 
 #: The ten-valued ranks by letter (T for the 10), in rank order: 10, J, Q, K are ranks 10 to 13.
 TENS = "TJQK"
@@ -63,6 +63,15 @@ def blocks_of(told: str) -> list[list[int]]:
     [[10], [11, 12, 13]]
     """
     return [[10 + TENS.index(x) for x in block] for block in told.split("|")]
+
+
+def shown(told: str) -> str:
+    """A split in words, e.g. ``{10} {J, Q, K}``.
+
+    >>> shown("T|JQK")
+    '{10} {J, Q, K}'
+    """
+    return " ".join("{" + ", ".join("10" if x == "T" else x for x in block) + "}" for block in told.split("|"))
 
 
 def is_split(told: object) -> bool:

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from exactodds.engine import bounds, budget, native
+from exactodds.engine import tens as ten_valued
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, TooLarge
 from exactodds.game.cards import Card
 from exactodds.game.rules import banker_draws, is_natural, player_draws
@@ -231,6 +232,8 @@ def _component(spec: Spec, card: Identity) -> Hashable:
         return _colour(suit)
     if kind == "block":                                # ('block', blocks): the first suit of the card's block
         return next(b for b in spec[1].split("|") if suit in b)[0]
+    if kind == "tens":                                 # ('tens', split): a ten-valued rank as its block's first
+        return rank if rank < 10 else next(b for b in ten_valued.blocks_of(spec[1]) if rank in b)[0]
     if kind == "card":
         return card
     if kind == "joint":                                # ('joint', a _Joint, its summary): what the card makes of it
@@ -327,16 +330,21 @@ class _Card(_Tracker):
     """The value, rank or suit of the card at one position (k: 0-2 in the hand). A suit that the
     wagers read only against suits they name (``told``: the blocks of suits no name tells apart, joined
     by '|') is read as its block, and shown as the block's first suit: every suit of a block gives the
-    same hits, as no condition compares it with another card's."""
+    same hits, as no condition compares it with another card's. A rank is read likewise by the split of the
+    ten-valued ranks its wagers' conditions tell apart (``tens``, :func:`exactodds.engine.tens.tens_told`; '':
+    every rank), shown as its block's first rank."""
 
     hand: str
     k: int
     attr: str
     told: str = ""
+    tens: str = ""
 
     def need(self, s: Any) -> Spec | None:
         if s is not _PENDING or self.attr == "value":
             return None
+        if self.tens and self.attr == "rank":
+            return ("tens", self.tens)
         return ("block", self.told) if self.told else (self.attr,)
 
     def update(self, s: Any, seen: Any, value: int, hand: str, k: int) -> Any:
@@ -829,7 +837,9 @@ def _wager_trackers(wager: Wager, *, joint: bool = True) -> tuple[_Tracker, ...]
     if _renamings_kept(wager) not in (None, told):
         joined = joined | {f for f in wager.features if (m := _POSITION.match(f)) and m[2] == "suit"}
     joints = _joint_groups(wager) if joint else ()
-    return _trackers(wager.features.difference(*(j.names for j in joints)), told=told, joined=joined) + joints
+    split = ten_valued.tens_told([wager])                # proven: '' where every rank is told apart
+    return _trackers(wager.features.difference(*(j.names for j in joints)), told=told, joined=joined,
+                     tens_read="" if split == ten_valued.EVERY_TEN else split) + joints
 
 
 def reading(wager: Wager) -> str:
@@ -853,6 +863,8 @@ def reading(wager: Wager) -> str:
     for t in _wager_trackers(wager):
         if isinstance(t, _Card) and t.attr == "suit":
             by.setdefault(t.told, []).append(f"{t.hand}_{t.k + 1}")
+        elif isinstance(t, _Card) and t.attr == "rank" and t.tens:
+            out.append(f"the rank of {t.hand}_{t.k + 1} with the ten-valued ones only as {ten_valued.shown(t.tens)}")
         elif isinstance(t, _Joint):
             out.append(", ".join(sorted(t.names, key=lambda f: _POSITIONS.index(_position_of(f))))
                        + " together: the first card " + _first_read(t))
@@ -1012,11 +1024,11 @@ def _suit_proof(wager: Wager) -> _SuitProof | None:
     return proof
 
 
-def _trackers(features: frozenset[str], *, told: str = "", joined: frozenset[str] = frozenset()
-              ) -> tuple[_Tracker, ...]:
+def _trackers(features: frozenset[str], *, told: str = "", joined: frozenset[str] = frozenset(),
+              tens_read: str = "") -> tuple[_Tracker, ...]:
     """The trackers that give the features ``features`` of a round (point features come from the
     round's state); with ``told``, a suit not ``joined`` (compared with another feature) is read by
-    the blocks of ``told``."""
+    the blocks of ``told``; with ``tens_read``, a rank by that split of the ten-valued ranks."""
     out: list[_Tracker] = []
     hand_attrs: dict[str, set[str]] = {"player": set(), "banker": set()}
     for name in sorted(features):
@@ -1024,7 +1036,7 @@ def _trackers(features: frozenset[str], *, told: str = "", joined: frozenset[str
             continue
         if m := _POSITION.match(name):
             by_block = told if m[2] == "suit" and name not in joined else ""
-            out.append(_Card(m[1], int(m[3]) - 1, m[2], by_block))
+            out.append(_Card(m[1], int(m[3]) - 1, m[2], by_block, tens_read if m[2] == "rank" else ""))
         elif name.endswith("_two_card_total") and name.split("_")[0] in hand_attrs:
             out.append(_TwoCardTotal(name.split("_")[0]))
         elif name.startswith("count_") and name[6:].isdigit() and len(name) == 7:
@@ -1780,7 +1792,7 @@ def _walked_together(wagers: Sequence[Wager]) -> tuple[_Tracker, ...]:
             if same is not None:
                 u = out[same]
                 assert isinstance(t, _Card) and isinstance(u, _Card)
-                out[same] = _Card(t.hand, t.k, t.attr, _finer(u.told, t.told))
+                out[same] = _Card(t.hand, t.k, t.attr, _finer(u.told, t.told), _finer_tens(u.tens, t.tens))
                 continue
             out.append(t)
     written = [(t, _written(t)) for t in out]
@@ -1803,6 +1815,20 @@ def _finer(a: str, b: str) -> str:
         return ""
     blocks = {"".join(s for s in _SUITS if s in x and s in y) for x in a.split("|") for y in b.split("|")} - {""}
     return "|".join(sorted(blocks))
+
+
+def _finer_tens(a: str, b: str) -> str:
+    """The split of the ten-valued ranks two readings tell apart together ('': every rank as itself).
+
+    >>> _finer_tens("T|JQK", "TJQ|K"), _finer_tens("T|JQK", "")
+    ('T|JQ|K', '')
+    """
+    if not a or not b:
+        return ""
+    blocks = {"".join(r for r in ten_valued.TENS if r in x and r in y)
+              for x in a.split("|") for y in b.split("|")} - {""}
+    written = "|".join(sorted(blocks, key=lambda block: ten_valued.TENS.index(block[0])))
+    return "" if written == ten_valued.EVERY_TEN else written
 
 
 def _written(t: _Tracker) -> frozenset[str]:
