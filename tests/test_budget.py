@@ -92,6 +92,26 @@ def test_the_rest_is_said_once_by_the_outermost_loop_and_nothing_outside_a_budge
     assert len(notes) == 1 and notes[0].startswith("the study: 4 batches; 2 took") and "more (peak memory" in notes[0]
 
 
+def test_units_run_side_by_side_say_the_rest_only_once_each_process_has_reported(monkeypatch) -> None:
+    """Two batches finished together by two workers (the second a moment after the first) would project the rest at
+    twice the real rate and more: nothing is said until both have reported, and then the rest is projected from the
+    units after the first."""
+    clock = Clock(0.0)
+    monkeypatch.setattr(budget, "_clock", clock)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        with bounded(None):
+            with units("the study", 10_000, unit="shoe", after=3) as study:
+                for k in range(5):
+                    clock.advance(40.0 if k % 2 == 0 else 0.5)    # a worker's batch, then its twin's just after
+                    study.done(100)                               # (at the second: 'about 49 s more')
+                    if k < 2:
+                        assert not said, k
+    notes = [str(w.message) for w in said if issubclass(w.category, BudgetNote)]
+    # said at the third report: 200 shoes took 40.5 s since the first, so the 9,700 left take about 32.7 min more
+    assert len(notes) == 1 and notes[0].startswith("the study: 10,000 shoes; 300 took 80 s: about 32.7 min more")
+
+
 def test_a_table_estimated_to_take_longer_than_is_left_is_refused_before_it_is_built(monkeypatch) -> None:
     slow = bounds.Estimate(rows=10_000_000, bytes=1_000, seconds=50.0, reads="the ranks of 6 card positions",
                            instead="")

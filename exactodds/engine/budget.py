@@ -133,7 +133,7 @@ class Units:
             fits = f" (about {fit:,} of the {self.total:,} would fit)" if fit and self.fits else ""
             raise OverBudget(f"{measured}, so all would take about {duration(whole)}, past {budget.option} "
                              f"{duration(budget.seconds)}{fits}: {way}")
-        if self.outermost and not budget.said and rest > NOTE_SECONDS:
+        if self.outermost and not budget.said and rest > NOTE_SECONDS and self.calls >= self.after:
             budget.said = True
             warnings.warn(BudgetNote(f"{measured}: about {duration(rest)} more (peak memory so far "
                                      f"{_peak_gb()})"), stacklevel=2)
@@ -144,8 +144,9 @@ def units(what: str, total: int, *, unit: str = "unit", instead: str = "", fits:
           ) -> Iterator[Units]:
     """Time a loop of ``total`` like units of ``what`` against the budget in force (see the module);
     ``instead`` says what would fit (fewer shoes, a smaller shoe), and with ``fits`` a refusal says how many of the
-    units would (where the user chooses how many: shoes). Units run side by side on ``after`` processes are refused
-    only once that many have reported (the first to finish would overstate the rest)."""
+    units would (where the user chooses how many: shoes). Units run side by side on ``after`` processes are said and
+    refused only once that many have reported (the first reports misjudge the rest: two batches finished together
+    made a study of 100,000 shoes on two workers say 'about 59 s more' of what would take 70 minutes)."""
     u = Units(what, total, unit=unit, instead=instead, fits=fits, after=after)
     budget = u.budget
     if budget is not None:
