@@ -56,6 +56,8 @@ FACES = _bet(f"{FACE} and player_rank_2 >= 11 and player > banker",
     (("player_rank_1 == banker_rank_1",), EVERY_TEN),                            # compared: each rank apart
     (("max(player_rank_1, banker_rank_1) >= 11",), EVERY_TEN),                   # read together
     (("player_rank_1 + banker_rank_1 == 23",), EVERY_TEN),
+    (("banker in (banker_rank_1,)",), EVERY_TEN),                                # a value of an 'in' (found by
+    (("player_rank_1 in (banker_rank_1, 11)",), EVERY_TEN),                      # the walk's fuzz in CI)
     (("player_rank_1 >= 11 and player_suit_1 == 'h'",), EVERY_TEN),            # a suit too: read as a card
 ])
 def test_the_proof_of_the_split_of_the_ten_valued_ranks(whens: tuple[str, ...], split: str) -> None:

@@ -114,7 +114,11 @@ def _prove(wager: Wager) -> list[tuple[Any, ...]]:
         condition = outcome.condition
         parameters = dict(condition.declared)
         for feature in sorted(f for f in condition.names if RANK_FEATURE.fullmatch(f)):
-            for part in condition.parts_alone(feature):
+            try:
+                parts = condition.parts_alone(feature)
+            except Exception:          # a condition not taken apart: all four apart (safe)
+                return apart
+            for part in parts:
                 try:
                     values = np.broadcast_to(np.asarray(part({**parameters, feature: _TEN_RANKS})), (len(TENS),))
                 except Exception:      # a part that cannot be read on a ten-valued rank: all four apart (safe)

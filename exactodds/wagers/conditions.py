@@ -545,15 +545,22 @@ class Condition:
         >>> [part({"player_rank_1": 12}) for part in Condition.parse(
         ...     "player_rank_1 == banker_rank_1", where="example").parts_alone("player_rank_1")]
         [12]
+        >>> [part({"banker_rank_1": 11}) for part in Condition.parse(
+        ...     "banker in (banker_rank_1, 3)", where="example").parts_alone("banker_rank_1")]
+        [11]
         """
         compiler = _Compiler(self.text, self.where, dict(self.declared))
         parts: list[Evaluator] = []
 
         def largest(node: ast.AST) -> None:
             read = compiler.features_in(node)
-            if read == {feature}:
-                parts.append(compiler.visit(node)[0])
-            elif feature in read:
+            if read == {feature} and not isinstance(node, ast.Tuple):   # the values of an 'in': each one a part
+                try:
+                    parts.append(compiler.visit(node)[0])
+                    return
+                except ExactOddsError:                  # a part read only within its parent: its own parts
+                    pass
+            if feature in read:
                 for child in ast.iter_child_nodes(node):
                     largest(child)
 
