@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import tempfile
 import warnings
 from fractions import Fraction
 from pathlib import Path
@@ -308,19 +309,31 @@ def test_shoes_one_card_short_of_a_tiny_shoe_or_repeated_or_without_their_shoe_c
 
 
 def test_every_analysis_takes_the_route_it_is_given_and_the_same_numbers_come_back():
-    """``--route`` on eor, position and design, as on analyze: the walk forced gives the tables' output byte for
-    byte on a bet they price (Dragon 7 on a 2-deck shoe), and the tables forced refuse Contrast in one line."""
+    """``--route`` on eor, position, design, vigorish, progressive and tables, as on analyze: the walk forced gives
+    the tables' output byte for byte on a bet they price (Dragon 7, the Banker's vigorish, a progressive's meter
+    on a 2-deck shoe), and the tables forced refuse Contrast in one line."""
     from .test_cli import run
     shoe = ["--decks", "2"]
     for argv in (["eor", "--wager", "dragon-7-insurance", "--format", "json"],
                  ["position", "--wager", "banker", "--wager", "dragon-7-insurance", "--format", "json"],
-                 ["design", "--wager", "dragon-7-insurance", "--target-edge", "5%", "--format", "json"]):
+                 ["design", "--wager", "dragon-7-insurance", "--target-edge", "5%", "--format", "json"],
+                 ["vigorish", "--bets", "5,20", "--format", "json"],
+                 ["progressive", "--wager", "heavenly-9-progressive", "--format", "json"]):
         code, tables, err = run(*argv, *shoe)
         assert code == 0 and tables, err
         code, walked, err = run(*argv, *shoe, "--route", "walk")
         assert (code, walked) == (0, tables), (argv, err)
+    with tempfile.TemporaryDirectory() as tmp:                  # the files tables writes, by either route
+        written = {}
+        for route in ("vector", "walk"):
+            code, _out, err = run("tables", "--output-dir", f"{tmp}/{route}", *shoe, "--wager", "dragon-7-insurance",
+                                  "--route", route)
+            assert code == 0, err
+            written[route] = {p.name: p.read_bytes() for p in Path(tmp, route).iterdir()}
+        assert written["walk"] == written["vector"] and written["walk"]
     for argv in (["eor", "--wager", "contrast:A"], ["position", "--wager", "banker", "--wager", "contrast:A"],
-                 ["design", "--wager", "contrast:A", "--target-edge", "5%"]):
+                 ["design", "--wager", "contrast:A", "--target-edge", "5%"],
+                 ["tables", "--output-dir", "never-written", "--wager", "contrast:A"]):
         code, out, err = run(*argv, "--paytables", str(Path(__file__).parent / "suit-bets.toml"), "--route", "vector")
         assert code == 2 and out == "" and len(err.splitlines()) == 1, (argv, err)
         assert "reads the colours of 6 card positions" in err and "--route walk" in err, err

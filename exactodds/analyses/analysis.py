@@ -237,14 +237,17 @@ def analyze(
     everything: bool = False,
     catalogue: Catalogue | None = None,
     alternatives: Mapping[str, str] | None = None,
-    route: str = "auto",
+    route: str | None = None,
 ) -> Analysis:
     """Price the selected wagers exactly, off the top of ``shoe`` (8 decks by default).
 
-    ``wagers`` name ``WAGER`` (every paytable) or ``WAGER:PAYTABLE`` (see :func:`select`).
+    ``wagers`` name ``WAGER`` (every paytable) or ``WAGER:PAYTABLE`` (see :func:`select`). ``route``: ``auto``,
+    ``vector`` or ``walk`` (:class:`~exactodds.analyses.door.Door`); by default the route in force
+    (:func:`~exactodds.analyses.door.routed`), else ``auto``.
     """
     shoe = shoe if shoe is not None else Shoe.decks(8)
-    check_route(route)
+    if route is not None:
+        check_route(route)
     if type(everything) is not bool:                  # "no" priced every paytable
         raise ExactOddsError(f"everything must be True or False, got {everything!r}")
     if isinstance(wagers, str):                        # one id, not its letters
@@ -252,6 +255,7 @@ def analyze(
     pairs, selection = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers),
                                  tuple(paytables), everything, alternatives)
     door = Door(shoe, route=route)
+    route = door.route
     if shoe.card_counts is not None:
         results, _ = door.price_all(selection)
         return Analysis.made(shoe, tuple(results), _route_shown(route, door.walked, len(results)))

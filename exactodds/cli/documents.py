@@ -276,6 +276,7 @@ def verify(path: str, public_key: str | None, allow_other_version: bool, quiet: 
 @options.wager
 @options.paytables
 @options.result_format
+@options.route
 def tables(output_dir: str, decks: tuple[int, ...], wagers: tuple[str, ...], paytables_files: tuple[str, ...],
            fmt: str) -> None:
     """Write the exact tables of every wager and paytable (CSV and Markdown) for each shoe, and list the

@@ -97,6 +97,7 @@ def _rates(items: tuple[str, ...], symbols: list[str], option: str) -> dict[str,
 @click.option("--reseed", "reseeds", multiple=True, metavar="[NAME=]DOLLARS", help="Reseed amount in dollars.")
 @options.paytables
 @options.result_format
+@options.route
 def progressive(old_wagers: tuple[str, ...], wager_spec: str | None, paytable: str | None, decks: int,
                 remove: str | None, meters: tuple[str, ...], bet: str | None, wager_amount: str | None,
                 increments: tuple[str, ...], reserves: tuple[str, ...], reseeds: tuple[str, ...],
@@ -149,6 +150,7 @@ def progressive(old_wagers: tuple[str, ...], wager_spec: str | None, paytable: s
 @options.wager
 @options.paytables
 @options.result_format
+@options.route
 def vigorish(decks: int, remove: str | None, bets: str | None, wagers: tuple[str, ...],
              paytables_files: tuple[str, ...], fmt: str) -> None:
     """The Banker's exact edge at each bet size, the vigorish rounded up to 25¢ (627a.12(c)).
