@@ -130,16 +130,6 @@ class WagerResult:
     lines: tuple[OutcomeLine, ...]
 
     @classmethod
-    def made(cls, wager: Wager, paytable: Paytable, shoe_description: str, total: int,
-             lines: tuple[OutcomeLine, ...]) -> WagerResult:
-        """The same as ``WagerResult(...)``, made faster (as :meth:`OutcomeLine.made`)."""
-        result = object.__new__(cls)
-        fields = result.__dict__
-        fields["wager"], fields["paytable"], fields["shoe_description"], fields["total"], fields["lines"] = \
-            wager, paytable, shoe_description, total, lines
-        return result
-
-    @classmethod
     def counted(cls, wager: Wager, paytable: Paytable, shoe_description: str, total: int,
                 offered: Sequence[tuple[int, str, str, Pay]], counts: Sequence[int]) -> WagerResult:
         """A result from its counts per line (``offered``: as :func:`_offered` gives them, ``counts`` in their

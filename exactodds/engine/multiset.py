@@ -106,7 +106,7 @@ def _atoms(resolution: str, told: str = EVERY_SUIT) -> tuple[np.ndarray, np.ndar
     """Atoms of a resolution: (value, rank or -1, suit or -1) per atom id. A table of ranks that tells the
     ten-valued ranks apart by a split ``told`` (:mod:`exactodds.engine.tens`) has one atom per block, written
     as the block's first rank, after the nine ranks of one value each."""
-    if resolution == "rank" and tens.is_split(told) and told != tens.EVERY_TEN:
+    if resolution == "rank" and tens.coarser(told):
         ranks = np.array([*range(9), *(block[0] - 1 for block in tens.blocks_of(told))])
         return _POINTS[ranks], ranks, np.full(len(ranks), -1)
     if resolution == "rank":
@@ -149,7 +149,7 @@ def _pattern_atom_counts(shoe: Shoe, resolution: str) -> list[int]:
 def _atom_counts(shoe: Shoe, resolution: str, told: str = EVERY_SUIT) -> list[int]:
     if resolution == "rank":
         ranks = list(shoe.rank_counts)
-        if tens.is_split(told) and told != tens.EVERY_TEN:     # the ten-valued ranks per block of the split
+        if tens.coarser(told):     # the ten-valued ranks per block of the split
             return ranks[:9] + [sum(ranks[r - 1] for r in block) for block in tens.blocks_of(told)]
         return ranks
     if shoe.card_counts is None:

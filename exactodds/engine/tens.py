@@ -37,7 +37,7 @@ from exactodds.wagers.outcomes import VALUE_LEVEL
 if TYPE_CHECKING:
     from exactodds.wagers.catalogue import Wager
 
-__all__ = ["TENS", "EVERY_TEN", "tens_told", "blocks_of", "is_split", "reads_ranks_alone", "shown"]
+__all__ = ["TENS", "EVERY_TEN", "tens_told", "blocks_of", "is_split", "coarser", "reads_ranks_alone", "shown"]
 
 #: The ten-valued ranks by letter (T for the 10), in rank order: 10, J, Q, K are ranks 10 to 13.
 TENS = "TJQK"
@@ -78,6 +78,11 @@ def is_split(told: object) -> bool:
     """Whether ``told`` is a split of :data:`TENS` written canonically (as :func:`tens_told` writes one)."""
     return isinstance(told, str) and sorted(told.replace("|", "")) == sorted(TENS) and \
         _written({tuple(b) for b in blocks_of(told)}) == told
+
+
+def coarser(told: object) -> bool:
+    """Whether ``told`` is a split that joins some ten-valued ranks (a table then has one atom per block)."""
+    return is_split(told) and told != EVERY_TEN
 
 
 def tens_told(wagers: Sequence[Wager]) -> str:
