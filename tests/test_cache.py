@@ -62,6 +62,19 @@ def test_a_table_over_colours_is_saved_apart_and_read_back_the_same(cache_dir: P
     assert int(loaded.counts(shoe).sum()) == shoe.sequences
 
 
+def test_a_table_over_a_split_of_the_ten_valued_ranks_is_saved_apart_and_read_back_the_same(cache_dir: Path) -> None:
+    names = ("banker", "player", "player_rank_1", "banker_rank_3")
+    split, every = compile_table(names, told="TJQ|K"), compile_table(names)
+    assert len(split.keys) < len(every.keys)
+    assert len(list((cache_dir / cache.SUBFOLDER).glob("multiset-*.npz"))) == 2
+    _table.cache_clear()
+    loaded = compile_table(names, told="TJQ|K")
+    assert loaded.from_disk and loaded.told == "TJQ|K" and loaded.keys == split.keys
+    shoe = Shoe.decks(2).remove("Ks", "Kh", "Jd", "Tc", "9h")
+    assert np.array_equal(loaded.counts(shoe), split.counts(shoe))
+    assert int(loaded.counts(shoe).sum()) == shoe.sequences
+
+
 def test_a_damaged_file_is_rebuilt(cache_dir: Path) -> None:
     compile_table(NAMES)
     (saved,) = (cache_dir / cache.SUBFOLDER).glob("multiset-*.npz")
