@@ -7,6 +7,7 @@ import random
 import re
 import tempfile
 import warnings
+import zlib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -162,11 +163,11 @@ def test_the_walk_of_many_shoes_at_once_is_the_walk_of_each(name):
     pure; in 64 bits for 8 decks, in 128 bits past them (32 decks: N^6 > 2^64)."""
     wager = BETS[name]
     table = next(iter(wager.paytables.values()))
-    rng = random.Random(hash(name) % 1000)
+    rng = random.Random(zlib.crc32(name.encode()))                   # not hash(): it changes with PYTHONHASHSEED
     shoes = []
     for decks in (8, 8, 8, 2, 32):
         cards = [Card.from_index(i) for i in range(52) for _ in range(decks)]
-        shoes.append(Shoe.decks(decks).remove(*rng.sample(cards, rng.randrange(0, min(300, len(cards) - 6)))))
+        shoes.append(Shoe.decks(decks).remove(*rng.sample(cards, rng.randrange(1, min(300, len(cards) - 6)))))
     shoes.append(Shoe.decks(8))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExactOddsWarning)
