@@ -1665,9 +1665,10 @@ static int walk_many_narrow(Py_ssize_t n_states, Py_ssize_t edges, const int32_t
  * walk_many(states, from, to, class, dealt, leaf_cards, leaf_column, columns, class_counts, sizes)
  *
  * A program of walk_program (its arrays int32 but for ``states``, an int; ``leaf_cards`` and ``leaf_column``
- * int64 per leaf) for each shoe: ``class_counts`` (shoes x classes, int64) its cards per class of the
- * automaton's nodes, ``sizes`` its cards. Returns per shoe a list of ``columns`` integers: the ordered 6-card
- * sequences whose round ends in a leaf of each column (the unread cards counted). Exact in 128 bits: every
+ * int64 per leaf: a leaf of 1 to 6 cards, the rest of the six counted by their orderings) for each shoe:
+ * ``class_counts`` (shoes x classes, int64) its cards per class of the automaton's nodes, ``sizes`` its cards.
+ * Returns per shoe a list of ``columns`` integers: the ordered 6-card sequences whose round ends in a leaf of
+ * each column (the unread cards counted). Exact in 128 bits: every
  * count of one shoe is at most N^6 < 2^127, checked per shoe.
  */
 static PyObject *walk_many(PyObject *self, PyObject *args)
@@ -1702,7 +1703,7 @@ static PyObject *walk_many(PyObject *self, PyObject *args)
         }
     }
     for (Py_ssize_t l = 0; l < n_leaves; l++)
-        if (leaf_cards.data[l] < 4 || leaf_cards.data[l] > 6 || leaf_column.data[l] < 0
+        if (leaf_cards.data[l] < 1 || leaf_cards.data[l] > 6 || leaf_column.data[l] < 0
             || leaf_column.data[l] >= n_columns) {
             code = E_INDEX;
             goto fail;

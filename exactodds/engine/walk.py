@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from exactodds.engine import bounds, budget, native
+from exactodds.engine import bounds, budget, native, program
 from exactodds.engine import tens as ten_valued
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, TooLarge
 from exactodds.game.cards import Card
@@ -2482,14 +2482,51 @@ def _many_by_program(run: _Walk, wager: Wager, paytable: Paytable, shoes: Sequen
     except TooLarge as exc:
         raise TooLarge(f"{exc}{_unequal_suits(run, shoes[0])}") from None
     counts = np.ascontiguousarray(auto.class_counts(cards))
-    rounds = _round_states()
+    most = np.ascontiguousarray(counts.max(axis=0))
+    key = (id(wager), id(paytable), present, symmetries, most.tobytes())    # the pair kept with it: ids not reused
+    cached = _PROGRAMS.get(key)
+    if cached is None or cached[0] is not wager or cached[1] is not paytable:
+        try:
+            cached = (wager, paytable, *_program(run, wager, paytable, auto, most))
+        except MemoryError:                               # too large a program: each shoe walked on its own
+            return _each_walked(wager, paytable, shoes, what)
+        _PROGRAMS[key] = cached
+        while len(_PROGRAMS) > _PROGRAMS_KEPT:
+            _PROGRAMS.pop(next(iter(_PROGRAMS)))
+    made, columns = cached[2], cached[3]
+    sizes = cards.sum(axis=1)
     try:
-        n_states, *steps, leaf_bytes = core.walk_program(
-            auto.node_offset, auto.class_value, np.ascontiguousarray(counts.max(axis=0)), auto.trans_offset,
-            auto.trans_next, auto.trans_merge, auto.merges, rounds.position, rounds.cards, rounds.next, rounds.over,
-            WALK_STATES_LIMIT, PROGRAM_STEPS_LIMIT)
-    except MemoryError:                                   # too large a program: each shoe walked on its own
-        return _each_walked(wager, paytable, shoes, what)
+        found = core.walk_many(made.states, *made.edges, np.ascontiguousarray(made.leaf_cards, dtype=np.int64),
+                               np.ascontiguousarray(made.leaf_column, dtype=np.int64), len(columns),
+                               made.counts(counts), np.ascontiguousarray(sizes))
+    except (IndexError, ValueError, OverflowError) as exc:     # a malformed program: a defect, one line
+        raise InconsistentCounts(f"internal: the walk of {what} for many shoes failed ({exc}): a defect of "
+                                 "exactodds, please report it") from None
+    out = []
+    for shoe, row in zip(shoes, found):
+        if sum(row) != shoe.sequences:                    # an invariant of the counting, shoe by shoe
+            raise InconsistentCounts(f"internal: the walk of {what} for many shoes counted {sum(row)} rounds, not "
+                                     f"the shoe's {shoe.sequences}: a defect of exactodds, please report it")
+        out.append({outcome: n for outcome, n in zip(columns, row) if n})
+    return out
+
+
+#: The programs of :func:`_program` kept (the last few: a study's batches, each led by a full shoe, share one).
+_PROGRAMS: dict[tuple[Any, ...], tuple[Wager, Paytable, program.Program, list[int]]] = {}
+_PROGRAMS_KEPT = 2
+
+
+def _program(run: _Walk, wager: Wager, paytable: Paytable, auto: _Automaton,
+             most: np.ndarray) -> tuple[program.Program, list[int]]:
+    """The program of the walk of ``wager`` for shoes holding at most ``most`` cards of each class of ``auto``
+    (:func:`exactodds.engine.program.gathered`), and the outcome (-1 a loss) each of its columns pays.
+    MemoryError past the bounds of a program."""
+    core = native.kernels()
+    assert core is not None                               # its caller walks shoe by shoe without it
+    rounds = _round_states()
+    n_states, *steps, leaf_bytes = core.walk_program(
+        auto.node_offset, auto.class_value, most, auto.trans_offset, auto.trans_next, auto.trans_merge, auto.merges,
+        rounds.position, rounds.cards, rounds.next, rounds.over, WALK_STATES_LIMIT, PROGRAM_STEPS_LIMIT)
     leaf_keys = np.frombuffer(leaf_bytes, dtype=np.int64).reshape(-1, 2)
     keys = [(run._point(rounds.states[state]), auto.summaries[node]) for state, node in leaf_keys.tolist()]
     run._settle(keys)
@@ -2505,22 +2542,6 @@ def _many_by_program(run: _Walk, wager: Wager, paytable: Paytable, shoes: Sequen
     column = {outcome: j for j, outcome in enumerate(columns)}
     leaf_column = np.array([column[paid[run._leaves[key]]] for key in keys], dtype=np.int64)
     leaf_cards = rounds.cards[leaf_keys[:, 0]] if len(keys) else np.zeros(0, dtype=np.int64)
-    arrays = [np.frombuffer(b, dtype=np.int32) for b in steps]
-    # by the state each step leaves (states are numbered layer by layer, so every step into a state still comes
-    # before every step out of it): each shoe then reads the states' ways in order
-    order = np.argsort(arrays[0], kind="stable")
-    arrays = [np.ascontiguousarray(a[order]) for a in arrays]
-    sizes = cards.sum(axis=1)
-    try:
-        found = core.walk_many(n_states, *arrays, np.ascontiguousarray(leaf_cards, dtype=np.int64), leaf_column,
-                               len(columns), counts, np.ascontiguousarray(sizes))
-    except (IndexError, ValueError, OverflowError) as exc:     # a malformed program: a defect, one line
-        raise InconsistentCounts(f"internal: the walk of {what} for many shoes failed ({exc}): a defect of "
-                                 "exactodds, please report it") from None
-    out = []
-    for shoe, row in zip(shoes, found):
-        if sum(row) != shoe.sequences:                    # an invariant of the counting, shoe by shoe
-            raise InconsistentCounts(f"internal: the walk of {what} for many shoes counted {sum(row)} rounds, not "
-                                     f"the shoe's {shoe.sequences}: a defect of exactodds, please report it")
-        out.append({outcome: n for outcome, n in zip(columns, row) if n})
-    return out
+    made = program.gathered(n_states, tuple(np.frombuffer(b, dtype=np.int32) for b in steps),  # type: ignore[arg-type]
+                            leaf_cards, leaf_column, len(most))
+    return made, columns
