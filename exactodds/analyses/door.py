@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -347,14 +348,36 @@ def returns_many(pairs: Sequence[tuple[Wager, Paytable]], shoes: Sequence[Shoe],
                 continue
             counted = engine.outcome_counts_many(wager, paytable, shoes)
         nets = {k: paytable.pays[o.id].net for k, o in enumerate(wager.outcomes)} | {-1: Fraction(-1)}
-        rows = []
-        for shoe, counts in zip(shoes, counted):
-            total = shoe.sequences
-            mean = sum((nets[k] * n for k, n in counts.items()), Fraction(0)) / total
-            second = sum((nets[k] * nets[k] * n for k, n in counts.items()), Fraction(0)) / total if square else None
-            rows.append((mean, second))
-        out.append(rows)
+        out.append(_priced(nets, shoes, counted, square))
     return out
+
+
+def _priced(nets: dict[int, Any], shoes: Sequence[Shoe], counted: Sequence[dict[int, int]],
+            square: bool) -> list[tuple[Any, Any]]:
+    """Per shoe, the mean (and with ``square`` the mean square) of the nets paid per outcome index of
+    ``counted``: in integers over one denominator where every net is a fraction (a meter's share: as it is).
+
+    >>> n = Shoe.decks(1).sequences                 # half the rounds paid 1 to 2, half lost
+    >>> _priced({0: Fraction(1, 2), -1: Fraction(-1)}, [Shoe.decks(1)], [{0: n // 2, -1: n // 2}], True)
+    [(Fraction(-1, 4), Fraction(5, 8))]
+    """
+    rows: list[tuple[Any, Any]] = []
+    if not all(isinstance(n, (int, Fraction)) for n in nets.values()):
+        for shoe, counts in zip(shoes, counted):
+            mean = sum((nets[k] * n for k, n in counts.items()), Fraction(0)) / shoe.sequences
+            second = sum((nets[k] * nets[k] * n for k, n in counts.items()), Fraction(0)) / shoe.sequences \
+                if square else None
+            rows.append((mean, second))
+        return rows
+    unit = math.lcm(*(Fraction(n).denominator for n in nets.values()))
+    ints = {k: int(n * unit) for k, n in nets.items()}
+    for shoe, counts in zip(shoes, counted):
+        total = shoe.sequences
+        mean = Fraction(sum(ints[k] * n for k, n in counts.items()), unit * total)
+        second = Fraction(sum(ints[k] * ints[k] * n for k, n in counts.items()), unit * unit * total) \
+            if square else None
+        rows.append((mean, second))
+    return rows
 
 
 def _why_walked(wager: Wager) -> str:

@@ -1189,8 +1189,7 @@ def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int,
     ramp = checked_ramp(ramp)
     if team:
         _check_team(resolved, decks)
-    with budget.part_of("the study's counts"):              # made before its shoes: a part of the study
-        counts = tuple(r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags))
+    counts = _counts(resolved, decks, tags, cat)
     spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
                         tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts), team)
     study = {"wagers": [f"{w.id}:{t.id}" for w, t in resolved],
@@ -1199,6 +1198,27 @@ def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int,
              "card_tags": [list(t) for t in spec.tags], "team": team, "ramp": [list(step) for step in ramp],
              "bankroll": bankroll}
     return _Run(resolved, counts, spec, study, tuple(ramp), bankroll, first_shoe)
+
+
+#: The counts of the last few studies made in this process, with the pairs they were made for (held, so that
+#: their ids are not reused): the next study of the same wagers off the same shoe (a notebook's next run) does
+#: not price their effects of removal again.
+_COUNTS: dict[tuple[Any, ...], tuple[tuple[tuple[Wager, Paytable], ...], tuple[Count | None, ...]]] = {}
+
+
+def _counts(resolved: tuple[tuple[Wager, Paytable], ...], decks: int, tags: dict[str, int] | None,
+            cat: Catalogue) -> tuple[Count | None, ...]:
+    """Each pair's count off ``decks`` full decks (its effects of removal; ``tags`` replaces the suggested)."""
+    key = (decks, tuple((id(w), id(t)) for w, t in resolved), None if tags is None else tuple(sorted(tags.items())))
+    kept = _COUNTS.get(key)
+    if kept is not None and all(a is b for pair, other in zip(kept[0], resolved) for a, b in zip(pair, other)):
+        return kept[1]
+    with budget.part_of("the study's counts"):              # made before its shoes: a part of the study
+        counts = tuple(r.count for r in effects_of_removal(Shoe.decks(decks), resolved, catalogue=cat, tags=tags))
+    _COUNTS[key] = (resolved, counts)
+    while len(_COUNTS) > 4:
+        _COUNTS.pop(next(iter(_COUNTS)))
+    return counts
 
 
 def _resumed(path: str | os.PathLike[str], fresh: State) -> State:
