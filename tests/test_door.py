@@ -3,6 +3,7 @@ exactly as analyze does, and each answer agrees with the one built from analyze 
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import tempfile
@@ -310,16 +311,18 @@ def test_shoes_one_card_short_of_a_tiny_shoe_or_repeated_or_without_their_shoe_c
 
 
 def test_every_analysis_takes_the_route_it_is_given_and_the_same_numbers_come_back():
-    """``--route`` on eor, position, design, vigorish, progressive and tables, as on analyze: the walk forced gives
-    the tables' output byte for byte on a bet they price (Dragon 7, the Banker's vigorish, a progressive's meter
-    on a 2-deck shoe), and the tables forced refuse Contrast in one line."""
+    """``--route`` on eor, position, design, vigorish, progressive, exposure (on two workers) and tables, as on
+    analyze: the walk forced gives the tables' output byte for byte on a bet they price (Dragon 7, the Banker's
+    vigorish, a progressive's meter on a 2-deck shoe), and the tables forced refuse Contrast in one line."""
     from .test_cli import run
     shoe = ["--decks", "2"]
     for argv in (["eor", "--wager", "dragon-7-insurance", "--format", "json"],
                  ["position", "--wager", "banker", "--wager", "dragon-7-insurance", "--format", "json"],
                  ["design", "--wager", "dragon-7-insurance", "--target-edge", "5%", "--format", "json"],
                  ["vigorish", "--bets", "5,20", "--format", "json"],
-                 ["progressive", "--wager", "heavenly-9-progressive", "--format", "json"]):
+                 ["progressive", "--wager", "heavenly-9-progressive", "--format", "json"],
+                 ["exposure", "--wager", "dragon-7-insurance", "--shoes", "3", "--seed", "1", "--workers", "2",
+                  "--quiet", "--format", "json"]):
         code, tables, err = run(*argv, *shoe)
         assert code == 0 and tables, err
         code, walked, err = run(*argv, *shoe, "--route", "walk")
@@ -334,10 +337,15 @@ def test_every_analysis_takes_the_route_it_is_given_and_the_same_numbers_come_ba
         assert written["walk"] == written["vector"] and written["walk"]
     for argv in (["eor", "--wager", "contrast:A"], ["position", "--wager", "banker", "--wager", "contrast:A"],
                  ["design", "--wager", "contrast:A", "--target-edge", "5%"],
+                 ["exposure", "--wager", "contrast:A", "--shoes", "2", "--seed", "1", "--workers", "2", "--quiet"],
                  ["tables", "--output-dir", "never-written", "--wager", "contrast:A"]):
         code, out, err = run(*argv, "--paytables", str(Path(__file__).parent / "suit-bets.toml"), "--route", "vector")
         assert code == 2 and out == "" and len(err.splitlines()) == 1, (argv, err)
         assert "reads the colours of 6 card positions" in err and "--route walk" in err, err
+    spec = ExposureSpec(((CONTRAST, "A"),), 8, 14, 1, ((0,) * 52,), route="vector")   # a worker: the spec's route
+    with pytest.raises(TooLarge, match="reads the colours of 6 card positions"):
+        exposure_batch(spec, 0, 1)
+    assert exposure_batch(dataclasses.replace(spec, route="auto"), 0, 1)[0].rounds > 0
     code, out, err = run("eor", "--wager", "tie", "--decks", "1", "--route", "walk", "--route", "vector")
     assert (code, out) == (2, "")
     assert err == "exactodds: error: --route given twice ('walk', 'vector'): it takes one value\n"

@@ -90,6 +90,16 @@ def routed(route: str) -> Iterator[None]:
         _ROUTE.reset(token)
 
 
+def route_in_force(route: str | None = None) -> str:
+    """``route`` (checked), or where it is None the route in force (:func:`routed`; auto outside any).
+
+    >>> with routed("walk"):
+    ...     route_in_force(), route_in_force("vector")
+    ('walk', 'vector')
+    """
+    return check_route(_ROUTE.get() if route is None else route)
+
+
 def route_of(wager: Wager) -> str:
     """The route auto asks first for ``wager``, chosen before anything is built and the same for every shoe whose
     suits are known: ``walk`` where its table would take more than :data:`WALK_FIRST_BYTES` and the walk reads it
@@ -135,7 +145,7 @@ class Door:
 
     def __init__(self, shoe: Shoe, *, route: str | None = None, warn: bool = True):
         self.shoe = shoe
-        self.route = check_route(_ROUTE.get() if route is None else route)
+        self.route = route_in_force(route)
         self.total = shoe.sequences
         self.warn = warn
         self.tables: RoundDistribution = deal(shoe)
@@ -317,7 +327,7 @@ def returns_many(pairs: Sequence[tuple[Wager, Paytable]], shoes: Sequence[Shoe],
     A pair the walk prices is counted for every shoe by one program of the walk
     (:func:`exactodds.engine.walk.outcome_counts_many`); the others by a :class:`Door` per shoe (the first shoe
     says the route, and warns once where ``warn``)."""
-    route = check_route(_ROUTE.get() if route is None else route)
+    route = route_in_force(route)
     shoes = list(shoes)
     out: list[list[tuple[Any, Fraction | None]]] = []
     doors = [Door(s, route=route, warn=warn and k == 0) for k, s in enumerate(shoes)]

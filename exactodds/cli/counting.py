@@ -114,6 +114,7 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
 @options.plot
 @options.result_format
 @options.max_time
+@options.route
 def exposure(old_wagers: tuple[str, ...], wagers: tuple[str, ...], shoes: int, seed: int | None, decks: int, cut: int,
              tags: str | None, paytables_files: tuple[str, ...], batch: int, workers: int | None,
              scheduler: str | None, quiet: bool, ramp: str | None, bankroll: int, team: bool, first_shoe: int,

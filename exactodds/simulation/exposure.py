@@ -47,7 +47,7 @@ import numpy as np
 from exactodds.analyses.betting import Play, checked_ramp, ramp_units
 from exactodds.analyses.counting import Count
 from exactodds.analyses.eor import effects_of_removal, resolve_pairs
-from exactodds.analyses.door import Door, returns_many, value_moments
+from exactodds.analyses.door import Door, returns_many, route_in_force, routed, value_moments
 from exactodds.engine import budget
 from exactodds.engine.grouped import Multiples, grouped_sums, round_tally
 from exactodds.errors import ExactOddsError
@@ -113,6 +113,7 @@ class ExposureSpec:
     seed: int
     tags: tuple[tuple[int, ...], ...]           # per pair: the tag of each of the 52 cards
     team: bool = False                           # tally every two wagers' expected product (a team's variance)
+    route: str = "auto"                          # the exact route of every door a batch opens (the same numbers)
 
 
 @dataclass
@@ -380,7 +381,13 @@ def _round_multiples(size: int) -> tuple[int, Multiples]:
 
 
 def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
-    """:func:`exposure_batch` as integers over the run's denominators (:class:`_Sums`), as the runs add them."""
+    """:func:`exposure_batch` as integers over the run's denominators (:class:`_Sums`), as the runs add them,
+    by the spec's route (a worker's process has no route in force of its own)."""
+    with routed(spec.route):
+        return _route_sums(spec, first, stop)
+
+
+def _route_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
     stack = _shuffled(spec.decks, spec.seed, first, stop)
     size = stack.shape[1]
     player, banker, shoe_row, _burned = deal_shoes(stack, cut=spec.cut)
@@ -411,7 +418,8 @@ def _batch_sums(spec: ExposureSpec, first: int, stop: int) -> list[_Sums]:
     ranks = unseen.reshape(n, 13, 4).sum(axis=2)
     values = np.concatenate([ranks[:, 9:].sum(axis=1, keepdims=True), ranks[:, :9]], axis=1)
     # every round of the batch at once where the wager is read at point values; shoe by shoe otherwise
-    batched = value_moments([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team)
+    batched = value_moments([(w, w.paytable(t)) for w, t in spec.pairs], values, second=True, cross=spec.team,
+                            route=spec.route)
     # per wager: the edges and the expected squared results, each exactly (_PerRound), and the edges' floors in percent
     moments: list[tuple[_PerRound, _PerRound, int | None, np.ndarray]] = []
     totals = next((found.totals for found in batched if found is not None), np.zeros(0, dtype=np.int64))
@@ -1063,6 +1071,7 @@ def exposure(
     first_shoe: int = 0,
     checkpoint: str | os.PathLike[str] | None = None,
     checkpoint_every: float = CHECKPOINT_EVERY,
+    route: str | None = None,
 ) -> Exposure:
     """Deal ``shoes`` shoes and tally the exact edge and the count of each wager before every round.
 
@@ -1075,11 +1084,13 @@ def exposure(
     ``first_shoe`` makes the run a part of a larger study: shoes ``first_shoe`` to ``first_shoe + shoes - 1``
     of it (parts merge with :func:`merge_exposure`). ``checkpoint`` names a file that keeps the finished
     shoes' exact totals, written atomically every ``checkpoint_every`` seconds and at the end: the same
-    call with the same file resumes where a killed run stopped, with the same result.
+    call with the same file resumes where a killed run stopped, with the same result. ``route`` (auto, vector,
+    walk; None: the route in force, :func:`exactodds.analyses.door.routed`) is every batch's exact route: the
+    same numbers, so not a part of the study a checkpoint names.
     """
 
     run = _prepare(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=tags, catalogue=catalogue, batch=batch,
-                   workers=workers, ramp=ramp, bankroll=bankroll, team=team, first_shoe=first_shoe)
+                   workers=workers, ramp=ramp, bankroll=bankroll, team=team, first_shoe=first_shoe, route=route)
     state = State(run.study, first_shoe, first_shoe + shoes, [], [Tally().to_json() for _ in run.resolved])
     if checkpoint is not None and os.path.exists(checkpoint):
         state = _resumed(checkpoint, state)
@@ -1175,7 +1186,9 @@ class _Run:
 
 def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int, seed: int, decks: int, cut: int,
              tags: dict[str, int] | None, catalogue: Catalogue | None, batch: int, workers: int,
-             ramp: tuple[tuple[int, int], ...], bankroll: int, team: bool, first_shoe: int) -> _Run:
+             ramp: tuple[tuple[int, int], ...], bankroll: int, team: bool, first_shoe: int,
+             route: str | None = None) -> _Run:
+    route = route_in_force(route)
     cat = catalogue if catalogue is not None else load_catalogue()
     resolved = tuple(resolve_pairs(pairs, cat))
     for w, t in resolved:
@@ -1189,9 +1202,10 @@ def _prepare(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int,
     ramp = checked_ramp(ramp)
     if team:
         _check_team(resolved, decks)
-    counts = _counts(resolved, decks, tags, cat)
+    with routed(route):
+        counts = _counts(resolved, decks, tags, cat, route)
     spec = ExposureSpec(tuple((w, t.id) for w, t in resolved), decks, cut, seed,
-                        tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts), team)
+                        tuple(tuple(c.card_tags()) if c else (0,) * 52 for c in counts), team, route)
     study = {"wagers": [f"{w.id}:{t.id}" for w, t in resolved],
              "definitions": [definition(w, t) for w, t in resolved],
              "decks": decks, "cut": cut, "seed": seed, "tags": None if tags is None else dict(sorted(tags.items())),
@@ -1207,9 +1221,9 @@ _COUNTS: dict[tuple[Any, ...], tuple[tuple[tuple[Wager, Paytable], ...], tuple[C
 
 
 def _counts(resolved: tuple[tuple[Wager, Paytable], ...], decks: int, tags: dict[str, int] | None,
-            cat: Catalogue) -> tuple[Count | None, ...]:
+            cat: Catalogue, route: str) -> tuple[Count | None, ...]:
     """Each pair's count off ``decks`` full decks (its effects of removal; ``tags`` replaces the suggested)."""
-    key = (decks, tuple((id(w), id(t)) for w, t in resolved), None if tags is None else tuple(sorted(tags.items())))
+    key = (decks, route, tuple((id(w), id(t)) for w, t in resolved), None if tags is None else tuple(sorted(tags.items())))
     kept = _COUNTS.get(key)
     if kept is not None and all(a is b for pair, other in zip(kept[0], resolved) for a, b in zip(pair, other)):
         return kept[1]
@@ -1339,11 +1353,12 @@ def _duration(seconds: float) -> str:
 
 def estimate(pairs: Iterable[tuple[Wager | str, Paytable | str]], *, shoes: int, seed: int, decks: int = 8,
              cut: int = 14, tags: dict[str, int] | None = None, catalogue: Catalogue | None = None, batch: int = 100,
-             workers: int = 1, team: bool = False, first_shoe: int = 0, sample_seconds: float = 2.0) -> Estimate:
+             workers: int = 1, team: bool = False, first_shoe: int = 0, sample_seconds: float = 2.0,
+             route: str | None = None) -> Estimate:
     """Measure the study's first shoes here (for about ``sample_seconds`` of CPU, at most ``shoes``) and
     say what all ``shoes`` will cost on ``workers`` processes. The study itself is not run."""
     run = _prepare(pairs, shoes=shoes, seed=seed, decks=decks, cut=cut, tags=tags, catalogue=catalogue, batch=batch,
-                   workers=workers, ramp=(), bankroll=BANKROLL, team=team, first_shoe=first_shoe)
+                   workers=workers, ramp=(), bankroll=BANKROLL, team=team, first_shoe=first_shoe, route=route)
     stop = first_shoe + shoes
     totals, setup = _timed_batch(run.spec, first_shoe, first_shoe + 1)       # builds the tables
     at, sample, cpu = first_shoe + 1, 0, 0.0
