@@ -44,7 +44,7 @@ import numpy as np
 
 import exactodds
 from exactodds import extras
-from exactodds.analyses.analysis import analyze
+from exactodds.analyses.analysis import MAIN_WAGERS, analyze
 from exactodds.analyses.eor import effects_of_removal
 from exactodds.analyses.pricing import expected_return
 from exactodds.engine import native
@@ -604,6 +604,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             _row("  its compiled kernel alone (block_sums: the same table, three blocks)", f"{kernel_ms:.3f} ms",
                  f"{kernel_ms / ct_ms:.2f}x the C loop")
     _row("exactodds / NumPy", f"{main_ms / numpy_ms:.2f}x")
+    given = "player_rank_1 in (7, 8, 9)"                 # one card's class seen (issue 55's --given target)
+    plain_ms = _fresh_ms(lambda s: analyze(s, wagers=MAIN_WAGERS), lambda: Shoe.decks(8), repeat=500, warmup=20)
+    given_ms = _fresh_ms(lambda s: analyze(s, wagers=MAIN_WAGERS, given=given), lambda: Shoe.decks(8), repeat=500,
+                         warmup=20)
+    _row(f"analyze's {len(MAIN_WAGERS)} main-game wagers --given {given!r} / without it (median of 500)",
+         f"{given_ms:.3f} / {plain_ms:.3f} ms = {given_ms / plain_ms:.2f}x", "<= 2x", given_ms / plain_ms <= 2)
 
     # -- 2. the whole catalogue on a depleted shoe -----------------------------------------
     print(f"\n2. Whole catalogue ({len(cat)} wagers, {pairs} paytables), warm process, fresh Shoe each call")

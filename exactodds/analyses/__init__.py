@@ -20,6 +20,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "RemovalEffects", "EffectsTable", "effects_of_removal", "resolution", "PER", "least_squares_effects",
         "second_order_effects", "SecondOrder"
     ],
+    "given": ["Given", "priced_given"],
     "house_money": ["HouseMoneyOption", "options_report", "render_options", "BETS"],
     "positions": ["Position", "PositionLine", "position", "parse_stake", "ROUNDS", "CONFIDENCE", "JOINT_ROWS"],
     "pricing": [
@@ -34,6 +35,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
 })
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
+    from exactodds.analyses.given import Given, priced_given
     from exactodds.analyses.designer import SEARCH_BUDGET, Design, Designs, design
     from exactodds.analyses.analysis import (
         MAIN_WAGERS,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from exactodds.analyses.door import ROUTES, Door, check_route
+from exactodds.analyses.given import Given, priced_given
 from exactodds.analyses.pricing import WagerResult, check_wagers
 from exactodds.errors import ExactOddsError, SuitsUnknown
 from exactodds.game.shoe import Shoe
@@ -36,6 +37,7 @@ class Analysis(Results[WagerResult]):
     results: tuple[WagerResult, ...]
     route: str = "vector"
     skipped: tuple[str, ...] = ()        # WAGER:PAYTABLE that read suits, of a shoe whose suits are unknown
+    given: Given | None = None           # the condition every table is priced given (analyze --given)
 
     @classmethod
     def made(cls, shoe: Shoe, results: tuple[WagerResult, ...], route: str) -> Analysis:
@@ -43,20 +45,28 @@ class Analysis(Results[WagerResult]):
         one; the main game is priced in 0.04 ms)."""
         analysis = object.__new__(cls)
         fields = analysis.__dict__
-        fields["shoe"], fields["results"], fields["route"], fields["skipped"] = shoe, results, route, ()
+        fields["shoe"], fields["results"], fields["route"], fields["skipped"], fields["given"] = \
+            shoe, results, route, (), None
         return analysis
 
     def report(self, *, summary: bool = False) -> Report:
         """The outcome tables, or with ``summary`` one row per wager and paytable."""
         made = (summary_report if summary else analysis_report)(self.shoe, self.results, route=self.route)
-        if not self.skipped:
+        if not self.skipped and self.given is None:
             return made
-        original = made.data
+        original, given, skipped = made.data, self.given, self.skipped
 
-        def data() -> dict[str, Any]:                   # the JSON names what was left out
-            return {**(original() if callable(original) else original or {}), "skipped": list(self.skipped)}
+        def data() -> dict[str, Any]:                   # the JSON names what was left out, and what was given
+            body = dict(original() if callable(original) else original or {})
+            if given is not None:
+                body["given"] = given.to_dict()
+            if skipped:
+                body["skipped"] = list(skipped)
+            return body
 
-        return replace(made, data=data, notes=(*made.notes, self.skipped_note()))
+        notes = (*made.notes, self.skipped_note()) if skipped else made.notes
+        headline = {**made.headline, "Given": given.line()} if given is not None else made.headline
+        return replace(made, data=data, notes=notes, headline=headline)
 
     def skipped_note(self) -> str:
         """What was left out, and why: one line."""
@@ -238,12 +248,15 @@ def analyze(
     catalogue: Catalogue | None = None,
     alternatives: Mapping[str, str] | None = None,
     route: str | None = None,
+    given: str | None = None,
 ) -> Analysis:
     """Price the selected wagers exactly, off the top of ``shoe`` (8 decks by default).
 
     ``wagers`` name ``WAGER`` (every paytable) or ``WAGER:PAYTABLE`` (see :func:`select`). ``route``: ``auto``,
     ``vector`` or ``walk`` (:class:`~exactodds.analyses.door.Door`); by default the route in force
-    (:func:`~exactodds.analyses.door.routed`), else ``auto``.
+    (:func:`~exactodds.analyses.door.routed`), else ``auto``. ``given``: a condition on the round's cards
+    (paytable-file language); every table is then over the rounds where it holds, and
+    :attr:`Analysis.given` says how often that is (:mod:`exactodds.analyses.given`).
     """
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if route is not None:
@@ -256,6 +269,9 @@ def analyze(
                                  tuple(paytables), everything, alternatives)
     door = Door(shoe, route=route)
     route = door.route
+    if given is not None:
+        held, results = priced_given(door, selection, given)
+        return Analysis(shoe, tuple(results), _route_shown(route, door.walked, len(results) + 1), given=held)
     if shoe.card_counts is not None:
         results, _ = door.price_all(selection)
         return Analysis.made(shoe, tuple(results), _route_shown(route, door.walked, len(results)))

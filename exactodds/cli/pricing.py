@@ -43,6 +43,9 @@ from exactodds.wagers.pays import vigorish_terms
 @options.bet
 @click.option("--route", type=click.Choice(["auto", "vector", "walk"]), default="auto", show_default=True,
               help=options.ROUTE_HELP)
+@click.option("--given", metavar="CONDITION", help="Price every table given a condition on the round's cards, in "
+              "the paytable-file language, e.g. \"player_rank_1 in (7, 8, 9)\": its exact probability, and each "
+              "table over the rounds where it holds.")
 @click.option("--full", is_flag=True, help="With --all in a terminal: every outcome table, not the summary.")
 @click.option("--summary", is_flag=True, help="One row per wager and paytable (return, edge, variance, hit "
               "frequency) instead of the outcome tables.")
@@ -50,11 +53,12 @@ from exactodds.wagers.pays import vigorish_terms
 @options.result_format
 def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: tuple[str, ...],
             everything: bool, paytables_files: tuple[str, ...], alternatives: tuple[str, ...],
-            settings: tuple[str, ...], bet: str | None, route: str, full: bool, summary: bool, plot: str | None,
-            fmt: str) -> None:
+            settings: tuple[str, ...], bet: str | None, route: str, given: str | None, full: bool, summary: bool,
+            plot: str | None, fmt: str) -> None:
     """Exact per-outcome tables, return, edge and variance for a shoe.
 
     --bet prices every chosen wager that charges a vigorish at that bet size (as --set WAGER:bet=DOLLARS).
+    --given prices them given what a player may know before the bet (a card's class seen, a flashed card).
     --plot draws the probability of each outcome, a panel per wager paytable (at most 24).
     """
     if everything and wagers:
@@ -97,7 +101,7 @@ def analyze(decks: int, remove: str | None, wagers: tuple[str, ...], paytables: 
             raise ExactOddsError(f"--plot draws a panel per wager paytable, at most {MAX_PANELS}; {panels} are "
                                  "chosen: name fewer with --wager")
     result = run_analysis(shoe, wagers=wagers, paytables=paytables, everything=everything, catalogue=cat,
-                          alternatives=alts, route=route)
+                          alternatives=alts, route=route, given=given)
     click.echo(result.render(fmt, summary=summary), nl=False)
     if plot is not None:
         documents.save_plot(lambda r, ax: documents.outcome_probabilities(r, ax=ax), list(result), plot)

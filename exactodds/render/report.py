@@ -186,7 +186,7 @@ _TIDY_SUMMARY = _TIDY_KEYS + tuple(Column(k, kind="decimal", places=12, twin=Tru
 
 
 def _keys(shoe: Shoe, r: WagerResult) -> tuple[Any, ...]:
-    return (shoe.describe(), r.wager.id, r.wager.name, r.wager.section, r.paytable.id)
+    return (r.shoe_description, r.wager.id, r.wager.name, r.wager.section, r.paytable.id)   # "…, given G" too
 
 
 def result_report(r: WagerResult) -> Report:
