@@ -163,3 +163,39 @@ def test_a_player_who_sees_the_four_initial_cards_classes_gains_the_published_ed
               for bits in itertools.product((True, False), repeat=4)]
     edge = _best(Shoe.decks(8), states, ("player", "banker", "tie:8-to-1"))
     assert f"{float(edge):.3%}" == "20.928%"
+
+
+@pytest.mark.slow
+def test_every_wager_of_the_catalogue_is_priced_given_a_card_and_its_counts_rebuild_the_whole():
+    """--all given the first card's class: every paytable's conditional counts and those of the negation add up
+    to its counts, line by line; a wager whose every-card features no table reads beside a card's rank (Heavenly
+    9's same_colour and same_suit) is walked, with one warning saying why."""
+    shoe = Shoe.decks(8)
+    whole = analyze(shoe, everything=True)
+    given = f"player_rank_1 in {HIGH}"
+    with pytest.warns(Warning, match="heavenly-9-progressive:.*the tables cannot read its features together"):
+        held = analyze(shoe, everything=True, given=given)
+    other = analyze(shoe, everything=True, given=f"not ({given})")
+    assert len(whole) == len(held) == len(other) > 80
+    for w, g, n in zip(whole, held, other):
+        assert Counter(_by_line(g)) + Counter(_by_line(n)) == Counter({k: v for k, v in _by_line(w).items() if v}), \
+            w.wager.id
+
+
+def test_a_shoe_whose_suits_are_unknown_leaves_out_the_wagers_that_read_them_and_refuses_a_condition_on_suits():
+    """As without --given: the wagers that read suits are left out and named; a condition that reads suits is
+    refused in one line naming --given, not a wager."""
+    code, out, err = run("analyze", "--remove", "9", "--wager", "player", "--wager", "player-pair", "--given",
+                         "player_rank_1 == 9", "--summary")
+    assert code == 0 and "Skipped 1 wager paytable that read suits" in out and "player-pair:standard" in out, err
+    assert "exact 31/415" in out                       # 31 nines left of 415 cards
+    code, out, err = run("analyze", "--remove", "9", "--wager", "player", "--given", "player_suit_1 == 'h'")
+    assert code == 2 and out == "" and err.startswith("exactodds: error: --given \"player_suit_1 == 'h'\" reads "
+                                                       "suits, but the shoe's suits are unknown"), err
+
+
+def test_the_python_results_say_what_was_given():
+    a = analyze(Shoe.decks(8), wagers=["player"], given="player_rank_1 == 13")
+    assert repr(a) == "<Analysis of 1 wager table on 8 decks (416 cards), given player_rank_1 == 13>"
+    assert a.to_dict()["given"]["probability"] == "1/13"
+    assert a.to_dataframe()["shoe"].iloc[0] == "8 decks (416 cards), given player_rank_1 == 13"

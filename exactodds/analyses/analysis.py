@@ -79,7 +79,10 @@ class Analysis(Results[WagerResult]):
         return render_report(self.report(summary=summary), fmt)
 
     def to_dict(self) -> dict[str, Any]:
-        return analysis_dict(self.shoe, self.results, route=self.route)
+        body = analysis_dict(self.shoe, self.results, route=self.route)
+        if self.given is not None:
+            body["given"] = self.given.to_dict()
+        return body
 
     def to_dataframe(self) -> Any:
         """One row per wager, paytable and outcome: floats beside exact twins (``probability`` and
@@ -91,7 +94,8 @@ class Analysis(Results[WagerResult]):
         return dataframe([summary_row(r) for r in self.results])
 
     def __repr__(self) -> str:
-        return f"<Analysis of {counted(len(self.results), 'wager table')} on {self.shoe.describe()}>"
+        given = f", given {self.given.text}" if self.given is not None else ""
+        return f"<Analysis of {counted(len(self.results), 'wager table')} on {self.shoe.describe()}{given}>"
 
 
 def load_file(path: str | Path, *, check_all: bool = False) -> Catalogue:
@@ -269,9 +273,14 @@ def analyze(
                                  tuple(paytables), everything, alternatives)
     door = Door(shoe, route=route)
     route = door.route
-    if given is not None:
-        held, results = priced_given(door, selection, given)
-        return Analysis(shoe, tuple(results), _route_shown(route, door.walked, len(results) + 1), given=held)
+    if given is not None:                              # suits unknown: as below, the wagers that read them left out
+        held, results, left = priced_given(door, selection, given,
+                                           skip_suits_unknown=shoe.card_counts is None and len(pairs) > 1)
+        if not results:
+            raise SuitsUnknown("every wager chosen reads suits, but the shoe's suits are unknown (cards were given "
+                               "by rank only); give removed cards with their suits, e.g. 9h")
+        return Analysis(shoe, tuple(results), _route_shown(route, door.walked, len(results) + 1),
+                        tuple(f"{pairs[i][0].id}:{pairs[i][1]}" for i in left), given=held)
     if shoe.card_counts is not None:
         results, _ = door.price_all(selection)
         return Analysis.made(shoe, tuple(results), _route_shown(route, door.walked, len(results)))

@@ -214,7 +214,9 @@ class Door:
             except TooLarge as walk:
                 raise TooLarge(f"{tables}; and by the walk: {walk}") from None
             size = re.search(r"about [^;]*\(limit [^)]*\)", str(tables))
-            self._walked(wager, paytable, "its table would be too large to build" + (f" ({size[0]})" if size else ""))
+            why = ("the tables cannot read its features together" if "cannot be read together" in str(tables) else
+                   "its table would be too large to build" + (f" ({size[0]})" if size else ""))
+            self._walked(wager, paytable, why)
             return result
 
     def _walked(self, wager: Wager, paytable: Paytable, why: str) -> None:

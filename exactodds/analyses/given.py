@@ -35,7 +35,7 @@ from typing import Any
 
 from exactodds.analyses.door import Door
 from exactodds.analyses.pricing import WagerResult
-from exactodds.errors import ExactOddsError, InconsistentCounts
+from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, TooLarge
 from exactodds.wagers.catalogue import Paytable, Wager, read_text
 from exactodds.wagers.conditions import Condition
 from exactodds.wagers.pays import Pay
@@ -123,20 +123,32 @@ def _asked(selection: tuple[tuple[Wager, Paytable], ...], cond: Condition) -> tu
 _ASKED: dict[tuple[int, str], tuple[Any, tuple[tuple[Wager, Paytable], ...]]] = {}
 
 
-def priced_given(door: Door, selection: Sequence[tuple[Wager, Paytable]], text: str
-                 ) -> tuple[Given, list[WagerResult]]:
+def priced_given(door: Door, selection: Sequence[tuple[Wager, Paytable]], text: str, *,
+                 skip_suits_unknown: bool = False) -> tuple[Given, list[WagerResult], list[int]]:
     """Each (wager, paytable) of ``selection`` priced off ``door``'s shoe given the condition ``text``: how often
-    it holds, and each wager's table over the rounds where it holds (module doc). A condition that never holds
-    on the shoe is refused in one line."""
+    it holds, each wager's table over the rounds where it holds (module doc), and (``skip_suits_unknown``) the
+    places of the pairs left out as reading suits of a shoe whose suits are unknown. A condition that never
+    holds on the shoe, or reads suits it does not know, is refused in one line."""
     cond = condition(text)
-    results, _ = door.price_all(_asked(tuple(selection), cond))
+    asked = _asked(tuple(selection), cond)
+    if door.shoe.card_counts is None:                     # the condition's own suits first: not a wager's
+        try:
+            door.price(*asked[-1])
+        except SuitsUnknown:
+            raise SuitsUnknown(f"{WHERE} {cond.text!r} reads suits, but the shoe's suits are unknown (cards were "
+                               "given by rank only); give removed cards with their suits, e.g. 9h") from None
+    try:
+        results, skipped = door.price_all(asked, skip_suits_unknown=skip_suits_unknown)
+    except (SuitsUnknown, TooLarge) as exc:               # the condition may be what reads them, or makes it large
+        raise type(exc)(f"{WHERE} {cond.text!r}: {exc}") from None
+    kept = [i for i in range(len(selection)) if i not in set(skipped)]
     given = Given(cond.text, results[-1].lines[0].combinations, results[-1].total)
     if not given.combinations:
         raise ExactOddsError(f"{WHERE} {cond.text!r}: never holds on {door.shoe.describe()}: no round to price "
                              "given it")
     shown = f"{door.shoe.describe()}, given {cond.text}"
     out = []
-    for (wager, paytable), joined in zip(selection, results[:-1]):
+    for (wager, paytable), joined in zip([selection[i] for i in kept], results[:-1]):
         offered, counts = _counts(joined)                 # the loss last (pricing._offered)
         won = sum(counts[:-1])
         if won > given.combinations:                      # an invariant: N(o and G) <= N(G)
@@ -144,7 +156,7 @@ def priced_given(door: Door, selection: Sequence[tuple[Wager, Paytable]], text: 
                                      f"rounds paid of {given.combinations:,}: a defect of exactodds, please report it")
         out.append(WagerResult.counted(wager, paytable, shown, given.combinations, offered,
                                        [*counts[:-1], given.combinations - won]))
-    return given, out
+    return given, out, skipped
 
 
 def _counts(result: WagerResult) -> tuple[Sequence[tuple[int, str, str, Pay]], list[int]]:

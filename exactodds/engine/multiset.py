@@ -53,7 +53,7 @@ from exactodds.engine import bounds, native, tens
 from exactodds.engine.columns import INITIAL_SLOTS, VALUES_READ, identity_columns, slots_read, value_columns
 from exactodds.engine.modular import crt, primes_for
 from exactodds.engine.roundtable import slot_values
-from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
+from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, TooLarge
 from exactodds.game.cards import Rank
 from exactodds.game.shoe import CARDS_PER_ROUND, Shoe, int64_safe
 from exactodds.wagers.outcomes import (
@@ -1079,8 +1079,8 @@ def _plan(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None 
     value_names = {n for n in names if n in VALUE_LEVEL}
     every_names = [n for n in names if n in ALL_CARD_FEATURES]
     if len(every_names) > 1:
-        raise ExactOddsError(f"{every_names[0]!r} and {every_names[1]!r} cannot be read together with single "
-                             "cards' ranks or suits; read one feature of every card")
+        raise TooLarge(f"{every_names[0]!r} and {every_names[1]!r} cannot be read together with single "   # the walk
+                       "cards' ranks or suits by the tables; read one feature of every card")              # reads them
     every = every_names[0] if every_names else None
     id_names = [n for n in names if n not in VALUE_LEVEL and n not in ALL_CARD_FEATURES]
     resolution, id_slots = "value", set[int]()
@@ -1167,8 +1167,14 @@ def _pattern_suits(patterns: list[np.ndarray], count: np.ndarray, within: np.nda
 
 def estimate(names: Iterable[str], *, told: str = EVERY_SUIT, varies: Varies | None = None) -> bounds.Estimate:
     """The size of compiling the multiset table of ``names``, from what the compiler enumerates
-    before refining (see :mod:`exactodds.engine.bounds`)."""
-    return _plan(tuple(sorted(set(names))), told, varies).estimate()
+    before refining (see :mod:`exactodds.engine.bounds`); kept per table (wagers made anew, as ``--given``
+    makes them, read tables already estimated)."""
+    return _estimate(tuple(sorted(set(names))), told, varies)
+
+
+@functools.lru_cache(maxsize=256)
+def _estimate(names: tuple[str, ...], told: str, varies: Varies | None) -> bounds.Estimate:
+    return _plan(names, told, varies).estimate()
 
 
 def _compile(names: tuple[str, ...], told: str = EVERY_SUIT, varies: Varies | None = None) -> MultisetTable:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, TooLarge
 
 __all__ = [
     "POINT_FEATURES", "VALUE_FEATURES", "ALL_CARD_FEATURES", "INITIAL_FEATURES", "DERIVED",
@@ -167,8 +167,8 @@ def feature_kind(names: frozenset[str]) -> str:
         other = names - VALUE_LEVEL - every
         if other and len(every) == 1:
             return "general"                       # one suit, colour or rank for every card: read by suit pattern
-        if other:
-            raise ExactOddsError(
+        if other:                                  # no table reads them: refused as too large (the walk may)
+            raise TooLarge(
                 f"features {sorted(every)[0]!r} and {sorted(every)[1]!r} cannot be read together with "
                 f"{sorted(other)[0]!r} (one feature of every card combines with single cards' ranks and suits)"
             )
