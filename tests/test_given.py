@@ -4,7 +4,6 @@ and the whole return rebuilt from the condition and its negation."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections import Counter
 from fractions import Fraction
@@ -152,17 +151,6 @@ def test_a_player_who_sees_the_first_cards_class_gains_the_published_edge():
     first = f"player_rank_1 in {HIGH}"
     edge = _best(Shoe.decks(8), [first, f"not ({first})"], ("player", "banker"))
     assert f"{float(edge):.3%}" == "6.765%"
-
-
-@pytest.mark.slow
-def test_a_player_who_sees_the_four_initial_cards_classes_gains_the_published_edge():
-    """8 decks, the classes of the four cards dealt before the bet seen, Player, Banker or Tie at 8 to 1 in each
-    of the 16 states where one has an edge: 20.928% (Jacobson, "Edge Sorting in Baccarat")."""
-    positions = ("player_rank_1", "banker_rank_1", "player_rank_2", "banker_rank_2")
-    states = [" and ".join(f"{p} {'in' if high else 'not in'} {HIGH}" for p, high in zip(positions, bits))
-              for bits in itertools.product((True, False), repeat=4)]
-    edge = _best(Shoe.decks(8), states, ("player", "banker", "tie:8-to-1"))
-    assert f"{float(edge):.3%}" == "20.928%"
 
 
 @pytest.mark.slow

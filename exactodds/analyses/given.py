@@ -124,11 +124,12 @@ _ASKED: dict[tuple[int, str], tuple[Any, tuple[tuple[Wager, Paytable], ...]]] = 
 
 
 def priced_given(door: Door, selection: Sequence[tuple[Wager, Paytable]], text: str, *,
-                 skip_suits_unknown: bool = False) -> tuple[Given, list[WagerResult], list[int]]:
+                 skip_suits_unknown: bool = False, never: str = "refuse") -> tuple[Given, list[WagerResult], list[int]]:
     """Each (wager, paytable) of ``selection`` priced off ``door``'s shoe given the condition ``text``: how often
     it holds, each wager's table over the rounds where it holds (module doc), and (``skip_suits_unknown``) the
     places of the pairs left out as reading suits of a shoe whose suits are unknown. A condition that never
-    holds on the shoe, or reads suits it does not know, is refused in one line."""
+    holds on the shoe, or reads suits it does not know, is refused in one line (``never="none"``: a condition that
+    never holds gives no result, one state of several that the shoe cannot deal)."""
     cond = condition(text)
     asked = _asked(tuple(selection), cond)
     if door.shoe.card_counts is None:                     # the condition's own suits first: not a wager's
@@ -143,6 +144,8 @@ def priced_given(door: Door, selection: Sequence[tuple[Wager, Paytable]], text: 
         raise type(exc)(f"{WHERE} {cond.text!r}: {exc}") from None
     kept = [i for i in range(len(selection)) if i not in set(skipped)]
     given = Given(cond.text, results[-1].lines[0].combinations, results[-1].total)
+    if not given.combinations and never == "none":
+        return given, [], skipped
     if not given.combinations:
         raise ExactOddsError(f"{WHERE} {cond.text!r}: never holds on {door.shoe.describe()}: no round to price "
                              "given it")

@@ -38,6 +38,7 @@ COMMANDS = {
     "progressive": ".tools:progressive", "vigorish": ".tools:vigorish", "position": ".tools:position",
     "house-money": ".tools:house_money_command", "mystery": ".tools:mystery",
     "eor": ".counting:eor", "exposure": ".counting:exposure", "merge": ".counting:merge",
+    "advantage": ".counting:advantage",
     "simulate": ".simulation:simulate", "check-sim": ".simulation:check_sim",
     "certificate": ".documents:certificate", "keygen": ".documents:keygen", "verify": ".documents:verify",
     "tables": ".documents:tables",

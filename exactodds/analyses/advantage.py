@@ -1,0 +1,195 @@
+"""Readable backs (edge sorting): what a player gains who tells two classes of cards apart before the bet.
+
+The cards are split into those named (point values or ranks) and the rest, the two classes a player can tell
+apart by their backs; ``seen`` of them are seen before the bet, in the order of the deal (627a.9(a): the first
+card to the Player, the second to the Banker, the third to the Player, the fourth to the Banker). Each
+pattern of classes seen is a state; each wager is priced exactly given it (:mod:`exactodds.analyses.given`,
+through the engine's door), and the player's advantage is what betting the best wager in each state gains:
+one unit every round, or only where it is positive.
+
+>>> from exactodds.game.shoe import Shoe
+>>> a = readable_backs(Shoe.decks(8), sorted_cards="6,7,8,9", seen=1, wagers=["player", "banker"])
+>>> [s.pattern for s in a.states], f"{float(a.when_positive):.3%}"      # the published 6.765%
+(['H', 'L'], '6.765%')
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from exactodds.analyses.analysis import _selected
+from exactodds.analyses.door import Door
+from exactodds.analyses.given import Given, priced_given
+from exactodds.analyses.pricing import WagerResult
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe
+from exactodds.render.tables import Column, Figure, Report, Table, counted, render_report
+from exactodds.wagers.catalogue import Catalogue, load_catalogue
+
+#: The positions whose cards are seen, in the order of the deal (627a.9(a)): the four cards dealt before the
+#: round's third cards. The fifth and sixth cards of the shoe are a third card or not as the round goes; they
+#: are not read here (a refusal says so).
+SEEN_ORDER = ("player_rank_1", "banker_rank_1", "player_rank_2", "banker_rank_2")
+SHOWN = {"player_rank_1": "P1", "banker_rank_1": "B1", "player_rank_2": "P2", "banker_rank_2": "B2"}
+
+_RANK_OF = {"A": 1, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13} | {str(r): r for r in range(2, 10)}
+
+
+def sorted_ranks(text: str, *, where: str = "--sorted") -> tuple[int, ...]:
+    """The ranks (1 to 13) of the class ``text`` names: point values 0 to 9 (0 the ten-valued ranks, 1 the ace)
+    or ranks A, 2 to 9, T (or 10), J, Q, K, comma-separated.
+
+    >>> sorted_ranks("6,7,8,9"), sorted_ranks("0"), sorted_ranks("A,K")
+    ((6, 7, 8, 9), (10, 11, 12, 13), (1, 13))
+    """
+    if not isinstance(text, str):
+        raise ExactOddsError(f"{where}: name point values or ranks, comma-separated, e.g. 6,7,8,9; got {text!r}")
+    if text.strip().lower() == "best":
+        raise ExactOddsError(f"{where} best (the search over every split of the point values) is not built yet: "
+                             "name the class, e.g. 6,7,8,9")
+    ranks: set[int] = set()
+    for token in (t.strip().upper() for t in text.split(",")):
+        if token == "0":
+            ranks.update((10, 11, 12, 13))
+        elif token == "1":
+            ranks.add(1)
+        elif token in _RANK_OF:
+            ranks.add(_RANK_OF[token])
+        else:
+            raise ExactOddsError(f"{where} {text!r}: {token!r} is neither a point value (0 to 9) nor a rank "
+                                 "(A, 2 to 9, T, J, Q, K)")
+    if len(ranks) == 13:
+        raise ExactOddsError(f"{where} {text!r}: names every rank, so the other class is empty: nothing is told "
+                             "apart")
+    return tuple(sorted(ranks))
+
+
+@dataclass(frozen=True)
+class State:
+    """One pattern of classes seen (``H``: a card of the class named, ``L``: of the rest), and every wager
+    priced given it."""
+
+    pattern: str
+    condition: str
+    given: Given
+    results: tuple[WagerResult, ...]
+
+    @property
+    def probability(self) -> Fraction:
+        return self.given.probability
+
+    def best(self) -> WagerResult | None:
+        """The wager with the highest expected return in this state (None where it never comes)."""
+        return max(self.results, key=lambda r: r.expected_return) if self.results else None
+
+
+@dataclass(frozen=True)
+class ReadableBacks:
+    """The states of a sorted shoe and what a player gains in them (:func:`readable_backs`)."""
+
+    shoe: Shoe
+    ranks: tuple[int, ...]
+    seen: int
+    pairs: tuple[str, ...]                   # WAGER:PAYTABLE, in the order of every state's results
+    states: tuple[State, ...]
+
+    @property
+    def every_round(self) -> Fraction:
+        """The expected return of betting one unit, every round, on the best wager of the state seen."""
+        return sum((s.probability * b.expected_return for s in self.states if (b := s.best()) is not None),
+                   Fraction(0))
+
+    @property
+    def when_positive(self) -> Fraction:
+        """The same, betting only in a state where the best wager's return is positive (nothing elsewhere)."""
+        return sum((s.probability * max(Fraction(0), b.expected_return) for s in self.states
+                    if (b := s.best()) is not None), Fraction(0))
+
+    def given_away(self) -> list[tuple[str, Fraction]]:
+        """Each wager, what it alone gives a player who bets it only where it is positive, the most first."""
+        gains = {p: Fraction(0) for p in self.pairs}
+        for s in self.states:
+            for p, r in zip(self.pairs, s.results):
+                gains[p] += s.probability * max(Fraction(0), r.expected_return)
+        return sorted(gains.items(), key=lambda kv: -kv[1])
+
+    def report(self) -> Report:
+        cls = ", ".join(_rank_name(r) for r in self.ranks)
+        columns = (Column("state", "State"), Column("condition", "Cards seen"),
+                   Column("probability", "Probability", "decimal", 8, twin=True),
+                   *(Column(p, p, "percent", 4, twin=True, signed=True) for p in self.pairs),
+                   Column("best", "Best"))
+        rows = tuple((s.pattern, s.condition, s.probability, *(r.expected_return for r in s.results),
+                      b.wager.id + ":" + b.paytable.id if (b := s.best()) is not None else "")
+                     for s in self.states if s.results)
+        table = Table(columns, rows, title=f"Each wager's expected return in each state (H: {cls}; L: the rest)")
+        away = Table((Column("wager", "Wager"), Column("gain", "Player's gain, betting it where positive",
+                                                       "percent", 4, twin=True, signed=True)),
+                     tuple(self.given_away()), title="The wagers by what they give away")
+        seen = ", ".join(SHOWN[p] for p in SEEN_ORDER[:self.seen])
+        return Report("readable backs", headline={
+            "Shoe": self.shoe.describe(),
+            "Sorted": f"{cls} (H) against the rest (L); {counted(self.seen, 'card')} seen before the bet ({seen})",
+            "Betting the best wager every round": Figure(self.every_round, "percent", 4, signed=True),
+            "Betting only where it is positive": Figure(self.when_positive, "percent", 4, signed=True),
+        }, tables=(table, away), data=self.to_dict)
+
+    def render(self, fmt: str) -> str:
+        return render_report(self.report(), fmt)
+
+    def to_dict(self) -> dict[str, Any]:
+        def ex(x: Fraction) -> str:
+            return f"{x.numerator}/{x.denominator}"
+        return {"shoe": self.shoe.to_dict(), "sorted_ranks": list(self.ranks), "seen": self.seen,
+                "wagers": list(self.pairs),
+                "states": [{"pattern": s.pattern, "condition": s.condition, "combinations": s.given.combinations,
+                            "probability": ex(s.probability),
+                            "expected_returns": {p: ex(r.expected_return) for p, r in zip(self.pairs, s.results)}}
+                           for s in self.states],
+                "every_round": ex(self.every_round), "when_positive": ex(self.when_positive),
+                "given_away": [{"wager": p, "gain": ex(g)} for p, g in self.given_away()]}
+
+
+def _rank_name(rank: int) -> str:
+    return {1: "A", 10: "T", 11: "J", 12: "Q", 13: "K"}.get(rank, str(rank))
+
+
+def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1, wagers: Iterable[str] = (),
+                   everything: bool = False, catalogue: Catalogue | None = None,
+                   alternatives: Mapping[str, str] | None = None) -> ReadableBacks:
+    """What a player gains who tells the class ``sorted_cards`` (:func:`sorted_ranks`) from the rest by the
+    cards' backs and sees ``seen`` (1 to 4) cards' classes before the bet, for the wagers named (the main game
+    by default, as ``analyze``), off the top of ``shoe`` (8 decks by default). A wager that is not priced with
+    a fixed pay (a progressive's meter) is refused: its edge has no one value to compare."""
+    shoe = shoe if shoe is not None else Shoe.decks(8)
+    ranks = sorted_ranks(sorted_cards)
+    if type(seen) is not int or not 1 <= seen <= len(SEEN_ORDER):
+        raise ExactOddsError(f"--seen {seen!r}: from 1 to {len(SEEN_ORDER)}, the cards dealt before the third cards "
+                             "(the fifth and sixth cards of the shoe are not read yet)")
+    if isinstance(wagers, str):
+        wagers = (wagers,)
+    pairs, selection = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers), (),
+                                 everything, alternatives)
+    for w, t in selection:
+        if any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered):
+            raise ExactOddsError(f"wager {w.id!r} ({t.id}) pays a progressive meter: its edge has no one value to "
+                                 "compare (see 'exactodds progressive')")
+    named = ", ".join(map(str, ranks)) + ("," if len(ranks) == 1 else "")
+    door = Door(shoe)
+    states = []
+    for bits in itertools.product((True, False), repeat=seen):
+        parts = [f"{p} {'in' if high else 'not in'} ({named})" for p, high in zip(SEEN_ORDER, bits)]
+        condition = " and ".join(parts)
+        given, results = priced_given(door, selection, condition, never="none")[:2]
+        states.append(State("".join("H" if b else "L" for b in bits), condition, given, tuple(results)))
+    if sum(s.given.combinations for s in states) != shoe.sequences:     # the states cover every round, once
+        raise ExactOddsError("internal: the states of a sorted shoe do not cover its rounds: a defect of "
+                             "exactodds, please report it")
+    return ReadableBacks(shoe, ranks, seen, tuple(f"{w.id}:{t}" for w, t in pairs), tuple(states))
+
+
+__all__: Sequence[str] = ("ReadableBacks", "State", "readable_backs", "sorted_ranks", "SEEN_ORDER")

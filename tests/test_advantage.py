@@ -1,0 +1,83 @@
+"""Readable backs (exactodds advantage, exactodds.analyses.advantage): each state of the classes seen priced
+exactly through --given; the published edges of an edge sorter reproduced; the states rebuild every wager's
+return; bad input refused in one line."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from exactodds.analyses.advantage import readable_backs, sorted_ranks
+from exactodds.analyses.analysis import analyze
+from exactodds.errors import ExactOddsError
+from exactodds.game.shoe import Shoe
+
+from .test_cli import run
+
+#: The published sort (E. Jacobson, "Edge Sorting in Baccarat" and its "Update #1", apheat.net, 2012).
+HIGH = "6,7,8,9"
+
+
+def test_one_card_seen_gives_the_published_edge_and_the_states_rebuild_each_wagers_return():
+    """The first card's class seen, Player and Banker: 6.765% (Update #1); per wager, the states' returns
+    weighted by their probabilities are its return off the top, exactly (8 decks less a few cards too)."""
+    a = readable_backs(Shoe.decks(8), sorted_cards=HIGH, seen=1, wagers=["player", "banker"])
+    assert f"{float(a.when_positive):.3%}" == "6.765%" and a.every_round == a.when_positive
+    for shoe in (Shoe.decks(8), Shoe.decks(8).remove("9h", "9s", "8d", "Kc", "2h")):
+        a = readable_backs(shoe, sorted_cards=HIGH, seen=2, wagers=["player", "banker", "tie", "dragon-7-insurance"])
+        assert [s.pattern for s in a.states] == ["HH", "HL", "LH", "LL"] and sum(s.probability for s in a.states) == 1
+        whole = analyze(shoe, wagers=["player", "banker", "tie", "dragon-7-insurance"])
+        for k, r in enumerate(whole):
+            assert sum(s.probability * s.results[k].expected_return for s in a.states) == r.expected_return
+        best = sum(s.probability * max(r.expected_return for r in s.results) for s in a.states)
+        assert a.every_round == best and a.when_positive >= a.every_round
+        assert max(g for _, g in a.given_away()) <= a.when_positive
+
+
+@pytest.mark.slow
+def test_four_cards_seen_give_the_published_edge():
+    """The four initial cards' classes seen, Player, Banker or Tie at 8 to 1 where one has the edge: 20.928%
+    ("Edge Sorting in Baccarat"), the player betting in 15 of the 16 states."""
+    a = readable_backs(Shoe.decks(8), sorted_cards=HIGH, seen=4, wagers=["player", "banker", "tie:8-to-1"])
+    assert len(a.states) == 16 and f"{float(a.when_positive):.3%}" == "20.928%"
+    assert sum(1 for s in a.states if max(r.expected_return for r in s.results) > 0) == 15
+
+
+def test_a_state_the_shoe_cannot_deal_is_left_out():
+    """No nine left in the shoe: the first card is never of the class 9; the other state holds always."""
+    shoe = Shoe.decks(1).remove("9h", "9s", "9d", "9c")
+    a = readable_backs(shoe, sorted_cards="9", seen=1, wagers=["player"])
+    assert [(s.pattern, s.probability, len(s.results)) for s in a.states] == [("H", 0, 0), ("L", 1, 1)]
+    assert a.every_round == analyze(shoe, wagers=["player"])[0].expected_return
+
+
+def test_the_command_prints_the_states_and_keeps_every_figure_exact_in_json():
+    code, out, err = run("advantage", "--sorted", HIGH, "--wager", "player", "--wager", "banker", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert [s["pattern"] for s in data["states"]] == ["H", "L"] and data["states"][0]["probability"] == "4/13"
+    assert f"{float(Fraction(data['when_positive'])):.3%}" == "6.765%"
+    code, out, err = run("advantage", "--sorted", HIGH, "--wager", "player", "--wager", "banker")
+    assert code == 0 and "Betting only where it is positive: +6.7647%" in out and "P1" in out, err
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["--sorted", ""], "neither a point value"),
+    (["--sorted", "6,X"], "'X' is neither a point value"),
+    (["--sorted", "0,1,2,3,4,5,6,7,8,9"], "names every rank"),
+    (["--sorted", HIGH, "--seen", "5"], "--seen"),
+    (["--sorted", HIGH, "--wager", "heavenly-9-progressive"], "pays a progressive meter"),
+    (["--sorted", HIGH, "--all", "--wager", "player"], "exclude each other"),
+])
+def test_bad_input_is_refused_in_one_line(argv, problem):
+    code, out, err = run("advantage", *argv)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and problem in err, err
+
+
+def test_a_class_is_named_by_point_values_or_ranks():
+    assert sorted_ranks("0") == (10, 11, 12, 13) and sorted_ranks("t, J,q,K") == (10, 11, 12, 13)
+    assert sorted_ranks("1") == sorted_ranks("A") == (1,)
+    with pytest.raises(ExactOddsError, match="--seen"):
+        readable_backs(Shoe.decks(8), sorted_cards=HIGH, seen=0)
