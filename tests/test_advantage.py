@@ -81,3 +81,35 @@ def test_a_class_is_named_by_point_values_or_ranks():
     assert sorted_ranks("1") == sorted_ranks("A") == (1,)
     with pytest.raises(ExactOddsError, match="--seen"):
         readable_backs(Shoe.decks(8), sorted_cards=HIGH, seen=0)
+
+
+def test_a_flashed_first_card_gives_what_its_best_split_gives_and_its_states_rebuild_each_return():
+    """The first card seen by rank: in each of its 13 states the best bet is that of its class of 6-9 against the
+    rest, so the gain is the one-card sort's exactly (another set of states, the same number); each wager's
+    states rebuild its return."""
+    from exactodds.analyses.advantage import exposed_card
+    wagers = ["player", "banker", "tie:8-to-1"]
+    first = exposed_card(Shoe.decks(8), position="first", wagers=wagers)
+    assert len(first.states) == 13
+    assert first.when_positive == readable_backs(Shoe.decks(8), sorted_cards=HIGH, seen=1, wagers=wagers).when_positive
+    whole = analyze(Shoe.decks(8), wagers=wagers)
+    for k, r in enumerate(whole):
+        assert sum(s.probability * s.results[k].expected_return for s in first.states) == r.expected_return
+
+
+def test_a_seen_burn_or_bottom_card_is_the_shoe_less_it_and_a_wager_on_suits_is_read_by_card():
+    """The burn card (exposed by 627a.5(f)) or the bottom card: the rounds off the shoe less it; a random card
+    removed unseen changes no return, so the states weighted by their probabilities give each return off the
+    top, exactly; a wager that reads suits makes the states the 52 cards."""
+    from exactodds.analyses.advantage import exposed_card
+    shoe = Shoe.decks(6).remove("9h", "Kc")
+    burn = exposed_card(shoe, position="burn", wagers=["banker", "player-pair"])
+    bottom = exposed_card(shoe, position="bottom", wagers=["banker", "player-pair"])
+    assert len(burn.states) == 52 and [s.results for s in burn.states] == [s.results for s in bottom.states]
+    whole = analyze(shoe, wagers=["banker", "player-pair"])
+    for k, r in enumerate(whole):
+        assert sum(s.probability * s.results[k].expected_return for s in burn.states) == r.expected_return
+    code, out, err = run("advantage", "--exposed", "burn", "--wager", "banker", "--decks", "6")
+    assert code == 0 and "Betting only where it is positive: +0.0000% (exact 0)" in out, err
+    code, out, err = run("advantage", "--exposed", "first", "--sorted", HIGH)
+    assert code == 2 and "one of them" in err

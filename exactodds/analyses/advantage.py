@@ -23,9 +23,11 @@ from typing import Any
 
 from exactodds.analyses.analysis import _selected
 from exactodds.analyses.door import Door
-from exactodds.analyses.given import Given, priced_given
+from exactodds.analyses.eor import resolution
+from exactodds.analyses.given import priced_given
 from exactodds.analyses.pricing import WagerResult
-from exactodds.errors import ExactOddsError
+from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
+from exactodds.game.cards import Card, Rank
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Figure, Report, Table, counted, render_report
 from exactodds.wagers.catalogue import Catalogue, load_catalogue
@@ -70,17 +72,14 @@ def sorted_ranks(text: str, *, where: str = "--sorted") -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class State:
-    """One pattern of classes seen (``H``: a card of the class named, ``L``: of the rest), and every wager
-    priced given it."""
+    """One state of what the player knows (a pattern of classes seen, ``H`` a card of the class named and ``L``
+    of the rest; or an exposed card), how likely it is, and every wager priced in it (none where it never
+    comes)."""
 
     pattern: str
     condition: str
-    given: Given
+    probability: Fraction
     results: tuple[WagerResult, ...]
-
-    @property
-    def probability(self) -> Fraction:
-        return self.given.probability
 
     def best(self) -> WagerResult | None:
         """The wager with the highest expected return in this state (None where it never comes)."""
@@ -88,14 +87,16 @@ class State:
 
 
 @dataclass(frozen=True)
-class ReadableBacks:
-    """The states of a sorted shoe and what a player gains in them (:func:`readable_backs`)."""
+class Advantage:
+    """The states of what a player knows before the bet and what he gains in them (:func:`readable_backs`,
+    :func:`exposed_card`)."""
 
     shoe: Shoe
-    ranks: tuple[int, ...]
-    seen: int
+    knows: str                               # what the player knows, in words
     pairs: tuple[str, ...]                   # WAGER:PAYTABLE, in the order of every state's results
     states: tuple[State, ...]
+    ranks: tuple[int, ...] = ()              # the class named (readable backs)
+    seen: int = 0                            # the cards whose class is seen (readable backs)
 
     @property
     def every_round(self) -> Fraction:
@@ -118,22 +119,20 @@ class ReadableBacks:
         return sorted(gains.items(), key=lambda kv: -kv[1])
 
     def report(self) -> Report:
-        cls = ", ".join(_rank_name(r) for r in self.ranks)
-        columns = (Column("state", "State"), Column("condition", "Cards seen"),
+        columns = (Column("state", "State"), Column("condition", "Known"),
                    Column("probability", "Probability", "decimal", 8, twin=True),
                    *(Column(p, p, "percent", 4, twin=True, signed=True) for p in self.pairs),
                    Column("best", "Best"))
         rows = tuple((s.pattern, s.condition, s.probability, *(r.expected_return for r in s.results),
                       b.wager.id + ":" + b.paytable.id if (b := s.best()) is not None else "")
                      for s in self.states if s.results)
-        table = Table(columns, rows, title=f"Each wager's expected return in each state (H: {cls}; L: the rest)")
+        table = Table(columns, rows, title="Each wager's expected return in each state")
         away = Table((Column("wager", "Wager"), Column("gain", "Player's gain, betting it where positive",
                                                        "percent", 4, twin=True, signed=True)),
                      tuple(self.given_away()), title="The wagers by what they give away")
-        seen = ", ".join(SHOWN[p] for p in SEEN_ORDER[:self.seen])
-        return Report("readable backs", headline={
+        return Report("advantage", headline={
             "Shoe": self.shoe.describe(),
-            "Sorted": f"{cls} (H) against the rest (L); {counted(self.seen, 'card')} seen before the bet ({seen})",
+            "Known before the bet": self.knows,
             "Betting the best wager every round": Figure(self.every_round, "percent", 4, signed=True),
             "Betting only where it is positive": Figure(self.when_positive, "percent", 4, signed=True),
         }, tables=(table, away), data=self.to_dict)
@@ -144,10 +143,9 @@ class ReadableBacks:
     def to_dict(self) -> dict[str, Any]:
         def ex(x: Fraction) -> str:
             return f"{x.numerator}/{x.denominator}"
-        return {"shoe": self.shoe.to_dict(), "sorted_ranks": list(self.ranks), "seen": self.seen,
-                "wagers": list(self.pairs),
-                "states": [{"pattern": s.pattern, "condition": s.condition, "combinations": s.given.combinations,
-                            "probability": ex(s.probability),
+        return {"shoe": self.shoe.to_dict(), "knows": self.knows, "sorted_ranks": list(self.ranks),
+                "seen": self.seen, "wagers": list(self.pairs),
+                "states": [{"pattern": s.pattern, "condition": s.condition, "probability": ex(s.probability),
                             "expected_returns": {p: ex(r.expected_return) for p, r in zip(self.pairs, s.results)}}
                            for s in self.states],
                 "every_round": ex(self.every_round), "when_positive": ex(self.when_positive),
@@ -160,7 +158,7 @@ def _rank_name(rank: int) -> str:
 
 def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1, wagers: Iterable[str] = (),
                    everything: bool = False, catalogue: Catalogue | None = None,
-                   alternatives: Mapping[str, str] | None = None) -> ReadableBacks:
+                   alternatives: Mapping[str, str] | None = None) -> Advantage:
     """What a player gains who tells the class ``sorted_cards`` (:func:`sorted_ranks`) from the rest by the
     cards' backs and sees ``seen`` (1 to 4) cards' classes before the bet, for the wagers named (the main game
     by default, as ``analyze``), off the top of ``shoe`` (8 decks by default). A wager that is not priced with
@@ -170,6 +168,25 @@ def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1
     if type(seen) is not int or not 1 <= seen <= len(SEEN_ORDER):
         raise ExactOddsError(f"--seen {seen!r}: from 1 to {len(SEEN_ORDER)}, the cards dealt before the third cards "
                              "(the fifth and sixth cards of the shoe are not read yet)")
+    pairs, selection = _fixed(wagers, everything, catalogue, alternatives)
+    named = ", ".join(map(str, ranks)) + ("," if len(ranks) == 1 else "")
+    door = Door(shoe)
+    states = []
+    for bits in itertools.product((True, False), repeat=seen):
+        parts = [f"{p} {'in' if high else 'not in'} ({named})" for p, high in zip(SEEN_ORDER, bits)]
+        condition = " and ".join(parts)
+        given, results = priced_given(door, selection, condition, never="none")[:2]
+        states.append(State("".join("H" if b else "L" for b in bits), condition, given.probability, tuple(results)))
+    _covered(states)
+    cls = ", ".join(_rank_name(r) for r in ranks)
+    knows = (f"the class of {counted(seen, 'card')} ({', '.join(SHOWN[p] for p in SEEN_ORDER[:seen])}): "
+             f"{cls} (H) or the rest (L)")
+    return Advantage(shoe, knows, tuple(f"{w.id}:{t}" for w, t in pairs), tuple(states), ranks, seen)
+
+
+def _fixed(wagers: Iterable[str], everything: bool, catalogue: Catalogue | None,
+           alternatives: Mapping[str, str] | None) -> tuple[list[tuple[Any, str]], tuple[tuple[Any, Any], ...]]:
+    """The pairs named (as ``analyze`` selects them), refused where a pay is a progressive's meter."""
     if isinstance(wagers, str):
         wagers = (wagers,)
     pairs, selection = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers), (),
@@ -178,18 +195,61 @@ def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1
         if any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered):
             raise ExactOddsError(f"wager {w.id!r} ({t.id}) pays a progressive meter: its edge has no one value to "
                                  "compare (see 'exactodds progressive')")
-    named = ", ".join(map(str, ranks)) + ("," if len(ranks) == 1 else "")
+    return pairs, selection
+
+
+def _covered(states: Sequence[State]) -> None:
+    """The invariant of every set of states: they cover every round, once."""
+    if sum(s.probability for s in states) != 1:
+        raise InconsistentCounts("internal: the states of what the player knows do not cover every round: a "
+                                 "defect of exactodds, please report it")
+
+
+#: Where an exposed card is seen: the first card dealt (627a.9(a), flashed), the burn card (exposed by
+#: 627a.5(f)), the bottom card of the stack (behind the second cover card, never dealt: 627a.5(d)).
+EXPOSED = ("first", "burn", "bottom")
+
+
+def exposed_card(shoe: Shoe | None = None, *, position: str, wagers: Iterable[str] = (), everything: bool = False,
+                 catalogue: Catalogue | None = None, alternatives: Mapping[str, str] | None = None) -> Advantage:
+    """What a player gains who sees one card before the bet: each card it could be (by rank where every wager
+    reads point values and ranks alone, else by rank and suit), its probability, each wager's exact edge given
+    it, and the average advantage. ``position``: ``first`` (the round's first card, the Player's: the wagers
+    priced given it), ``burn`` or ``bottom`` (a card known not to be dealt: the rounds off the shoe less it)."""
+    shoe = shoe if shoe is not None else Shoe.decks(8)
+    if position not in EXPOSED:
+        raise ExactOddsError(f"--exposed {position!r}: one of {', '.join(EXPOSED)}")
+    pairs, selection = _fixed(wagers, everything, catalogue, alternatives)
+    by_card = any(resolution(w) == "card" for w, _ in selection)
+    if by_card and shoe.card_counts is None:
+        raise SuitsUnknown("--exposed: a wager chosen reads suits, so the card is seen with its suit, but the "
+                           "shoe's suits are unknown (cards were given by rank only); give them with their suits")
+    items: list[Any] = [Card.from_index(i) for i in range(52)] if by_card else list(Rank)
     door = Door(shoe)
     states = []
-    for bits in itertools.product((True, False), repeat=seen):
-        parts = [f"{p} {'in' if high else 'not in'} ({named})" for p, high in zip(SEEN_ORDER, bits)]
-        condition = " and ".join(parts)
-        given, results = priced_given(door, selection, condition, never="none")[:2]
-        states.append(State("".join("H" if b else "L" for b in bits), condition, given, tuple(results)))
-    if sum(s.given.combinations for s in states) != shoe.sequences:     # the states cover every round, once
-        raise ExactOddsError("internal: the states of a sorted shoe do not cover its rounds: a defect of "
-                             "exactodds, please report it")
-    return ReadableBacks(shoe, ranks, seen, tuple(f"{w.id}:{t}" for w, t in pairs), tuple(states))
+    for item in items:
+        cards = shoe.card_counts
+        held = cards[item.index] if isinstance(item, Card) and cards is not None else shoe.rank_counts[item.value - 1]
+        label = str(item)
+        if not held:
+            states.append(State(label, "", Fraction(0), ()))
+            continue
+        if position == "first":
+            rank = item.rank.value if isinstance(item, Card) else item.value
+            condition = f"player_rank_1 == {rank}" + (
+                f" and player_suit_1 == '{item.suit.value}'" if isinstance(item, Card) else "")
+            given, results = priced_given(door, selection, condition)[:2]
+            states.append(State(label, condition, given.probability, tuple(results)))
+        else:
+            less = shoe.remove(item)
+            results, _ = Door(less).price_all(selection)
+            states.append(State(label, f"the {position} card: {label}", Fraction(held, shoe.size), tuple(results)))
+    _covered(states)
+    where = {"first": "the first card dealt (the Player's)", "burn": "the burn card (627a.5(f))",
+             "bottom": "the bottom card (never dealt, 627a.5(d))"}[position]
+    knows = f"{where}, by its {'rank and suit' if by_card else 'rank'}"
+    return Advantage(shoe, knows, tuple(f"{w.id}:{t}" for w, t in pairs), tuple(states))
 
 
-__all__: Sequence[str] = ("ReadableBacks", "State", "readable_backs", "sorted_ranks", "SEEN_ORDER")
+__all__: Sequence[str] = ("Advantage", "State", "readable_backs", "exposed_card", "sorted_ranks", "SEEN_ORDER",
+                          "EXPOSED")

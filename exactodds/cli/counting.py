@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from exactodds.analyses.advantage import readable_backs
+from exactodds.analyses.advantage import EXPOSED, exposed_card, readable_backs
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.betting import parse_ramp
 from exactodds.analyses.counting import parse_tags
@@ -87,31 +87,43 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
 @command()
 @options.wager
 @click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue (fixed pays).")
-@click.option("--sorted", "sorted_cards", required=True, metavar="CARDS",
+@click.option("--sorted", "sorted_cards", metavar="CARDS",
               help="The class a player tells from the rest by the cards' backs: point values 0-9 or ranks A, 2-9, "
                    "T, J, Q, K, comma-separated (e.g. 6,7,8,9).")
-@click.option("--seen", type=click.IntRange(1, 4), default=1, show_default=True,
-              help="How many cards' classes are seen before the bet, in the order of the deal: 1 (the first, at "
-                   "the mouth of the shoe) to 4 (the four initial cards).")
+@click.option("--seen", type=click.IntRange(1, 4), default=None,
+              help="With --sorted: how many cards' classes are seen before the bet, in the order of the deal: 1 "
+                   "(the first, at the mouth of the shoe; the default) to 4 (the four initial cards).")
+@click.option("--exposed", type=click.Choice(EXPOSED), help="Instead: one card seen, each card it could be: the "
+              "first card dealt (flashed), the burn card (exposed by 627a.5(f)) or the bottom card (never dealt).")
 @options.decks
 @options.remove
 @options.paytables
 @options.result_format
 @options.max_time
 @options.route
-def advantage(wagers: tuple[str, ...], everything: bool, sorted_cards: str, seen: int, decks: int,
-              remove: str | None, paytables_files: tuple[str, ...], fmt: str) -> None:
-    """Readable backs (edge sorting): each wager's exact edge in each state of the classes seen, and what a
-    player gains betting the best wager in each (every round, and only where it is positive).
+def advantage(wagers: tuple[str, ...], everything: bool, sorted_cards: str | None, seen: int | None,
+              exposed: str | None, decks: int, remove: str | None, paytables_files: tuple[str, ...],
+              fmt: str) -> None:
+    """What a player gains by knowing a card before the bet: readable backs (--sorted, edge sorting) or an
+    exposed card (--exposed). Each wager's exact edge in each state, and the advantage betting the best wager
+    in each (every round, and only where it is positive).
 
     By default the main game, as analyze; --all every wager with fixed pays.
     """
     if everything and wagers:
         raise ExactOddsError("--all and --wager exclude each other")
+    if (sorted_cards is None) == (exposed is None):
+        raise ExactOddsError("give --sorted CARDS (readable backs) or --exposed POSITION (a card seen), one of them")
+    if seen is not None and sorted_cards is None:
+        raise ExactOddsError("--seen goes with --sorted")
     cat = options.catalogue(paytables_files)
     shoe = options.shoe(decks, remove)
-    result = readable_backs(shoe, sorted_cards=sorted_cards, seen=seen, wagers=wagers, catalogue=cat,
-                            everything=everything)
+    if exposed is not None:
+        result = exposed_card(shoe, position=exposed, wagers=wagers, catalogue=cat, everything=everything)
+    else:
+        assert sorted_cards is not None
+        result = readable_backs(shoe, sorted_cards=sorted_cards, seen=seen or 1, wagers=wagers, catalogue=cat,
+                                everything=everything)
     click.echo(result.render(fmt), nl=False)
 
 
