@@ -113,3 +113,26 @@ def test_a_seen_burn_or_bottom_card_is_the_shoe_less_it_and_a_wager_on_suits_is_
     assert code == 0 and "Betting only where it is positive: +0.0000% (exact 0)" in out, err
     code, out, err = run("advantage", "--exposed", "first", "--sorted", HIGH)
     assert code == 2 and "one of them" in err
+
+
+def test_the_best_split_for_one_card_is_the_published_one_and_every_split_agrees_with_the_door():
+    """511 splits of the point values from the value-level rounds: for the first card the best is 6-9 against
+    the rest (6.765%); the next is priced again through the engine's door, to the same fraction."""
+    from exactodds.analyses.advantage import best_splits
+    found = best_splits(Shoe.decks(8), seen=1, wagers=["player", "banker"])
+    assert len(found.splits) == 511 and found.splits[0][0] == (6, 7, 8, 9)
+    assert f"{float(found.splits[0][1]):.3%}" == "6.765%" == f"{float(found.best.when_positive):.3%}"
+    values, gain, every = found.splits[1]
+    again = readable_backs(Shoe.decks(8), sorted_cards=",".join(map(str, values)), seen=1, wagers=["player", "banker"])
+    assert (again.when_positive, again.every_round) == (gain, every)
+    code, out, err = run("advantage", "--sorted", "best", "--wager", "player-pair")
+    assert code == 2 and "reads the cards" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_the_best_split_for_four_cards_gives_the_published_edge():
+    """The four initial cards' classes, Player, Banker or Tie at 8 to 1: the best split gains 30.291% (F. Roach's
+    search, confirmed in E. Jacobson's "Edge Sorting in Baccarat, Update #1"), confirmed through the door."""
+    from exactodds.analyses.advantage import best_splits
+    found = best_splits(Shoe.decks(8), seen=4, wagers=["player", "banker", "tie:8-to-1"])
+    assert f"{float(found.splits[0][1]):.3%}" == "30.291%" == f"{float(found.best.when_positive):.3%}"

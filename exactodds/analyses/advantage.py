@@ -16,21 +16,26 @@ one unit every round, or only where it is positive.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from exactodds.analyses.analysis import _selected
 from exactodds.analyses.door import Door
 from exactodds.analyses.eor import resolution
 from exactodds.analyses.given import priced_given
 from exactodds.analyses.pricing import WagerResult
+from exactodds.engine.roundtable import round_table, round_weights
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
 from exactodds.game.cards import Card, Rank
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Figure, Report, Table, counted, render_report
 from exactodds.wagers.catalogue import Catalogue, load_catalogue
+from exactodds.wagers.outcomes import feature_kind, point_row
 
 #: The positions whose cards are seen, in the order of the deal (627a.9(a)): the four cards dealt before the
 #: round's third cards. The fifth and sixth cards of the shoe are a third card or not as the round goes; they
@@ -51,8 +56,8 @@ def sorted_ranks(text: str, *, where: str = "--sorted") -> tuple[int, ...]:
     if not isinstance(text, str):
         raise ExactOddsError(f"{where}: name point values or ranks, comma-separated, e.g. 6,7,8,9; got {text!r}")
     if text.strip().lower() == "best":
-        raise ExactOddsError(f"{where} best (the search over every split of the point values) is not built yet: "
-                             "name the class, e.g. 6,7,8,9")
+        raise ExactOddsError(f"{where} best: the search over every split is best_splits(), not a class: name the "
+                             "class, e.g. 6,7,8,9")
     ranks: set[int] = set()
     for token in (t.strip().upper() for t in text.split(",")):
         if token == "0":
@@ -251,5 +256,98 @@ def exposed_card(shoe: Shoe | None = None, *, position: str, wagers: Iterable[st
     return Advantage(shoe, knows, tuple(f"{w.id}:{t}" for w, t in pairs), tuple(states))
 
 
-__all__: Sequence[str] = ("Advantage", "State", "readable_backs", "exposed_card", "sorted_ranks", "SEEN_ORDER",
-                          "EXPOSED")
+__all__: Sequence[str] = ("Advantage", "BestSplits", "State", "best_splits", "readable_backs", "exposed_card",
+                          "sorted_ranks", "SEEN_ORDER", "EXPOSED")
+
+
+#: Where ``--sorted best`` names what it found: the first splits, the most given away first.
+BEST_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class BestSplits:
+    """The splits of the ten point values into two classes, each with what an edge sorter gains by it at the
+    ``seen`` asked for (betting the best wager where it is positive), the most first; ``best``: the first
+    priced again through the engine's door (:func:`readable_backs`), the same figure by a second route."""
+
+    splits: tuple[tuple[tuple[int, ...], Fraction, Fraction], ...]     # (values, when positive, every round)
+    best: Advantage
+
+    def report(self) -> Report:
+        shown = self.splits[:BEST_SHOWN]
+        table = Table((Column("values", "High class (point values)"),
+                       Column("when_positive", "Gain, betting only where positive", "percent", 4, twin=True,
+                              signed=True),
+                       Column("every_round", "Gain, betting every round", "percent", 4, twin=True, signed=True)),
+                      tuple((", ".join(map(str, v)), g, e) for v, g, e in shown),
+                      title=f"The best {len(shown)} of {len(self.splits)} splits of the point values")
+        inner = self.best.report()
+        return replace(inner, tables=(table, *inner.tables), data=self.to_dict)
+
+    def render(self, fmt: str) -> str:
+        return render_report(self.report(), fmt)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"splits": [{"values": list(v), "when_positive": f"{g.numerator}/{g.denominator}",
+                            "every_round": f"{e.numerator}/{e.denominator}"} for v, g, e in self.splits],
+                "best": self.best.to_dict()}
+
+
+def best_splits(shoe: Shoe | None = None, *, seen: int = 1, wagers: Iterable[str] = (),
+                catalogue: Catalogue | None = None) -> BestSplits:
+    """Every split of the point values into two classes (511: a class and its complement are one split), what
+    a player gains by it who sees ``seen`` cards' classes, for wagers read at point-level features (the main
+    game's: a wager that reads cards is refused). Counted from the value-level rounds: each round's weight
+    off ``shoe`` (:func:`~exactodds.engine.roundtable.round_weights`) summed per state and point-level key,
+    each key settled by the per-row interpreter of the wagers' conditions; the best split is then priced
+    through the engine's door (:func:`readable_backs`) and must give the same figure."""
+    shoe = shoe if shoe is not None else Shoe.decks(8)
+    if type(seen) is not int or not 1 <= seen <= len(SEEN_ORDER):
+        raise ExactOddsError(f"--seen {seen!r}: from 1 to {len(SEEN_ORDER)}")
+    pairs, selection = _fixed(wagers, False, catalogue, None)
+    for w, _ in selection:
+        if feature_kind(w.features) != "point":
+            raise ExactOddsError(f"--sorted best searches the splits for wagers read at point level (the main "
+                                 f"game's); wager {w.id!r} reads the cards: name its split instead, e.g. 6,7,8,9")
+    table = round_table()
+    weights = round_weights(shoe)
+    points = np.stack([table.player_total, table.banker_total, table.player_cards, table.banker_cards], axis=1)
+    keys, key_of = np.unique(points, axis=0, return_inverse=True)
+    key_of = key_of.ravel()
+    seen_values = table.order[:, :seen].astype(np.int64)            # the first cards' values, in the order dealt
+    nets = [[Fraction(t.pays[o.id].net) for o in w.outcomes] + [Fraction(-1)] for w, t in selection]
+    unit = math.lcm(*(n.denominator for row in nets for n in row))   # the nets in integers over one denominator
+    ints = [[int(n * unit) for n in row] for row in nets]
+    paid = [[_paid(w, t, (int(k[0]), int(k[1]), int(k[2]), int(k[3]))) for k in keys] for w, t in selection]
+    net_of_key = [[ints[j][o] for o in paid[j]] for j in range(len(selection))]
+    found = []
+    for subset in range(1, 2 ** 9):                                 # the class without the ten-valued (value 0)
+        values = tuple(v for v in range(1, 10) if subset >> (v - 1) & 1)
+        high = np.zeros(10, dtype=np.int64)
+        high[list(values)] = 1
+        state = (high[seen_values] << np.arange(seen)).sum(axis=1)  # bit i: the i-th card seen is high
+        per = np.zeros((2 ** seen, len(keys)), dtype=weights.dtype)
+        np.add.at(per, (state, key_of), weights)
+        every = positive = 0
+        for row in per.tolist():
+            total = sum(row)
+            if not total:
+                continue
+            best = max(sum(n * x for n, x in zip(row, net_of_key[j]) if n) for j in range(len(selection)))
+            every += best
+            positive += max(0, best)
+        found.append((values, Fraction(positive, unit * shoe.sequences), Fraction(every, unit * shoe.sequences)))
+    found.sort(key=lambda f: (-f[1], f[0]))
+    best = readable_backs(shoe, sorted_cards=",".join(map(str, found[0][0])), seen=seen,
+                          wagers=[f"{w.id}:{t}" for w, t in pairs], catalogue=catalogue)
+    if best.when_positive != found[0][1]:                           # two routes to one figure
+        raise InconsistentCounts(f"internal: the best split counted {found[0][1]} from the value-level rounds "
+                                 f"and {best.when_positive} through the engine: a defect of exactodds, please "
+                                 "report it")
+    return BestSplits(tuple(found), best)
+
+
+def _paid(wager: Any, paytable: Any, key: tuple[int, int, int, int]) -> int:
+    """The outcome index a point-level key is paid as (the wager's outcomes, then the loss last)."""
+    oid = wager.settle_row(point_row(key), paytable)
+    return len(wager.outcomes) if oid is None else [o.id for o in wager.outcomes].index(oid)

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from exactodds.analyses.advantage import EXPOSED, exposed_card, readable_backs
+from exactodds.analyses.advantage import EXPOSED, Advantage, BestSplits, best_splits, exposed_card, readable_backs
 from exactodds.analyses.analysis import priced_pairs
 from exactodds.analyses.betting import parse_ramp
 from exactodds.analyses.counting import parse_tags
@@ -89,7 +89,8 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
 @click.option("--all", "everything", is_flag=True, help="Every wager and paytable of the catalogue (fixed pays).")
 @click.option("--sorted", "sorted_cards", metavar="CARDS",
               help="The class a player tells from the rest by the cards' backs: point values 0-9 or ranks A, 2-9, "
-                   "T, J, Q, K, comma-separated (e.g. 6,7,8,9).")
+                   "T, J, Q, K, comma-separated (e.g. 6,7,8,9); or best: every split of the point values searched "
+                   "(main-game wagers), the best first.")
 @click.option("--seen", type=click.IntRange(1, 4), default=None,
               help="With --sorted: how many cards' classes are seen before the bet, in the order of the deal: 1 "
                    "(the first, at the mouth of the shoe; the default) to 4 (the four initial cards).")
@@ -118,10 +119,16 @@ def advantage(wagers: tuple[str, ...], everything: bool, sorted_cards: str | Non
         raise ExactOddsError("--seen goes with --sorted")
     cat = options.catalogue(paytables_files)
     shoe = options.shoe(decks, remove)
+    result: Advantage | BestSplits
     if exposed is not None:
         result = exposed_card(shoe, position=exposed, wagers=wagers, catalogue=cat, everything=everything)
+    elif sorted_cards is not None and sorted_cards.strip().lower() == "best":
+        if everything:
+            raise ExactOddsError("--sorted best searches the splits for the main game's wagers: name them with "
+                                 "--wager, not --all")
+        result = best_splits(shoe, seen=seen or 1, wagers=wagers, catalogue=cat)
     else:
-        assert sorted_cards is not None
+        assert sorted_cards is not None                  # one of --sorted and --exposed, checked above
         result = readable_backs(shoe, sorted_cards=sorted_cards, seen=seen or 1, wagers=wagers, catalogue=cat,
                                 everything=everything)
     click.echo(result.render(fmt), nl=False)
