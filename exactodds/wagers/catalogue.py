@@ -129,6 +129,13 @@ class Wager:
             f"(it has {', '.join(self.paytables)})"
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without what it keeps of its pricing (``_cache``: an optimisation, and it may hold a table's
+        closures): a worker process makes its own."""
+        state = dict(self.__dict__)
+        state.pop("_cache", None)
+        return state
+
     def with_alternative(self, alternative_id: str) -> Wager:
         """The wager priced under a documented alternative reading."""
         alt = self.alternatives.get(alternative_id)
