@@ -25,6 +25,7 @@ NO_RESULT = {
     "verify": "prints one verdict line",
     "check": "prints one verdict line per file",
     "simulate": "writes records (their format is --record-format)",
+    "simulate-player": "writes a surveillance log (CSV)",
 }
 
 #: Commands that name wagers under another option, and why.
@@ -298,9 +299,10 @@ def test_a_stake_written_apart_from_its_wager_is_answered_with_the_spelling_mean
 
 
 @pytest.mark.parametrize(("args", "said"), [
-    (["eor", "--seed", "1"], "eor has no option --seed: certificate, exposure and simulate take --seed (see 'exactodds eor --help')"),
+    (["eor", "--seed", "1"], "eor has no option --seed: certificate, exposure, simulate and simulate-player take --seed (see "
+     "'exactodds eor --help')"),
     (["exposure", "--level", "2"], "exposure has no option --level: eor takes --level"),
-    (["design", "--plot", "x.png"], "design has no option --plot: analyze, eor, exposure and position take --plot"),
+    (["design", "--plot", "x.png"], "design has no option --plot: analyze, check-player, eor and 2 other commands take --plot"),
     (["eor", "--wagr", "tie"], "eor has no option --wagr (did you mean --wager?)"),
     (["analyze", "--frobnicate"], "analyze has no option --frobnicate (see 'exactodds analyze --help')"),
 ])

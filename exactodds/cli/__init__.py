@@ -40,6 +40,7 @@ COMMANDS = {
     "eor": ".counting:eor", "exposure": ".counting:exposure", "merge": ".counting:merge",
     "advantage": ".counting:advantage",
     "simulate": ".simulation:simulate", "check-sim": ".simulation:check_sim",
+    "check-player": ".simulation:check_player", "simulate-player": ".simulation:simulate_player",
     "certificate": ".documents:certificate", "keygen": ".documents:keygen", "verify": ".documents:verify",
     "tables": ".documents:tables",
     "serve": ".live:serve",

@@ -20,9 +20,13 @@ from exactodds.cli import options
 from exactodds.cli.core import EXIT_CHECK_FAILED, command, either, given, progress
 from exactodds.errors import ExactOddsError
 from exactodds.files import check_output
+from exactodds.documents.plots import check_plot_path, save_plot
+from exactodds.simulation.checkplayer import bet_against_edge
+from exactodds.simulation.checkplayer import check_player as run_check
 from exactodds.simulation.checkpoint import CHECKPOINT_EVERY
 from exactodds.simulation.checksim import check_counts, check_files, read_counts, render
 from exactodds.simulation.checkstate import Checkpoint
+from exactodds.simulation.players import player_log
 from exactodds.simulation.cluster import dask_client, workers_cpu
 from exactodds.simulation.recordio import RecordWriter, detect, expand_sources
 from exactodds.simulation.simulate import record_columns, record_table, simulate_chunks
@@ -262,3 +266,84 @@ def check_sim(ctx: click.Context, paths: tuple[str, ...], decks: int, wagers: tu
         click.echo(rate, err=True)
     if not result.ok:
         sys.exit(EXIT_CHECK_FAILED)
+
+
+@command(name="check-player")
+@click.argument("log", metavar="LOG")
+@options.decks
+@options.paytables
+@click.option("--sorted", "sorted_cards", metavar="CARDS", help="Also the class of each round's first card, read "
+              "from the backs (edge sorting): the point values or ranks of one class, e.g. 6,7,8,9.")
+@click.option("--alpha", "alpha_text", default="1%", show_default=True, metavar="LEVEL",
+              help="Flag the player where the permutation p-value is at most this, e.g. 1% or 0.01.")
+@click.option("--permutations", type=int, default=999, show_default=True, metavar="N",
+              help="Permutations of each shoe's rounds (19 to 99,999).")
+@click.option("--permutation-seed", "seed", type=int, default=0, show_default=True, metavar="N",
+              help="Seed of the permutations (shoe k's from (N, k)).")
+@click.option("--input-format", "input_format", type=_RECORD_FORMATS, default=None,
+              help="Log format (default: from the file's extension).")
+@options.plot
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@options.result_format
+def check_player(log: str, decks: int, paytables_files: tuple[str, ...], sorted_cards: str | None, alpha_text: str,
+                 permutations: int, seed: int, input_format: str | None, plot: str | None, quiet: bool,
+                 fmt: str) -> None:
+    """Check a player's bets in a surveillance LOG against the exact edge each bet had when it was placed.
+
+    LOG has one record per round dealt (CSV, JSON Lines or Parquet, as check-sim reads): the round's cards
+    (player1 ... banker3), 'shoe', optionally 'round' (1, 2, 3 ... within the shoe), and one column per wager
+    watched, WAGER:PAYTABLE, holding the amount the player bet on it (empty or 0: no bet). Each bet's edge is
+    the wager's exact return off the shoe less the cards of the shoe's rounds before it (counting), given the
+    class of the round's first card with --sorted (edge sorting). A permutation test moves each shoe's bets
+    among its rounds.
+
+    Exit 0 not flagged, 1 flagged, 2 bad input.
+    """
+    alpha = options.number_or_percent(alpha_text, "--alpha", "1% or 0.01")
+    if plot is not None:
+        check_plot_path(plot)
+    cat = options.catalogue(paytables_files)
+    with progress(not quiet and sys.stderr.isatty(), iterable=_no_total(), label="checking (shoes)",
+                  show_pos=True, show_eta=False) as bar:
+        done = [0]
+
+        def advance(total: int) -> None:
+            bar.update(total - done[0])
+            done[0] = total
+
+        result = run_check(log, decks=decks, sorted_cards=sorted_cards, permutations=permutations, seed=seed,
+                           alpha=alpha, catalogue=cat, fmt=input_format, progress=advance)
+    click.echo(result.render(fmt), nl=False)
+    if plot is not None:
+        save_plot(bet_against_edge, [result], plot)
+        click.echo(f"wrote {plot}: each bet's amount against its exact edge", err=True)
+    if result.flagged:
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+@command(name="simulate-player")
+@click.argument("kind", type=click.Choice(["flat", "random", "counter", "sorter"]))
+@click.option("--shoes", type=click.IntRange(1, 100_000), default=10, show_default=True, help="Shoes dealt.")
+@options.seed
+@options.decks
+@click.option("--bet-seed", type=int, default=None, metavar="N", help="Seed of a random player's bets (default "
+              "--seed): players of one table at the same shoes.")
+@options.wager
+@click.option("--sorted", "sorted_cards", default="6,7,8,9", show_default=True, metavar="CARDS",
+              help="The class an edge sorter reads.")
+@click.option("--output", required=True, metavar="FILE", help="The surveillance log to write (CSV).")
+def simulate_player(kind: str, shoes: int, seed: int | None, decks: int, bet_seed: int | None,
+                    wagers: tuple[str, ...], sorted_cards: str, output: str) -> None:
+    """Deal shoes with the reference simulator and write a surveillance log of one kind of player at them
+    (flat, random, counter or sorter), for check-player.
+
+    The wagers watched are --wager's (default banker:standard and player:standard); a counter bets the first flat
+    and ramps the second by its count (1 unit from true count +4, 2 from +6, 4 from +8)."""
+    check_output(output, option="--output")
+    cat = options.catalogue(())
+    chosen = wagers or ("banker:standard", "player:standard")
+    named = [f"{w.id}:{t}" for w, t in priced_pairs(cat, list(chosen), where="--wager")]
+    seed = options.drawn_seed(seed)
+    written = player_log(output, kind=kind, shoes=shoes, seed=seed, decks=decks, wagers=named,
+                         sorted_cards=sorted_cards, bet_seed=bet_seed)
+    click.echo(f"wrote {output}: {written:,} shoes of a {kind} player", err=True)

@@ -61,6 +61,7 @@ from exactodds.simulation.cluster import Shipped, dask_client, numpy_heap
 from exactodds.simulation.explain import meaning, rule_broken
 from exactodds.simulation.recordio import (
     CARD_COLUMNS,
+    ROUND_COLUMN,
     STAKE_COLUMN,
     Chunk,
     expand_sources,
@@ -1017,7 +1018,7 @@ def _check_settled_names(names: Iterable[str], cat: Catalogue, pairs: list[tuple
     not read at all: they may name wagers of a data file not given."""
     chosen = {f"{w.id}:{t}" for w, t in pairs}
     for name in names:
-        if name in (SHOE_COLUMN, STAKE_COLUMN) or (not add and name not in chosen):
+        if name in (SHOE_COLUMN, STAKE_COLUMN, ROUND_COLUMN) or (not add and name not in chosen):
             continue
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:

@@ -70,13 +70,15 @@ from exactodds.errors import DuplicateKey, ExactOddsError, unique_keys
 from exactodds.files import Outputs, cannot_write
 from exactodds.game.cards import Card
 
-__all__ = ["Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "STAKE_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
+__all__ = ["Chunk", "CARD_COLUMNS", "SHOE_COLUMN", "STAKE_COLUMN", "ROUND_COLUMN", "FORMATS", "MAX_RECORD_BYTES", "CHUNK_ROWS", "expand_sources", "read_chunks",
            "RecordWriter", "card_index", "arrow_strings", "dictionary_column", "read_ahead", "read_note",
            "MAX_NOTE_BYTES"]
 
 CARD_COLUMNS = ("player1", "player2", "player3", "banker1", "banker2", "banker3")
 #: The optional column naming each round's shoe (check-sim's within-shoe tests).
 SHOE_COLUMN = "shoe"
+#: The optional column numbering each round within its shoe (1, 2, 3 ...: a surveillance log, check-player).
+ROUND_COLUMN = "round"
 #: The optional column of each round's stake, where settlement columns hold the amounts won or lost on it.
 STAKE_COLUMN = "stake"
 FORMATS = ("csv", "jsonl", "parquet")
@@ -445,9 +447,9 @@ def _check_header(path: str, names: list[str], line: int = 1) -> list[str]:
     for name in extra:
         if name in seen:
             raise ExactOddsError(f"{path}:{line}: settlement column {name!r} appears twice")
-        if ":" not in name and name not in (SHOE_COLUMN, STAKE_COLUMN):
-            raise ExactOddsError(f"{path}:{line}: column {name!r} is not a card column, WAGER:PAYTABLE, {SHOE_COLUMN} "
-                                 f"nor {STAKE_COLUMN}")
+        if ":" not in name and name not in (SHOE_COLUMN, STAKE_COLUMN, ROUND_COLUMN):
+            raise ExactOddsError(f"{path}:{line}: column {name!r} is not a card column, WAGER:PAYTABLE, {SHOE_COLUMN}, "
+                                 f"{ROUND_COLUMN} nor {STAKE_COLUMN}")
         seen.add(name)
     return extra
 
@@ -866,7 +868,7 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
     if not isinstance(settle, dict) or not all(isinstance(v, str) or _number(v) for v in settle.values()):
         raise ValueError("'settled' maps WAGER:PAYTABLE to the outcome id paid, or the amount won or lost")
     settle = {k: v if isinstance(v, str) else str(v) for k, v in settle.items()}
-    if extra := set(rec) - {"player", "banker", "settled", SHOE_COLUMN, STAKE_COLUMN}:
+    if extra := set(rec) - {"player", "banker", "settled", SHOE_COLUMN, STAKE_COLUMN, ROUND_COLUMN}:
         raise ValueError(f"unknown key {sorted(extra)[0]!r}")
     shoe = rec.get(SHOE_COLUMN)
     if SHOE_COLUMN in rec and (isinstance(shoe, bool) or not isinstance(shoe, (str, int))):
@@ -880,6 +882,11 @@ def _jsonl_record(text: str, key_colons: int | None = None) -> tuple[list[list[i
             raise ValueError(f"duplicate key {exc.key!r}") from None
     if SHOE_COLUMN in rec:
         settle = {**settle, SHOE_COLUMN: str(shoe)}
+    if ROUND_COLUMN in rec:
+        number = rec[ROUND_COLUMN]
+        if isinstance(number, bool) or not isinstance(number, (str, int)):
+            raise ValueError(f"'{ROUND_COLUMN}' numbers the round in its shoe: a whole number")
+        settle = {**settle, ROUND_COLUMN: str(number)}
     if STAKE_COLUMN in rec:
         stake = rec[STAKE_COLUMN]
         if not (isinstance(stake, str) or _number(stake)):
