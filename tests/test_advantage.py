@@ -4,7 +4,9 @@ return; bad input refused in one line."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from fractions import Fraction
 
 import pytest
@@ -67,13 +69,70 @@ def test_the_command_prints_the_states_and_keeps_every_figure_exact_in_json():
     (["--sorted", ""], "neither a point value"),
     (["--sorted", "6,X"], "'X' is neither a point value"),
     (["--sorted", "0,1,2,3,4,5,6,7,8,9"], "names every rank"),
-    (["--sorted", HIGH, "--seen", "5"], "--seen"),
+    (["--sorted", HIGH, "--seen", "7"], "--seen"),
     (["--sorted", HIGH, "--wager", "heavenly-9-progressive"], "pays a progressive meter"),
     (["--sorted", HIGH, "--all", "--wager", "player"], "exclude each other"),
 ])
 def test_bad_input_is_refused_in_one_line(argv, problem):
     code, out, err = run("advantage", *argv)
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and problem in err, err
+
+
+def _deal(v: list[int]) -> tuple[int, int, int]:
+    """The round the point values ``v`` (the shoe's first six cards, in order) deal, by 627a.10 written out here:
+    (Player's total, Banker's total, cards dealt)."""
+    p, b = (v[0] + v[2]) % 10, (v[1] + v[3]) % 10
+    if p >= 8 or b >= 8:
+        return p, b, 4
+    at = 4
+    third = None
+    if p <= 5:
+        third, at = v[at], at + 1
+        p = (p + third) % 10
+    if third is None:
+        draws = b <= 5
+    else:
+        draws = b <= 2 or (b == 3 and third != 8) or (b == 4 and 2 <= third <= 7) or (b == 5 and 4 <= third <= 7) \
+            or (b == 6 and third in (6, 7))
+    if draws:
+        b, at = (b + v[at]) % 10, at + 1
+    return p, b, at
+
+
+@pytest.mark.parametrize("seen", [5, 6])
+def test_the_fifth_and_sixth_cards_seen_dealt_or_not_equal_a_brute_force_over_the_shoes_orderings(seen):
+    """--seen 5 and 6: every ordering of six of a ten-card shoe's cards, dealt by the rules written out in the test,
+    each state (the classes of the first ``seen`` cards, dealt or not) and the Player's, Banker's and Tie's return
+    in it: the same fractions as the door's states (which price the rounds dealt and count the undealt seen cards
+    by their classes)."""
+    ranks = [1, 6, 6, 7, 9, 9, 10, 12, 3, 8]                # point values 1 6 6 7 9 9 0 0 3 8
+    shoe = Shoe.from_card_counts({f"{'A' if r == 1 else {10: 'T', 12: 'Q'}.get(r, str(r))}{'shdc'[i % 4]}": 1
+                                  for i, r in enumerate(ranks)})
+    high = {6, 7, 8, 9}
+    counts: dict[str, list[int]] = {}                       # pattern -> [rounds, Player's, Banker's, Tie's sums]
+    pays = {"player": lambda p, b: 1 if p > b else (0 if p == b else -1),
+            "banker": lambda p, b: Fraction(95, 100) if b > p else (0 if p == b else -1),
+            "tie": lambda p, b: 8 if p == b else -1}
+    sums: dict[str, dict[str, Fraction]] = {}
+    for order in itertools.permutations(range(10), 6):
+        v = [min(ranks[i], 10) % 10 for i in order]
+        p, b, _ = _deal(v)
+        key = "".join("H" if (ranks[i] in high) else "L" for i in order[:seen])
+        row = sums.setdefault(key, {"n": Fraction(0), **{w: Fraction(0) for w in pays}})
+        row["n"] += 1
+        for w, pay in pays.items():
+            row[w] += pay(p, b)
+    a = readable_backs(shoe, sorted_cards=HIGH, seen=seen, wagers=["player", "banker:standard", "tie:8-to-1"])
+    total = math.perm(10, 6)
+    assert sum(s.probability for s in a.states) == 1
+    for s in a.states:
+        row = sums.get(s.pattern)
+        if row is None:
+            assert s.probability == 0 and not s.results
+            continue
+        assert s.probability == row["n"] / total, s.pattern
+        for w, r in zip(pays, s.results):
+            assert r.expected_return == row[w] / row["n"], (s.pattern, w)
 
 
 def test_a_class_is_named_by_point_values_or_ranks():

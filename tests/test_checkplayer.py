@@ -18,7 +18,7 @@ from exactodds.analyses.given import priced_given
 from exactodds.errors import ExactOddsError
 from exactodds.game.cards import Card
 from exactodds.game.shoe import Shoe
-from exactodds.simulation.checkplayer import _split_condition, check_player, round_edges
+from exactodds.simulation.checkplayer import check_player, round_edges
 from exactodds.simulation.players import player_log
 from exactodds.wagers.catalogue import load_catalogue
 
@@ -90,12 +90,6 @@ def test_each_bets_edge_given_the_first_cards_class_is_the_given_return(tmp_path
         _, results, _ = priced_given(Door(_unseen_before(rows, i, 2)), pairs, text)
         for name, r in zip(MAIN, results):
             assert edges[i][2][name] == r.expected_return, (i, name)
-
-
-def test_the_class_condition_reads_point_values_where_it_can():
-    assert _split_condition((6, 7, 8, 9)) == "player_value_1 in (6, 7, 8, 9)"
-    assert _split_condition((10, 11, 12, 13)) == "player_value_1 in (0)"
-    assert _split_condition((1, 13)) == "player_rank_1 in (1, 13)"
 
 
 def test_a_counter_and_an_edge_sorter_are_flagged_a_flat_bettor_never(tmp_path):

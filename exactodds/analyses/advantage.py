@@ -27,6 +27,7 @@ import numpy as np
 from exactodds.analyses.analysis import _selected
 from exactodds.analyses.door import Door
 from exactodds.analyses.eor import resolution
+from exactodds.analyses.given import _counts as _line_counts
 from exactodds.analyses.given import priced_given
 from exactodds.analyses.pricing import WagerResult
 from exactodds.engine.roundtable import round_table, round_weights
@@ -38,10 +39,12 @@ from exactodds.wagers.catalogue import Catalogue, load_catalogue
 from exactodds.wagers.outcomes import feature_kind, point_row
 
 #: The positions whose cards are seen, in the order of the deal (627a.9(a)): the four cards dealt before the
-#: round's third cards. The fifth and sixth cards of the shoe are a third card or not as the round goes; they
-#: are not read here (a refusal says so).
+#: round's third cards. The fifth and sixth cards of the shoe (``--seen 5``, ``6``) are a third card or not as
+#: the round goes, and seen all the same (:func:`_shoe_states`).
 SEEN_ORDER = ("player_rank_1", "banker_rank_1", "player_rank_2", "banker_rank_2")
 SHOWN = {"player_rank_1": "P1", "banker_rank_1": "B1", "player_rank_2": "P2", "banker_rank_2": "B2"}
+#: The most cards of the shoe whose classes are seen: the six a round may deal (a fully sorted shoe's bound).
+MOST_SEEN = 6
 
 _RANK_OF = {"A": 1, "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13} | {str(r): r for r in range(2, 10)}
 
@@ -73,6 +76,34 @@ def sorted_ranks(text: str, *, where: str = "--sorted") -> tuple[int, ...]:
         raise ExactOddsError(f"{where} {text!r}: names every rank, so the other class is empty: nothing is told "
                              "apart")
     return tuple(sorted(ranks))
+
+
+def class_reading(ranks: Sequence[int]) -> tuple[str, str]:
+    """How a condition reads a class of ranks: at point values where the class is a union of them (the tables
+    read a card's point value in far fewer keys than its rank), else by rank; and the members, as the condition
+    language writes a tuple.
+
+    >>> class_reading((6, 7, 8, 9)), class_reading((10, 11, 12, 13)), class_reading((1, 13))
+    (('value', '6, 7, 8, 9'), ('value', '0,'), ('rank', '1, 13'))
+    """
+    values = sorted({min(r, 10) % 10 for r in ranks})
+    if sorted(r for r in range(1, 14) if min(r, 10) % 10 in values) == sorted(ranks):
+        members = values
+        kind = "value"
+    else:
+        members, kind = sorted(ranks), "rank"
+    return kind, ", ".join(map(str, members)) + ("," if len(members) == 1 else "")
+
+
+def class_condition(position: str, ranks: Sequence[int], high: bool = True) -> str:
+    """The condition that the card at ``position`` (``player_rank_1`` ...: a position's rank feature) is of the
+    class (``high``) or of the rest.
+
+    >>> class_condition("banker_rank_2", (6, 7, 8, 9), False)
+    'banker_value_2 not in (6, 7, 8, 9)'
+    """
+    kind, members = class_reading(ranks)
+    return f"{position.replace('_rank_', f'_{kind}_')} {'in' if high else 'not in'} ({members})"
 
 
 @dataclass(frozen=True)
@@ -165,28 +196,120 @@ def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1
                    everything: bool = False, catalogue: Catalogue | None = None,
                    alternatives: Mapping[str, str] | None = None) -> Advantage:
     """What a player gains who tells the class ``sorted_cards`` (:func:`sorted_ranks`) from the rest by the
-    cards' backs and sees ``seen`` (1 to 4) cards' classes before the bet, for the wagers named (the main game
+    cards' backs and sees ``seen`` (1 to 6) cards' classes before the bet, for the wagers named (the main game
     by default, as ``analyze``), off the top of ``shoe`` (8 decks by default). A wager that is not priced with
     a fixed pay (a progressive's meter) is refused: its edge has no one value to compare."""
     shoe = shoe if shoe is not None else Shoe.decks(8)
     ranks = sorted_ranks(sorted_cards)
-    if type(seen) is not int or not 1 <= seen <= len(SEEN_ORDER):
-        raise ExactOddsError(f"--seen {seen!r}: from 1 to {len(SEEN_ORDER)}, the cards dealt before the third cards "
-                             "(the fifth and sixth cards of the shoe are not read yet)")
+    if type(seen) is not int or not 1 <= seen <= MOST_SEEN:
+        raise ExactOddsError(f"--seen {seen!r}: from 1 to {MOST_SEEN}, the cards of the shoe whose classes are seen "
+                             "(1 to 4: the cards dealt before the third cards; 5, 6: the next cards, dealt or not)")
     pairs, selection = _fixed(wagers, everything, catalogue, alternatives)
-    named = ", ".join(map(str, ranks)) + ("," if len(ranks) == 1 else "")
     door = Door(shoe)
-    states = []
-    for bits in itertools.product((True, False), repeat=seen):
-        parts = [f"{p} {'in' if high else 'not in'} ({named})" for p, high in zip(SEEN_ORDER, bits)]
-        condition = " and ".join(parts)
-        given, results = priced_given(door, selection, condition, never="none")[:2]
-        states.append(State("".join("H" if b else "L" for b in bits), condition, given.probability, tuple(results)))
+    if seen > len(SEEN_ORDER):
+        states = _shoe_states(door, selection, ranks, seen)
+    else:
+        states = []
+        for bits in itertools.product((True, False), repeat=seen):
+            condition = " and ".join(class_condition(p, ranks, high) for p, high in zip(SEEN_ORDER, bits))
+            given, results = priced_given(door, selection, condition, never="none")[:2]
+            states.append(State("".join("H" if b else "L" for b in bits), condition, given.probability,
+                                tuple(results)))
     _covered(states)
     cls = ", ".join(_rank_name(r) for r in ranks)
-    knows = (f"the class of {counted(seen, 'card')} ({', '.join(SHOWN[p] for p in SEEN_ORDER[:seen])}): "
-             f"{cls} (H) or the rest (L)")
+    shown = [SHOWN[p] for p in SEEN_ORDER[:seen]] + ["the 5th card", "the 6th card"][:max(0, seen - 4)]
+    dealt_or_not = ", dealt or not" if seen > len(SEEN_ORDER) else ""
+    knows = (f"the class of {counted(seen, 'card')} ({', '.join(shown)}{dealt_or_not}): {cls} (H) or the rest "
+             "(L)")
     return Advantage(shoe, knows, tuple(f"{w.id}:{t}" for w, t in pairs), tuple(states), ranks, seen)
+
+
+def _third(slot: str, high: bool, ranks: Sequence[int]) -> str:
+    """A third card dealt (``slot``: player or banker) and of the class (``high``) or of the rest."""
+    return f"{slot}_cards == 3 and {class_condition(f'{slot}_rank_3', ranks, high)}"
+
+
+def _shoe_states(door: Door, selection: tuple[tuple[Any, Any], ...], ranks: tuple[int, ...],
+                 seen: int) -> list[State]:
+    """The states of the classes of the shoe's first ``seen`` (5 or 6) cards, dealt or not.
+
+    The shoe's fifth card is the Player's third where he draws, else the Banker's third where she draws, else
+    not dealt; the sixth is the Banker's third where both draw. A round that deals k cards (``cards == k``) is
+    priced given the classes of its dealt cards (through the door, as every state); the classes of the seen
+    cards it does not deal change only the orderings of the cards not dealt. Its count, ``orderings × (n − k)
+    (n − k − 1) ... (n − 5)`` where n is the shoe's size, becomes ``orderings × F × (n − seen) ... (n − 5)`` with F
+    the falling product of the class's cards left (H − h)(H − h − 1) ... for the undealt seen cards of the class
+    and the same of the rest: a whole number of the round's count / (n − k) ... (n − 5), the same for every round
+    given the same classes dealt (h of them of the class)."""
+    shoe = door.shoe
+    n = shoe.size
+    high = sum(shoe.rank_counts[r - 1] for r in ranks)
+    low = n - high
+
+    def first_four(bits: Sequence[bool]) -> list[str]:
+        return [class_condition(p, ranks, b) for p, b in zip(SEEN_ORDER, bits)]
+
+    dealt: dict[tuple[int, tuple[bool, ...]], tuple[str, Any, list[WagerResult]]] = {}
+    for k in (4, 5, 6):
+        width = min(k, seen)
+        for bits in itertools.product((True, False), repeat=width):
+            parts = first_four(bits[:4])
+            parts.append("cards == 4" if k == 4 else f"cards {'>=' if k == seen == 5 else '=='} {k}")
+            if width >= 5:
+                fifth = bits[4]
+                parts.append(f"(({_third('player', fifth, ranks)}) or (player_cards == 2 and "
+                             f"{_third('banker', fifth, ranks)}))")
+            if width == 6:
+                parts.append(_third("banker", bits[5], ranks))
+            condition = " and ".join(parts)
+            if k == 6 and seen == 5:
+                continue                                  # counted with k = 5: cards >= 5
+            given, results = priced_given(door, selection, condition, never="none")[:2]
+            dealt[(k, bits)] = (condition, given, results)
+    states = []
+    for pattern in itertools.product((True, False), repeat=seen):
+        total = 0
+        sums: list[list[int]] | None = None
+        offered: list[Any] = []
+        for k in (4, 5, 6):
+            width = min(k, seen)
+            found = dealt.get((k, pattern[:width]))
+            if found is None or not found[2] and not found[1].combinations:
+                continue
+            _, given, results = found
+            h = sum(pattern[:width])
+            rest = pattern[width:]
+            if width == seen:                                 # every card seen is dealt: counted as it is
+                f = per = 1
+            else:
+                f = math.perm(high - h, sum(rest)) * math.perm(low - (width - h), len(rest) - sum(rest)) \
+                    * math.perm(n - seen, 6 - seen)
+                per = math.perm(n - width, 6 - width)         # the orderings of a round's undealt cards
+            if given.combinations % per:
+                raise InconsistentCounts("internal: a round's count is not a whole number of its undealt cards' "
+                                         "orderings: a defect of exactodds, please report it")
+            total += given.combinations // per * f
+            made = [_line_counts(r) for r in results]
+            if sums is None:
+                sums = [[0] * len(c) for _, c in made]
+                offered = [o for o, _ in made]
+            for acc, (_, c) in zip(sums, made):
+                for i, x in enumerate(c):
+                    if x % per:
+                        raise InconsistentCounts("internal: an outcome's count is not a whole number of its undealt "
+                                                 "cards' orderings: a defect of exactodds, please report it")
+                    acc[i] += x // per * f
+        label = "".join("H" if b else "L" for b in pattern)
+        words = ", ".join(f"{name} {'H' if b else 'L'}" for name, b in
+                          zip(["P1", "B1", "P2", "B2", "5th", "6th"], pattern))
+        if not total or sums is None:
+            states.append(State(label, words, Fraction(0), ()))
+            continue
+        shown = f"{shoe.describe()}, given {words}"
+        results_out = tuple(WagerResult.counted(w, t, shown, total, o, c)
+                            for (w, t), o, c in zip(selection, offered, sums))
+        states.append(State(label, words, Fraction(total, shoe.sequences), results_out))
+    return states
 
 
 def _fixed(wagers: Iterable[str], everything: bool, catalogue: Catalogue | None,
@@ -196,8 +319,15 @@ def _fixed(wagers: Iterable[str], everything: bool, catalogue: Catalogue | None,
         wagers = (wagers,)
     pairs, selection = _selected(catalogue if catalogue is not None else load_catalogue(), tuple(wagers), (),
                                  everything, alternatives)
+
+    def meter(w: Any, t: Any) -> bool:
+        return any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered)
+
+    if everything:                                       # every wager of fixed pays: the meters left out
+        kept = [k for k, (w, t) in enumerate(selection) if not meter(w, t)]
+        return [pairs[k] for k in kept], tuple(selection[k] for k in kept)
     for w, t in selection:
-        if any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered):
+        if meter(w, t):
             raise ExactOddsError(f"wager {w.id!r} ({t.id}) pays a progressive meter: its edge has no one value to "
                                  "compare (see 'exactodds progressive')")
     return pairs, selection
@@ -257,7 +387,7 @@ def exposed_card(shoe: Shoe | None = None, *, position: str, wagers: Iterable[st
 
 
 __all__: Sequence[str] = ("Advantage", "BestSplits", "State", "best_splits", "readable_backs", "exposed_card",
-                          "sorted_ranks", "SEEN_ORDER", "EXPOSED")
+                          "sorted_ranks", "class_condition", "class_reading", "SEEN_ORDER", "EXPOSED", "MOST_SEEN")
 
 
 #: Where ``--sorted best`` names what it found: the first splits, the most given away first.
@@ -303,7 +433,8 @@ def best_splits(shoe: Shoe | None = None, *, seen: int = 1, wagers: Iterable[str
     through the engine's door (:func:`readable_backs`) and must give the same figure."""
     shoe = shoe if shoe is not None else Shoe.decks(8)
     if type(seen) is not int or not 1 <= seen <= len(SEEN_ORDER):
-        raise ExactOddsError(f"--seen {seen!r}: from 1 to {len(SEEN_ORDER)}")
+        raise ExactOddsError(f"--seen {seen!r}: --sorted best searches the splits for 1 to {len(SEEN_ORDER)} cards "
+                             "seen (the initial cards)")
     pairs, selection = _fixed(wagers, False, catalogue, None)
     for w, _ in selection:
         if feature_kind(w.features) != "point":

@@ -641,7 +641,7 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
             continue
     plan: _Plan = []
     for signature, group in members.items():
-        labels, key_block = np.unique(np.stack([a for _, a in group]), axis=1, return_inverse=True)
+        labels, key_block = _blocks(np.stack([a for _, a in group]))
         positions = [i for i, _ in group]
         sums_by = None
         if labels.size > _ADDED_BY_HAND:               # one row per (pair, outcome index): 1 where a block is it
@@ -661,6 +661,31 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
     if type(pairs) is tuple:
         _LAST_PLAN[0] = (pairs, plan)
     return plan
+
+
+def _blocks(settled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(settled, axis=1, return_inverse=True)``: the distinct columns (each key's outcome index under
+    every pair, -1 lost), in the same order, and each key's column. Where the rows' indices fit 62 bits side by
+    side, each column is packed into one integer first (a sort of integers, not of rows: a table of many keys
+    priced given condition after condition plans each in a tenth of the time).
+
+    >>> labels, inverse = _blocks(np.array([[0, -1, 0, 2], [1, 1, 1, -1]]))
+    >>> labels.tolist(), inverse.reshape(-1).tolist()
+    ([[-1, 0, 2], [1, 1, -1]], [1, 0, 1, 2])
+    """
+    shifted = settled.astype(np.int64) + 1                     # every index >= 0
+    widths = [max(1, int(row.max(initial=0)).bit_length()) for row in shifted]
+    if not len(shifted) or sum(widths) > 62:
+        return np.unique(settled, axis=1, return_inverse=True)  # type: ignore[no-any-return]
+    packed = np.zeros(shifted.shape[1], dtype=np.int64)
+    for row, width in zip(shifted, widths):                     # the first row highest: the rows' order kept
+        packed = (packed << width) | row
+    distinct, inverse = np.unique(packed, return_inverse=True)
+    labels = np.empty((len(shifted), len(distinct)), dtype=np.int64)
+    for k in range(len(shifted) - 1, -1, -1):
+        labels[k] = (distinct & ((1 << widths[k]) - 1)) - 1
+        distinct = distinct >> widths[k]
+    return labels.astype(settled.dtype), inverse
 
 
 def _signature(wager: Wager) -> tuple[Any, ...]:

@@ -91,9 +91,10 @@ def eor(old_wagers: tuple[str, ...], wagers: tuple[str, ...], everything: bool, 
               help="The class a player tells from the rest by the cards' backs: point values 0-9 or ranks A, 2-9, "
                    "T, J, Q, K, comma-separated (e.g. 6,7,8,9); or best: every split of the point values searched "
                    "(main-game wagers), the best first.")
-@click.option("--seen", type=click.IntRange(1, 4), default=None,
+@click.option("--seen", type=click.IntRange(1, 6), default=None,
               help="With --sorted: how many cards' classes are seen before the bet, in the order of the deal: 1 "
-                   "(the first, at the mouth of the shoe; the default) to 4 (the four initial cards).")
+                   "(the first, at the mouth of the shoe; the default) to 4 (the four initial cards), 5 or 6 (the "
+                   "shoe's next cards, dealt or not: 6 is a fully sorted shoe's bound).")
 @click.option("--exposed", type=click.Choice(EXPOSED), help="Instead: one card seen, each card it could be: the "
               "first card dealt (flashed), the burn card (exposed by 627a.5(f)) or the bottom card (never dealt).")
 @options.decks

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from exactodds.analyses.advantage import sorted_ranks
+from exactodds.analyses.advantage import class_condition, sorted_ranks
 from exactodds.analyses.door import returns_many, value_moments
 from exactodds.analyses.given import _asked, condition
 from exactodds.errors import ExactOddsError, InconsistentCounts
@@ -397,7 +397,7 @@ def _edges_of(pairs: Sequence[tuple[Wager, Paytable]], unseen: np.ndarray, class
     plain = _returns_plus_one(pairs, unseen)
     if classes is None:
         return [list(x) for x in zip(*(n for n, _ in plain))], [list(x) for x in zip(*(d for _, d in plain))]
-    asked = _asked(tuple(pairs), condition(_split_condition(split)))     # each joined to the class; the class
+    asked = _asked(tuple(pairs), condition(class_condition("player_rank_1", split)))     # each joined to the class; the class
     joined = _returns_plus_one(asked, unseen)
     n = unseen.sum(axis=1).tolist()
     named = unseen.reshape(len(unseen), 13, 4)[:, [r - 1 for r in split], :].sum(axis=(1, 2)).tolist()
@@ -430,15 +430,6 @@ def _edges_of(pairs: Sequence[tuple[Wager, Paytable]], unseen: np.ndarray, class
         nums.append(row_n)
         dens.append(row_d)
     return nums, dens
-
-
-def _split_condition(split: tuple[int, ...]) -> str:
-    """The condition of the first card's class: by point value where the class is a union of point values (the
-    tables read it at point values), else by rank."""
-    values = sorted({min(r, 10) % 10 for r in split})
-    if sorted(r for r in range(1, 14) if min(r, 10) % 10 in values) == list(split):
-        return f"player_value_1 in ({', '.join(map(str, values))})"
-    return f"player_rank_1 in ({', '.join(map(str, split))})"
 
 
 # -- the check ---------------------------------------------------------------------------------------------------
