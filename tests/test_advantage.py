@@ -195,3 +195,33 @@ def test_the_best_split_for_four_cards_gives_the_published_edge():
     from exactodds.analyses.advantage import best_splits
     found = best_splits(Shoe.decks(8), seen=4, wagers=["player", "banker", "tie:8-to-1"])
     assert f"{float(found.splits[0][1]):.3%}" == "30.291%" == f"{float(found.best.when_positive):.3%}"
+
+
+def test_the_certificates_advantage_section_is_exact_and_verified(tmp_path):
+    """certificate --advantage (issue 55, item 4): per table, a flashed first card's states rebuild the return
+    off the top; the most exposed split's gain is what readable_backs gives the same split by its class
+    condition (a second route); a seen burn card's states rebuild it too; verify recomputes it, and a changed
+    figure fails."""
+    from exactodds.documents.certificate import build, verify
+
+    cert = build(shoes=[{"decks": 8, "remove": []}], selection=[("banker", "standard"), ("dragon-7-insurance", "standard"),
+                                                   ("player-pair", "standard")], second_route=False, advantage=True)
+    returns = {r.wager.id: r.expected_return for r in analyze(Shoe.decks(8), wagers=[
+        "banker:standard", "dragon-7-insurance:standard", "player-pair:standard"])}
+    for block in cert["results"][0]["wagers"]:
+        a, wid = block["advantage"], block["wager"]
+        for seen in ("first_card", "burn_card"):
+            states = a[seen]["states"]
+            assert sum(Fraction(s["probability"]) for s in states) == 1
+            assert sum(Fraction(s["probability"]) * Fraction(s["expected_return"]) for s in states) == returns[wid]
+        ranks = a["edge_sorting"]["ranks"]
+        if ranks:
+            again = readable_backs(Shoe.decks(8), sorted_cards=",".join(r.replace("10", "T") for r in ranks), seen=1,
+                                   wagers=[f"{wid}:standard"])
+            assert again.when_positive == Fraction(a["edge_sorting"]["gain"]), wid
+        assert Fraction(a["worst_case"]) >= Fraction(a["first_card"]["worst"]["expected_return"])
+    assert [b["advantage"]["edge_sorting"]["ranks"] for b in cert["results"][0]["wagers"]][1] == ["6"]
+    assert verify(cert)[0]
+    cert["results"][0]["wagers"][1]["advantage"]["worst_case"] = "1/2"
+    ok, why = verify(cert)
+    assert not ok and "advantage.worst_case" in why

@@ -76,6 +76,9 @@ UNSIGNABLE = ("text", "markdown", "csv")
 @click.option("--exposure-shoes", type=int, metavar="N", help="With --exposure, also deal N real shoes (seeded: "
               "--seed) and measure what perfect play on the favourable rounds wins a shoe, with its standard error; "
               "verify deals them again.")
+@click.option("--advantage", "advantage_section", is_flag=True, help="Also state each table's advantage play: a "
+              "flashed first card, a seen burn card and the most exposed split of the first card's class for edge "
+              "sorting, each exact.")
 @options.seed
 @click.option("--sign", "key", metavar="KEY", help="Sign with this Ed25519 private key (from 'exactodds keygen'); "
               "json, html and pdf only: a Markdown or CSV certificate carries nothing to verify.")
@@ -96,7 +99,7 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                 bet: str | None, issued: str | None, issuer: str | None, prepared_by: str | None,
                 approved_by: str | None, game: str | None, game_version: str | None, revisions: tuple[str, ...],
                 table_max: str | None, simulate_rounds: int | None, exposure_section: bool,
-                exposure_shoes: int | None, seed: int | None, key: str | None,
+                exposure_shoes: int | None, advantage_section: bool, seed: int | None, key: str | None,
                 signer: str | None, paper: str, one_route: bool,
                 quiet: bool, validation: str | None) -> None:
     """An exact return-to-player certificate a lab files (Markdown, HTML, JSON, CSV, PDF or an Excel workbook),
@@ -179,7 +182,7 @@ def certificate(wagers: tuple[str, ...], paytables: tuple[str, ...], sections: t
                          files=[{"name": Path(path).name, "text": text} for path, text in files], paper=paper,
                          second_route=not one_route, progress=advance, game=game, game_version=game_version,
                          revisions=revisions, table_max=table_max, validation=record, simulation=simulation,
-                         exposures=exposures)
+                         exposures=exposures, advantage=advantage_section)
         if key is not None:
             cert = sign(cert, key, signer=signer)
         done = f"certificate {cert['certificate_number']}" + (" (signed)" if key else "")

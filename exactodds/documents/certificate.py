@@ -38,6 +38,7 @@ import numpy as np
 
 from exactodds import cache
 from exactodds._version import __version__
+from exactodds.analyses.advantage import Advantage, exposed_card
 from exactodds.analyses.analysis import analyze, load_text
 from exactodds.analyses.eor import effects_of_removal
 from exactodds.analyses.pricing import LOSE, WagerResult
@@ -401,6 +402,68 @@ def _exposures(shoe: Shoe, decks: int, pairs: Sequence[tuple[Wager, Paytable]], 
     return out
 
 
+def check_advantage(spec: Any, where: str) -> bool:
+    """The advantage-play section asked for (``true``)."""
+    if spec is not True:
+        raise ExactOddsError(f"{where}: the advantage-play section is asked for by true")
+    return True
+
+
+def _seen_card(found: Advantage, by_rank: bool = False) -> dict[str, Any]:
+    """One exposed card's states for one wager: each card it could be, how likely, the wager's edge given it, what
+    betting it only where positive gains, and the state that gives the player the most (``by_rank``: the states
+    of a card read by rank and suit added up by rank, the edge given the rank)."""
+    states = [(s.pattern, s.probability, s.results[0].expected_return if s.results else None) for s in found.states]
+    if by_rank:
+        ranks: dict[str, list[Fraction]] = {}
+        for label, p, e in states:
+            if e is not None:
+                acc = ranks.setdefault(label[:-1], [Fraction(0), Fraction(0)])
+                acc[0] += p
+                acc[1] += p * e
+        states = [(r, p, pe / p) for r, (p, pe) in ranks.items()]
+    live = [(label, p, e) for label, p, e in states if e is not None and p]
+    worst = max(live, key=lambda x: x[2])
+    return {"states": [{"card": label, "probability": exact(p), "expected_return": exact(e)} for label, p, e in states],
+            "when_positive": exact(sum((p * max(Fraction(0), e) for _, p, e in live), Fraction(0))),
+            "worst": {"card": worst[0], "expected_return": exact(worst[2])}}
+
+
+def _advantages(shoe: Shoe, pairs: Sequence[tuple[Wager, Paytable]], cat: Catalogue) -> list[dict[str, Any]]:
+    """Per pair, what a player gains by knowing a card before the bet (exactodds.analyses.advantage): the first
+    card dealt flashed (each card it could be), the burn card seen (627a.5(f) exposes it), and the most exposed
+    split of the first card's class for edge sorting: the ranks given which the wager's edge is positive (for one
+    wager, betting it only where positive, no split of the ranks gains more than that one), its gain exact."""
+    out: list[dict[str, Any]] = []
+    for w, t in pairs:
+        name = f"{w.id}:{t.id}"
+        if any(t.pays[o.id].symbolic for o in w.outcomes if t.pays[o.id].offered):
+            out.append({"note": f"{name}: a progressive's edge depends on its meters: not stated"})
+            continue
+        first = exposed_card(shoe, position="first", wagers=[name], catalogue=cat)
+        burn = exposed_card(shoe, position="burn", wagers=[name], catalogue=cat)
+        flashed = _seen_card(first)
+        by_rank = _seen_card(first, by_rank=True) if len(first.states) == 52 else flashed
+        split = [s["card"] for s in by_rank["states"] if s["expected_return"] is not None
+                 and Fraction(s["expected_return"]) > 0]
+        seen_burn = _seen_card(burn)
+        gain = Fraction(by_rank["when_positive"])
+        worst = max(Fraction(flashed["worst"]["expected_return"]), Fraction(seen_burn["worst"]["expected_return"]))
+        words = (f"{name}: a flashed first card gives the player {float(Fraction(flashed['when_positive'])):.4%} "
+                 f"betting it only where positive (at most {float(Fraction(flashed['worst']['expected_return'])):+.4%}"
+                 f", first card {flashed['worst']['card']}); ")
+        words += (f"an edge sorter who tells {', '.join(split)} from the rest, {float(gain):.4%}; " if split and
+                  len(split) < 13 else "no split of the first card's ranks gives an edge sorter anything; "
+                  if not split else "the wager favours the player off the top; ")
+        words += f"a seen burn card, at most {float(Fraction(seen_burn['worst']['expected_return'])):+.4%}"
+        out.append({"first_card": {"read_by": "rank and suit" if len(first.states) == 52 else "rank", **flashed},
+                    "burn_card": seen_burn,
+                    "edge_sorting": {"ranks": split, "gain": exact(gain),
+                                     "seen": "the class of the first card dealt (627a.9(a))"},
+                    "worst_case": exact(worst), "verdict": words})
+    return out
+
+
 #: The most rounds a certificate's simulation deals, over all its shoes (verify deals them again: about a
 #: second a million rounds).
 MAX_SIMULATED = 100_000_000
@@ -689,7 +752,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
           paper: str = "letter", second_route: bool = True, game: str | None = None,
           game_version: str | None = None, revisions: Sequence[str] = (),
           table_max: str | None = None, validation: dict[str, Any] | None = None,
-          simulation: dict[str, int] | None = None, exposures: dict[str, int] | None = None) -> dict[str, Any]:
+          simulation: dict[str, int] | None = None, exposures: dict[str, int] | None = None,
+          advantage: bool = False) -> dict[str, Any]:
     """The certificate for ``selection`` (wager id, paytable id) on each shoe of ``shoes``.
 
     ``bet`` (dollars) prices every wager that charges a vigorish at that bet size,
@@ -712,7 +776,9 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
     ``simulation`` ({'rounds': N, 'seed': S}) deals N rounds of each shoe by the reference simulator and
     states each table's observed RTP beside the exact one; :func:`verify` deals them again. ``exposures``
     ({'shoes': N, 'seed': S}) adds each table's exposure to counting: effects of removal, the suggested count,
-    the verdict and, with N shoes, a measured run that :func:`verify` deals again.
+    the verdict and, with N shoes, a measured run that :func:`verify` deals again. ``advantage`` adds each
+    table's advantage play (:func:`_advantages`): a flashed first card, a seen burn card and the most exposed
+    split for edge sorting, exact.
     """
     if paper not in PAPERS:
         raise ExactOddsError(f"--paper: {paper!r} is not a paper size ({' or '.join(PAPERS)})")
@@ -759,7 +825,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
         pairs = [(cat[w], cat[w].paytables[t]) for w, t in selection]
         counted = (_exposures(shoe, spec["decks"], pairs, exposed, cat) if exposed is not None
                    else [None] * len(selection))
-        for (wid, tid), second, seen, exposed_block in zip(selection, walked, observed, counted):
+        gains = _advantages(shoe, pairs, cat) if advantage else [None] * len(selection)
+        for (wid, tid), second, seen, exposed_block, gained in zip(selection, walked, observed, counted, gains):
             (r,) = analyze(shoe, wagers=[wid], paytables=[tid], catalogue=cat)
             source = cat[wid].source
             digest = sources[source] if source in sources else shipped[f"data/{source}"]
@@ -770,6 +837,8 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
                 blocks[-1]["simulation"] = _simulation_block(r, seen, simulated)  # type: ignore[arg-type]
             if exposed_block is not None:
                 blocks[-1]["exposure"] = exposed_block
+            if gained is not None:
+                blocks[-1]["advantage"] = gained
             if progress is not None:
                 progress(len(results) * len(selection) + len(blocks), total)
         results.append({"shoe": _shoe_dict(shoe), "wagers": blocks})
@@ -798,6 +867,7 @@ def build(*, shoes: Sequence[dict[str, Any]], selection: Sequence[tuple[str, str
                    **({"validation": _validation(validation, "validation")} if validation is not None else {}),
                    **({"simulation": simulated} if simulated is not None else {}),
                    **({"exposure": exposed} if exposed is not None else {}),
+                   **({"advantage": True} if advantage else {}),
                    **({"files": recorded} if recorded else {}), "paper": paper, "second_route": second_route},
         "assumptions": ASSUMPTIONS,
         "rounding": DECIMALS,
@@ -850,10 +920,10 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
     inputs = document["inputs"]
     if not isinstance(inputs, dict) or not {"shoes", "selection", "paper", "second_route"} <= set(inputs) <= {
             "shoes", "selection", "bet", "files", "paper", "second_route", "game", "table_max", "validation",
-            "simulation", "exposure"}:
+            "simulation", "exposure", "advantage"}:
         raise ExactOddsError("malformed certificate: inputs hold 'shoes', 'selection', 'paper', 'second_route' and "
-                             "optionally 'bet', 'files', 'game', 'table_max', 'validation', 'simulation' and "
-                             "'exposure'")
+                             "optionally 'bet', 'files', 'game', 'table_max', 'validation', 'simulation', "
+                             "'exposure' and 'advantage'")
     if inputs["paper"] not in PAPERS:
         raise ExactOddsError(f"malformed certificate: inputs.paper is {' or '.join(PAPERS)}")
     if not isinstance(inputs["second_route"], bool):
@@ -905,7 +975,9 @@ def _inputs(document: dict[str, Any]) -> dict[str, Any]:
             "simulation": None if "simulation" not in inputs else check_simulation(
                 inputs["simulation"], shoes, "malformed certificate: inputs.simulation"),
             "exposures": None if "exposure" not in inputs else check_exposure(
-                inputs["exposure"], shoes, "malformed certificate: inputs.exposure")}
+                inputs["exposure"], shoes, "malformed certificate: inputs.exposure"),
+            "advantage": "advantage" in inputs and check_advantage(inputs["advantage"],
+                                                                   "malformed certificate: inputs.advantage")}
 
 
 def _changed_file(document: dict[str, Any]) -> str | None:

@@ -222,6 +222,7 @@ def _view(cert: dict[str, Any]) -> dict[str, Any]:
                                       f"{b['routes']['first']} alone; a second route {b['routes']['agreement']}."),
                            "simulation": _simulation_view(b.get("simulation"), s),
                            "exposure": _exposure_view(b.get("exposure")),
+                           "advantage": _advantage_view(b.get("advantage")),
                            "band_levels": levels, "band_method": bands["method"] if bands else "",
                            "bands": [{"rounds": f"{x['rounds']:,}",
                                       "ranges": [f"{lo}% to {hi}%" for lo, hi in x["rtp_percent"].values()]}
@@ -286,6 +287,26 @@ def _exposure_view(x: dict[str, Any] | None) -> dict[str, Any] | None:
                    f"{decimal(_fr(measured['perfect_per_shoe']), 4)} ± {_places(measured['perfect_per_shoe_se'], 4)} "
                    "(standard error)")]
     return {"verdict": x["verdict"], "resolution": x["resolution"], "rows": rows, "facts": facts}
+
+
+def _advantage_view(x: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The advantage-play section of one table as the templates print it, or None when none was asked for."""
+    if x is None:
+        return None
+    if "note" in x:
+        return {"verdict": x["note"], "facts": []}
+    first, burn, sort = x["first_card"], x["burn_card"], x["edge_sorting"]
+    facts = [("A flashed first card (read by " + first["read_by"] + "): betting only where positive",
+              percent(_fr(first["when_positive"]), 4)),
+             ("Its best state for the player", f"first card {first['worst']['card']}: "
+                                              f"{_signed_places(_fr(first['worst']['expected_return']) * 100, 4)}%"),
+             ("The most exposed split of the first card's class (edge sorting)",
+              (", ".join(sort["ranks"]) + " against the rest: " + percent(_fr(sort["gain"]), 4)) if sort["ranks"]
+              else "none gains anything"),
+             ("A seen burn card: its best state for the player", f"{burn['worst']['card']}: "
+              f"{_signed_places(_fr(burn['worst']['expected_return']) * 100, 4)}%"),
+             ("The worst case (the largest edge a seen card gives)", f"{_signed_places(_fr(x['worst_case']) * 100, 4)}%")]
+    return {"verdict": x["verdict"], "facts": facts}
 
 
 def _signed_places(value: Fraction, places: int) -> str:

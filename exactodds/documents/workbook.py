@@ -200,6 +200,7 @@ def _table(wb: Any, name: str, res: dict[str, Any], b: dict[str, Any]) -> None:
         row += 1
         _put(ws, row, ["Simulation verdict", sim["verdict"]])
     row = _exposure_rows(ws, row, b.get("exposure"))
+    row = _advantage_rows(ws, row, b.get("advantage"))
     if progressive:
         row += 1
         _put(ws, row, ["Expected return (each J is the meter divided by the wager)",
@@ -254,6 +255,35 @@ def _exposure_rows(ws: Any, row: int, x: dict[str, Any] | None) -> int:
         row += 1
         number = _number(e["effect"]) if e["effect"] is not None and _is_number(e["effect"]) else None
         _put(ws, row, [e["removed"], number, e["effect"], e["in_shoe"], tags.get(e["removed"])], {2: "0.0000000000"})
+    return row
+
+
+def _advantage_rows(ws: Any, row: int, x: dict[str, Any] | None) -> int:
+    """The advantage-play section of one table, from ``row`` on; the last row written."""
+    if x is None:
+        return row
+    row += 1
+    if "note" in x:
+        _put(ws, row, ["Advantage play", x["note"]])
+        return row
+    _put(ws, row, ["Advantage play", x["verdict"]])
+    first, burn, sort = x["first_card"], x["burn_card"], x["edge_sorting"]
+    for label, value, words in (
+            ("A flashed first card: betting only where positive", first["when_positive"], f"read by {first['read_by']}"),
+            ("Its best state for the player", first["worst"]["expected_return"], f"first card {first['worst']['card']}"),
+            ("Edge sorting: the most exposed split's gain", sort["gain"],
+             ", ".join(sort["ranks"]) + " against the rest" if sort["ranks"] else "no split gains"),
+            ("A seen burn card: its best state for the player", burn["worst"]["expected_return"], burn["worst"]["card"]),
+            ("The worst case", x["worst_case"], "the largest edge a seen card gives the player")):
+        row += 1
+        _put(ws, row, [label, _number(value), value, words], {2: _PERCENT})
+    row += 1
+    _put(ws, row, ["Flashed first card", "Probability", "Player's expected return", "exact"])
+    for state in first["states"]:
+        row += 1
+        e = state["expected_return"]
+        _put(ws, row, [state["card"], _number(state["probability"]), None if e is None else _number(e), e],
+             {2: "0.00000000", 3: _PERCENT})
     return row
 
 
