@@ -680,6 +680,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     _records()
     _scaling(cat)
     _every_analysis(cat)
+    _advantage_play()
     print(f"\n(benchmark took {time.perf_counter() - started:.0f} s)")
 
 
@@ -1004,6 +1005,43 @@ def _every_analysis(cat: Any) -> None:
          statistics.median(answers) <= 1)
     _row("exposure of contrast, 40 shoes, 1 worker: shoes per CPU-second", f"{contrast:.1f}", ">= 50", contrast >= 50)
     _row(f"  beside Dragon 7's ({_EXPOSURE_SHOES:,} shoes)", f"{d7:.0f}", f"contrast / Dragon 7 = {contrast / d7:.3f}")
+
+
+#: Shoes of the surveillance log check-player reads in section 12 (issue 55: 10^4 shoes <= 60 s on one core).
+_LOG_SHOES = 10_000
+
+
+def _advantage_play() -> None:
+    """12. Advantage play (issue 55): readable backs, the best split, an exposed card (fresh processes, each stopped
+    past twice its target), and check-player over a log of 10^4 shoes (its CPU time: one core)."""
+    from exactodds.simulation.players import player_log      # the reference simulator: needed here only
+    print(f"\n12. Advantage play, 8 decks: fresh processes, each stopped past {_HARD_STOP}x its target")
+    runs = [("advantage --sorted 6,7,8,9 --seen 1, every wager (--all)",
+             ["advantage", "--sorted", "6,7,8,9", "--seen", "1", "--all"], 5.0),
+            ("advantage --sorted 6,7,8,9 --seen 6, every wager (--all)",
+             ["advantage", "--sorted", "6,7,8,9", "--seen", "6", "--all"], 60.0),
+            ("advantage --sorted best --seen 4, Banker, Player, Tie",
+             ["advantage", "--sorted", "best", "--seen", "4", "--wager", "banker:standard", "--wager", "player",
+              "--wager", "tie:8-to-1"], 60.0),
+            ("advantage --exposed first (13 ranks), the main game", ["advantage", "--exposed", "first"], 10.0)]
+    for label, args, target in runs:
+        wall, peak, code, _ = _run_bounded(args, _HARD_STOP * target)
+        _row(label, _outcome(wall, peak, code), f"<= {target:.0f} s, <= 1.5 GB",
+             code == 0 and wall <= target and peak <= 1500)
+    with tempfile.TemporaryDirectory(prefix="exactodds-bench-") as tmp:
+        log = str(Path(tmp, "log.csv"))
+        player_log(log, kind="sorter", shoes=_LOG_SHOES, seed=12)
+        for label, extra in (("counting", []), ("counting and the first card's class", ["--sorted", "6,7,8,9"])):
+            t = time.perf_counter()
+            proc = subprocess.Popen([*_exactodds_cmd(), "check-player", log, "--quiet", *extra],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - t
+            cpu = usage.ru_utime + usage.ru_stime
+            code = os.waitstatus_to_exitcode(status)
+            _row(f"check-player, {_LOG_SHOES:,} shoes, {label}",
+                 f"{cpu:.1f} CPU-s ({wall:.1f} s wall), {_mb(usage.ru_maxrss / 1024)}", "<= 60 s",
+                 code in (0, 1) and cpu <= 60)
 
 
 def _records() -> None:

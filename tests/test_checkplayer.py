@@ -170,3 +170,18 @@ def test_a_log_without_shoes_or_with_an_unknown_wager_is_refused(tmp_path):
     path.write_text("player1,player2,player3,banker1,banker2,banker3,shoe,nope:standard\nAs,2s,5d,3s,4s,,a,1\n")
     with pytest.raises(ExactOddsError, match="no such wager:paytable"):
         check_player(str(path))
+
+
+def test_a_parquet_log_reads_as_its_csv(tmp_path):
+    """The same log as Parquet (its columns as text, as a surveillance system may export them) gives the same
+    exact figures and the same p-value."""
+    pa_csv = pytest.importorskip("pyarrow.csv")
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+    log = tmp_path / "log.csv"
+    player_log(str(log), kind="counter", shoes=2, seed=5, wagers=COUNTED)
+    names = _rows(log)[0].keys()
+    table = pa_csv.read_csv(log, convert_options=pa_csv.ConvertOptions(column_types={n: pa.string() for n in names}))
+    pq.write_table(table, tmp_path / "log.parquet")
+    a, b = check_player(str(log)), check_player(str(tmp_path / "log.parquet"))
+    assert (a.expected_win, a.flat_win, a.p_value, a.rounds) == (b.expected_win, b.flat_win, b.p_value, b.rounds)

@@ -28,7 +28,7 @@ from exactodds.analyses.analysis import _selected
 from exactodds.analyses.door import Door
 from exactodds.analyses.eor import resolution
 from exactodds.analyses.given import _counts as _line_counts
-from exactodds.analyses.given import priced_given
+from exactodds.analyses.given import forget, priced_given
 from exactodds.analyses.pricing import WagerResult
 from exactodds.engine.roundtable import round_table, round_weights
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
@@ -213,6 +213,7 @@ def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1
         for bits in itertools.product((True, False), repeat=seen):
             condition = " and ".join(class_condition(p, ranks, high) for p, high in zip(SEEN_ORDER, bits))
             given, results = priced_given(door, selection, condition, never="none")[:2]
+            forget(selection, condition)                  # each state once: its arrays are let go
             states.append(State("".join("H" if b else "L" for b in bits), condition, given.probability,
                                 tuple(results)))
     _covered(states)
@@ -265,6 +266,7 @@ def _shoe_states(door: Door, selection: tuple[tuple[Any, Any], ...], ranks: tupl
             if k == 6 and seen == 5:
                 continue                                  # counted with k = 5: cards >= 5
             given, results = priced_given(door, selection, condition, never="none")[:2]
+            forget(selection, condition)
             dealt[(k, bits)] = (condition, given, results)
     states = []
     for pattern in itertools.product((True, False), repeat=seen):
@@ -374,6 +376,7 @@ def exposed_card(shoe: Shoe | None = None, *, position: str, wagers: Iterable[st
             condition = f"player_rank_1 == {rank}" + (
                 f" and player_suit_1 == '{item.suit.value}'" if isinstance(item, Card) else "")
             given, results = priced_given(door, selection, condition)[:2]
+            forget(selection, condition)
             states.append(State(label, condition, given.probability, tuple(results)))
         else:
             less = shoe.remove(item)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from exactodds.analyses import pricing
 from exactodds.analyses.door import Door
 from exactodds.analyses.pricing import WagerResult
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown, TooLarge
@@ -160,6 +161,20 @@ def priced_given(door: Door, selection: Sequence[tuple[Wager, Paytable]], text: 
         out.append(WagerResult.counted(wager, paytable, shown, given.combinations, offered,
                                        [*counts[:-1], given.combinations - won]))
     return given, out, skipped
+
+
+def forget(selection: Sequence[tuple[Wager, Paytable]], text: str) -> None:
+    """Drop what pricing ``selection`` given ``text`` kept in the process: the wagers joined to the condition (and
+    the outcome masks and settlements they hold, an array as long as their table's keys each), the condition's
+    own wager, and the kept plans that name them. An analysis that asks one condition after another, each once
+    (every state of what a player knows), calls it after each, and holds one condition's arrays at a time."""
+    cond = condition(text)
+    for wager, _ in selection:
+        wager.__dict__.get("_cache", {}).pop(("given", cond.text), None)
+    for key in [k for k in _ASKED if k[1] == cond.text]:
+        _ASKED.pop(key)
+    _holds.cache_clear()
+    pricing.forget_plans()
 
 
 def _counts(result: WagerResult) -> tuple[Sequence[tuple[int, str, str, Pay]], list[int]]:

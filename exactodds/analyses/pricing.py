@@ -608,6 +608,11 @@ _Plan = list[tuple[tuple[Any, ...], list[int], list[tuple[list[int], bool]], np.
 #: The plans of :func:`_plan`, per tuple of the pairs' identities (the pairs kept beside, so that an identity is
 #: never another object's): a selection priced shoe after shoe is planned once (the last 64 selections).
 _PLANS: dict[tuple[int, ...], tuple[list[Any], _Plan]] = {}
+#: Each kept plan's arrays' bytes (a plan of a large table holds a few arrays as long as its keys).
+_PLAN_BYTES: dict[tuple[int, ...], int] = {}
+#: The most the kept plans hold: a selection priced given condition after condition (advantage --seen 4 of the
+#: catalogue: 16 conditions a wager) plans each once, and keeps only the last few of a large table.
+_PLANS_HELD_BYTES = 256 << 20
 #: The last tuple of pairs planned, kept beside its plan (a tuple: no one changes it), for the same selection
 #: priced shoe after shoe without looking at each pair again.
 _LAST_PLAN: list[tuple[tuple[Any, ...], _Plan] | None] = [None]
@@ -655,9 +660,12 @@ def _plan(pairs: Sequence[tuple[Wager, Paytable]]) -> _Plan:
         recipes = None if sums_by is not None else [_recipe(*pairs[i], row) for i, row in zip(positions, rows)]
         plan.append((signature, positions, [(row, len(set(row)) == len(row)) for row in rows], key_block,
                      (order, starts), sums_by, None if recipes is None or None in recipes else recipes))
-    if len(_PLANS) >= 64:
-        _PLANS.pop(next(iter(_PLANS)))
     _PLANS[key] = (flat, plan)
+    _PLAN_BYTES[key] = sum(x.nbytes for entry in plan for x in _arrays(entry))
+    while len(_PLANS) > 64 or (len(_PLANS) > 1 and sum(_PLAN_BYTES.values()) > _PLANS_HELD_BYTES):
+        oldest = next(iter(_PLANS))                    # the oldest plans go first: a bound on what is kept
+        _PLANS.pop(oldest)
+        _PLAN_BYTES.pop(oldest, None)
     if type(pairs) is tuple:
         _LAST_PLAN[0] = (pairs, plan)
     return plan
@@ -686,6 +694,26 @@ def _blocks(settled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         labels[k] = (distinct & ((1 << widths[k]) - 1)) - 1
         distinct = distinct >> widths[k]
     return labels.astype(settled.dtype), inverse
+
+
+def forget_plans() -> None:
+    """Drop the kept plans (each is made again when next asked for)."""
+    _PLANS.clear()
+    _PLAN_BYTES.clear()
+    _LAST_PLAN[0] = None
+
+
+def _arrays(entry: tuple[Any, ...]) -> list[np.ndarray]:
+    """The NumPy arrays one entry of a plan holds (what :data:`_PLANS_HELD_BYTES` bounds)."""
+    found: list[np.ndarray] = []
+    stack: list[Any] = list(entry)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, np.ndarray):
+            found.append(x)
+        elif isinstance(x, (tuple, list)) and len(x) < 64:
+            stack.extend(x)
+    return found
 
 
 def _signature(wager: Wager) -> tuple[Any, ...]:
