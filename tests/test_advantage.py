@@ -135,6 +135,20 @@ def test_the_fifth_and_sixth_cards_seen_dealt_or_not_equal_a_brute_force_over_th
             assert r.expected_return == row[w] / row["n"], (s.pattern, w)
 
 
+def test_the_states_are_the_same_whether_the_door_walks_the_wagers_or_reads_their_tables():
+    """Each state is counted beside a wager at once (the joint counts of the states and the wager) where the tables
+    price it, and state by state through --given where the door walks it: on a depleted shoe, the same fractions."""
+    from exactodds.analyses.door import routed
+
+    shoe = Shoe.decks(1).remove("9h", "9s", "8d", "Kc", "2h", "7s", "7c")
+    wagers = ["banker:standard", "dragon-7-insurance"]
+    tables = readable_backs(shoe, sorted_cards=HIGH, seen=2, wagers=wagers)
+    with routed("walk"):
+        walked = readable_backs(shoe, sorted_cards=HIGH, seen=2, wagers=wagers)
+    assert [(s.pattern, s.probability, [r.expected_return for r in s.results]) for s in tables.states] == \
+        [(s.pattern, s.probability, [r.expected_return for r in s.results]) for s in walked.states]
+
+
 def test_a_class_is_named_by_point_values_or_ranks():
     assert sorted_ranks("0") == (10, 11, 12, 13) and sorted_ranks("t, J,q,K") == (10, 11, 12, 13)
     assert sorted_ranks("1") == sorted_ranks("A") == (1,)

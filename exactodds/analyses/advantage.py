@@ -16,6 +16,7 @@ one unit every round, or only where it is positive.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -29,13 +30,14 @@ from exactodds.analyses.door import Door
 from exactodds.analyses.eor import resolution
 from exactodds.analyses.given import _counts as _line_counts
 from exactodds.analyses.given import forget, priced_given
-from exactodds.analyses.pricing import WagerResult
+from exactodds.analyses.positions import joint_counts
+from exactodds.analyses.pricing import LOSE, WagerResult
 from exactodds.engine.roundtable import round_table, round_weights
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
 from exactodds.game.cards import Card, Rank
 from exactodds.game.shoe import Shoe
 from exactodds.render.tables import Column, Figure, Report, Table, counted, render_report
-from exactodds.wagers.catalogue import Catalogue, load_catalogue
+from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogue, read_text
 from exactodds.wagers.outcomes import feature_kind, point_row
 
 #: The positions whose cards are seen, in the order of the deal (627a.9(a)): the four cards dealt before the
@@ -209,13 +211,13 @@ def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1
     if seen > len(SEEN_ORDER):
         states = _shoe_states(door, selection, ranks, seen)
     else:
-        states = []
-        for bits in itertools.product((True, False), repeat=seen):
-            condition = " and ".join(class_condition(p, ranks, high) for p, high in zip(SEEN_ORDER, bits))
-            given, results = priced_given(door, selection, condition, never="none")[:2]
-            forget(selection, condition)                  # each state once: its arrays are let go
-            states.append(State("".join("H" if b else "L" for b in bits), condition, given.probability,
-                                tuple(results)))
+        patterns = list(itertools.product((True, False), repeat=seen))
+        conditions = [" and ".join(class_condition(p, ranks, high) for p, high in zip(SEEN_ORDER, bits))
+                      for bits in patterns]
+        states = [State("".join("H" if b else "L" for b in bits), condition, Fraction(total, shoe.sequences),
+                        tuple(results))
+                  for bits, condition, (total, results) in zip(patterns, conditions,
+                                                                priced_states(door, selection, conditions))]
     _covered(states)
     cls = ", ".join(_rank_name(r) for r in ranks)
     shown = [SHOWN[p] for p in SEEN_ORDER[:seen]] + ["the 5th card", "the 6th card"][:max(0, seen - 4)]
@@ -223,6 +225,79 @@ def readable_backs(shoe: Shoe | None = None, *, sorted_cards: str, seen: int = 1
     knows = (f"the class of {counted(seen, 'card')} ({', '.join(shown)}{dealt_or_not}): {cls} (H) or the rest "
              "(L)")
     return Advantage(shoe, knows, tuple(f"{w.id}:{t}" for w, t in pairs), tuple(states), ranks, seen)
+
+
+def _state_wager(conditions: Sequence[str]) -> tuple[Wager, Paytable]:
+    """A wager whose outcomes are the states (``conditions``, no round meeting two of them: its outcomes are
+    exclusive, so such a round is refused), each paid 1 to 1: what the joint counts beside a wager read. Made from
+    a data file's text, so that its conditions are checked as every wager's are."""
+    outcomes = "".join(f'  [[wager.outcome]]\n  id = "s{k}"\n  name = "state {k}"\n  when = {json.dumps(c)}\n'
+                       for k, c in enumerate(conditions))
+    pays = ", ".join(f's{k} = "1 to 1"' for k in range(len(conditions)))
+    text = (f'[[wager]]\nid = "state"\nname = "What the player knows"\nsection = "the states of advantage play"\n'
+            f'{outcomes}  [[wager.paytable]]\n  id = "states"\n  pays = {{ {pays} }}\n')
+    wager = read_text(text, source="advantage")["state"]
+    return wager, wager.paytable("states")
+
+
+def priced_states(door: Door, selection: Sequence[tuple[Any, Any]], conditions: Sequence[str]
+                  ) -> list[tuple[int, tuple[WagerResult, ...]]]:
+    """Each state of ``conditions`` (conditions no round meets two of) off ``door``'s shoe: its ordered 6-card
+    sequences and each pair of ``selection`` priced over its rounds (none where it never holds). One count per
+    pair of the states beside it, settled together on each round (:func:`~exactodds.analyses.positions.
+    joint_counts`: one table of what both read, or both walked), rather than a pricing per state: the states of
+    six cards seen are 112 conditions."""
+    state = _state_wager(conditions)
+    totals: list[int] | None = None
+    per_pair: list[list[tuple[Any, list[int]]]] = []
+    for wager, paytable in selection:
+        offered, _ = _line_counts(door.price(wager, paytable))
+        joint = (joint_counts(door, [state, (wager, paytable)]) if door.route_of(wager) != "walk"
+                 else _walked_states(door, (wager, paytable), conditions))
+        index = {o.id: j for j, o in enumerate(wager.outcomes)}
+        by_state: list[dict[int, int]] = [{} for _ in conditions]
+        for (s, o), n in joint.items():
+            if s >= 0:
+                by_state[s][o] = by_state[s].get(o, 0) + n
+        sums = [sum(d.values()) for d in by_state]
+        if totals is None:
+            totals = sums
+        elif sums != totals:                              # every pair counts the same rounds in each state
+            raise InconsistentCounts("internal: two wagers count a state's rounds differently: a defect of "
+                                     "exactodds, please report it")
+        rows = []
+        for d, total in zip(by_state, sums):
+            counts = [0 if line[1] == LOSE else d.get(index[line[1]], 0) for line in offered]
+            lost = [k for k, line in enumerate(offered) if line[1] == LOSE]
+            if lost:
+                counts[lost[0]] = total - sum(counts)
+            if sum(counts) != total or min(counts, default=0) < 0:
+                raise InconsistentCounts(f"internal: {wager.id}:{paytable.id}'s lines do not add up to a state's "
+                                         "rounds: a defect of exactodds, please report it")
+            rows.append((offered, counts))
+        per_pair.append(rows)
+    if totals is None:
+        return [(0, ()) for _ in conditions]
+    shoe = door.shoe.describe()
+    return [(total, tuple(WagerResult.counted(w, t, f"{shoe}, given {condition}", total, *per_pair[j][s])
+                          for j, (w, t) in enumerate(selection)) if total else ())
+            for s, (condition, total) in enumerate(zip(conditions, totals))]
+
+
+def _walked_states(door: Door, pair: tuple[Any, Any], conditions: Sequence[str]) -> dict[tuple[int, int], int]:
+    """:func:`joint_counts` of the states beside a wager the door walks, state by state: the wager walked given
+    each (through --given), which keeps one state's walk at a time where the walk of every state together would
+    carry them all (the six cards' states beside House Money: 4.5 GB)."""
+    wager = pair[0]
+    index = {o.id: j for j, o in enumerate(wager.outcomes)}
+    out: dict[tuple[int, int], int] = {}
+    for s, condition in enumerate(conditions):
+        given, results = priced_given(door, [pair], condition, never="none")[:2]
+        forget([pair], condition)
+        for line in (results[0].lines if results else ()):
+            if line.combinations:
+                out[(s, index.get(line.id, -1))] = line.combinations
+    return out
 
 
 def _third(slot: str, high: bool, ranks: Sequence[int]) -> str:
@@ -250,7 +325,8 @@ def _shoe_states(door: Door, selection: tuple[tuple[Any, Any], ...], ranks: tupl
     def first_four(bits: Sequence[bool]) -> list[str]:
         return [class_condition(p, ranks, b) for p, b in zip(SEEN_ORDER, bits)]
 
-    dealt: dict[tuple[int, tuple[bool, ...]], tuple[str, Any, list[WagerResult]]] = {}
+    dealt: dict[tuple[int, tuple[bool, ...]], tuple[str, int, tuple[WagerResult, ...]]] = {}
+    asked: list[tuple[tuple[int, tuple[bool, ...]], str]] = []
     for k in (4, 5, 6):
         width = min(k, seen)
         for bits in itertools.product((True, False), repeat=width):
@@ -262,12 +338,11 @@ def _shoe_states(door: Door, selection: tuple[tuple[Any, Any], ...], ranks: tupl
                              f"{_third('banker', fifth, ranks)}))")
             if width == 6:
                 parts.append(_third("banker", bits[5], ranks))
-            condition = " and ".join(parts)
             if k == 6 and seen == 5:
                 continue                                  # counted with k = 5: cards >= 5
-            given, results = priced_given(door, selection, condition, never="none")[:2]
-            forget(selection, condition)
-            dealt[(k, bits)] = (condition, given, results)
+            asked.append(((k, bits), " and ".join(parts)))
+    for (where, condition), (count, priced) in zip(asked, priced_states(door, selection, [c for _, c in asked])):
+        dealt[where] = (condition, count, priced)
     states = []
     for pattern in itertools.product((True, False), repeat=seen):
         total = 0
@@ -275,10 +350,10 @@ def _shoe_states(door: Door, selection: tuple[tuple[Any, Any], ...], ranks: tupl
         offered: list[Any] = []
         for k in (4, 5, 6):
             width = min(k, seen)
-            found = dealt.get((k, pattern[:width]))
-            if found is None or not found[2] and not found[1].combinations:
+            entry = dealt.get((k, pattern[:width]))
+            if entry is None or not entry[1]:
                 continue
-            _, given, results = found
+            _, combinations, results = entry
             h = sum(pattern[:width])
             rest = pattern[width:]
             if width == seen:                                 # every card seen is dealt: counted as it is
@@ -287,10 +362,10 @@ def _shoe_states(door: Door, selection: tuple[tuple[Any, Any], ...], ranks: tupl
                 f = math.perm(high - h, sum(rest)) * math.perm(low - (width - h), len(rest) - sum(rest)) \
                     * math.perm(n - seen, 6 - seen)
                 per = math.perm(n - width, 6 - width)         # the orderings of a round's undealt cards
-            if given.combinations % per:
+            if combinations % per:
                 raise InconsistentCounts("internal: a round's count is not a whole number of its undealt cards' "
                                          "orderings: a defect of exactodds, please report it")
-            total += given.combinations // per * f
+            total += combinations // per * f
             made = [_line_counts(r) for r in results]
             if sums is None:
                 sums = [[0] * len(c) for _, c in made]

@@ -306,6 +306,13 @@ def position(
 JOINT_ROWS = 1_000_000
 
 
+def joint_counts(door: Door, pairs: Sequence[tuple[Wager, Paytable]]) -> dict[tuple[int, ...], int]:
+    """Sequences per tuple of the pairs' outcome indices (-1 a loss) on one round off ``door``'s shoe: off one
+    table of every feature they read where the tables price them all, else walked together (what a position
+    reads, and the states of what a player knows beside a wager)."""
+    return _Tables(pairs, door).joint(tuple(range(len(pairs))))
+
+
 class _Tables:
     """Joint counts of the results of some of a position's wagers, asked through the door (:class:`Door`): each
     group read off the one table of the features they read together where the tables price them all (compiled
