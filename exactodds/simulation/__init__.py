@@ -1,5 +1,6 @@
 """Simulation: the reference simulator, simulator records on disk, check-sim and its statistics,
-exposure studies of real shoes dealt at random, and the cluster adapter (Dask).
+exposure studies of real shoes dealt at random, check-player (a player's bets against their exact edges) and the
+simulated players it is validated on, and the cluster adapter (Dask).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "Records", "read_records", "read_counts", "CheckResult", "TestRow", "ReturnRow", "RuleBreaks", "Tally",
         "check", "check_files", "check_counts", "tally_chunk", "tally_file"
     ],
+    "checkplayer": ["PlayerCheck", "check_player", "round_edges", "bet_against_edge"],
     "checkstate": ["Checkpoint", "merge_checks"],
     "cluster": ["dask_client"],
     "explain": ["rule_broken", "meaning"],
@@ -30,6 +32,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
         "breaks_rules", "Sparse", "RoundHistogram", "Classes", "histogram_kind", "distinct", "settlement_groups",
         "settle_grouped"
     ],
+    "players": ["player_log"],
     "rounds": [
         "POINTS", "deal_from", "window_draws", "invalid_rounds", "features", "settle_rounds", "settle_many",
         "round_keys", "slot_arrays", "settle_iter"
@@ -43,6 +46,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
     from exactodds.simulation.amounts import amount_text, amounts_of, pays_per_stake
+    from exactodds.simulation.checkplayer import PlayerCheck, bet_against_edge, check_player, round_edges
     from exactodds.simulation.checksim import (
         CheckResult,
         Records,
@@ -94,6 +98,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
         settlement_groups,
         value_codes,
     )
+    from exactodds.simulation.players import player_log
     from exactodds.simulation.rounds import (
         POINTS,
         deal_from,
