@@ -156,6 +156,8 @@ def _log(tmp_path: Path, lines: list[str]) -> str:
     (["Ks,Kh,,Kd,Kc,,a,1,1"], [], "Player must draw on 0"),
     (["4s,5s,,Ts,Kd,,a,1,1"], ["--sorted", "A,2,3,4,5,6,7,8,9,T,J,Q,K"], "the other class is empty"),
     (["4s,5s,,Ts,Kd,,a,1,1"], ["--permutations", "5"], "--permutations"),
+    (["4s,5s,,Ts,Kd,,a,1,1e400"], [], "is not an amount a table takes"),
+    (["4s,5s,,Ts,Kd,,a,1,0.0000001"], [], "is not an amount a table takes"),
 ])
 def test_bad_logs_are_refused_in_one_line(tmp_path, lines, args, message):
     code, out, err = run("check-player", _log(tmp_path, lines), *args)
@@ -169,6 +171,12 @@ def test_a_log_without_shoes_or_with_an_unknown_wager_is_refused(tmp_path):
         check_player(str(path))
     path.write_text("player1,player2,player3,banker1,banker2,banker3,shoe,nope:standard\nAs,2s,5d,3s,4s,,a,1\n")
     with pytest.raises(ExactOddsError, match="no such wager:paytable"):
+        check_player(str(path))
+    path.write_text("player1,player2,player3,banker1,banker2,banker3,shoe,royal-9-progressive:$5\n4s,5s,,Ts,Kd,,a,1\n")
+    with pytest.raises(ExactOddsError, match="pays a progressive meter"):
+        check_player(str(path))
+    path.write_text("player1,player2,player3,banker1,banker2,banker3,shoe,banker:standard\n")
+    with pytest.raises(ExactOddsError, match="no round in the log"):
         check_player(str(path))
 
 

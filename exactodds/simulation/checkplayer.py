@@ -53,6 +53,8 @@ from exactodds.wagers.catalogue import Catalogue, Paytable, Wager, load_catalogu
 
 __all__ = ["PlayerCheck", "WagerFigures", "check_player", "round_edges", "bet_against_edge", "PERMUTATIONS", "ALPHA"]
 
+#: The largest amount one bet of the log may be (a bound, so that every statistic is a finite float).
+MAX_AMOUNT = 10 ** 12
 #: Permutations of each shoe's rounds (the p-value's resolution is 1 / (PERMUTATIONS + 1)).
 PERMUTATIONS = 999
 #: The level at which a player is flagged: p-value <= ALPHA.
@@ -224,6 +226,9 @@ def _amount(text: Any, where: str) -> Fraction | int:
         raise ExactOddsError(f"{where}: {text!r} is not an amount (a number such as 25 or 2.50)") from None
     if value < 0:
         raise ExactOddsError(f"{where}: an amount bet is at least 0, got {text!r}")
+    if value > MAX_AMOUNT or value.denominator > 10 ** 6:
+        raise ExactOddsError(f"{where}: {text!r} is not an amount a table takes (at most {MAX_AMOUNT:,}, in at "
+                             "most six decimal places)")
     return value.numerator if value.denominator == 1 else value
 
 
@@ -238,7 +243,11 @@ def _pairs_of(chunk: Chunk, cat: Catalogue, source: str) -> list[tuple[str, Wage
         wid, _, table = name.partition(":")
         if wid not in cat or table not in cat[wid].paytables:
             raise ExactOddsError(f"{source}: column {name!r}: no such wager:paytable (see 'exactodds list')")
-        out.append((name, cat[wid], cat[wid].paytable(table)))
+        wager, paytable = cat[wid], cat[wid].paytable(table)
+        if any(paytable.pays[o.id].symbolic for o in wager.outcomes if paytable.pays[o.id].offered):
+            raise ExactOddsError(f"{source}: column {name!r}: the wager pays a progressive meter, so a bet's edge has "
+                                 "no one value to check it against (see 'exactodds progressive')")
+        out.append((name, wager, paytable))
     if not out:
         raise ExactOddsError(f"{source}: no WAGER:PAYTABLE column: a surveillance log holds the amount bet on each "
                              "wager watched, e.g. a column banker:standard")
