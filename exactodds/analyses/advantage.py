@@ -31,7 +31,7 @@ from exactodds.analyses.eor import resolution
 from exactodds.analyses.given import _counts as _line_counts
 from exactodds.analyses.given import forget, priced_given
 from exactodds.analyses.positions import joint_counts
-from exactodds.analyses.pricing import LOSE, WagerResult
+from exactodds.analyses.pricing import WagerResult, _offered
 from exactodds.engine.roundtable import round_table, round_weights
 from exactodds.errors import ExactOddsError, InconsistentCounts, SuitsUnknown
 from exactodds.game.cards import Card, Rank
@@ -251,10 +251,10 @@ def priced_states(door: Door, selection: Sequence[tuple[Any, Any]], conditions: 
     totals: list[int] | None = None
     per_pair: list[list[tuple[Any, list[int]]]] = []
     for wager, paytable in selection:
-        offered, _ = _line_counts(door.price(wager, paytable))
+        door.price(wager, paytable)                       # says its route (a table refused is walked from here)
         joint = (joint_counts(door, [state, (wager, paytable)]) if door.route_of(wager) != "walk"
                  else _walked_states(door, (wager, paytable), conditions))
-        index = {o.id: j for j, o in enumerate(wager.outcomes)}
+        offered = _offered(wager, paytable)               # (outcome index, id, name, pay), the loss (-1) last
         by_state: list[dict[int, int]] = [{} for _ in conditions]
         for (s, o), n in joint.items():
             if s >= 0:
@@ -267,11 +267,9 @@ def priced_states(door: Door, selection: Sequence[tuple[Any, Any]], conditions: 
                                      "exactodds, please report it")
         rows = []
         for d, total in zip(by_state, sums):
-            counts = [0 if line[1] == LOSE else d.get(index[line[1]], 0) for line in offered]
-            lost = [k for k, line in enumerate(offered) if line[1] == LOSE]
-            if lost:
-                counts[lost[0]] = total - sum(counts)
-            if sum(counts) != total or min(counts, default=0) < 0:
+            counts = [d.get(k, 0) for k, *_ in offered[:-1]]
+            counts.append(total - sum(counts))            # the loss: every round of the state not paid
+            if counts[-1] < 0:                            # more rounds paid than the state holds
                 raise InconsistentCounts(f"internal: {wager.id}:{paytable.id}'s lines do not add up to a state's "
                                          "rounds: a defect of exactodds, please report it")
             rows.append((offered, counts))
